@@ -1,0 +1,938 @@
+"""San Juan rules: setup, the flow of rounds and phases, and what every building does.
+
+The flow is a state machine. `apply` checks a decision against the pending one, then runs the
+game forward until somebody owes a decision again (or the game ends). Decisions that players make
+at the same time (producer, trader, councillor, round start) are collected first and resolved in
+turn order from the role's chooser (the governor at round start), so the order in which answers
+arrive never changes who draws which card.
+
+Every decision is "pick between lo and hi distinct options"; all constraints live in the options
+and the bounds, so any pick within them is legal. Card ids in options are the seat's own cards or
+public buildings, never hidden cards.
+"""
+from __future__ import annotations
+
+from games.errors import IllegalAction
+
+from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARD_KIND, CARPENTER, CATHEDRAL,
+                    CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
+                    GOOD, GOODS, GUARD_ROOM, HARBOR, HUT, INDIGO, LIBRARY, MANIFEST, MARKET_HALL,
+                    MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
+                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL, cathedral_id)
+from .state import ROLES, Player, State
+
+OPTIONS = {"expansion": False, "setup_variant": False}
+SIMULTANEOUS = frozenset({"deal", "office", "chapel", "bank", "limit", "produce", "sell", "council"})
+END_BUILDINGS = 12
+
+
+# ---------------------------------------------------------------- small helpers
+
+def _article(name: str) -> str:
+    return ("an " if name[0].lower() in "aeiou" else "a ") + name.lower()
+
+
+def card_name(s: State, card: int) -> str:
+    return NAME[s.kinds[card]]
+
+
+def _names(s: State, cards) -> str:
+    kinds = s.kinds
+    return ", ".join([NAME[kinds[c]] for c in cards]) or "nothing"
+
+
+def _say(ev: list, kind: str, text: str, to: int | None = None) -> None:
+    ev.append({"type": kind, "to": to, "text": text})
+
+
+def _draw(s: State, rng) -> int | None:
+    """Top card of the supply; an empty supply is refilled from the discard pile first."""
+    if not s.deck:
+        if not s.discard:
+            return None
+        s.reshuffles += 1
+        pile = sorted(s.discard)  # FAIRNESS.md: the pile is sorted by id before the reshuffle
+        s.discard = []
+        s.deck = rng.shuffle("deck/reshuffle", s.reshuffles, pile)[::-1]
+    return s.deck.pop()
+
+
+def _draw_n(s: State, rng, k: int) -> list[int]:
+    out = []
+    for _ in range(k):
+        c = _draw(s, rng)
+        if c is None:
+            break
+        out.append(c)
+    return out
+
+
+def _give(s: State, seat: int, k: int, why: str, rng, ev: list) -> None:
+    """Draw k cards into a hand: the count is public, the cards private."""
+    cards = _draw_n(s, rng, k)
+    if not cards:
+        return
+    s.players[seat].hand.extend(cards)
+    who = s.names[seat]
+    _say(ev, "draw", f"{who} draws {len(cards)} card{'s' * (len(cards) != 1)} ({why}).")
+    _say(ev, "draw", f"You draw {_names(s, cards)} ({why}).", seat)
+
+
+# _ORDERS[n][first]: the seats in clockwise turn order starting from `first`.
+_ORDERS = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in (2, 3, 4)}
+
+
+def _turn_order(s: State, first: int) -> tuple[int, ...]:
+    return _ORDERS[len(s.players)][first]
+
+
+def privilege(s: State, seat: int) -> int:
+    """Size of the role's privilege for this seat: 0, 1, or 2 with the library."""
+    if seat != s.chooser:
+        return 0
+    return 2 if s.doubled else 1
+
+
+def hand_limit(s: State, p: Player) -> int:
+    if TOWER in p.active:
+        return 12
+    if s.expansion and GUARD_ROOM not in p.active:
+        return 6
+    return 7
+
+
+# ---------------------------------------------------------------- setup
+
+def setup(names, options: dict | None, rng) -> State:
+    names = tuple(names)
+    if not 2 <= len(names) <= 4:
+        raise IllegalAction("bad_setup", "San Juan is for 2 to 4 players.")
+    options = dict(options or {})
+    unknown = set(options) - set(OPTIONS)
+    if unknown:
+        raise IllegalAction("bad_setup", f"Unknown table option(s): {', '.join(sorted(unknown))}.")
+    expansion = bool(options.get("expansion", False))
+    variant = bool(options.get("setup_variant", False))
+    n = len(names)
+
+    s = State.__new__(State)
+    s.names = names
+    s.expansion = expansion
+    s.setup_variant = variant
+    s.kinds = CARD_KIND[expansion]
+    s.players = [Player() for _ in range(n)]
+    s.discard = []
+    s.reshuffles = 0
+    s.tiles_turned = 0
+    s.round = 1
+    s.roles_left = list(ROLES)
+    s.taken = []
+    s.role = None
+    s.chooser = None
+    s.doubled = False
+    s.order = ()
+    s.turn = 0
+    s.pending = {}
+    s.answers = {}
+    s.build = None
+    s.cathedral = cathedral_id(expansion)
+    s.decisions = 0
+    s.over = False
+
+    # FAIRNESS.md §3: the governor is drawn first; the starting indigo plants are the lowest ids,
+    # given in turn order from the governor, and stay out of the shuffle.
+    s.governor = rng.randbelow("start-player", 0, n)
+    manifest = MANIFEST[expansion]
+    order = _turn_order(s, s.governor)
+    for i, seat in enumerate(order):
+        assert manifest[i] == INDIGO
+        s.players[seat].city.append(i)
+    for p in s.players:
+        p.active = frozenset({INDIGO})
+    s.deck = rng.shuffle("deck/initial", 0, list(range(n, len(manifest))))[::-1]
+    s.tiles = tuple(rng.shuffle("tiles/initial", 0, list(range(len(TILES)))))
+    for i, seat in enumerate(order):
+        share = 4 + (i + 1 if variant else 0)
+        s.players[seat].hand.extend(s.deck.pop() for _ in range(share))
+
+    if variant:
+        s.stage = "deal"
+        s.pending = {seat: ("keep", tuple(s.players[seat].hand), 4, 4) for seat in order}
+    else:
+        _begin_roles(s, rng, [])
+    return s
+
+
+def _resolve_deal(s: State, rng, ev: list) -> None:
+    for seat in _turn_order(s, s.governor):
+        p = s.players[seat]
+        keep = s.answers[seat]
+        gone = [c for c in p.hand if c not in keep]
+        p.hand = list(keep)
+        s.discard.extend(gone)
+        _say(ev, "discard", f"{s.names[seat]} keeps 4 cards and discards {len(gone)}.")
+    s.answers = {}
+    _begin_roles(s, rng, ev)
+
+
+# ---------------------------------------------------------------- rounds and roles
+
+def _begin_roles(s: State, rng, ev: list) -> None:
+    s.roles_left = list(ROLES)
+    s.taken = []
+    for p in s.players:
+        p.library_used = False
+    _next_role(s, rng, ev)
+
+
+def _stalled(s: State) -> bool:
+    """No card can ever move again: supply, discard pile and goods are all empty, and no player
+    could afford a single building even as the builder. Nothing can be drawn, sold or paid, so
+    the game could never end; the rulebook is silent, our decision is that it ends at once."""
+    if s.deck or s.discard or any(p.goods for p in s.players):
+        return False
+    kinds = s.kinds
+    for p in s.players:
+        priv = 2 if LIBRARY in p.active else 1
+        owned = {kinds[b] for b in p.city if not PRODUCTION[kinds[b]]}
+        candidates = p.hand if s.cathedral is None else [*p.hand, s.cathedral]
+        for card in candidates:
+            kind = kinds[card]
+            if kind in owned:
+                continue
+            off = priv + ((SMITHY if PRODUCTION[kind] else QUARRY) in p.active)
+            off += max((_cover_value(s, t) for t in _cover_targets(s, p, kind)), default=0)
+            if COST[kind] - off <= len(p.hand) - (card != s.cathedral):
+                return False
+    return True
+
+
+def _end_game(s: State, ev: list, why: str) -> None:
+    s.over = True
+    s.stage = "over"
+    s.pending = {}
+    s.role = None
+    s.chooser = None
+    _say(ev, "end", f"The game ends: {why}.")
+
+
+def _next_role(s: State, rng, ev: list) -> None:
+    if _stalled(s):
+        _end_game(s, ev, "no card can move any more (supply, discard pile and goods are empty "
+                  "and nobody can afford to build)")
+        return
+    n = len(s.players)
+    k = len(s.taken)
+    # Two players choose three roles a round: governor, other player, governor again.
+    if k == (3 if n == 2 else n):
+        _end_round(s, rng, ev)
+        return
+    s.chooser = s.governor if (n == 2 and k == 2) else (s.governor + k) % n
+    s.role = None
+    s.doubled = False
+    s.stage = "role"
+    s.pending = {s.chooser: ("role", tuple(s.roles_left), 1, 1)}
+
+
+def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    role = picks[0]
+    s.roles_left.remove(role)
+    s.taken.append((role, seat))
+    s.role = role
+    _say(ev, "role", f"{s.names[seat]} chooses the {role}.")
+    p = s.players[seat]
+    if LIBRARY in p.active:
+        if len(s.players) > 2:
+            s.doubled = True
+        elif not p.library_used:
+            if seat == s.governor and len(s.taken) == 1:
+                # The governor chooses twice: using the library now forfeits it for the second role.
+                s.stage = "library"
+                s.pending = {seat: ("library", ("use", "save"), 1, 1)}
+                return
+            s.doubled = True
+            p.library_used = True
+    _start_phase(s, rng, ev)
+
+
+def _on_library(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if picks[0] == "use":
+        s.doubled = True
+        s.players[seat].library_used = True
+        _say(ev, "library", f"{s.names[seat]} uses the library for this privilege.")
+    _start_phase(s, rng, ev)
+
+
+def _start_phase(s: State, rng, ev: list) -> None:
+    s.order = _turn_order(s, s.chooser)
+    _PHASES[s.role](s, rng, ev)
+
+
+def _end_round(s: State, rng, ev: list) -> None:
+    s.governor = (s.governor + 1) % len(s.players)
+    s.round += 1
+    s.role = None
+    s.chooser = None
+    s.doubled = False
+    s.order = _turn_order(s, s.governor)
+    _say(ev, "round", f"Round {s.round}: {s.names[s.governor]} is governor.")
+    _start_office(s, rng, ev)
+
+
+# Round start, in order: office building, chapel, bank, hand limit (rules/sanjuan.md §3).
+
+def _start_office(s: State, rng, ev: list) -> None:
+    s.pending = {seat: ("office", tuple(s.players[seat].hand), 0, min(2, len(s.players[seat].hand)))
+                 for seat in s.order
+                 if OFFICE_BUILDING in s.players[seat].active and s.players[seat].hand}
+    s.stage = "office"
+    if not s.pending:
+        _start_chapel(s, rng, ev)
+
+
+def _resolve_office(s: State, rng, ev: list) -> None:
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if not picks:
+            continue
+        p = s.players[seat]
+        for c in picks:
+            p.hand.remove(c)
+        s.discard.extend(picks)
+        _say(ev, "discard", f"You discard {_names(s, picks)} (office building).", seat)
+        _give(s, seat, len(picks), "office building", rng, ev)
+    s.answers = {}
+    _start_chapel(s, rng, ev)
+
+
+def _start_chapel(s: State, rng, ev: list) -> None:
+    s.pending = {seat: ("chapel", tuple(s.players[seat].hand), 0, 1)
+                 for seat in s.order
+                 if CHAPEL in s.players[seat].active and s.players[seat].hand}
+    s.stage = "chapel"
+    if not s.pending:
+        _start_bank(s, rng, ev)
+
+
+def _resolve_chapel(s: State, rng, ev: list) -> None:
+    # Nobody else learns even the count of cards under a chapel: the event is private.
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if picks:
+            p = s.players[seat]
+            p.hand.remove(picks[0])
+            p.chapel.append(picks[0])
+            _say(ev, "chapel", f"You put {card_name(s, picks[0])} under your chapel.", seat)
+    s.answers = {}
+    _start_bank(s, rng, ev)
+
+
+def _start_bank(s: State, rng, ev: list) -> None:
+    s.pending = {seat: ("bank", tuple(s.players[seat].hand), 0, len(s.players[seat].hand))
+                 for seat in s.order
+                 if BANK in s.players[seat].active and not s.players[seat].bank_used
+                 and s.players[seat].hand}
+    s.stage = "bank"
+    if not s.pending:
+        _start_limit(s, rng, ev)
+
+
+def _resolve_bank(s: State, rng, ev: list) -> None:
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if picks:
+            p = s.players[seat]
+            for c in picks:
+                p.hand.remove(c)
+            p.bank.extend(picks)
+            p.bank_used = True
+            _say(ev, "bank", f"You put {_names(s, picks)} under your bank.", seat)
+    s.answers = {}
+    _start_limit(s, rng, ev)
+
+
+def _start_limit(s: State, rng, ev: list) -> None:
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        excess = len(p.hand) - hand_limit(s, p)
+        if excess > 0:
+            pending[seat] = ("limit", tuple(p.hand), excess, excess)
+    s.pending = pending
+    s.stage = "limit"
+    if not pending:
+        _begin_roles(s, rng, ev)
+
+
+def _resolve_limit(s: State, rng, ev: list) -> None:
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if picks:
+            p = s.players[seat]
+            for c in picks:
+                p.hand.remove(c)
+            s.discard.extend(picks)
+            _say(ev, "discard", f"{s.names[seat]} discards {len(picks)} card{'s' * (len(picks) != 1)} "
+                 f"down to the hand limit of {hand_limit(s, p)}.")
+            _say(ev, "discard", f"You discard {_names(s, picks)}.", seat)
+    s.answers = {}
+    _begin_roles(s, rng, ev)
+
+
+# ---------------------------------------------------------------- builder
+
+def _start_builder(s: State, rng, ev: list) -> None:
+    s.turn = 0
+    _build_turn(s, rng, ev)
+
+
+def _reduction(s: State, seat: int, p: Player, kind: int) -> int:
+    """Builder privilege plus smithy or quarry: everything but crane and black market."""
+    r = privilege(s, seat)
+    if PRODUCTION[kind]:
+        if SMITHY in p.active:
+            r += 1
+    elif QUARRY in p.active:
+        r += 1
+    return r
+
+
+def _cover_value(s: State, target: int) -> int:
+    k = s.kinds[target]
+    return 6 if k == PARK else COST[k]
+
+
+def _cover_targets(s: State, p: Player, kind: int) -> list[int]:
+    if CRANE not in p.active:
+        return []
+    kinds = s.kinds
+    return [b for b in p.city if kinds[b] != CRANE and kinds[b] != kind]
+
+
+def _need(s: State, p: Player, kind: int, base: int, cover: int | None) -> int:
+    """Cards still to pay after every reduction but the black market's goods."""
+    cost = COST[kind] - base
+    if cover is not None:
+        cost -= _cover_value(s, cover)
+    return max(0, cost)
+
+
+def _black_market_goods(p: Player, cover: int | None) -> list[int]:
+    if BLACK_MARKET not in p.active:
+        return []
+    return [b for b in p.goods if b != cover]
+
+
+def _affordable(s: State, seat: int, p: Player, kind: int, avail: int, cover: int | None) -> bool:
+    need = _need(s, p, kind, _reduction(s, seat, p, kind), cover)
+    if need > avail:
+        need -= min(2, len(_black_market_goods(p, cover)))
+    return need <= avail
+
+
+def _buildable(s: State, seat: int) -> tuple:
+    """The cards (and the cathedral) this seat can afford to build now, with any reductions."""
+    p = s.players[seat]
+    kinds = s.kinds
+    active = p.active
+    priv = privilege(s, seat)
+    production_off = priv + (SMITHY in active)
+    city_off = priv + (QUARRY in active)
+    goods_off = min(2, len(p.goods)) if BLACK_MARKET in active else 0
+    crane = CRANE in active
+    owned = {kinds[b] for b in p.city if not PRODUCTION[kinds[b]]}
+    hand = p.hand
+    out = []
+    candidates = hand if s.cathedral is None else [*hand, s.cathedral]
+    for card in candidates:
+        kind = kinds[card]
+        if kind in owned:
+            continue
+        avail = len(hand) - (card != s.cathedral)
+        # Fast test without the crane; the crane's many targets are tried only when needed.
+        need = COST[kind] - (production_off if PRODUCTION[kind] else city_off) - goods_off
+        if need <= avail or (crane and any(
+                _affordable(s, seat, p, kind, avail, t) for t in _cover_targets(s, p, kind))):
+            out.append(card)
+    return tuple(out)
+
+
+def min_build_cost(s: State, seat: int, card: int) -> int:
+    """The fewest cards a seat can pay for a building now, using every reduction it has."""
+    p = s.players[seat]
+    kind = s.kinds[card]
+    base = _reduction(s, seat, p, kind)
+    best = None
+    for cover in [None, *_cover_targets(s, p, kind)]:
+        need = max(0, _need(s, p, kind, base, cover) - min(2, len(_black_market_goods(p, cover))))
+        best = need if best is None else min(best, need)
+    return best
+
+
+def _build_turn(s: State, rng, ev: list) -> None:
+    while s.turn < len(s.order):
+        seat = s.order[s.turn]
+        options = _buildable(s, seat)
+        if options:
+            s.stage = "build"
+            s.pending = {seat: ("build", options, 0, 1)}
+            return
+        s.turn += 1
+    _end_builder(s, rng, ev)
+
+
+def _avail(s: State, p: Player, card: int) -> int:
+    """Cards in hand that can pay for `card` (the building itself leaves the hand)."""
+    return len(p.hand) - (0 if card == s.cathedral else 1)
+
+
+def _on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if not picks:
+        _say(ev, "build", f"{s.names[seat]} does not build.")
+        s.turn += 1
+        _build_turn(s, rng, ev)
+        return
+    card = picks[0]
+    p = s.players[seat]
+    kind = s.kinds[card]
+    s.build = (card, None, ())
+    targets = [t for t in _cover_targets(s, p, kind)
+               if _affordable(s, seat, p, kind, _avail(s, p, card), t)]
+    if targets:
+        must = not _affordable(s, seat, p, kind, _avail(s, p, card), None)
+        s.stage = "cover"
+        s.pending = {seat: ("cover", tuple(targets), 1 if must else 0, 1)}
+        return
+    _ask_black_market(s, seat, rng, ev)
+
+
+def _on_cover(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    card = s.build[0]
+    s.build = (card, picks[0] if picks else None, ())
+    _ask_black_market(s, seat, rng, ev)
+
+
+def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
+    card, cover, _ = s.build
+    p = s.players[seat]
+    kind = s.kinds[card]
+    need = _need(s, p, kind, _reduction(s, seat, p, kind), cover)
+    goods = _black_market_goods(p, cover)
+    hi = min(2, len(goods), need)   # a good beyond the cost would be thrown away for nothing
+    if hi > 0:
+        lo = max(0, need - _avail(s, p, card))
+        s.stage = "black_market"
+        s.pending = {seat: ("black_market", tuple(goods), lo, hi)}
+        return
+    _ask_payment(s, seat, rng, ev)
+
+
+def _on_black_market(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    card, cover, _ = s.build
+    s.build = (card, cover, picks)
+    _ask_payment(s, seat, rng, ev)
+
+
+def _ask_payment(s: State, seat: int, rng, ev: list) -> None:
+    card, cover, goods = s.build
+    p = s.players[seat]
+    kind = s.kinds[card]
+    cost = max(0, _need(s, p, kind, _reduction(s, seat, p, kind), cover) - len(goods))
+    payable = tuple(c for c in p.hand if c != card)
+    if 0 < cost < len(payable):
+        s.stage = "pay"
+        s.pending = {seat: ("pay", payable, cost, cost)}
+        return
+    _finish_build(s, seat, payable[:cost], rng, ev)   # nothing to choose: free, or the whole hand
+
+
+def _on_pay(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    _finish_build(s, seat, picks, rng, ev)
+
+
+def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
+    card, cover, goods = s.build
+    s.build = None
+    p = s.players[seat]
+    kinds = s.kinds
+    kind = kinds[card]
+    if card == s.cathedral:
+        s.cathedral = None
+    else:
+        p.hand.remove(card)
+    for c in paid:
+        p.hand.remove(c)
+    s.discard.extend(paid)
+    for b in goods:
+        s.discard.append(p.goods.pop(b))
+    who = s.names[seat]
+    text = f"{who} builds {_article(NAME[kind])}, paying {len(paid)} card{'s' * (len(paid) != 1)}"
+    if cover is not None:
+        # The covered building leaves play at once: its good is discarded, its function lost.
+        p.city[p.city.index(cover)] = card
+        p.covered.append(cover)
+        lost = p.goods.pop(cover, None)
+        if lost is not None:
+            s.discard.append(lost)
+        p.active = frozenset(kinds[b] for b in p.city if b != card)
+        text += f", covering their {card_name(s, cover).lower()} with the crane"
+    else:
+        p.city.append(card)
+    if goods:
+        text += f" and {len(goods)} good{'s' * (len(goods) != 1)} at the black market"
+    _say(ev, "build", text + ".")
+    if paid:
+        _say(ev, "build", f"You pay with {_names(s, paid)}.", seat)
+    # A building works from the phase after the one that built it, so the new card triggers nothing.
+    if not PRODUCTION[kind] and CARPENTER in p.active:
+        _give(s, seat, 1, "carpenter", rng, ev)
+    if POOR_HOUSE in p.active and len(p.hand) <= 1:
+        _give(s, seat, 1, "poor house", rng, ev)
+    s.turn += 1
+    _build_turn(s, rng, ev)
+
+
+def _end_builder(s: State, rng, ev: list) -> None:
+    kinds = s.kinds
+    counts = [len(p.city) for p in s.players]
+    fewest, most = min(counts), max(counts)
+    for seat in s.order:
+        if TAVERN in s.players[seat].active and counts[seat] == fewest and most > fewest:
+            _give(s, seat, 1, "tavern", rng, ev)
+    for p in s.players:
+        p.active = frozenset(kinds[b] for b in p.city)
+    if most >= END_BUILDINGS:
+        _end_game(s, ev, "a city has 12 buildings")
+        return
+    _next_role(s, rng, ev)
+
+
+# ---------------------------------------------------------------- producer
+
+def _start_producer(s: State, rng, ev: list) -> None:
+    kinds = s.kinds
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        empty = tuple(b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods)
+        if empty:
+            cap = 1 + privilege(s, seat) + (AQUEDUCT in p.active)
+            pending[seat] = ("produce", empty, 0, min(cap, len(empty)))
+    s.stage = "produce"
+    s.pending = pending
+    if not pending:
+        _next_role(s, rng, ev)
+
+
+def _resolve_producer(s: State, rng, ev: list) -> None:
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if picks is None:
+            continue
+        p = s.players[seat]
+        made = []
+        for b in picks:
+            good = _draw(s, rng)
+            if good is None:
+                break
+            p.goods[b] = good
+            made.append(b)
+        what = " and ".join(GOODS[GOOD[s.kinds[b]]] for b in made) or "nothing"
+        _say(ev, "produce", f"{s.names[seat]} produces {what}.")
+        if len(made) >= 2 and WELL in p.active:
+            _give(s, seat, 1, "well", rng, ev)
+    s.answers = {}
+    _next_role(s, rng, ev)
+
+
+# ---------------------------------------------------------------- trader
+
+def current_tile(s: State) -> tuple[int, ...] | None:
+    return TILES[s.tiles[(s.tiles_turned - 1) % len(s.tiles)]] if s.tiles_turned else None
+
+
+def good_price(s: State, building: int) -> int:
+    kind = s.kinds[building]
+    return CUSTOMS_PRICE if kind == CUSTOMS_OFFICE else current_tile(s)[GOOD[kind]]
+
+
+def _start_trader(s: State, rng, ev: list) -> None:
+    # The tile is turned and moved under the stack even when nobody sells.
+    s.tiles_turned += 1
+    tile = current_tile(s)
+    _say(ev, "tile", "The trading house pays " +
+         ", ".join(f"{g} {v}" for g, v in zip(GOODS, tile)) + ".")
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        if p.goods:
+            cap = 1 + privilege(s, seat) + (TRADING_POST in p.active)
+            goods = tuple(b for b in p.city if b in p.goods)
+            pending[seat] = ("sell", goods, 0, min(cap, len(goods)))
+    s.stage = "sell"
+    s.pending = pending
+    if not pending:
+        _resolve_trader(s, rng, ev)
+
+
+def _resolve_trader(s: State, rng, ev: list) -> None:
+    sold_any = False
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if not picks:
+            continue
+        sold_any = True
+        p = s.players[seat]
+        harbor = HARBOR in p.active
+        earn = 0
+        for b in picks:
+            earn += good_price(s, b)
+            good = p.goods.pop(b)
+            if harbor:  # one sold good a phase goes under the harbor instead of the discard pile
+                p.harbor.append(good)
+                harbor = False
+                _say(ev, "harbor", f"One of your sold goods, {card_name(s, good)}, goes under your harbor.", seat)
+            else:
+                s.discard.append(good)
+        if MARKET_HALL in p.active:
+            earn += 1
+        if len(picks) >= 2 and MARKET_STAND in p.active:
+            earn += 1
+        sold = " and ".join(card_name(s, b).lower() for b in picks)
+        _say(ev, "sell", f"{s.names[seat]} sells the goods of their {sold}.")
+        _give(s, seat, earn, "trader", rng, ev)
+    if not sold_any:
+        for seat in s.order:
+            if HUT in s.players[seat].active:
+                _give(s, seat, 1, "hut", rng, ev)
+    s.answers = {}
+    _next_role(s, rng, ev)
+
+
+# ---------------------------------------------------------------- councillor
+
+def _start_councillor(s: State, rng, ev: list) -> None:
+    kinds = s.kinds
+    for seat in s.order:
+        p = s.players[seat]
+        if CUSTOMS_OFFICE in p.active:
+            office = next(b for b in p.city if kinds[b] == CUSTOMS_OFFICE)
+            if office not in p.goods:
+                good = _draw(s, rng)
+                if good is not None:
+                    p.goods[office] = good
+                    _say(ev, "produce", f"{s.names[seat]}'s customs office receives a good.")
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        count = 2 if seat != s.chooser else (8 if s.doubled else 5)
+        cards = _draw_n(s, rng, count)
+        keep = 2 if PREFECTURE in p.active else 1
+        _say(ev, "council", f"{s.names[seat]} draws {len(cards)} cards to keep {keep}.")
+        _say(ev, "council", f"You draw {_names(s, cards)}.", seat)
+        if ARCHIVE in p.active:
+            p.hand.extend(cards)   # the archive discards from the whole hand
+            extra = len(cards) - keep
+            if extra > 0:
+                pending[seat] = ("discard", tuple(p.hand), extra, extra)
+        elif len(cards) <= keep:
+            p.hand.extend(cards)
+        else:
+            p.drawn = cards
+            pending[seat] = ("keep", tuple(cards), keep, keep)
+    s.stage = "council"
+    s.pending = pending
+    if not pending:
+        _next_role(s, rng, ev)
+
+
+def _resolve_councillor(s: State, rng, ev: list) -> None:
+    for seat in s.order:
+        picks = s.answers.get(seat)
+        if picks is None:
+            continue
+        p = s.players[seat]
+        if p.drawn:
+            gone = [c for c in p.drawn if c not in picks]
+            p.hand.extend(picks)
+            p.drawn = []
+            _say(ev, "council", f"You keep {_names(s, picks)}.", seat)
+        else:
+            gone = list(picks)
+            for c in picks:
+                p.hand.remove(c)
+        s.discard.extend(gone)
+        _say(ev, "council", f"{s.names[seat]} discards {len(gone)} card{'s' * (len(gone) != 1)}.")
+        _say(ev, "council", f"You discard {_names(s, gone)}.", seat)
+    s.answers = {}
+    _next_role(s, rng, ev)
+
+
+# ---------------------------------------------------------------- prospector
+
+def _start_prospector(s: State, rng, ev: list) -> None:
+    kinds = s.kinds
+    _give(s, s.chooser, privilege(s, s.chooser), "prospector", rng, ev)
+    # Then, clockwise from the prospector, each owner's gold mine, then goldsmith. Turned cards are public.
+    for seat in s.order:
+        p = s.players[seat]
+        who = s.names[seat]
+        if GOLD_MINE in p.active:
+            cards = _draw_n(s, rng, 4)
+            costs = [COST[kinds[c]] for c in cards]
+            shown = _names(s, cards)
+            if cards and len(set(costs)) == len(costs):
+                kept = min(cards, key=lambda c: COST[kinds[c]])
+                p.hand.append(kept)
+                s.discard.extend(c for c in cards if c != kept)
+                _say(ev, "gold_mine", f"{who}'s gold mine turns up {shown}: all costs differ, "
+                     f"{who} keeps the {card_name(s, kept).lower()}.")
+            else:
+                s.discard.extend(cards)
+                _say(ev, "gold_mine", f"{who}'s gold mine turns up {shown}: nothing is kept.")
+        if GOLDSMITH in p.active:
+            card = _draw(s, rng)
+            if card is not None:
+                kind = kinds[card]
+                built = any(kinds[b] == kind for q in s.players for b in q.city)
+                if built:
+                    s.discard.append(card)
+                    _say(ev, "goldsmith", f"{who}'s goldsmith turns up {_article(card_name(s, card))}, "
+                         "already built: discarded.")
+                else:
+                    p.hand.append(card)
+                    _say(ev, "goldsmith", f"{who}'s goldsmith turns up {_article(card_name(s, card))} "
+                         f"and {who} keeps it.")
+    _next_role(s, rng, ev)
+
+
+_PHASES = {
+    "builder": _start_builder,
+    "producer": _start_producer,
+    "trader": _start_trader,
+    "councillor": _start_councillor,
+    "prospector": _start_prospector,
+}
+
+# Sequential decisions: handled as soon as they arrive.
+_STEPS = {
+    "role": _on_role,
+    "library": _on_library,
+    "build": _on_build,
+    "cover": _on_cover,
+    "black_market": _on_black_market,
+    "pay": _on_pay,
+}
+
+# Simultaneous decisions: resolved in turn order once every answer is in.
+_RESOLVE = {
+    "deal": _resolve_deal,
+    "office": _resolve_office,
+    "chapel": _resolve_chapel,
+    "bank": _resolve_bank,
+    "limit": _resolve_limit,
+    "produce": _resolve_producer,
+    "sell": _resolve_trader,
+    "council": _resolve_councillor,
+}
+
+
+# ---------------------------------------------------------------- the contract
+
+def to_act(s: State) -> list[int]:
+    """Seats that owe a decision now, in seat order; empty once the game is over."""
+    return sorted(s.pending)
+
+
+def apply(s: State, seat: int, action, rng) -> list[dict]:
+    """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
+    with `to` None (everyone) or the one seat that may see it. Raises IllegalAction, changing
+    nothing, when the decision is not allowed."""
+    decision = s.pending.get(seat) if type(seat) is int else None
+    if decision is None:
+        raise _out_of_turn(s, seat)
+    picks = _check(s, seat, decision, action)
+    s.decisions += 1
+    ev: list[dict] = []
+    if s.stage in SIMULTANEOUS:
+        del s.pending[seat]
+        s.answers[seat] = picks
+        if not s.pending:
+            _RESOLVE[s.stage](s, rng, ev)
+    else:
+        s.pending = {}
+        _STEPS[decision[0]](s, seat, picks, rng, ev)
+    return ev
+
+
+def _out_of_turn(s: State, seat) -> IllegalAction:
+    if s.over:
+        return IllegalAction("game_over", "The game is over.")
+    if type(seat) is not int or not 0 <= seat < len(s.players):
+        return IllegalAction("bad_seat", f"There is no seat {seat!r} at this table.")
+    waiting = ", ".join(s.names[x] for x in sorted(s.pending))
+    return IllegalAction("not_your_turn", f"It is not {s.names[seat]}'s turn: waiting for {waiting}.")
+
+
+_OPTION_TYPES = (int, str)
+
+
+def _check(s: State, seat: int, decision: tuple, action) -> tuple:
+    kind, options, lo, hi = decision
+    if type(action) not in (list, tuple):
+        raise IllegalAction("bad_action", "An action is a list of the options you pick.")
+    for a in action:
+        if a not in options or type(a) not in _OPTION_TYPES:  # True == 1: check the type too
+            if type(a) not in _OPTION_TYPES:
+                raise IllegalAction("bad_action", f"{a!r} is not an option: options are card ids or words.")
+            raise _why_not(s, seat, kind, a)
+    n = len(action)
+    if n > 1 and len(set(action)) != n:
+        raise IllegalAction("duplicate", "The same option is picked twice.")
+    if n < lo or n > hi:
+        raise _wrong_count(kind, lo, hi, n)
+    return tuple(action)
+
+
+def _wrong_count(kind: str, lo: int, hi: int, got: int) -> IllegalAction:
+    want = f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
+    code = {"sell": "too_many_goods", "produce": "too_many_goods", "pay": "wrong_payment",
+            "black_market": "wrong_goods"}.get(kind, "wrong_count")
+    if kind in ("sell", "produce") and got > hi:
+        return IllegalAction(code, f"You may {kind} at most {hi} good{'s' * (hi != 1)} now, not {got}.")
+    if kind == "pay":
+        return IllegalAction(code, f"This building costs {lo} card{'s' * (lo != 1)}; you offered {got}.")
+    return IllegalAction(code, f"Pick {want} option{'s' * (hi != 1)} for this {kind} decision, not {got}.")
+
+
+def _why_not(s: State, seat: int, kind: str, value) -> IllegalAction:
+    """A sentence for the commonest ways to pick something that is not an option."""
+    p = s.players[seat]
+    kinds = s.kinds
+    is_card = type(value) is int and 0 <= value < len(kinds)
+    if kind == "role":
+        if value in ROLES:
+            return IllegalAction("role_taken", f"The {value} has already been chosen this round.")
+        return IllegalAction("not_an_option", f"{value!r} is not a role.")
+    if kind == "build" and is_card:
+        if value != s.cathedral and value not in p.hand:
+            return IllegalAction("not_in_hand", f"Card {value} is not in your hand.")
+        if any(kinds[b] == kinds[value] for b in p.city) and not PRODUCTION[kinds[value]]:
+            return IllegalAction("already_built", f"You already have {_article(card_name(s, value))}; "
+                                 "a city building can be built once.")
+        return IllegalAction("cannot_pay", f"You cannot pay for {_article(card_name(s, value))} now.")
+    if kind == "cover" and is_card:
+        if value not in p.city:
+            return IllegalAction("not_your_building", f"Card {value} is not one of your buildings.")
+        if kinds[value] == CRANE:
+            return IllegalAction("cannot_cover_crane", "The crane cannot be covered.")
+        if kinds[value] == kinds[s.build[0]]:
+            return IllegalAction("same_building", "A building cannot be covered by the same building.")
+        return IllegalAction("cannot_pay", "Covering that building still leaves you unable to pay.")
+    if kind in ("sell", "black_market") and is_card:
+        return IllegalAction("no_good", f"Card {value} is not one of your buildings holding a good.")
+    if kind == "produce" and is_card:
+        return IllegalAction("not_empty", f"Card {value} is not one of your empty production buildings.")
+    if kind in ("pay", "limit", "chapel", "bank", "office", "discard", "keep") and is_card:
+        return IllegalAction("not_in_hand", f"Card {value} is not among the cards you may pick.")
+    return IllegalAction("not_an_option", f"{value!r} is not one of the options of this {kind} decision.")

@@ -1,0 +1,170 @@
+"""The full state of a San Juan game: every card's place, whose decision is pending, and nothing else.
+
+Slotted classes with a hand-written `copy`, because bots copy states thousands of times a second.
+`dump`/`load` turn a state into plain data (lists, dicts, ints, strings) and back.
+"""
+from __future__ import annotations
+
+from .cards import CARD_KIND
+
+ROLES = ("builder", "producer", "trader", "councillor", "prospector")
+
+# A pending decision: (kind, options, lo, hi). The seat picks between lo and hi distinct options,
+# and every such pick is legal: all constraints are folded into the options and the bounds.
+Decision = tuple
+
+
+class Player:
+    __slots__ = ("hand", "city", "covered", "goods", "chapel", "bank", "harbor", "drawn",
+                 "active", "bank_used", "library_used")
+
+    def __init__(self) -> None:
+        self.hand: list[int] = []
+        self.city: list[int] = []          # uncovered buildings, in build order
+        self.covered: list[int] = []       # buildings covered with a crane, out of play
+        self.goods: dict[int, int] = {}    # production building id -> face-down good card
+        self.chapel: list[int] = []
+        self.bank: list[int] = []
+        self.harbor: list[int] = []
+        self.drawn: list[int] = []         # councillor draws waiting for the keep decision
+        self.active: frozenset[int] = frozenset()  # kinds whose function works now
+        self.bank_used = False
+        self.library_used = False          # two players: the library works once a round
+
+    def copy(self) -> "Player":
+        p = Player.__new__(Player)
+        p.hand = self.hand[:]
+        p.city = self.city[:]
+        p.covered = self.covered[:]
+        p.goods = self.goods.copy()
+        p.chapel = self.chapel[:]
+        p.bank = self.bank[:]
+        p.harbor = self.harbor[:]
+        p.drawn = self.drawn[:]
+        p.active = self.active
+        p.bank_used = self.bank_used
+        p.library_used = self.library_used
+        return p
+
+
+class State:
+    __slots__ = ("names", "expansion", "setup_variant", "kinds", "deck", "discard", "reshuffles",
+                 "tiles", "tiles_turned", "players", "governor", "round", "roles_left", "taken",
+                 "role", "chooser", "doubled", "stage", "order", "turn", "pending", "answers",
+                 "build", "cathedral", "decisions", "over")
+
+    def copy(self) -> "State":
+        s = State.__new__(State)
+        s.names = self.names
+        s.expansion = self.expansion
+        s.setup_variant = self.setup_variant
+        s.kinds = self.kinds
+        s.deck = self.deck[:]              # top of the supply is the last element
+        s.discard = self.discard[:]
+        s.reshuffles = self.reshuffles
+        s.tiles = self.tiles
+        s.tiles_turned = self.tiles_turned
+        s.players = [p.copy() for p in self.players]
+        s.governor = self.governor
+        s.round = self.round
+        s.roles_left = self.roles_left[:]
+        s.taken = self.taken[:]
+        s.role = self.role
+        s.chooser = self.chooser
+        s.doubled = self.doubled
+        s.stage = self.stage
+        s.order = self.order               # replaced, never mutated
+        s.turn = self.turn
+        s.pending = self.pending.copy()    # values are immutable tuples
+        s.answers = self.answers.copy()    # values are immutable tuples
+        s.build = self.build               # replaced, never mutated
+        s.cathedral = self.cathedral
+        s.decisions = self.decisions
+        s.over = self.over
+        return s
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+
+_PLAYER_LISTS = ("hand", "city", "covered", "chapel", "bank", "harbor", "drawn")
+
+
+def dump(s: State) -> dict:
+    """The whole state as plain data. `load(dump(s))` is an equal state."""
+    return {
+        "game": "sanjuan",
+        "names": list(s.names),
+        "expansion": s.expansion,
+        "setup_variant": s.setup_variant,
+        "deck": list(reversed(s.deck)),    # plain data lists the supply top first
+        "discard": list(s.discard),
+        "reshuffles": s.reshuffles,
+        "tiles": list(s.tiles),
+        "tiles_turned": s.tiles_turned,
+        "players": [
+            {**{f: list(getattr(p, f)) for f in _PLAYER_LISTS},
+             "goods": [[b, g] for b, g in p.goods.items()],
+             "active": sorted(p.active),
+             "bank_used": p.bank_used,
+             "library_used": p.library_used}
+            for p in s.players
+        ],
+        "governor": s.governor,
+        "round": s.round,
+        "roles_left": list(s.roles_left),
+        "taken": [list(t) for t in s.taken],
+        "role": s.role,
+        "chooser": s.chooser,
+        "doubled": s.doubled,
+        "stage": s.stage,
+        "order": list(s.order),
+        "turn": s.turn,
+        "pending": [[seat, d[0], list(d[1]), d[2], d[3]] for seat, d in sorted(s.pending.items())],
+        "answers": [[seat, list(a)] for seat, a in sorted(s.answers.items())],
+        "build": list(s.build) if s.build is not None else None,
+        "cathedral": s.cathedral,
+        "decisions": s.decisions,
+        "over": s.over,
+    }
+
+
+def load(data: dict) -> State:
+    s = State.__new__(State)
+    s.names = tuple(data["names"])
+    s.expansion = bool(data["expansion"])
+    s.setup_variant = bool(data["setup_variant"])
+    s.kinds = CARD_KIND[s.expansion]
+    s.deck = list(reversed(data["deck"]))
+    s.discard = list(data["discard"])
+    s.reshuffles = data["reshuffles"]
+    s.tiles = tuple(data["tiles"])
+    s.tiles_turned = data["tiles_turned"]
+    s.players = []
+    for d in data["players"]:
+        p = Player()
+        for f in _PLAYER_LISTS:
+            setattr(p, f, list(d[f]))
+        p.goods = {b: g for b, g in d["goods"]}
+        p.active = frozenset(d["active"])
+        p.bank_used = d["bank_used"]
+        p.library_used = d["library_used"]
+        s.players.append(p)
+    s.governor = data["governor"]
+    s.round = data["round"]
+    s.roles_left = list(data["roles_left"])
+    s.taken = [tuple(t) for t in data["taken"]]
+    s.role = data["role"]
+    s.chooser = data["chooser"]
+    s.doubled = data["doubled"]
+    s.stage = data["stage"]
+    s.order = tuple(data["order"])
+    s.turn = data["turn"]
+    s.pending = {seat: (kind, tuple(opts), lo, hi) for seat, kind, opts, lo, hi in data["pending"]}
+    s.answers = {seat: tuple(a) for seat, a in data["answers"]}
+    s.build = tuple(data["build"]) if data["build"] is not None else None
+    s.cathedral = data["cathedral"]
+    s.decisions = data["decisions"]
+    s.over = data["over"]
+    return s

@@ -1,0 +1,161 @@
+"""What a seat, or a spectator, may see: the one door from the state to the outside.
+
+rules/sanjuan.md §3: own hand as cards, other hands as counts; goods only as "this building holds
+one"; chapel, bank and harbor cards only to their owner (others do not even get a count);
+councillor draws only to the drawer; supply and discard as counts; trading tiles only once turned.
+A hidden card never appears, not even as an id: ids map to kinds through the public manifest.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+from games.choice import pick_uniform
+
+from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP, catalog
+from .rules import card_name, current_tile, good_price, hand_limit, min_build_cost, to_act
+from .scoring import result
+from .state import State
+
+
+def _cards(s: State, ids) -> list[list]:
+    return [[c, KEY[s.kinds[c]]] for c in ids]
+
+
+def view(s: State, seat: int | None = None) -> dict:
+    players = [
+        {
+            "name": s.names[i],
+            "hand": len(p.hand),
+            "city": [[b, KEY[s.kinds[b]], b in p.goods] for b in p.city],
+            "covered": _cards(s, p.covered),
+            "buildings": len(p.city),
+        }
+        for i, p in enumerate(s.players)
+    ]
+    known_tiles = min(s.tiles_turned, len(s.tiles))
+    v = {
+        "game": "sanjuan",
+        "options": {"expansion": s.expansion, "setup_variant": s.setup_variant},
+        "seat": seat,
+        "round": s.round,
+        "governor": s.governor,
+        "stage": s.stage,
+        "role": s.role,
+        "chooser": s.chooser,
+        "roles_left": list(s.roles_left),
+        "taken": [list(t) for t in s.taken],
+        "to_act": to_act(s),
+        "deck": len(s.deck),
+        "discard": len(s.discard),
+        "tiles": [list(TILES[t]) for t in s.tiles[:known_tiles]],
+        "tile": list(current_tile(s)) if s.role == "trader" else None,
+        "cathedral": s.cathedral,
+        "players": players,
+        "over": s.over,
+    }
+    if seat is not None:
+        p = s.players[seat]
+        v["you"] = {
+            "hand": _cards(s, p.hand),
+            "chapel": _cards(s, p.chapel),
+            "bank": _cards(s, p.bank),
+            "harbor": _cards(s, p.harbor),
+            "drawn": _cards(s, p.drawn),
+            "hand_limit": hand_limit(s, p),
+        }
+        v["prompt"] = prompt(s, seat)
+    if s.over:
+        v["result"] = result(s)
+    return v
+
+
+def visible_events(events: list[dict], seat: int | None) -> list[dict]:
+    """The events a seat may see (a spectator, seat None, sees the public ones)."""
+    return [e for e in events if e["to"] is None or e["to"] == seat]
+
+
+# ---------------------------------------------------------------- prompts
+
+def _count(k: int, what: str) -> str:
+    return f"{k} {what}{'s' * (k != 1)}"
+
+
+def prompt(s: State, seat: int) -> dict | None:
+    """What the seat must decide, as data a client renders without knowing the rules: pick
+    between `min` and `max` distinct values of `options`; `notes` says something about each."""
+    decision = s.pending.get(seat)
+    if decision is None:
+        return None
+    kind, options, lo, hi = decision
+    notes = None
+    hand_limit_now = hand_limit(s, s.players[seat])
+    if kind == "role":
+        text = "Choose a role."
+    elif kind == "library":
+        text = (f"Use your library to double the {s.role}'s privilege? With two players it works "
+                "once a round: saving it keeps it for your second role.")
+    elif kind == "build":
+        text = "Builder phase: choose a building to build, or none."
+        notes = [f"cost {COST[s.kinds[c]]}, you pay {min_build_cost(s, seat, c)}, "
+                 f"{VP[s.kinds[c]]} VP" for c in options]
+    elif kind == "cover":
+        what = NAME[s.kinds[s.build[0]]].lower()
+        text = (f"Crane: choose one of your buildings to cover with the {what}; it leaves play and "
+                "its cost is taken off." + (" You must cover one to afford it." if lo else
+                                            " Pick none to build it beside the others."))
+        notes = [f"takes {6 if KEY[s.kinds[b]] == 'park' else COST[s.kinds[b]]} off" for b in options]
+    elif kind == "black_market":
+        text = (f"Black market: discard {lo if lo == hi else f'{lo} to {hi}'} of your goods, "
+                "each paying 1 card of the cost.")
+    elif kind == "pay":
+        text = f"Pay {_count(lo, 'card')} for your {NAME[s.kinds[s.build[0]]].lower()}."
+    elif kind == "produce":
+        text = f"Producer phase: produce on up to {_count(hi, 'empty building')}."
+        notes = [GOODS[GOOD[s.kinds[b]]] for b in options]
+    elif kind == "sell":
+        text = f"Trader phase: sell up to {_count(hi, 'good')}."
+        notes = [f"sells for {good_price(s, b)}" for b in options]
+    elif kind == "keep" and s.stage == "deal":
+        text = f"Keep 4 of your {len(options)} starting cards."
+    elif kind == "keep":
+        text = f"Councillor phase: keep {_count(lo, 'card')} of those you drew."
+    elif kind == "discard":
+        text = f"Archive: discard {_count(lo, 'card')} from your whole hand."
+    elif kind == "office":
+        text = "Office building: discard up to 2 cards, then draw as many."
+    elif kind == "chapel":
+        text = "Chapel: put up to 1 card from your hand under your chapel (1 VP each at the end)."
+    elif kind == "bank":
+        text = ("Bank, once a game: put any number of cards under your bank (1 VP each at the end). "
+                "Pick none to keep it for later.")
+    elif kind == "limit":
+        text = f"Hand limit {hand_limit_now}: discard {_count(lo, 'card')}."
+    else:  # pragma: no cover - every kind the rules create is named above
+        raise AssertionError(kind)
+    return {"kind": kind, "text": text, "options": list(options), "min": lo, "max": hi,
+            "notes": notes}
+
+
+def legal(s: State, seat: int) -> list[list]:
+    """Every legal action of the seat, each a list of picked options. The number of actions grows
+    combinatorially for multi-card picks; searches may prefer to sample from the prompt."""
+    decision = s.pending.get(seat)
+    if decision is None:
+        return []
+    _, options, lo, hi = decision
+    return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
+
+
+def random_action(s: State, seat: int, rnd) -> list:
+    """A uniformly random legal action, cheap enough for random playouts in a search."""
+    _, options, lo, hi = s.pending[seat]
+    return pick_uniform(options, lo, hi, rnd)
+
+
+def describe_option(s: State, value) -> str:
+    """A short label for an option value, for text clients."""
+    if type(value) is int and 0 <= value < len(s.kinds):
+        return card_name(s, value)
+    return str(value)
+
+

@@ -1,0 +1,213 @@
+"""Fair-dealing primitives of protocol ``bgfair/v1``: commitments, the master key and the
+named random streams (constructions C1–C8) from which every shuffle and draw of a match is made.
+
+The byte-exact specification is ``FAIRNESS.md`` (section 3 for the constructions, section 6 for
+the reference values the tests check). An auditor written independently has to reach the same
+bytes, so nothing here may be changed without changing the spec and its protocol version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+
+__all__ = [
+    "PROTOCOL",
+    "tag",
+    "lp",
+    "u32",
+    "u64",
+    "entry_hash",
+    "server_commit",
+    "player_commit",
+    "master_key",
+    "hkdf_expand",
+    "stream_key",
+    "Stream",
+    "Streams",
+    "local_streams",
+]
+
+PROTOCOL = "bgfair/v1"
+_TAG_PREFIX = (PROTOCOL + "/").encode()
+
+
+def u32(n: int) -> bytes:
+    return n.to_bytes(4, "big")
+
+
+def u64(n: int) -> bytes:
+    return n.to_bytes(8, "big")
+
+
+def lp(b: bytes) -> bytes:
+    """Length-prefixed bytes, so that concatenated fields cannot be re-split differently."""
+    return u32(len(b)) + b
+
+
+def tag(t: str) -> bytes:
+    """Domain separation: each role's input starts with its own tag, so no value can be replayed
+    in another role."""
+    return lp(_TAG_PREFIX + t.encode())
+
+
+def _h(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def _hmac(key: bytes, msg: bytes) -> bytes:
+    return hmac.digest(key, msg, "sha256")
+
+
+# Tags are constant; build them once rather than on every stream.
+_TAG_ENTRY = tag("entry")
+_TAG_SERVER_COMMIT = tag("server-commit")
+_TAG_PLAYER_COMMIT = tag("player-commit")
+_TAG_MASTER = tag("master")
+_TAG_STREAM = tag("stream")
+_TAG_LOCAL_SEED = tag("local-seed")
+
+
+def entry_hash(payload_bytes: bytes) -> bytes:
+    """C1. Over the exact bytes sent: msgpack is not canonical, so never hash a re-encoding."""
+    return _h(_TAG_ENTRY + payload_bytes)
+
+
+def server_commit(game_id: bytes, server_seed: bytes) -> bytes:
+    """C2."""
+    return _h(_TAG_SERVER_COMMIT + lp(game_id) + lp(server_seed))
+
+
+def player_commit(game_id: bytes, player_id: str, player_seed: bytes) -> bytes:
+    """C3. Binding the game id and player id stops a commitment being copied to another game or
+    seat."""
+    return _h(_TAG_PLAYER_COMMIT + lp(game_id) + lp(player_id.encode()) + lp(player_seed))
+
+
+def master_key(header_hash: bytes, server_seed: bytes, seats: list[tuple[str, bytes]]) -> bytes:
+    """C4. ``seats`` is ``[(player_id, player_seed), ...]`` in seat order (seat 0 first); the
+    result is the PRK from which every stream is derived."""
+    parts = [_TAG_MASTER, lp(server_seed)]
+    for player_id, seed in seats:
+        parts.append(lp(player_id.encode()))
+        parts.append(lp(seed))
+    return _hmac(header_hash, b"".join(parts))
+
+
+def hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
+    """HKDF-Expand (RFC 5869) with SHA-256."""
+    if length < 0 or length > 255 * 32:
+        raise ValueError("HKDF-Expand length must be between 0 and 8160")
+    out = []
+    t = b""
+    for i in range(1, -(-length // 32) + 1):
+        t = _hmac(prk, t + info + bytes((i,)))
+        out.append(t)
+    return b"".join(out)[:length]
+
+
+def stream_key(prk: bytes, name: str, idx: int) -> bytes:
+    """C5: K(name, idx)."""
+    return hkdf_expand(prk, _TAG_STREAM + lp(name.encode()) + u64(idx), 32)
+
+
+_EIGHT_WORDS = struct.Struct(">8I")
+
+
+class Stream:
+    """One named random stream (C6) with the draws built on it (C7, C8).
+
+    Bytes are generated lazily, one 32-byte HMAC block at a time, since most streams are only
+    used for a single shuffle and the cost should scale with what is consumed.
+    """
+
+    __slots__ = ("_key", "_words", "_pos", "_block")
+
+    def __init__(self, prk: bytes, name: str, idx: int) -> None:
+        self._key = stream_key(prk, name, idx)
+        self._words: tuple[int, ...] = ()
+        self._pos = 0
+        self._block = 0
+
+    def _refill(self) -> None:
+        # One 32-byte block is eight big-endian u32 words; a word never straddles two blocks.
+        block = hmac.digest(self._key, self._block.to_bytes(8, "big"), "sha256")
+        self._words = _EIGHT_WORDS.unpack(block)
+        self._block += 1
+        self._pos = 0
+
+    def _next_u32(self) -> int:
+        if self._pos == len(self._words):
+            self._refill()
+        word = self._words[self._pos]
+        self._pos += 1
+        return word
+
+    def randbelow(self, n: int) -> int:
+        """C7: uniform integer in [0, n) by masked rejection sampling (no modulo bias)."""
+        if n < 1:
+            raise ValueError("randbelow needs n >= 1")
+        if n == 1:
+            return 0
+        if n > 1 << 32:
+            # A u32 word cannot cover the range; the spec defines no wider draw.
+            raise ValueError("randbelow needs n <= 2**32")
+        mask = (1 << (n - 1).bit_length()) - 1
+        # The hot loop of every shuffle: words are read straight from the unpacked block.
+        while True:
+            pos = self._pos
+            if pos == len(self._words):
+                self._refill()
+                pos = 0
+            self._pos = pos + 1
+            r = self._words[pos] & mask
+            if r < n:
+                return r
+
+    def shuffle(self, items: list) -> list:
+        """C8: Fisher–Yates from the end; returns a new list whose index 0 is the top of the
+        pile (drawn first). The argument is left untouched."""
+        a = list(items)
+        randbelow = self.randbelow
+        for i in range(len(a) - 1, 0, -1):
+            j = randbelow(i + 1)
+            a[i], a[j] = a[j], a[i]
+        return a
+
+
+class Streams:
+    """What a rules engine receives: draws by (stream name, idx), each on a fresh stream.
+
+    Every (name, idx) serves exactly one purpose (FAIRNESS.md §3), so a fresh stream per call is
+    both correct and what makes a replay independent of call history.
+    """
+
+    __slots__ = ("_prk",)
+
+    def __init__(self, prk: bytes) -> None:
+        self._prk = bytes(prk)
+
+    @property
+    def prk(self) -> bytes:
+        return self._prk
+
+    def shuffle(self, name: str, idx: int, items: list) -> list:
+        return Stream(self._prk, name, idx).shuffle(items)
+
+    def randbelow(self, name: str, idx: int, n: int) -> int:
+        return Stream(self._prk, name, idx).randbelow(n)
+
+    def __repr__(self) -> str:
+        # The PRK is derived from secret seeds; keep it out of logs and tracebacks.
+        return "Streams(<prk>)"
+
+
+def local_streams(seed: int | str) -> Streams:
+    """Deterministic streams from a plain seed, for local games, tests and self-play.
+
+    This is NOT the fair commit-reveal exchange of FAIRNESS.md §4: whoever knows the seed knows
+    every deal. It only gives a reproducible key,
+    ``PRK = SHA-256(TAG("local-seed") ‖ LP(str(seed)))``, so the same seed replays the same game.
+    """
+    return Streams(_h(_TAG_LOCAL_SEED + lp(str(seed).encode())))
