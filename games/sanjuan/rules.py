@@ -200,9 +200,8 @@ def _stalled(s: State) -> bool:
             kind = kinds[card]
             if kind in owned:
                 continue
-            off = priv + ((SMITHY if PRODUCTION[kind] else QUARRY) in p.active)
-            off += max((_cover_value(s, t) for t in _cover_targets(s, p, kind)), default=0)
-            if COST[kind] - off <= len(p.hand) - (card != s.cathedral):
+            avail = len(p.hand) - (card != s.cathedral)
+            if any(_affordable(s, p, kind, priv, avail, t) for t in [None, *_cover_targets(s, p, kind)]):
                 return False
     return True
 
@@ -386,17 +385,6 @@ def _start_builder(s: State, rng, ev: list) -> None:
     _build_turn(s, rng, ev)
 
 
-def _reduction(s: State, seat: int, p: Player, kind: int) -> int:
-    """Builder privilege plus smithy or quarry: everything but crane and black market."""
-    r = privilege(s, seat)
-    if PRODUCTION[kind]:
-        if SMITHY in p.active:
-            r += 1
-    elif QUARRY in p.active:
-        r += 1
-    return r
-
-
 def _cover_value(s: State, target: int) -> int:
     k = s.kinds[target]
     return 6 if k == PARK else COST[k]
@@ -409,25 +397,29 @@ def _cover_targets(s: State, p: Player, kind: int) -> list[int]:
     return [b for b in p.city if kinds[b] != CRANE and kinds[b] != kind]
 
 
-def _need(s: State, p: Player, kind: int, base: int, cover: int | None) -> int:
-    """Cards still to pay after every reduction but the black market's goods."""
-    cost = COST[kind] - base
+def _cost(s: State, p: Player, kind: int, priv: int, cover: int | None) -> tuple[int, list[int]]:
+    """Cards still to pay for a building of `kind` before the black market, and the goods the
+    black market may take. A covered building loses its function at once, so it does not help
+    pay for the building laid over it (a covered library no longer doubles the privilege)."""
+    active = p.active
+    lost = -1
+    off = priv
     if cover is not None:
-        cost -= _cover_value(s, cover)
-    return max(0, cost)
+        lost = s.kinds[cover]
+        off += _cover_value(s, cover)
+        if lost == LIBRARY and priv == 2:
+            off -= 1
+    if PRODUCTION[kind]:
+        off += SMITHY in active and lost != SMITHY
+    else:
+        off += QUARRY in active and lost != QUARRY
+    goods = [b for b in p.goods if b != cover] if BLACK_MARKET in active and lost != BLACK_MARKET else []
+    return max(0, COST[kind] - off), goods
 
 
-def _black_market_goods(p: Player, cover: int | None) -> list[int]:
-    if BLACK_MARKET not in p.active:
-        return []
-    return [b for b in p.goods if b != cover]
-
-
-def _affordable(s: State, seat: int, p: Player, kind: int, avail: int, cover: int | None) -> bool:
-    need = _need(s, p, kind, _reduction(s, seat, p, kind), cover)
-    if need > avail:
-        need -= min(2, len(_black_market_goods(p, cover)))
-    return need <= avail
+def _affordable(s: State, p: Player, kind: int, priv: int, avail: int, cover: int | None) -> bool:
+    need, goods = _cost(s, p, kind, priv, cover)
+    return need - min(2, len(goods)) <= avail
 
 
 def _buildable(s: State, seat: int) -> tuple:
@@ -452,7 +444,7 @@ def _buildable(s: State, seat: int) -> tuple:
         # Fast test without the crane; the crane's many targets are tried only when needed.
         need = COST[kind] - (production_off if PRODUCTION[kind] else city_off) - goods_off
         if need <= avail or (crane and any(
-                _affordable(s, seat, p, kind, avail, t) for t in _cover_targets(s, p, kind))):
+                _affordable(s, p, kind, priv, avail, t) for t in _cover_targets(s, p, kind))):
             out.append(card)
     return tuple(out)
 
@@ -461,10 +453,11 @@ def min_build_cost(s: State, seat: int, card: int) -> int:
     """The fewest cards a seat can pay for a building now, using every reduction it has."""
     p = s.players[seat]
     kind = s.kinds[card]
-    base = _reduction(s, seat, p, kind)
+    priv = privilege(s, seat)
     best = None
     for cover in [None, *_cover_targets(s, p, kind)]:
-        need = max(0, _need(s, p, kind, base, cover) - min(2, len(_black_market_goods(p, cover))))
+        need, goods = _cost(s, p, kind, priv, cover)
+        need = max(0, need - min(2, len(goods)))
         best = need if best is None else min(best, need)
     return best
 
@@ -496,10 +489,11 @@ def _on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     p = s.players[seat]
     kind = s.kinds[card]
     s.build = (card, None, ())
-    targets = [t for t in _cover_targets(s, p, kind)
-               if _affordable(s, seat, p, kind, _avail(s, p, card), t)]
+    priv = privilege(s, seat)
+    avail = _avail(s, p, card)
+    targets = [t for t in _cover_targets(s, p, kind) if _affordable(s, p, kind, priv, avail, t)]
     if targets:
-        must = not _affordable(s, seat, p, kind, _avail(s, p, card), None)
+        must = not _affordable(s, p, kind, priv, avail, None)
         s.stage = "cover"
         s.pending = {seat: ("cover", tuple(targets), 1 if must else 0, 1)}
         return
@@ -516,8 +510,7 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
     card, cover, _ = s.build
     p = s.players[seat]
     kind = s.kinds[card]
-    need = _need(s, p, kind, _reduction(s, seat, p, kind), cover)
-    goods = _black_market_goods(p, cover)
+    need, goods = _cost(s, p, kind, privilege(s, seat), cover)
     hi = min(2, len(goods), need)   # a good beyond the cost would be thrown away for nothing
     if hi > 0:
         lo = max(0, need - _avail(s, p, card))
@@ -537,7 +530,7 @@ def _ask_payment(s: State, seat: int, rng, ev: list) -> None:
     card, cover, goods = s.build
     p = s.players[seat]
     kind = s.kinds[card]
-    cost = max(0, _need(s, p, kind, _reduction(s, seat, p, kind), cover) - len(goods))
+    cost = max(0, _cost(s, p, kind, privilege(s, seat), cover)[0] - len(goods))
     payable = tuple(c for c in p.hand if c != card)
     if 0 < cost < len(payable):
         s.stage = "pay"

@@ -1,0 +1,4 @@
+"""`python -m client` runs the `governor` command."""
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""The `governor` command: one subcommand per job, each a module with HELP, add_arguments(parser)
+and run(args) -> exit code. join, watch, serve and verify will be entries in COMMANDS."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import play, selfplay
+
+COMMANDS = {"play": play, "selfplay": selfplay}
+# Subcommands that set up a table share these arguments, with the same meaning and checks.
+TABLE_COMMANDS = ("play", "selfplay")
+
+
+def _players(text: str) -> int:
+    if text not in ("2", "3", "4"):
+        raise argparse.ArgumentTypeError(f"San Juan is for 2 to 4 players, not {text!r}")
+    return int(text)
+
+
+def _seed(text: str) -> str:
+    if not text or len(text) > 200 or not text.isprintable():
+        raise argparse.ArgumentTypeError("a seed is 1 to 200 printable characters")
+    return text
+
+
+def _table_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--players", type=_players, default=4, metavar="N", help="2 to 4 (default 4)")
+    p.add_argument("--expansion", action="store_true", help='add "The New Buildings"')
+    p.add_argument("--setup-variant", action="store_true",
+                   help="deal more starting cards and let everyone keep 4")
+    p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same cards")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="governor", description="San Juan in the terminal.")
+    sub = top.add_subparsers(dest="command", required=True, metavar="command")
+    for name, module in COMMANDS.items():
+        p = sub.add_parser(name, help=module.HELP, description=module.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        if name in TABLE_COMMANDS:
+            _table_arguments(p)
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `governor selfplay | head`): stop quietly, not with a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -1,0 +1,126 @@
+"""The renderer is given views only: it shows your cards, and no card kind the view does not show."""
+import copy
+import io
+import json
+
+import pytest
+
+from client.local import LocalGame
+from client.render import Renderer, card_keys, how_to_answer, use_colour
+from games import sanjuan
+
+NAMES = ["Ana", "Bo", "Cy", "Di"]
+
+
+def sampled_views(options: dict, seed: str, every: int = 3) -> list[dict]:
+    """Views of the seat to act, every few decisions of a bots-only game, plus the final one."""
+    game = LocalGame(sanjuan, NAMES, options, seed, humans=())
+    views, n = [], 0
+    while not game.over:
+        seat = game.to_act()[0]
+        v = game.view(seat)
+        if n % every == 0:
+            views.append(v)
+        game.apply(seat, game.bots[seat].choose(v))
+        n += 1
+    views.append(game.view(0))
+    return views
+
+
+@pytest.fixture(scope="module", params=[{}, {"expansion": True}, {"expansion": True, "setup_variant": True}])
+def views(request):
+    return sampled_views(request.param, "render"), sanjuan.catalog(request.param.get("expansion", False))
+
+
+def test_render_shows_your_hand_with_cost_and_vp(views):
+    vs, catalog = views
+    r = Renderer(catalog)
+    for v in vs:
+        text = r.view(v)
+        for _, key in v["you"]["hand"]:
+            k = catalog[key]
+            assert f"{k['name']} (cost {k['cost']}, {k['vp']} VP)" in text
+
+
+def test_render_names_no_kind_the_view_does_not_show(views):
+    """Names repeat across copies, so "no hidden card" is checked by kind: every card name on
+    screen must be the kind of some card in the view (hand, drawn, cities, piles, cathedral)."""
+    vs, catalog = views
+    r = Renderer(catalog)
+    for v in vs:
+        text = r.view(v)
+        shown = set(card_keys(v).values())
+        for key, k in catalog.items():
+            if key not in shown:
+                assert k["name"] not in text, (k["name"], v["prompt"])
+
+
+def test_render_depends_on_the_view_alone(views):
+    """A view that went through JSON (as over a network) renders the same, and the labels follow
+    the view: relabel a hand card in the view and the screen follows."""
+    vs, catalog = views
+    r = Renderer(catalog)
+    for v in vs:
+        assert r.view(json.loads(json.dumps(v))) == r.view(v)
+    v = copy.deepcopy(next(v for v in vs if v["you"]["hand"]))
+    v["you"]["hand"][0][1] = "smithy"
+    assert "Smithy (cost 1, 1 VP)" in r.view(v)
+
+
+def test_prompt_is_numbered_with_labels_and_notes(views):
+    vs, catalog = views
+    r = Renderer(catalog)
+    for v in vs:
+        p = v["prompt"]
+        if p is None:
+            continue
+        text = r.prompt(v)
+        assert p["text"] in text and how_to_answer(p["min"], p["max"]) in text
+        labels = r.labels(v)
+        assert len(labels) == len(p["options"])
+        for i, (value, label) in enumerate(zip(p["options"], labels), 1):
+            assert f"{i:>2}. {label}" in text
+            if isinstance(value, int):
+                assert catalog[card_keys(v)[value]]["name"] in label
+            else:
+                assert value.capitalize() in label
+        for note in p["notes"] or []:
+            assert note in text
+
+
+def test_spectator_view_renders():
+    game = LocalGame(sanjuan, NAMES[:3], {}, "spectator", humans=())
+    game.apply(game.to_act()[0], game.bots[game.to_act()[0]].choose(game.view(game.to_act()[0])))
+    v = game.view(None)
+    text = Renderer(sanjuan.catalog(False)).view(v)
+    assert "Cities" in text and "Your hand" not in text
+    for name in NAMES[:3]:
+        assert name in text
+    assert card_keys(v) == {c: "indigo_plant" for p in v["players"] for c, _, _ in p["city"]}
+
+
+def test_result_table(views):
+    vs, catalog = views
+    final = vs[-1]
+    assert final["over"]
+    text = Renderer(catalog).result(final["result"], NAMES)
+    lines = text.splitlines()
+    assert all(n in lines[0] for n in NAMES)
+    totals = next(line for line in lines if line.startswith("total"))
+    assert totals.split()[1:] == [str(sc["total"]) for sc in final["result"]["scores"]]
+    won = [NAMES[i] for i in final["result"]["winners"]]
+    assert all(w in lines[-1] for w in won) and "after" in lines[-1]
+
+
+def test_colour_only_when_asked(views, monkeypatch):
+    vs, catalog = views
+    assert "\x1b[" not in Renderer(catalog).view(vs[0])
+    assert "\x1b[" in Renderer(catalog, colour=True).view(vs[0])
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_colour(Tty()) and not use_colour(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_colour(Tty())

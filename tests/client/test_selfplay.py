@@ -1,0 +1,104 @@
+"""`governor selfplay`: JSON lines, byte-for-byte repeatable, scores as the engine counts them."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots.random_bot import RandomBot
+from client.cli import main
+from games import sanjuan
+from protocol.fairness import local_streams
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = ["selfplay", "--game", "sanjuan", "--players", "3", "--games", "3", "--seed", "7", "--json"]
+FIELDS = {"seed", "players", "options", "rounds", "decisions", "scores", "winners"}
+
+
+def run(capsys, args) -> str:
+    assert main(args) == 0
+    return capsys.readouterr().out
+
+
+def records(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def replay(seed: str, names: list[str], options: dict) -> dict:
+    """The documented contract, written out without the client: deal from local_streams(seed),
+    bot seat k is RandomBot(f"{seed}/{k}") deciding from its own view, lowest seat first."""
+    rng = local_streams(seed)
+    s = sanjuan.setup(names, options, rng)
+    bots = [RandomBot(f"{seed}/{k}") for k in range(len(names))]
+    while sanjuan.to_act(s):
+        seat = sanjuan.to_act(s)[0]
+        sanjuan.apply(s, seat, bots[seat].choose(sanjuan.view(s, seat)), rng)
+    return sanjuan.result(s)
+
+
+def test_json_lines_have_the_fields(capsys):
+    out = run(capsys, ARGS)
+    recs = records(out)
+    assert len(recs) == 3
+    for i, r in enumerate(recs):
+        assert set(r) == FIELDS
+        assert r["seed"] == f"7/{i}" and r["players"] == 3
+        assert r["options"] == {"expansion": False, "setup_variant": False}
+        assert [s["name"] for s in r["scores"]] == ["Ana", "Bo", "Cy"]
+        for s in r["scores"]:
+            assert s["total"] == sum(s["parts"].values())
+        assert r["winners"] and all(0 <= w < 3 for w in r["winners"])
+    # Compact and sorted: each line is exactly what json.dumps makes of it.
+    for line, r in zip(out.splitlines(), recs):
+        assert line == json.dumps(r, sort_keys=True, separators=(",", ":"))
+
+
+def test_same_arguments_same_bytes_and_seeds_differ(capsys):
+    first = run(capsys, ARGS)
+    assert run(capsys, ARGS) == first
+    other = run(capsys, [*ARGS[:-2], "8", "--json"])
+    assert other != first
+    games = records(first)
+    assert games[0] != games[1]  # the games of one run differ too
+
+
+@pytest.mark.parametrize("extra", [[], ["--expansion"], ["--setup-variant", "--players", "2"]])
+def test_games_end_and_scores_match_the_engine(capsys, extra):
+    args = ["selfplay", "--games", "2", "--seed", "x", "--json", *extra]
+    for r in records(run(capsys, args)):
+        names = [s["name"] for s in r["scores"]]
+        result = replay(r["seed"], names, r["options"])
+        assert result["over"]
+        assert [s["total"] for s in r["scores"]] == [s["total"] for s in result["scores"]]
+        assert r["winners"] == result["winners"]
+        assert (r["rounds"], r["decisions"]) == (result["rounds"], result["decisions"])
+        assert r["options"]["expansion"] == ("--expansion" in extra)
+
+
+def test_human_summary(capsys):
+    out = run(capsys, ["selfplay", "--games", "2", "--seed", "3"])
+    lines = out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("seed 3/0: ") and "*" in lines[0]
+
+
+@pytest.mark.parametrize("args, sentence", [
+    (["--players", "5"], "2 to 4 players"),
+    (["--players", "two"], "2 to 4 players"),
+    (["--games", "0"], "number of games"),
+    (["--games", "lots"], "number of games"),
+    (["--game", "chess"], "invalid choice"),
+])
+def test_bad_arguments_exit_2_with_a_sentence(capsys, args, sentence):
+    with pytest.raises(SystemExit) as exc:
+        main(["selfplay", *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert sentence in err and "Traceback" not in err
+
+
+def test_entry_point_in_a_subprocess(capsys):
+    proc = subprocess.run([sys.executable, "-m", "client", *ARGS], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == run(capsys, ARGS)
