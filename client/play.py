@@ -32,7 +32,7 @@ class Quit(Exception):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--name", default="You", type=_name, help="your name at the table (default: You)")
+    p.add_argument("--name", default="Player", type=_name, help="your name at the table (default: Player)")
     # Lets a RandomBot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
 

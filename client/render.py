@@ -9,18 +9,6 @@ from __future__ import annotations
 import os
 import textwrap
 
-# The view sends a trading house tile as five bare prices, in this order of goods.
-GOODS = ("indigo", "sugar", "tobacco", "coffee", "silver")
-
-# What each role does, for the help screen (the catalog only describes cards).
-ROLE_HELP = {
-    "builder": "everyone may build one building; the chooser pays 1 card less.",
-    "producer": "everyone may produce one good; the chooser produces one more.",
-    "trader": "everyone may sell one good for cards; the chooser sells one more.",
-    "councillor": "everyone draws 2 cards and keeps 1; the chooser draws 5.",
-    "prospector": "the chooser draws 1 card; the others get nothing.",
-}
-
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 
@@ -39,8 +27,9 @@ def card_keys(view: dict) -> dict[int, str]:
     you = view.get("you") or {}
     for pile in ("hand", "drawn", "chapel", "bank", "harbor"):
         keys.update((c, key) for c, key in you.get(pile, ()))
-    if view.get("cathedral") is not None:  # the view gives the cathedral's id, not its key
-        keys[view["cathedral"]] = "cathedral"
+    if view.get("cathedral") is not None:
+        card, key = view["cathedral"]
+        keys[card] = key
     return keys
 
 
@@ -54,7 +43,8 @@ def _plural(k: int, word: str) -> str:
 
 class Renderer:
     def __init__(self, catalog: dict, colour: bool = False) -> None:
-        self.catalog = catalog
+        self.catalog = catalog["cards"]
+        self.roles = catalog["roles"]
         self.colour = colour
 
     def paint(self, text: str, style: str) -> str:
@@ -94,7 +84,8 @@ class Renderer:
         if v["role"]:
             lines.append(f"Phase: {v['role']}, chosen by {names[v['chooser']]}")
         if v.get("tile"):
-            lines.append("Trading house pays: " + ", ".join(f"{g} {p}" for g, p in zip(GOODS, v["tile"])))
+            label = "Trading house pays" if v.get("role") == "trader" else "Last trading tile"
+            lines.append(f"{label}: " + ", ".join(f"{g} {p}" for g, p in v["tile"].items()))
         supply = f"Supply {_plural(v['deck'], 'card')}, discard pile {_plural(v['discard'], 'card')}"
         if v.get("cathedral") is not None:
             cost = self.catalog.get("cathedral", {}).get("cost", "?")
@@ -171,7 +162,7 @@ class Renderer:
                  "means none, where none is allowed. `q` quits.", how_to_answer(p["min"], p["max"]), ""]
         for i, value in enumerate(p["options"], 1):
             if isinstance(value, str):
-                lines.append(f"  {i}. {value.capitalize()}: {ROLE_HELP.get(value, '')}".rstrip(": "))
+                lines.append(f"  {i}. {value.capitalize()}: {self.roles.get(value, '')}".rstrip(": "))
             elif keys.get(value) in self.catalog:
                 k = self.catalog[keys[value]]
                 lines.append(f"  {i}. {k['name']} (cost {k['cost']}, {k['vp']} VP): {k['text']}")

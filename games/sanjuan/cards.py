@@ -34,8 +34,12 @@ class Kind:
         return self.copies == 0
 
 
+_RAW = tomllib.loads(_DATA.read_text(encoding="utf-8"))
+ROLE_TEXT = {r["key"]: r["text"] for r in _RAW["role"]}
+
+
 def _load() -> tuple[Kind, ...]:
-    raw = tomllib.loads(_DATA.read_text(encoding="utf-8"))["kind"]
+    raw = _RAW["kind"]
     return tuple(
         Kind(
             index=i,
@@ -134,11 +138,13 @@ def manifest_hash(expansion: bool) -> bytes:
     return hashlib.sha256(lines.encode()).digest()
 
 
-def catalog(expansion: bool) -> dict[str, dict]:
-    """The kinds in play as plain data, for clients that render cards by key."""
-    return {
+def catalog(expansion: bool) -> dict:
+    """Static data a client needs to render views: the card kinds in play by key, the roles,
+    and the goods in the order of a trading tile's prices."""
+    cards = {
         k.key: {"name": k.name, "type": "production" if k.production else "city",
                 "cost": k.cost, "vp": k.vp, "text": k.text}
         for k in KINDS
         if expansion or k.copies > 0
     }
+    return {"cards": cards, "roles": dict(ROLE_TEXT), "goods": list(GOODS)}

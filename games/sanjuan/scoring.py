@@ -66,5 +66,5 @@ def result(s: State) -> dict:
     tiebreak = [len(p.hand) + len(p.goods) for p in s.players]
     best = max((sc["total"], tb) for sc, tb in zip(scores, tiebreak))
     winners = [i for i in range(len(scores)) if (scores[i]["total"], tiebreak[i]) == best]
-    return {"over": s.over, "scores": scores, "tiebreak": tiebreak, "winners": winners,
+    return {"over": s.over, "names": list(s.names), "scores": scores, "tiebreak": tiebreak, "winners": winners,
             "rounds": s.round, "decisions": s.decisions}

@@ -21,6 +21,10 @@ def _cards(s: State, ids) -> list[list]:
     return [[c, KEY[s.kinds[c]]] for c in ids]
 
 
+def _prices(tile) -> dict[str, int]:
+    return dict(zip(GOODS, tile))
+
+
 def view(s: State, seat: int | None = None) -> dict:
     players = [
         {
@@ -47,9 +51,10 @@ def view(s: State, seat: int | None = None) -> dict:
         "to_act": to_act(s),
         "deck": len(s.deck),
         "discard": len(s.discard),
-        "tiles": [list(TILES[t]) for t in s.tiles[:known_tiles]],
-        "tile": list(current_tile(s)) if s.role == "trader" else None,
-        "cathedral": s.cathedral,
+        "tiles": [_prices(TILES[t]) for t in s.tiles[:known_tiles]],
+        "tile": _prices(current_tile(s)) if s.tiles_turned else None,
+        "doubled": s.doubled,
+        "cathedral": [s.cathedral, "cathedral"] if s.cathedral is not None else None,
         "players": players,
         "over": s.over,
     }
@@ -93,7 +98,8 @@ def prompt(s: State, seat: int) -> dict | None:
         text = "Choose a role."
     elif kind == "library":
         text = (f"Use your library to double the {s.role}'s privilege? With two players it works "
-                "once a round: saving it keeps it for your second role.")
+                "once a round.")
+        notes = ["double this privilege now", "keep it for your second role this round"]
     elif kind == "build":
         text = "Builder phase: choose a building to build, or none."
         notes = [f"cost {COST[s.kinds[c]]}, you pay {min_build_cost(s, seat, c)}, "

@@ -97,7 +97,7 @@ def test_bad_input_gets_a_sentence_and_the_game_goes_on():
     out = proc.stdout
     for sentence in ['"abc" is not an option number', "There is no option 99", "There is no option 0",
                      "You picked option 1 twice", "You picked 2, but you must pick 1 option.",
-                     "You must pick 1 option.", "Builder: everyone may build"]:
+                     "You must pick 1 option.", "Builder: Everyone may build"]:
         assert sentence in out
     # `1` was accepted: the game asked its next question, then stdin ran out.
     assert out.count(PROMPT_END) >= 2

@@ -38,7 +38,7 @@ def test_render_shows_your_hand_with_cost_and_vp(views):
     for v in vs:
         text = r.view(v)
         for _, key in v["you"]["hand"]:
-            k = catalog[key]
+            k = catalog["cards"][key]
             assert f"{k['name']} (cost {k['cost']}, {k['vp']} VP)" in text
 
 
@@ -50,7 +50,7 @@ def test_render_names_no_kind_the_view_does_not_show(views):
     for v in vs:
         text = r.view(v)
         shown = set(card_keys(v).values())
-        for key, k in catalog.items():
+        for key, k in catalog["cards"].items():
             if key not in shown:
                 assert k["name"] not in text, (k["name"], v["prompt"])
 
@@ -81,7 +81,7 @@ def test_prompt_is_numbered_with_labels_and_notes(views):
         for i, (value, label) in enumerate(zip(p["options"], labels), 1):
             assert f"{i:>2}. {label}" in text
             if isinstance(value, int):
-                assert catalog[card_keys(v)[value]]["name"] in label
+                assert catalog["cards"][card_keys(v)[value]]["name"] in label
             else:
                 assert value.capitalize() in label
         for note in p["notes"] or []:

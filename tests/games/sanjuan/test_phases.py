@@ -94,7 +94,7 @@ def check_simultaneous(s, rng, answers):
 
 
 def name(key):
-    return sanjuan.catalog(True)[key]["name"]
+    return sanjuan.catalog(True)["cards"][key]["name"]
 
 
 # ================================================================ roles
@@ -380,7 +380,7 @@ def test_tile_turned_even_if_nobody_sells():
     ev = trader(s, rng, 0, tile=(1, 2, 2, 3, 3))
     assert s.tiles_turned == 1
     assert tile_events(ev) == [(1, 2, 2, 3, 3)]
-    assert sanjuan.view(s, 1)["tiles"] == [[1, 2, 2, 3, 3]]
+    assert sanjuan.view(s, 1)["tiles"] == [prices((1, 2, 2, 3, 3))]
     assert sanjuan.to_act(s) == [1] and ask(s, 1)[0] == "role"
 
 
@@ -428,6 +428,23 @@ def test_how_many_goods_may_be_sold(is_trader, library, post, cap):
     with pytest.raises(IllegalAction) as e:
         sanjuan.apply(s, 0, goods[:cap + 1], rng)
     assert e.value.code == "too_many_goods"
+
+
+def test_trader_sales_resolve_from_the_trader_in_any_answer_order():
+    """Rules page: simultaneous trader decisions resolve clockwise from the trader."""
+    s, rng = make([{"city": ["silver_smelter"], "goods": ["silver_smelter"]},
+                   {"city": ["coffee_roaster"], "goods": ["coffee_roaster"]},
+                   {"city": ["indigo_plant", "sugar_mill"], "goods": ["indigo_plant", "sugar_mill"]}])
+    trader(s, rng, 2, (1, 2, 2, 3, 3))                 # seat 2 trades: order 2, 0, 1
+    t = top(s, 9)
+    done = check_simultaneous(s, rng, {0: [card(s, 0, "silver_smelter", "city")],
+                                       1: [card(s, 1, "coffee_roaster", "city")],
+                                       2: [card(s, 2, "indigo_plant", "city"), card(s, 2, "sugar_mill", "city")]})
+    assert done.players[2].hand == t[0:3]              # indigo 1 + sugar 2
+    assert done.players[0].hand == t[3:6]              # silver 3
+    assert done.players[1].hand == t[6:9]              # coffee 3
+    assert all(p.goods == {} for p in done.players)
+    conserved(done)
 
 
 def test_market_stand_one_card_when_selling_two():
@@ -1108,12 +1125,18 @@ def test_view_tiles_only_those_turned():
     assert sanjuan.view(s, 0)["tiles"] == []
     start_round(s, rng, governor=0)
     sanjuan.apply(s, 0, ["trader"], rng)
-    assert sanjuan.view(s, 1)["tiles"] == [list(TILES[4])]
+    assert sanjuan.view(s, 1)["tiles"] == [prices(TILES[4])]
+    assert sanjuan.view(s, 1)["tile"] == prices(TILES[4])
     sanjuan.apply(s, 1, ["producer"], rng)
     sanjuan.apply(s, 0, ["builder"], rng)
     sanjuan.apply(s, 1, ["trader"], rng)
-    assert sanjuan.view(s, 0)["tiles"] == [list(TILES[4]), list(TILES[2])]
-    assert sanjuan.view(s, None)["tiles"] == [list(TILES[4]), list(TILES[2])]
+    assert sanjuan.view(s, 0)["tiles"] == [prices(TILES[4]), prices(TILES[2])]
+    assert sanjuan.view(s, None)["tiles"] == [prices(TILES[4]), prices(TILES[2])]
+    assert sanjuan.view(s, None)["tile"] == prices(TILES[2])
+
+
+def prices(tile):
+    return dict(zip(["indigo", "sugar", "tobacco", "coffee", "silver"], tile))
 
 
 def test_private_events_carry_to_and_are_filtered():
