@@ -15,12 +15,15 @@ Actions are lists of picked option values (card ids, role names, words). Randomn
 from `rng`, an object with named streams (protocol.fairness.Streams). Nothing here does I/O.
 """
 from .cards import catalog, manifest_hash
+from .determinize import Determinizer, determinize
 from .rules import apply, setup, to_act
 from .scoring import result
 from .state import State, dump, load
 from .view import describe_option, legal, prompt, random_action, view, visible_events
 
 NAME = "sanjuan"
+# Bump whenever a rule change could make an old match replay differently: records name it.
+RULES_VERSION = "sanjuan-2e/1"
 TITLE = "San Juan"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
@@ -29,6 +32,6 @@ def copy(s: State) -> State:
     return s.copy()
 
 
-__all__ = ["NAME", "TITLE", "MIN_PLAYERS", "MAX_PLAYERS", "State", "setup", "to_act", "prompt",
+__all__ = ["NAME", "RULES_VERSION", "TITLE", "MIN_PLAYERS", "MAX_PLAYERS", "State", "setup", "to_act", "prompt",
            "legal", "random_action", "apply", "view", "visible_events", "result", "dump", "load", "copy",
-           "catalog", "manifest_hash", "describe_option"]
+           "catalog", "manifest_hash", "describe_option", "determinize", "Determinizer"]

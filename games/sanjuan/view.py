@@ -33,6 +33,11 @@ def view(s: State, seat: int | None = None) -> dict:
             "city": [[b, KEY[s.kinds[b]], b in p.goods] for b in p.city],
             "covered": _cards(s, p.covered),
             "buildings": len(p.city),
+            "drawn": len(p.drawn),   # the count is announced when the councillor cards are drawn
+            # Built in this builder phase: they work only from the next phase (public, as built).
+            "inactive": [b for b in p.city if s.kinds[b] not in p.active],
+            # Two players: the library works once a round; its use is announced or automatic.
+            "library_used": p.library_used,
         }
         for i, p in enumerate(s.players)
     ]
@@ -67,6 +72,9 @@ def view(s: State, seat: int | None = None) -> dict:
             "harbor": _cards(s, p.harbor),
             "drawn": _cards(s, p.drawn),
             "hand_limit": hand_limit(s, p),
+            # The building this seat is in the middle of building: [card, covered card, goods].
+            "building": ([s.build[0], s.build[1], list(s.build[2])]
+                         if s.build is not None and s.order[s.turn] == seat else None),
         }
         v["prompt"] = prompt(s, seat)
     if s.over:

@@ -1,0 +1,304 @@
+"""Determinization: a full State consistent with what one seat sees, for searching bots.
+
+`determinize(view, rnd)` keeps every card the view shows where it is and deals every card the
+seat cannot identify uniformly at random into the hidden places, with the counts the view makes
+public: supply, discard pile, goods, other hands, other seats' councillor draws. The rest of the
+unknown cards must lie under other players' chapels, banks and harbors, whose split is not public
+even in count; they go one by one to a random one of those a player owns (or owned, when covered).
+
+Pending decisions: the seat's own equals its prompt. In a simultaneous stage the other seats'
+decisions are recomputed from the sampled cards; an answer a seat has already given is hidden, so
+by default it counts as not given (that seat is asked again), or `answered(state, seat)` picks a
+stand-in answer so that `to_act` matches the view too. Another seat in the middle of a build
+(cover, black market, pay) is replayed from its build decision with a sampled building.
+"""
+from __future__ import annotations
+
+import random
+
+from .cards import (AQUEDUCT, ARCHIVE, BANK, CARD_KIND, CHAPEL, HARBOR, MANIFEST,
+                    OFFICE_BUILDING, PREFECTURE, PRODUCTION, TILES, TRADING_POST, cathedral_id)
+from .rules import _buildable, apply, hand_limit, privilege
+from .state import Player, State
+
+BUILD_STAGES = ("build", "cover", "black_market", "pay")
+_RETRIES = 50   # deals tried for another seat's build in progress before giving up on exactness
+
+
+def _ids(cards) -> list[int]:
+    return [c[0] for c in cards]
+
+
+def _tiles(view: dict, rnd: random.Random) -> tuple[tuple[int, ...], int]:
+    """The tile order (turned ones as seen, the rest shuffled) and a turn count that gives the
+    same known tiles and current tile (beyond 5 turns only the count modulo 5 matters)."""
+    known = [TILES.index(tuple(t.values())) for t in view["tiles"]]
+    rest = [t for t in range(len(TILES)) if t not in known]
+    rnd.shuffle(rest)
+    turned = len(known)
+    if turned == len(TILES):
+        at = known.index(TILES.index(tuple(view["tile"].values())))
+        turned = at + 1 if at + 1 == len(TILES) else at + 1 + len(TILES)
+    return tuple(known + rest), turned
+
+
+class _Template:
+    """Everything about the state that does not depend on the deal, computed once per view."""
+
+    def __init__(self, view: dict) -> None:
+        self.view = view
+        seat = self.seat = view["seat"]
+        you = view["you"]
+        self.expansion = view["options"]["expansion"]
+        kinds = CARD_KIND[self.expansion]
+        known = set()
+        self.cities = []
+        for i, pv in enumerate(view["players"]):
+            city = _ids(pv["city"])
+            known.update(city)
+            known.update(_ids(pv["covered"]))
+            inactive = set(pv["inactive"])
+            owned = {kinds[b] for b in city} | {kinds[b] for b in _ids(pv["covered"])}
+            self.cities.append((city, _ids(pv["covered"]), [b for b, _, g in pv["city"] if g],
+                                frozenset(kinds[b] for b in city if b not in inactive), owned))
+        own = {f: _ids(you[f]) for f in ("hand", "chapel", "bank", "harbor", "drawn")}
+        self.own = own
+        for cards in own.values():
+            known.update(cards)
+        cathedral = cathedral_id(self.expansion)
+        self.unknown = [c for c in range(len(MANIFEST[self.expansion])) if c not in known]
+        self.cathedral = view["cathedral"][0] if view["cathedral"] else None
+        assert self.cathedral in (None, cathedral)
+        self.order = _turn_order_for(view)
+
+
+def _turn_order_for(view: dict) -> tuple[int, ...]:
+    n = len(view["players"])
+    first = view["chooser"] if view["chooser"] is not None else view["governor"]
+    return tuple((first + i) % n for i in range(n))
+
+
+def _deal(t: _Template, rnd: random.Random) -> State:
+    v = t.view
+    seat = t.seat
+    s = State.__new__(State)
+    s.names = tuple(p["name"] for p in v["players"])
+    s.expansion = t.expansion
+    s.setup_variant = v["options"]["setup_variant"]
+    s.kinds = CARD_KIND[t.expansion]
+    s.reshuffles = 0
+    s.tiles, s.tiles_turned = _tiles(v, rnd)
+    s.governor = v["governor"]
+    s.round = v["round"]
+    s.roles_left = list(v["roles_left"])
+    s.taken = [tuple(x) for x in v["taken"]]
+    s.role = v["role"]
+    s.chooser = v["chooser"]
+    s.doubled = v["doubled"]
+    s.stage = v["stage"]
+    s.order = t.order
+    s.turn = 0
+    s.pending = {}
+    s.answers = {}
+    s.build = None
+    s.cathedral = t.cathedral
+    s.decisions = 0
+    s.over = v["over"]
+
+    pool = t.unknown[:]
+    rnd.shuffle(pool)
+
+    def take(k: int) -> list[int]:
+        out = pool[len(pool) - k:] if k else []
+        del pool[len(pool) - k:]
+        return out
+
+    s.players = []
+    for i, pv in enumerate(v["players"]):
+        city, covered, with_goods, active, _ = t.cities[i]
+        p = Player()
+        p.city = city[:]
+        p.covered = covered[:]
+        p.goods = {b: c for b, c in zip(with_goods, take(len(with_goods)))}
+        p.active = active
+        p.library_used = pv["library_used"]
+        if i == seat:
+            for f, cards in t.own.items():
+                setattr(p, f, cards[:])
+        else:
+            p.hand = take(pv["hand"])
+            p.drawn = take(pv["drawn"])
+        s.players.append(p)
+    s.discard = take(v["discard"])
+    s.deck = take(v["deck"])
+    _hide_the_rest(s, t, pool, rnd)
+    for i, p in enumerate(s.players):
+        p.bank_used = bool(p.bank)
+    return s
+
+
+def _hide_the_rest(s: State, t: _Template, pool: list[int], rnd: random.Random) -> None:
+    """Cards under other players' chapels, banks and harbors: only how many in all is known."""
+    if not pool:
+        return
+    places = []
+    for i, p in enumerate(s.players):
+        if i == t.seat:
+            continue
+        owned = t.cities[i][4]
+        places += [box for kind, box in ((CHAPEL, p.chapel), (BANK, p.bank), (HARBOR, p.harbor))
+                   if kind in owned and not (box is p.bank and _bank_pending(t.view, i))]
+    if not places:
+        raise ValueError("the view is inconsistent: unknown cards with nowhere to be")
+    for c in pool:
+        places[int(rnd.random() * len(places))].append(c)
+
+
+def _bank_pending(v: dict, seat: int) -> bool:
+    # A seat still asked to use its bank has not used it: its bank is empty.
+    return v["stage"] == "bank" and seat in v["to_act"]
+
+
+def _start_pending(s: State, seat: int):
+    """The decision a seat owes at the start of the current simultaneous stage, or None."""
+    p = s.players[seat]
+    hand = tuple(p.hand)
+    stage = s.stage
+    if stage == "deal":
+        return ("keep", hand, 4, 4)
+    if stage == "office":
+        return ("office", hand, 0, min(2, len(hand))) if OFFICE_BUILDING in p.active and hand else None
+    if stage == "chapel":
+        return ("chapel", hand, 0, 1) if CHAPEL in p.active and hand else None
+    if stage == "bank":
+        return ("bank", hand, 0, len(hand)) if BANK in p.active and not p.bank_used and hand else None
+    if stage == "limit":
+        excess = len(hand) - hand_limit(s, p)
+        return ("limit", hand, excess, excess) if excess > 0 else None
+    kinds = s.kinds
+    if stage == "produce":
+        empty = tuple(b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods)
+        cap = 1 + privilege(s, seat) + (AQUEDUCT in p.active)
+        return ("produce", empty, 0, min(cap, len(empty))) if empty else None
+    if stage == "sell":
+        goods = tuple(b for b in p.city if b in p.goods)
+        cap = 1 + privilege(s, seat) + (TRADING_POST in p.active)
+        return ("sell", goods, 0, min(cap, len(goods))) if goods else None
+    if stage == "council":
+        keep = 2 if PREFECTURE in p.active else 1
+        if ARCHIVE in p.active:
+            # The archive draws into the hand; how many were drawn is assumed the full count.
+            drew = 2 if seat != s.chooser else (8 if s.doubled else 5)
+            extra = min(drew - keep, len(hand))
+            return ("discard", hand, extra, extra) if extra > 0 else None
+        return ("keep", tuple(p.drawn), keep, keep) if len(p.drawn) > keep else None
+    raise AssertionError(stage)
+
+
+def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
+    """Fill in pending decisions (and answers); False when this deal cannot match the view."""
+    v = t.view
+    seat = t.seat
+    to_act = v["to_act"]
+    prompt = v["prompt"]
+    mine = (prompt["kind"], tuple(prompt["options"]), prompt["min"], prompt["max"]) if prompt else None
+    if s.over:
+        return True
+    if s.stage == "role":
+        s.pending = {s.chooser: ("role", tuple(s.roles_left), 1, 1)}
+    elif s.stage == "library":
+        s.pending = {s.chooser: ("library", ("use", "save"), 1, 1)}
+    elif s.stage in BUILD_STAGES:
+        actor = to_act[0]
+        s.turn = s.order.index(actor)
+        if actor == seat:
+            s.pending = {seat: mine}
+            b = v["you"]["building"]
+            s.build = (b[0], b[1], tuple(b[2])) if b is not None else None
+        else:
+            return _replay_build(s, actor, v["stage"], rnd)
+    else:
+        for i in s.order:
+            d = mine if i == seat and i in to_act else _start_pending(s, i)
+            if d is None:
+                continue
+            if i in to_act or answered is None:
+                s.pending[i] = d
+            else:
+                s.pending[i] = d              # the stand-in answer is picked against it
+                s.answers[i] = tuple(answered(s, i))
+                del s.pending[i]
+    return True
+
+
+class _Shuffler:
+    """Named streams drawn from `rnd`, for the rare reshuffle while replaying a sampled build."""
+
+    def __init__(self, rnd: random.Random) -> None:
+        self.rnd = rnd
+
+    def shuffle(self, name: str, idx: int, items: list) -> list:
+        items = list(items)
+        self.rnd.shuffle(items)
+        return items
+
+    def randbelow(self, name: str, idx: int, n: int) -> int:
+        return self.rnd.randrange(n)
+
+
+def _replay_build(s: State, actor: int, stage: str, rnd: random.Random) -> bool:
+    """Another seat is building: sample which building (and crane target, black market goods)
+    by replaying its choices with the engine until the stage matches the view."""
+    options = _buildable(s, actor)
+    if not options:
+        return False
+    s.stage = "build"
+    s.pending = {actor: ("build", options, 0, 1)}
+    if stage == "build":
+        return True
+    trial = s.copy()
+    while trial.stage != stage:
+        kind, opts, lo, hi = trial.pending[actor]
+        if kind == "build":
+            pick = [opts[int(rnd.random() * len(opts))]]
+        elif kind in ("cover", "black_market"):
+            pick = rnd.sample(opts, lo + int(rnd.random() * (hi - lo + 1)))
+        else:
+            return False
+        apply(trial, actor, pick, _Shuffler(rnd))
+        if trial.pending.keys() != {actor}:
+            return False
+    for f in State.__slots__:
+        setattr(s, f, getattr(trial, f))
+    return True
+
+
+def determinize(view: dict, rnd: random.Random, answered=None) -> State:
+    """A full state consistent with `view` (a seat's view, prompt included), hidden cards dealt
+    uniformly at random with `rnd`. `answered(state, seat) -> action`, if given, stands in for
+    the hidden answers other seats have already given in a simultaneous stage."""
+    return Determinizer(view, answered).sample(rnd)
+
+
+class Determinizer:
+    """For searches that sample many states from one view: the view is read once."""
+
+    def __init__(self, view: dict, answered=None) -> None:
+        if view.get("seat") is None:
+            raise ValueError("determinize needs a seat's view, not a spectator's")
+        self.template = _Template(view)
+        self.answered = answered
+
+    def sample(self, rnd: random.Random) -> State:
+        for _ in range(_RETRIES):
+            s = _deal(self.template, rnd)
+            if _set_pending(s, self.template, rnd, self.answered):
+                return s
+        # The view allows it, but our sampling kept missing: leave that seat at its build choice.
+        s = _deal(self.template, rnd)
+        actor = self.template.view["to_act"][0]
+        s.turn = s.order.index(actor)
+        s.stage = "build"
+        s.pending = {actor: ("build", _buildable(s, actor), 0, 1)}
+        return s
+

@@ -1,0 +1,263 @@
+"""The fair-dealing exchange of FAIRNESS.md §4 as two plain state machines, with no sockets.
+
+`ServerExchange` runs a match: signed header, players' commitments, the commitment set, reveals,
+the reveal set, then one signed, hash-chained entry per accepted move (and signed private messages
+for what only one seat may see), the final entry with the server seed and every move, or a cancel
+entry. `PlayerExchange` is one player's side: it checks every message as it arrives, commits, and
+reveals its seed only once the full commitment set is in.
+
+Entries are msgpack maps; hashes and signatures are over the exact bytes, never a re-encoding.
+Payload fields: "t" (type), "seq" (entry number, the header is 0), "prev" (hash of the previous
+entry, C1), and per type:
+  header   protocol, game_id, game, rules, options, manifest, seats [{id, name}], server_key, server_commit
+  commits  commits: [commitment per seat]
+  reveals  seeds: [seed per seat]
+  move     seat, events: digest of the public events the move caused (absent when none)
+  final    server_seed, moves: [[seat, action], ...], scores: [total per seat], winners
+  cancel   server_seed, seeds: [seed or None per seat], moves, reason
+Private messages: game_id, seq (the entry they belong to), seat, and either "hand" (the cards
+dealt, as ids) or "events" (the texts only that seat may see).
+"""
+from __future__ import annotations
+
+import secrets
+
+import games
+
+from .codec import pack
+from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
+from .messages import ProtocolError, Signed, events_digest, private_events, public_events
+from .signing import SIG_ENTRY, SIG_PRIVATE, Signer, verify_signature
+from .verify import verify
+
+SEED_BYTES = 32
+
+
+class ServerExchange:
+    """The server's side of one match. Methods return the signed messages to send, in order;
+    a refused message raises ProtocolError (or IllegalAction for a bad move) and changes nothing."""
+
+    def __init__(self, game: str, options: dict, seats: list[tuple[str, str]], signer: Signer, *,
+                 game_id: bytes | None = None, server_seed: bytes | None = None) -> None:
+        self.engine = games.get(game)
+        if not self.engine.MIN_PLAYERS <= len(seats) <= self.engine.MAX_PLAYERS:
+            raise ProtocolError("bad_table", f"{self.engine.TITLE} is for {self.engine.MIN_PLAYERS} "
+                                f"to {self.engine.MAX_PLAYERS} players")
+        if len({pid for pid, _ in seats}) != len(seats):
+            raise ProtocolError("bad_table", "player ids must differ")
+        self.signer = signer
+        self.game_id = game_id or secrets.token_bytes(16)
+        self.server_seed = server_seed or secrets.token_bytes(SEED_BYTES)
+        self.seats = list(seats)
+        self.options = dict(options)
+        self.commits: list[bytes | None] = [None] * len(seats)
+        self.seeds: list[bytes | None] = [None] * len(seats)
+        self.moves: list[list] = []
+        self.state = None
+        self.streams: Streams | None = None
+        self.phase = "commit"
+        self.last_events: list[dict] = []   # the engine events of the latest move, for the caller
+        self.log: list[Signed] = []         # the public entries: the hash chain
+        self.sent: list[Signed] = []        # every message, entries and private ones, in order
+        self._append({
+            "t": "header", "protocol": PROTOCOL, "game_id": self.game_id, "game": game,
+            "rules": self.engine.RULES_VERSION, "options": self.options,
+            "manifest": self.engine.manifest_hash(bool(self.options.get("expansion"))),
+            "seats": [{"id": pid, "name": name} for pid, name in seats],
+            "server_key": signer.public_key,
+            "server_commit": server_commit(self.game_id, self.server_seed),
+        })
+
+    @property
+    def header(self) -> Signed:
+        return self.log[0]
+
+    def _append(self, body: dict) -> Signed:
+        body = {**body, "seq": len(self.log)}
+        if self.log:
+            body["prev"] = self.log[-1].hash
+        payload = pack(body)
+        entry = Signed("entry", payload, self.signer.sign(SIG_ENTRY, payload), body)
+        self.log.append(entry)
+        self.sent.append(entry)
+        return entry
+
+    def _private(self, seat: int, content: dict) -> Signed:
+        body = {"t": "private", "game_id": self.game_id, "seq": len(self.log) - 1, "seat": seat, **content}
+        payload = pack(body)
+        message = Signed("private", payload, self.signer.sign(SIG_PRIVATE, payload), body)
+        self.sent.append(message)
+        return message
+
+    def _check_phase(self, phase: str, what: str) -> None:
+        if self.phase != phase:
+            raise ProtocolError("out_of_order", f"{what} is not accepted now: the match is at the {self.phase} step")
+
+    def _check_seat(self, seat) -> None:
+        if type(seat) is not int or not 0 <= seat < len(self.seats):
+            raise ProtocolError("bad_seat", f"there is no seat {seat!r}")
+
+    def commit(self, seat: int, commitment: bytes) -> list[Signed]:
+        self._check_phase("commit", "A commitment")
+        self._check_seat(seat)
+        if not isinstance(commitment, bytes) or len(commitment) != 32:
+            raise ProtocolError("bad_commit", "a commitment is 32 bytes")
+        if self.commits[seat] is not None:
+            if self.commits[seat] == commitment:
+                return []  # a resent commitment changes nothing
+            raise ProtocolError("already_committed", f"seat {seat} has already committed to another seed")
+        self.commits[seat] = commitment
+        if None in self.commits:
+            return []
+        self.phase = "reveal"
+        return [self._append({"t": "commits", "commits": list(self.commits)})]
+
+    def reveal(self, seat: int, seed: bytes) -> list[Signed]:
+        self._check_phase("reveal", "A seed")
+        self._check_seat(seat)
+        if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+            raise ProtocolError("bad_seed", f"a seed is {SEED_BYTES} bytes")
+        if player_commit(self.game_id, self.seats[seat][0], seed) != self.commits[seat]:
+            raise ProtocolError("seed_mismatch", f"seat {seat}'s seed does not match its commitment")
+        self.seeds[seat] = seed
+        if None in self.seeds:
+            return []
+        out = [self._append({"t": "reveals", "seeds": list(self.seeds)})]
+        prk = master_key(self.header.hash, self.server_seed,
+                         [(pid, s) for (pid, _), s in zip(self.seats, self.seeds)])
+        self.streams = Streams(prk)
+        self.state = self.engine.setup([name for _, name in self.seats], self.options, self.streams)
+        self.phase = "play"
+        for seat_no in range(len(self.seats)):
+            hand = self.engine.view(self.state, seat_no)["you"]["hand"]
+            out.append(self._private(seat_no, {"hand": [c for c, _ in hand]}))
+        return out + self._finish_if_over()
+
+    def act(self, seat: int, action) -> list[Signed]:
+        """Apply a move; raises IllegalAction (state unchanged) when the rules refuse it."""
+        self._check_phase("play", "A move")
+        events = self.engine.apply(self.state, seat, action, self.streams)
+        self.moves.append([seat, list(action)])
+        move = {"t": "move", "seat": seat}
+        shown = public_events(events)
+        if shown:  # most answers to simultaneous decisions cause no event until the last one
+            move["events"] = events_digest(shown)
+        out = [self._append(move)]
+        for s in range(len(self.seats)):
+            mine = private_events(events, s)
+            if mine:
+                out.append(self._private(s, {"events": mine}))
+        self.last_events = events
+        return out + self._finish_if_over()
+
+    def _finish_if_over(self) -> list[Signed]:
+        if self.engine.to_act(self.state):
+            return []
+        result = self.engine.result(self.state)
+        self.phase = "over"
+        return [self._append({"t": "final", "server_seed": self.server_seed, "moves": self.moves,
+                              "scores": [sc["total"] for sc in result["scores"]],
+                              "winners": result["winners"]})]
+
+    def cancel(self, reason: str) -> list[Signed]:
+        """End the match now. The server seed and the seeds received are revealed, so an abort
+        after learning the deal is visible to everyone."""
+        if self.phase in ("over", "cancelled"):
+            raise ProtocolError("out_of_order", f"the match is already {self.phase}")
+        self.phase = "cancelled"
+        return [self._append({"t": "cancel", "server_seed": self.server_seed,
+                              "seeds": list(self.seeds), "moves": self.moves, "reason": reason})]
+
+
+class PlayerExchange:
+    """One player's side. `receive` checks each message and returns what to send back (a
+    commitment, then the seed), or None. At the final or cancel entry the whole record is
+    audited (protocol.verify) and the report kept in `report`."""
+
+    def __init__(self, player_id: str, seed: bytes | None = None, *,
+                 server_key: bytes | None = None) -> None:
+        self.player_id = player_id
+        self.seed = seed or secrets.token_bytes(SEED_BYTES)
+        self.pinned_key = server_key
+        self.entries: list[Signed] = []
+        self.privates: list[Signed] = []
+        self.seat: int | None = None
+        self.record: list[Signed] = []   # every signed message received, in order of arrival
+        self.report = None
+
+    @property
+    def header(self) -> dict | None:
+        return self.entries[0].body if self.entries else None
+
+    def receive(self, msg: Signed):
+        if msg.kind == "private":
+            self._check_private(msg)
+            self.privates.append(msg)
+            self.record.append(msg)
+            return None
+        reply = self._check_entry(msg)
+        self.entries.append(msg)
+        self.record.append(msg)
+        if msg.body["t"] in ("final", "cancel"):
+            self.report = verify(self.record)
+        return reply
+
+    def _check_entry(self, msg: Signed):
+        body = msg.body
+        seq = len(self.entries)
+        if body["seq"] != seq:
+            raise ProtocolError("bad_seq", f"entry {body['seq']} arrived where entry {seq} was expected")
+        if seq == 0:
+            return self._check_header(msg)
+        key = self.header["server_key"]
+        if not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
+            raise ProtocolError("bad_signature", f"entry {seq} is not signed by the server")
+        if body.get("prev") != self.entries[-1].hash:
+            raise ProtocolError("bad_chain", f"entry {seq} does not follow entry {seq - 1}")
+        kind = body["t"]
+        if kind == "commits":
+            commits = body.get("commits")
+            n = len(self.header["seats"])
+            if not isinstance(commits, list) or len(commits) != n:
+                raise ProtocolError("bad_commits", f"the commitment set must hold exactly {n} commitments")
+            mine = player_commit(self.header["game_id"], self.player_id, self.seed)
+            if commits[self.seat] != mine:
+                raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
+            return self.seed  # only now may the seed leave this machine
+        if kind == "reveals":
+            seeds = body.get("seeds")
+            commits = self.entries[1].body["commits"] if len(self.entries) > 1 else None
+            if commits is None or not isinstance(seeds, list) or len(seeds) != len(commits):
+                raise ProtocolError("bad_reveals", "the reveal set does not match the commitment set")
+            for i, (seat, s) in enumerate(zip(self.header["seats"], seeds)):
+                if not isinstance(s, bytes) or player_commit(self.header["game_id"], seat["id"], s) != commits[i]:
+                    raise ProtocolError("seed_mismatch", f"seat {i}'s revealed seed does not match its commitment")
+        return None
+
+    def _check_header(self, msg: Signed):
+        body = msg.body
+        if body.get("t") != "header" or body.get("protocol") != PROTOCOL:
+            raise ProtocolError("bad_header", f"the first entry must be a {PROTOCOL} header")
+        key = body.get("server_key")
+        if self.pinned_key is not None and key != self.pinned_key:
+            raise ProtocolError("wrong_server", "the header is signed by another server key than expected")
+        if not isinstance(key, bytes) or not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
+            raise ProtocolError("bad_signature", "the header is not signed by the key it names")
+        ids = [s.get("id") for s in body.get("seats", []) if isinstance(s, dict)]
+        if ids.count(self.player_id) != 1:
+            raise ProtocolError("not_seated", f"player {self.player_id!r} has no seat in this match")
+        self.seat = ids.index(self.player_id)
+        return player_commit(body["game_id"], self.player_id, self.seed)
+
+    def _check_private(self, msg: Signed) -> None:
+        if not self.entries:
+            raise ProtocolError("out_of_order", "a private message before the header")
+        body = msg.body
+        if not verify_signature(self.header["server_key"], SIG_PRIVATE, msg.payload, msg.sig):
+            raise ProtocolError("bad_signature", "a private message is not signed by the server")
+        if body.get("game_id") != self.header["game_id"]:
+            raise ProtocolError("wrong_match", "a private message from another match")
+        if body.get("seat") != self.seat:
+            raise ProtocolError("not_for_us", "a private message addressed to another seat")
+        if body["seq"] != len(self.entries) - 1:
+            raise ProtocolError("bad_seq", "a private message that does not follow the latest entry")

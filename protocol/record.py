@@ -1,0 +1,73 @@
+"""The match record file: every signed message of a match exactly as sent, in one file.
+
+Format: the line `governor-record/1\\n`, then one msgpack array per message, back to back:
+`[kind, payload, signature]` with kind 0 for a public log entry and 1 for a private message,
+payload the exact msgpack bytes that were signed, signature the server's 64-byte Ed25519
+signature. Nothing else is in the file; everything in it is covered by a signature, so
+`governor verify` needs nothing but the file.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgpack
+
+from .codec import DecodeError, pack, unpacker
+from .messages import ProtocolError, Signed
+
+MAGIC = b"governor-record/1\n"
+MAX_RECORD = 16 << 20
+_KINDS = ("entry", "private")
+
+
+class RecordError(ValueError):
+    """A file that is not a readable match record; str() says why."""
+
+
+def dumps(items: list[Signed]) -> bytes:
+    return MAGIC + b"".join(pack([_KINDS.index(m.kind), m.payload, m.sig]) for m in items)
+
+
+def write(path: str | os.PathLike, items: list[Signed]) -> Path:
+    """Write atomically: a crash leaves the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(dumps(items))
+    os.replace(tmp, path)
+    return path
+
+
+def loads(data: bytes) -> list[Signed]:
+    if not data.startswith(MAGIC):
+        raise RecordError("not a Governor match record (it does not start with 'governor-record/1')")
+    if len(data) > MAX_RECORD:
+        raise RecordError(f"the record is {len(data)} bytes, over the limit of {MAX_RECORD}")
+    reader = unpacker(len(data))
+    reader.feed(data[len(MAGIC):])
+    items: list[Signed] = []
+    try:
+        for raw in reader:
+            if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
+                raise RecordError(f"item {len(items)} is not a [kind, payload, signature] triple")
+            try:
+                items.append(Signed.parse(_KINDS[raw[0]], raw[1], raw[2]))
+            except ProtocolError as e:
+                raise RecordError(f"item {len(items)}: {e.message}") from None
+    except (msgpack.UnpackException, ValueError, DecodeError) as e:
+        if isinstance(e, RecordError):
+            raise
+        raise RecordError(f"item {len(items)} is not valid msgpack ({e})") from None
+    if reader.tell() != len(data) - len(MAGIC):
+        raise RecordError(f"the record is cut short inside item {len(items)}")
+    if not items:
+        raise RecordError("the record holds no messages")
+    return items
+
+
+def read(path: str | os.PathLike) -> list[Signed]:
+    path = Path(path)
+    if path.stat().st_size > MAX_RECORD:
+        raise RecordError(f"{path} is over the limit of {MAX_RECORD} bytes")
+    return loads(path.read_bytes())

@@ -1,0 +1,229 @@
+"""The audit of FAIRNESS.md §5: everything a player can check about a finished match, offline.
+
+Given the signed messages of a match (a record), check the signatures and the hash chain, the
+commitments against the revealed seeds, recompute the master key and every stream, replay every
+move through the same rules engine, and compare the replay with what the server signed: the cards
+dealt and shown to each seat whose private messages are in the record, the public events of every
+move, and the final scores. The first difference ends the audit and is reported with its entry.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import games
+from games.errors import IllegalAction
+
+from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
+from .messages import Signed, events_digest, private_events, public_events
+from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
+
+
+class Mismatch(Exception):
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {what}")
+        self.where = where
+        self.what = what
+
+
+@dataclass
+class Report:
+    ok: bool
+    checks: list[str] = field(default_factory=list)
+    where: str | None = None       # the first failing entry, e.g. "entry 57 (move by Bo)"
+    what: str | None = None        # what differs there
+    game: str | None = None
+    game_id: str | None = None
+    server: str | None = None      # the server key's fingerprint
+    names: list[str] = field(default_factory=list)
+    scores: list[int] | None = None
+    winners: list[int] | None = None
+    seats_checked: list[int] = field(default_factory=list)
+
+    def text(self) -> str:
+        lines = []
+        if self.game_id:
+            lines.append(f"Match {self.game_id} ({self.game}), signed by server {self.server}")
+        if self.names:
+            lines.append("Players: " + ", ".join(
+                f"{n} {self.scores[i]}" if self.scores else n for i, n in enumerate(self.names)))
+        if self.winners is not None:
+            lines.append("Winner" + "s" * (len(self.winners) > 1) + ": " +
+                         ", ".join(self.names[i] for i in self.winners))
+        lines += [f"  ok  {c}" for c in self.checks]
+        if self.ok:
+            lines.append("VERIFIED: the deal and the scores are honest.")
+        else:
+            lines.append(f"FAILED at {self.where}: {self.what}")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return {"ok": self.ok, "where": self.where, "what": self.what, "game": self.game,
+                "game_id": self.game_id, "server": self.server, "names": self.names,
+                "scores": self.scores, "winners": self.winners, "checks": self.checks}
+
+
+def verify(items: list[Signed]) -> Report:
+    report = Report(ok=False)
+    try:
+        _audit(items, report)
+        report.ok = True
+    except Mismatch as e:
+        report.where, report.what = e.where, e.what
+    return report
+
+
+def _name(i: int, body: dict, names: list[str]) -> str:
+    kind = body.get("t", "?")
+    if kind == "move" and type(body.get("seat")) is int and 0 <= body["seat"] < len(names):
+        return f"entry {i} (move by {names[body['seat']]})"
+    return f"entry {i} ({kind})"
+
+
+def _audit(items: list[Signed], report: Report) -> None:
+    entries = [m for m in items if m.kind == "entry"]
+    privates = [m for m in items if m.kind == "private"]
+    if not entries or entries[0].body.get("t") != "header":
+        raise Mismatch("entry 0", "the record does not start with a header")
+    header = entries[0].body
+    if header.get("protocol") != PROTOCOL:
+        raise Mismatch("entry 0 (header)", f"protocol {header.get('protocol')!r} is not {PROTOCOL}")
+    key = header.get("server_key")
+    if not isinstance(key, bytes) or not verify_signature(key, SIG_ENTRY, entries[0].payload, entries[0].sig):
+        raise Mismatch("entry 0 (header)", "the header is not signed by the server key it names")
+    report.server = fingerprint(key)
+    game_id = header.get("game_id")
+    report.game_id = game_id.hex() if isinstance(game_id, bytes) else None
+    try:
+        engine = games.get(header.get("game"))
+    except IllegalAction as e:
+        raise Mismatch("entry 0 (header)", e.message) from None
+    report.game = engine.TITLE
+    if header.get("rules") != engine.RULES_VERSION:
+        raise Mismatch("entry 0 (header)", f"the match used rules version {header.get('rules')!r}; "
+                       f"this verifier implements {engine.RULES_VERSION!r}")
+    options = header.get("options")
+    seats = header.get("seats")
+    if not isinstance(options, dict) or not isinstance(seats, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("name"), str) for s in seats):
+        raise Mismatch("entry 0 (header)", "the table options or seats are malformed")
+    if header.get("manifest") != engine.manifest_hash(bool(options.get("expansion"))):
+        raise Mismatch("entry 0 (header)", "the card manifest hash is not the one of these rules")
+    names = [s["name"] for s in seats]
+    report.names = names
+    report.checks.append(f"header signed by the server key, {len(seats)} seats, rules {engine.RULES_VERSION}")
+
+    # The hash chain: every entry signed, numbered, and pointing at the one before.
+    for i, entry in enumerate(entries[1:], 1):
+        where = _name(i, entry.body, names)
+        if entry.body["seq"] != i:
+            raise Mismatch(where, f"it says it is entry {entry.body['seq']} (dropped, duplicated or reordered entries)")
+        if not verify_signature(key, SIG_ENTRY, entry.payload, entry.sig):
+            raise Mismatch(where, "the server's signature does not match its bytes")
+        if entry.body.get("prev") != entries[i - 1].hash:
+            raise Mismatch(where, "it does not chain to the entry before it (spliced or altered log)")
+    last = entries[-1].body
+    if last["t"] not in ("final", "cancel"):
+        raise Mismatch(_name(len(entries) - 1, last, names),
+                       "the record is cut short: it ends without a final or cancel entry")
+    report.checks.append(f"{len(entries)} entries signed and hash-chained, ending with a {last['t']} entry")
+
+    by_seq: dict[int, dict[int, Signed]] = {}
+    for m in privates:
+        b = m.body
+        where = f"private message for entry {b['seq']}"
+        if not verify_signature(key, SIG_PRIVATE, m.payload, m.sig):
+            raise Mismatch(where, "the server's signature does not match its bytes")
+        if b.get("game_id") != game_id:
+            raise Mismatch(where, "it belongs to another match")
+        if type(b.get("seat")) is not int or not 0 <= b["seat"] < len(seats) or not 0 <= b["seq"] < len(entries):
+            raise Mismatch(where, "it names no seat or entry of this match")
+        if b["seat"] in by_seq.setdefault(b["seq"], {}):
+            raise Mismatch(where, f"a second private message for {names[b['seat']]}")
+        by_seq[b["seq"]][b["seat"]] = m
+    checked = sorted({b.body["seat"] for b in privates})
+    report.seats_checked = checked
+    report.checks.append(f"{len(privates)} private messages signed, for {', '.join(names[s] for s in checked) or 'nobody'}")
+
+    # Commitments and seeds.
+    if len(entries) < 2 or entries[1].body["t"] != "commits":
+        return _cancelled_early(entries, header, report)
+    commits = entries[1].body.get("commits")
+    if not isinstance(commits, list) or len(commits) != len(seats):
+        raise Mismatch("entry 1 (commits)", f"the commitment set must hold one commitment per seat ({len(seats)})")
+    seed_entry = entries[2] if len(entries) > 2 else None
+    end = last
+    server_seed = end.get("server_seed")
+    if not isinstance(server_seed, bytes) or server_commit(game_id, server_seed) != header.get("server_commit"):
+        raise Mismatch(_name(len(entries) - 1, end, names), "the revealed server seed does not match the server's commitment")
+    report.checks.append("the server seed matches the commitment made before any player chose a seed")
+    if seed_entry is None or seed_entry.body["t"] != "reveals":
+        return _cancelled_early(entries, header, report)
+    seeds = seed_entry.body.get("seeds")
+    if not isinstance(seeds, list) or len(seeds) != len(seats):
+        raise Mismatch("entry 2 (reveals)", "the reveal set must hold one seed per seat")
+    for i, (seat, seed) in enumerate(zip(seats, seeds)):
+        if not isinstance(seed, bytes) or player_commit(game_id, seat["id"], seed) != commits[i]:
+            raise Mismatch("entry 2 (reveals)", f"{names[i]}'s seed does not match their commitment")
+    report.checks.append(f"all {len(seats)} player seeds match their commitments")
+
+    # Replay from the seeds.
+    prk = master_key(entries[0].hash, server_seed, [(s["id"], seed) for s, seed in zip(seats, seeds)])
+    streams = Streams(prk)
+    try:
+        state = engine.setup(names, options, streams)
+    except IllegalAction as e:
+        raise Mismatch("entry 0 (header)", e.message) from None
+    for seat in checked:
+        shown = by_seq.get(2, {}).get(seat)
+        dealt = [c for c, _ in engine.view(state, seat)["you"]["hand"]]
+        if shown is None or shown.body.get("hand") != dealt:
+            raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
+    report.checks.append("every shuffle recomputed from the seeds; the dealt hands match")
+
+    moves = end.get("moves")
+    move_entries = entries[3:-1]
+    if not isinstance(moves, list) or len(moves) != len(move_entries):
+        raise Mismatch(_name(len(entries) - 1, end, names),
+                       f"it lists {len(moves) if isinstance(moves, list) else 'no'} moves for {len(move_entries)} move entries")
+    for i, (entry, move) in enumerate(zip(move_entries, moves), 3):
+        where = _name(i, entry.body, names)
+        if entry.body["t"] != "move" or not isinstance(move, list) or len(move) != 2 or move[0] != entry.body.get("seat"):
+            raise Mismatch(where, "the move list of the final entry does not match this entry")
+        try:
+            events = engine.apply(state, move[0], move[1], streams)
+        except IllegalAction as e:
+            raise Mismatch(where, f"the move {move[1]!r} is not legal in the replay: {e.message}") from None
+        shown = public_events(events)
+        if (events_digest(shown) if shown else None) != entry.body.get("events"):
+            raise Mismatch(where, "the public events differ from the replay")
+        for seat in checked:
+            expected = private_events(events, seat)
+            got = by_seq.get(i, {}).get(seat)
+            if (got.body.get("events") if got else []) != expected:
+                raise Mismatch(where, f"the cards shown to {names[seat]} differ from the replay")
+    report.checks.append(f"{len(moves)} moves replayed; every public event and every card shown matches")
+
+    result = engine.result(state)
+    if end["t"] == "final":
+        totals = [sc["total"] for sc in result["scores"]]
+        where = _name(len(entries) - 1, end, names)
+        if engine.to_act(state):
+            raise Mismatch(where, "the replayed game is not over")
+        if end.get("scores") != totals:
+            raise Mismatch(where, f"the final scores {end.get('scores')} differ from the replay's {totals}")
+        if end.get("winners") != result["winners"]:
+            raise Mismatch(where, "the winners differ from the replay's")
+        report.scores, report.winners = totals, result["winners"]
+        report.checks.append("the final scores and winners equal the replay's")
+    else:
+        report.checks.append(f"match cancelled: {end.get('reason')!r}")
+
+
+def _cancelled_early(entries: list[Signed], header: dict, report: Report) -> None:
+    end = entries[-1].body
+    if end["t"] != "cancel":
+        raise Mismatch(f"entry {len(entries) - 1} ({end['t']})", "the commitments and seeds are missing")
+    seed = end.get("server_seed")
+    if not isinstance(seed, bytes) or server_commit(header["game_id"], seed) != header.get("server_commit"):
+        raise Mismatch(f"entry {len(entries) - 1} (cancel)", "the revealed server seed does not match the server's commitment")
+    report.checks.append(f"match cancelled before play: {end.get('reason')!r}; the server seed matches its commitment")
