@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from . import play, selfplay
+from . import play, selfplay, verify
 
-COMMANDS = {"play": play, "selfplay": selfplay}
+COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
 
@@ -34,7 +34,7 @@ def _table_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="governor", description="San Juan in the terminal.")
+    top = argparse.ArgumentParser(prog="governor", description="San Juan in the terminal, with dealing anyone can audit.")
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     for name, module in COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__,

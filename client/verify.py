@@ -1,0 +1,35 @@
+"""`governor verify RECORD`: audit a saved match record offline (FAIRNESS.md §5).
+
+Checks the server's signatures and the hash chain, the commitments against the revealed seeds,
+recomputes every shuffle, replays every move through the rules engine and compares the cards
+shown and the final scores. Exit 0 only when everything holds; 1 when the audit fails (the first
+failing entry is named); 2 when the file is not a readable record.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from protocol import record
+from protocol.verify import verify
+
+HELP = "audit a saved match record: deal, moves and scores"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("record", help="the match record file (.govrec)")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        items = record.read(args.record)
+    except FileNotFoundError:
+        print(f"governor verify: no file {args.record!r}.")
+        return 2
+    except (OSError, record.RecordError) as e:
+        print(f"governor verify: {args.record} is not a readable match record: {e}")
+        return 2
+    report = verify(items)
+    print(json.dumps(report.as_dict(), sort_keys=True) if args.json else report.text())
+    return 0 if report.ok else 1
