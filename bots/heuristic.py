@@ -1,0 +1,258 @@
+"""The rule-of-thumb player: values every option with bots/values.py and picks the best.
+
+It reads only its seat's view. Roles: what the privilege and the phase bring this seat, minus
+what the phase gives the others. Builds: the building's worth (VP, end bonus, income over the
+rounds left) minus what it costs. Cards: pay, discard and tuck the least useful ones, keep the
+most useful. Goods: produce and sell as many as allowed, the dearest first.
+"""
+from __future__ import annotations
+
+import random
+
+from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BLACK_MARKET, BY_KEY, CATHEDRAL, COST,
+                                 CUSTOMS_OFFICE, GOLD_MINE, GOLDSMITH, GOOD, LIBRARY, MARKET_HALL,
+                                 MARKET_STAND, PARK, PREFECTURE, PRODUCTION, TILES, TRADING_POST,
+                                 VP, WELL)
+
+from . import values as V
+
+TILE_INDEX = {t: i for i, t in enumerate(TILES)}
+
+
+class Seat:
+    """What one seat knows, read from its view: its cards, every city, the game's progress."""
+
+    def __init__(self, view: dict) -> None:
+        self.view = view
+        me = self.seat = view["seat"]
+        you = view["you"]
+        players = view["players"]
+        self.n = len(players)
+        self.hand = [c for c, _ in you["hand"]]
+        self.kind = {c: BY_KEY[k] for c, k in you["hand"]}
+        for pv in players:
+            for b, k, _ in pv["city"]:
+                self.kind[b] = BY_KEY[k]
+        for c, k in you["drawn"]:
+            self.kind[c] = BY_KEY[k]
+        if view["cathedral"]:
+            self.kind[view["cathedral"][0]] = CATHEDRAL
+        self.hand_kinds = [self.kind[c] for c in self.hand]
+        mine = players[me]
+        self.city = [BY_KEY[k] for _, k, _ in mine["city"]]
+        inactive = set(mine["inactive"])
+        self.active = {self.kind[b] for b, _, _ in mine["city"] if b not in inactive}
+        self.goods = [b for b, _, g in mine["city"] if g]
+        self.most = max(pv["buildings"] for pv in players)
+        self.rl = V.rounds_left(self.most)
+        self.cv = V.card_value(self.rl)
+        self.others6 = sum(1 for i, pv in enumerate(players) if i != me
+                           for _, k, _ in pv["city"] if BY_KEY[k] in V.SIX)
+        self.score = (sum(VP[k] for k in self.city) + len(you["chapel"]) + len(you["bank"])
+                      + len(you["harbor"]))
+        self.priv = (2 if view["doubled"] else 1) if view["chooser"] == me else 0
+
+    # ------------------------------------------------------------ values
+
+    def holds(self, cards) -> dict[int, float]:
+        kinds = [self.kind[c] for c in cards]
+        vals = V.hold_values(kinds, self.city, self.rl, self.others6, self.score)
+        return dict(zip(cards, vals))
+
+    def build_cost(self, card: int, priv: int) -> int:
+        k = self.kind[card]
+        need = max(0, COST[k] - priv - V.discount(k, self.active))
+        if BLACK_MARKET in self.active:
+            need = max(0, need - min(2, len(self.goods)))
+        return need
+
+    def build_score(self, card: int, priv: int) -> float:
+        k = self.kind[card]
+        w = V.worth(k, self.city, self.hand_kinds, self.rl, self.others6, self.score)
+        return w - self.build_cost(card, priv) * self.cv
+
+    def best_build(self, priv: int) -> float:
+        """Score of the best building this seat could pay for with this privilege, or 0."""
+        best = 0.0
+        owned = set(self.city)
+        cands = list(self.hand)
+        if self.view["cathedral"]:
+            cands.append(self.view["cathedral"][0])
+        for c in cands:
+            k = self.kind[c]
+            if not PRODUCTION[k] and k in owned:
+                continue
+            if self.build_cost(c, priv) <= len(self.hand) - (k != CATHEDRAL):
+                best = max(best, self.build_score(c, priv))
+        return best
+
+    def next_prices(self) -> tuple:
+        """The prices the next trader phase will pay: known once every tile has been turned,
+        otherwise the average of the tiles not turned yet."""
+        seen = [TILE_INDEX[tuple(t.values())] for t in self.view["tiles"]]
+        if len(seen) == len(TILES):
+            now = seen.index(TILE_INDEX[tuple(self.view["tile"].values())])
+            return TILES[seen[(now + 1) % len(TILES)]]
+        rest = [TILES[i] for i in range(len(TILES)) if i not in seen]
+        return tuple(sum(t[g] for t in rest) / len(rest) for g in range(5))
+
+    # ------------------------------------------------------------ roles
+
+    def role_values(self) -> dict[str, float]:
+        v = self.view
+        me = self.seat
+        cv = self.cv
+        doubled = 2 if LIBRARY in self.active and self.n > 2 else 1
+        others = [pv for i, pv in enumerate(v["players"]) if i != me]
+        prices = self.next_prices()
+
+        def price(kind: int) -> float:
+            return 2 if kind == CUSTOMS_OFFICE else prices[GOOD[kind]]
+
+        def kinds_of(pv, with_good: bool) -> list[int]:
+            return [BY_KEY[k] for _, k, g in pv["city"]
+                    if g == with_good and (with_good or PRODUCTION[BY_KEY[k]])]
+
+        my_city = v["players"][me]
+        out = {}
+        # Builder: the privilege saves cards (and may make a build possible at all).
+        with_p = self.best_build(doubled)
+        without = self.best_build(0)
+        others_build = sum(0.8 if pv["hand"] >= 3 else 0.3 for pv in others)
+        out["builder"] = (with_p - 0.6 * without) + (doubled * cv if with_p > 0 else 0) - 0.35 * others_build
+        # Producer: goods on empty buildings, the dearest first.
+        empty = sorted((V.good_value(k, self.rl) for k in kinds_of(my_city, False)), reverse=True)
+        cap = 1 + doubled + (AQUEDUCT in self.active)
+        gain = sum(empty[:cap])
+        if len(empty[:cap]) >= 2 and WELL in self.active:
+            gain += cv
+        theirs = sum(max([V.good_value(k, self.rl) for k in kinds_of(pv, False)], default=0) for pv in others)
+        out["producer"] = gain - 0.35 * theirs
+        # Trader: what the goods fetch now.
+        mine = sorted((price(k) for k in kinds_of(my_city, True)), reverse=True)
+        cap = 1 + doubled + (TRADING_POST in self.active)
+        sold = mine[:cap]
+        gain = sum(sold) + (MARKET_HALL in self.active and bool(sold)) + (MARKET_STAND in self.active and len(sold) >= 2)
+        theirs = sum(max([price(k) for k in kinds_of(pv, True)], default=0) for pv in others)
+        out["trader"] = (gain - 0.35 * theirs) * cv
+        # Councillor: a card, chosen among five (or eight).
+        keep = 2 if PREFECTURE in self.active else 1
+        out["councillor"] = (keep * cv + 0.3 * doubled + (0.2 if ARCHIVE in self.active else 0)
+                             - 0.35 * len(others) * 0.8 * cv)
+        # Prospector: a card for nobody else.
+        out["prospector"] = doubled * cv + (0.3 if GOLD_MINE in self.active else 0) + (
+            0.2 if GOLDSMITH in self.active else 0)
+        # A full hand makes cards worth less: the surplus would be discarded at round start.
+        room = v["you"]["hand_limit"] - len(self.hand)
+        if room <= 1:
+            for r in ("councillor", "prospector"):
+                out[r] -= (2 - room) * 0.5
+        return out
+
+
+class HeuristicBot:
+    level = "heuristic"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(str(seed))   # only breaks exact ties
+
+    def choose(self, view: dict) -> list:
+        p = view["prompt"]
+        options, lo, hi = p["options"], p["min"], p["max"]
+        if lo == hi == len(options):
+            return list(options)
+        if hi == 0:
+            return []
+        return list(getattr(self, "_" + p["kind"])(Seat(view), options, lo, hi))
+
+    # Each handler returns a legal pick: between lo and hi distinct options.
+
+    def _role(self, k: Seat, options, lo, hi):
+        vals = k.role_values()
+        return [max(options, key=lambda r: (vals[r], self.rng.random()))]
+
+    def _library(self, k: Seat, options, lo, hi):
+        return ["use"]
+
+    def _build(self, k: Seat, options, lo, hi):
+        best, score = None, 0.15
+        for c in options:
+            s = k.build_score(c, k.priv)
+            if s > score:
+                best, score = c, s
+        # The last round: anything that adds points beats cards that will not be spent.
+        if best is None and k.most >= 11:
+            best = max(options, key=lambda c: VP[k.kind[c]], default=None)
+        return [best] if best is not None else []
+
+    def _cover(self, k: Seat, options, lo, hi):
+        building = k.kind[k.view["you"]["building"][0]]
+
+        def loss(b):
+            kind = k.kind[b]
+            return V.worth(kind, k.city, k.hand_kinds, k.rl) - (6 if kind == PARK else COST[kind]) * k.cv
+        best = min(options, key=loss)
+        if lo or loss(best) < -0.5 or (COST[building] >= 5 and loss(best) < 0.5 and k.rl < 3):
+            return [best]
+        return []
+
+    def _black_market(self, k: Seat, options, lo, hi):
+        # A good is worth more than a weak card; spend goods only when the cards run short.
+        return sorted(options, key=lambda b: V.good_value(k.kind[b], k.rl))[:lo]
+
+    def _pay(self, k: Seat, options, lo, hi):
+        h = k.holds(options)
+        return sorted(options, key=lambda c: (h[c], COST[k.kind[c]]))[:lo]
+
+    def _discard(self, k: Seat, options, lo, hi):
+        return self._pay(k, options, lo, hi)
+
+    def _limit(self, k: Seat, options, lo, hi):
+        return self._pay(k, options, lo, hi)
+
+    def _keep(self, k: Seat, options, lo, hi):
+        h = k.holds([c for c in options])
+        # Held twice a city card is worth nothing: value a kept pair one by one.
+        picks = []
+        for c in sorted(options, key=lambda c: -h[c]):
+            if len(picks) == lo:
+                break
+            if not PRODUCTION[k.kind[c]] and any(k.kind[c] == k.kind[x] for x in picks):
+                continue
+            picks.append(c)
+        for c in options:
+            if len(picks) < lo and c not in picks:
+                picks.append(c)
+        return picks
+
+    def _office(self, k: Seat, options, lo, hi):
+        h = k.holds(options)
+        weak = sorted((c for c in options if h[c] < 0.6), key=lambda c: h[c])
+        return weak[:hi]
+
+    def _chapel(self, k: Seat, options, lo, hi):
+        h = k.holds(options)
+        worst = min(options, key=lambda c: h[c])
+        # A tucked card is a sure VP; a card in hand is a payment worth `cv` and maybe a building.
+        if h[worst] < 1 - k.cv + 0.6 and (len(options) >= 3 or k.rl < 3):
+            return [worst]
+        return []
+
+    def _bank(self, k: Seat, options, lo, hi):
+        if k.rl > 1.5:
+            return []
+        h = k.holds(options)
+        keep = max(options, key=lambda c: h[c]) if k.rl > 0.9 and len(options) > 3 else None
+        return [c for c in options if c != keep]
+
+    def _produce(self, k: Seat, options, lo, hi):
+        return sorted(options, key=lambda b: -V.good_value(k.kind[b], k.rl))[:hi]
+
+    def _sell(self, k: Seat, options, lo, hi):
+        tile = k.view["tile"]
+        prices = tuple(tile.values())
+
+        def price(b):
+            kind = k.kind[b]
+            return 2 if kind == CUSTOMS_OFFICE else prices[GOOD[kind]]
+        return sorted(options, key=lambda b: -price(b))[:hi]

@@ -1,0 +1,4 @@
+class ISMCTSBot:
+    level = "ismcts"
+    searches = True
+

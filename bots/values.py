@@ -1,0 +1,122 @@
+"""Rules of thumb shared by the heuristic player and the search's playouts: what a building, a card
+in hand, a good or a role is worth to a player, in "victory point equivalents".
+
+Everything here works on plain card-kind numbers, so the same numbers serve a view (the heuristic
+bot) and a full state (the search). The numbers are guesses tuned by playing series of games
+(bench/tournament.py); none of them is a rule.
+"""
+from __future__ import annotations
+
+from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER, CATHEDRAL,
+                                 CHAPEL, CITY_HALL, COST, CRANE, CUSTOMS_OFFICE, GOLD_MINE,
+                                 GOLDSMITH, GOOD, GUARD_ROOM, GUILD_HALL, HARBOR, HUT, KINDS,
+                                 LIBRARY, MARKET_HALL, MARKET_STAND, MONUMENTS, OFFICE_BUILDING,
+                                 PALACE, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION, QUARRY,
+                                 RESIDENCE, SMITHY, TAVERN, TILES, TOWER, TRADING_POST,
+                                 TRIUMPHAL_ARCH, VP, WELL)
+from games.sanjuan.scoring import ARCH_BONUS, CATHEDRAL_BONUS, residence_sets
+
+# Cards a production building earns per round through producer and trader, by good; later copies
+# earn less because only so many goods can be produced and sold per phase.
+GOOD_RATE = (0.30, 0.40, 0.50, 0.60, 0.70)
+COPY_FACTOR = (1.0, 0.85, 0.7, 0.55, 0.45, 0.35, 0.3, 0.25, 0.2, 0.2, 0.2, 0.2)
+# Cards (or VP) a city building brings per round; a few depend on the city, see _rate.
+RATE = {SMITHY: 0.10, GOLD_MINE: 0.25, ARCHIVE: 0.15, POOR_HOUSE: 0.25, BLACK_MARKET: 0.15,
+        CRANE: 0.10, CHAPEL: 0.60, TOWER: 0.25, CARPENTER: 0.45, PREFECTURE: 0.30, QUARRY: 0.40,
+        LIBRARY: 0.90, GUARD_ROOM: 0.10, OFFICE_BUILDING: 0.20, HUT: 0.15, TAVERN: 0.20,
+        CUSTOMS_OFFICE: 0.55, GOLDSMITH: 0.20}
+ENGINE = 0.7          # income late in the game is worth less: a flat discount on rate * rounds
+AVG_PRICE = tuple(sum(t[g] for t in TILES) / len(TILES) for g in range(5))
+SIX = frozenset(k.index for k in KINDS if k.cost == 6 and not k.production)
+
+
+def card_value(rounds_left: float) -> float:
+    """A card in hand: worth about a VP mid-game (it pays for buildings), little at the end."""
+    return min(1.0, 0.35 + 0.065 * rounds_left)
+
+
+def rounds_left(most_buildings: int) -> float:
+    """Rough rounds to go, from the biggest city (the game ends when one has 12)."""
+    return max(0.5, 12 - most_buildings) * 0.9
+
+
+def _rate(kind: int, city: list[int]) -> float:
+    if PRODUCTION[kind]:
+        copies = sum(1 for k in city if PRODUCTION[k])
+        return GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(copies, len(COPY_FACTOR) - 1)]
+    nprod = sum(1 for k in city if PRODUCTION[k])
+    if kind == TRADING_POST:
+        return 0.08 * min(nprod, 4)
+    if kind == AQUEDUCT:
+        return 0.12 * min(nprod, 4)
+    if kind == MARKET_HALL:
+        return 0.1 + 0.12 * min(nprod, 4)
+    if kind == WELL:
+        return 0.3 if nprod >= 2 else 0.1
+    if kind == MARKET_STAND:
+        return 0.3 if nprod >= 2 else 0.05
+    if kind == HARBOR:
+        return 0.3 if nprod else 0.05
+    if kind == BLACK_MARKET:
+        return 0.1 + 0.04 * min(nprod, 4)
+    return RATE.get(kind, 0.0)
+
+
+def worth(kind: int, city: list[int], hand: list[int], rl: float, others6: int = 0,
+          score: float = 0.0) -> float:
+    """What building `kind` adds to a city (list of kinds) by the game's end: printed VP, its end
+    bonus as the city may stand then, and its income over the rounds left."""
+    v = VP[kind] + _rate(kind, city) * rl * ENGINE
+    if kind == GUILD_HALL:
+        prod = [k for k in city if PRODUCTION[k]]
+        v += len(prod) + len(set(prod)) + 0.4 * rl
+    elif kind == CITY_HALL:
+        v += 1 + sum(1 for k in city if not PRODUCTION[k]) + 0.4 * rl
+    elif kind == TRIUMPHAL_ARCH:
+        have = {k for k in city if k in MONUMENTS}
+        later = {k for k in hand if k in MONUMENTS} - have
+        v += ARCH_BONUS[min(3, len(have) + (len(later) + 1) // 2)] if have or later else 1
+    elif kind == PALACE:
+        v += (score + 6 + 1.2 * rl) / 4
+    elif kind == RESIDENCE:
+        v += sum((4, 3, 2, 1)[:residence_sets([*city, kind])]) + 0.3 * rl
+    elif kind == CATHEDRAL:
+        v += CATHEDRAL_BONUS[min(4, others6 + int(rl / 4))]
+    elif kind == BANK:
+        v += 2.5
+    elif kind == PARK:
+        v += 0.5 if CRANE in city else 0
+    return v
+
+
+def discount(kind: int, active) -> int:
+    """Cards a player's own buildings take off the cost (no privilege, no crane, no goods)."""
+    if PRODUCTION[kind]:
+        return SMITHY in active
+    return QUARRY in active
+
+
+def hold_values(hand_kinds: list[int], city: list[int], rl: float, others6: int = 0,
+                score: float = 0.0) -> list[float]:
+    """How much each hand card is worth kept as a future building, above its worth as a payment
+    card. Copies of a city building one already owns (or holds twice) are only payment."""
+    cv = card_value(rl)
+    owned = set(city)
+    seen = set()
+    out = []
+    for k in hand_kinds:
+        if not PRODUCTION[k] and (k in owned or k in seen):
+            out.append(0.0)
+            continue
+        seen.add(k)
+        cost = max(0, COST[k] - discount(k, owned) - 0.5)
+        # An expensive card far from affordable early is worth less than it seems.
+        reach = 1.0 if COST[k] <= len(hand_kinds) + 1 else 0.7
+        out.append(max(0.0, (worth(k, city, hand_kinds, rl, others6, score) - cost * cv) * reach))
+    return out
+
+
+def good_value(kind: int, rl: float) -> float:
+    """A good on a building: a likely sale at an average price, if a trader phase comes."""
+    price = 2.0 if kind == CUSTOMS_OFFICE else AVG_PRICE[GOOD[kind]]
+    return price * card_value(rl) * 0.75

@@ -1,0 +1,117 @@
+"""The wire: WebSocket binary frames, one msgpack map per message, with a "type" field.
+
+This module is the contract between server and client: every message type with its fields and
+their types, the limits, the close codes, and `decode`, which turns a frame into a checked message
+or raises WireError naming what was wrong.
+
+A session:
+  client -> hello {version, token?, have?}            first message; token only to resume a seat
+  server -> welcome {version, server, key}            server = key fingerprint, key = Ed25519 public key
+  client -> list | create | sit | watch               lobby (sit returns a seat token: keep it secret)
+  server -> tables | created | seated                 replies
+Once seated, per table:
+  server -> entry {table, payload, sig}               a signed public log entry (FAIRNESS.md §4)
+  server -> private {table, payload, sig}             a signed private message for this seat
+  client -> commit {commitment} / reveal {seed}       the client's part of the exchange
+  server -> snapshot {table, seq, view, hash, events} the seat's whole view (on connect, on request,
+                                                      after a gap or an overflow)
+  server -> delta {table, base, seq, ops, hash, events} ops turn the view at `base` into the one at
+                                                      `seq` (protocol.diff); hash = view_hash of it
+  client -> act {id, seq, action}                     a decision, made on the view at `seq`
+  server -> ack {id} | reject {id, code, message}     every command is answered exactly once
+  client -> resync {}                                 ask for a snapshot
+  server -> status {table, seats}                     who is connected, who is a bot
+  server -> error {code, message}                     a refused request that is not a command
+A command is identified by its client id: sent twice, it is applied once and answered the same
+way again. A command decided on a view older than the seat's current question is rejected
+("stale") and a snapshot follows. Protocol violations close the connection with a code below.
+"""
+from __future__ import annotations
+
+from .codec import DecodeError, pack, unpack
+
+VERSION = "governor/1"
+MAX_FRAME = 64 * 1024            # client -> server
+MAX_SERVER_FRAME = 1024 * 1024   # server -> client
+
+# Close codes (RFC 6455 leaves 4000-4999 to applications).
+CLOSE_BAD_FRAME = 4000           # not a msgpack map with a known type and the right fields
+CLOSE_TOO_BIG = 4001
+CLOSE_FLOODING = 4002            # over the command rate
+CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, unknown token
+CLOSE_TOO_MANY = 4004            # too many connections from one address
+CLOSE_REPLACED = 4005            # the seat token connected again elsewhere
+CLOSE_SHUTDOWN = 1001
+
+_BIN, _STR, _INT, _LIST, _MAP, _BOOL = bytes, str, int, list, dict, bool
+
+# Fields of each client message: name -> (type, required).
+CLIENT = {
+    "hello": {"version": (_STR, True), "token": (_STR, False), "have": (_INT, False)},
+    "list": {},
+    "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
+               "bot": (_STR, False), "options": (_MAP, False)},
+    "sit": {"table": (_STR, True), "name": (_STR, True)},
+    "watch": {"table": (_STR, True)},
+    "leave": {},
+    "commit": {"commitment": (_BIN, True)},
+    "reveal": {"seed": (_BIN, True)},
+    "act": {"id": (_INT, True), "seq": (_INT, True), "action": (_LIST, True)},
+    "resync": {},
+}
+
+SERVER = {
+    "welcome": {"version": (_STR, True), "server": (_STR, True), "key": (_BIN, True)},
+    "tables": {"tables": (_LIST, True)},
+    "created": {"table": (_STR, True)},
+    "seated": {"table": (_STR, True), "seat": (_INT, True), "token": (_STR, True),
+               "player_id": (_STR, True)},
+    "entry": {"table": (_STR, True), "payload": (_BIN, True), "sig": (_BIN, True)},
+    "private": {"table": (_STR, True), "payload": (_BIN, True), "sig": (_BIN, True)},
+    "snapshot": {"table": (_STR, True), "seq": (_INT, True), "view": (_MAP, True),
+                 "hash": (_BIN, True), "events": (_LIST, True)},
+    "delta": {"table": (_STR, True), "base": (_INT, True), "seq": (_INT, True),
+              "ops": (_LIST, True), "hash": (_BIN, True), "events": (_LIST, True)},
+    "ack": {"id": (_INT, True)},
+    "reject": {"id": (_INT, True), "code": (_STR, True), "message": (_STR, True)},
+    "status": {"table": (_STR, True), "seats": (_LIST, True)},
+    "error": {"code": (_STR, True), "message": (_STR, True)},
+}
+
+
+class WireError(ValueError):
+    """A frame that is not an acceptable message; `code` is the close code it deserves."""
+
+    def __init__(self, message: str, code: int = CLOSE_BAD_FRAME) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def encode(msg: dict) -> bytes:
+    return pack(msg)
+
+
+def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
+    """A checked message from one frame, or WireError saying what was wrong."""
+    if isinstance(frame, str):
+        raise WireError("text frames are not accepted: send binary msgpack frames")
+    if len(frame) > max_size:
+        raise WireError(f"frame of {len(frame)} bytes is over the limit of {max_size}", CLOSE_TOO_BIG)
+    try:
+        msg = unpack(frame, max_size)
+    except DecodeError as e:
+        raise WireError(str(e)) from None
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        raise WireError("a message is a msgpack map with a string field 'type'")
+    fields = schema.get(msg["type"])
+    if fields is None:
+        raise WireError(f"unknown message type {msg['type']!r}")
+    for name, (kind, required) in fields.items():
+        if name not in msg:
+            if required:
+                raise WireError(f"a {msg['type']} message needs the field {name!r}")
+            continue
+        value = msg[name]
+        if type(value) is not kind or (kind is int and isinstance(value, bool)):
+            raise WireError(f"field {name!r} of a {msg['type']} message must be {kind.__name__}")
+    return msg

@@ -1,0 +1,71 @@
+"""View deltas: patch(old, diff(old, new)) == new, hashes agree, malformed deltas are refused."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games import sanjuan
+from protocol.codec import pack
+from protocol.diff import PatchError, diff, patch, view_hash
+from protocol.fairness import local_streams
+
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3), st.binary(max_size=3))
+trees = st.recursive(leaves, lambda kids: st.one_of(st.lists(kids, max_size=5),
+                                                    st.dictionaries(st.text(max_size=2), kids, max_size=4)),
+                     max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees, trees)
+def test_patch_of_diff_rebuilds_any_tree(old, new):
+    assert patch(old, diff(old, new)) == new
+
+
+def test_patch_does_not_modify_its_input():
+    old = {"a": [1, 2, 3], "b": {"c": 1}}
+    patch(old, diff(old, {"a": [1, 3], "b": {"c": 2}}))
+    assert old == {"a": [1, 2, 3], "b": {"c": 1}}
+
+
+@pytest.mark.parametrize("players,expansion", [(2, False), (4, True)])
+def test_deltas_rebuild_every_view_of_a_real_game_and_stay_small(players, expansion):
+    rng = local_streams(f"diff/{players}")
+    s = sanjuan.setup([f"P{i}" for i in range(players)], {"expansion": expansion}, rng)
+    moves = random.Random(1)
+    seats = [*range(players), None]
+    seen = {seat: sanjuan.view(s, seat) for seat in seats}
+    delta_bytes = snapshot_bytes = 0
+    while not s.over:
+        seat = sanjuan.to_act(s)[0]
+        sanjuan.apply(s, seat, sanjuan.random_action(s, seat, moves), rng)
+        for who in seats:
+            new = sanjuan.view(s, who)
+            ops = diff(seen[who], new)
+            rebuilt = patch(seen[who], ops)
+            assert rebuilt == new and view_hash(rebuilt) == view_hash(new)
+            delta_bytes += len(pack(ops))
+            snapshot_bytes += len(pack(new))
+            seen[who] = new
+    assert delta_bytes < 0.25 * snapshot_bytes
+
+
+def test_hash_ignores_key_order_but_not_content():
+    assert view_hash({"a": 1, "b": [1, 2]}) == view_hash({"b": [1, 2], "a": 1})
+    assert view_hash({"a": 1, "b": [1, 2]}) != view_hash({"a": 1, "b": [2, 1]})
+
+
+@pytest.mark.parametrize("ops", [
+    [["set", ["x", "y"], 1]],            # no such parent
+    [["del", ["missing"]]],
+    [["splice", ["a"], 5, 1, []]],       # beyond the list
+    [["splice", ["a"], 0, 9, []]],
+    [["splice", ["b"], 0, 0, []]],       # not a list
+    [["move", ["a"]]],                   # unknown operation
+    ["set"], [["set", "a", 1]], [[]],
+])
+def test_malformed_or_misapplied_deltas_are_refused(ops):
+    with pytest.raises(PatchError):
+        patch({"a": [1, 2], "b": {}}, ops)

@@ -1,0 +1,44 @@
+"""The wire contract: frames decode to checked messages or fail with a reason and a close code."""
+from __future__ import annotations
+
+import pytest
+
+from protocol import wire
+from protocol.codec import pack
+
+
+def test_a_valid_command_decodes():
+    msg = wire.decode(wire.encode({"type": "act", "id": 7, "seq": 3, "action": [12, 40]}))
+    assert msg == {"type": "act", "id": 7, "seq": 3, "action": [12, 40]}
+
+
+@pytest.mark.parametrize("frame,reason", [
+    ("hello", "text frames"),
+    (b"\xc1", "not a valid msgpack"),
+    (pack([1, 2]), "a msgpack map"),
+    (pack({"kind": "act"}), "a msgpack map"),
+    (pack({"type": "teleport"}), "unknown message type"),
+    (pack({"type": "act", "id": 1, "seq": 1}), "needs the field 'action'"),
+    (pack({"type": "act", "id": "1", "seq": 1, "action": []}), "'id' of a act message must be int"),
+    (pack({"type": "act", "id": True, "seq": 1, "action": []}), "must be int"),
+    (pack({"type": "commit", "commitment": "00" * 32}), "must be bytes"),
+    (pack({"type": "hello", "version": "governor/1"}) + b"\x00", "extra bytes"),
+])
+def test_bad_frames_name_what_is_wrong(frame, reason):
+    with pytest.raises(wire.WireError) as e:
+        wire.decode(frame)
+    assert reason in str(e.value)
+    assert e.value.code == wire.CLOSE_BAD_FRAME
+
+
+def test_oversized_frames_get_their_own_close_code():
+    with pytest.raises(wire.WireError) as e:
+        wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": ["x" * wire.MAX_FRAME]}))
+    assert e.value.code == wire.CLOSE_TOO_BIG
+
+
+def test_server_messages_are_checked_with_the_server_schema():
+    frame = wire.encode({"type": "ack", "id": 3})
+    assert wire.decode(frame, wire.SERVER)["id"] == 3
+    with pytest.raises(wire.WireError):
+        wire.decode(frame)  # not a client message
