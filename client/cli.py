@@ -6,9 +6,11 @@ import argparse
 import os
 import sys
 
-from . import play, selfplay, verify
+from . import join, play, selfplay, verify, watch
+from . import serve
 
-COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify}
+COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify, "join": join, "watch": watch,
+            "serve": serve}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
 

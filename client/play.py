@@ -1,40 +1,78 @@
-"""`governor play`: one game of San Juan in the terminal, you against random bots.
+"""`governor play`: the one-command game. It starts a Governor server inside this process, creates
+a table with you and computer players, and plays your seat through the same network client as
+`governor join` (over the loopback socket), so friends on the network can take the free seats.
 
-The loop: bots decide until you owe a decision; you see the board, what happened since your last
-decision and the prompt; you answer with option numbers. Bad input gets one sentence and the
-question again — never a traceback.
+The deal is fair (FAIRNESS.md): every seat's client, yours included, adds its own secret seed, so
+no flag can choose the cards. At the end your client audits the match by itself, prints the
+verdict and where the match record was saved.
+
+This module also holds the answer parser shared by every screen that asks a question.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
 import secrets
+import socket
 import sys
+import tempfile
+from pathlib import Path
 
-from bots.random_bot import RandomBot
-from games import sanjuan
-from games.errors import IllegalAction
+from . import net
 
-from .local import LocalGame
-from .render import Renderer, use_colour
-
-HELP = "play San Juan against bots in this terminal"
-BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
+HELP = "play San Juan against bots (and friends on your network) in this terminal"
 QUIT_WORDS = ("q", "quit", "exit")
-HUMAN = 0
+DEFAULT_PORT = 8765
 
 
 class BadAnswer(ValueError):
     """An answer that does not fit the prompt; str() is the sentence to show."""
 
 
-class Quit(Exception):
+class Quit(net.Leave):
     """The player confirmed they want to leave."""
+
+
+def _name(text: str) -> str:
+    name = text.strip()
+    if not name or len(name) > 20 or not name.isprintable():
+        raise argparse.ArgumentTypeError("a name is 1 to 20 printable characters")
+    return name
+
+
+def _bots(text: str) -> int:
+    if text not in ("0", "1", "2", "3"):
+        raise argparse.ArgumentTypeError(f"--bots is a number from 0 to 3, not {text!r}")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number")
+    return int(text)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default="Player", type=_name, help="your name at the table (default: Player)")
-    # Lets a RandomBot answer for you through the same input path: for tests and demos.
+    p.add_argument("--bots", type=_bots, default=None,
+                   help="computer players (default: every other seat); fewer leaves seats for friends")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address the server listens on (default 127.0.0.1, this machine only; "
+                        "0.0.0.0 lets other machines join)")
+    p.add_argument("--port", type=_port, default=None,
+                   help=f"port of the server (default {DEFAULT_PORT}, or a free one if it is taken)")
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help="where your match records are saved (default $GOVERNOR_DATA or "
+                        "~/.local/share/governor/client)")
+    p.add_argument("--server-data", type=Path, default=None,
+                   help="keep the server's data (its key, its tables) in this folder "
+                        "(default: a temporary folder removed at the end)")
+    # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
+    for action in p._actions:
+        if action.dest == "seed":
+            # The deal is fair now: no seed can choose it. The flag only seeds --auto's answers.
+            action.help = argparse.SUPPRESS
 
 
 def _plural(k: int, word: str) -> str:
@@ -70,87 +108,91 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     return picks
 
 
-def _names(human: str, players: int) -> list[str]:
-    bots = [n for n in BOT_NAMES if n.lower() != human.lower()]
-    return [human, *bots[:players - 1]]
-
-
-def _name(text: str) -> str:
-    name = text.strip()
-    if not name or len(name) > 20 or not name.isprintable():
-        raise argparse.ArgumentTypeError("a name is 1 to 20 printable characters")
-    return name
+def lan_address() -> str:
+    """This machine's address on the local network, as friends would dial it."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))      # no packet is sent: this only picks the route
+            return s.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        seed = args.seed if args.seed is not None else str(secrets.randbelow(10**9))
-        options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
-        game = LocalGame(sanjuan, _names(args.name, args.players), options, seed, humans=(HUMAN,))
-    except IllegalAction as e:
-        print(f"governor play: {e.message}", file=sys.stderr)
+    bots_ = args.players - 1 if args.bots is None else args.bots
+    if bots_ > args.players - 1:
+        print(f"governor play: --bots {bots_} leaves no seat for you at a table of {args.players}.",
+              file=sys.stderr)
         return 2
-    screen = Renderer(sanjuan.catalog(args.expansion), use_colour(sys.stdout))
-    read = _auto_reader(RandomBot(f"{seed}/{HUMAN}")) if args.auto else _keyboard
-    print(f"Seed {seed}: replay this deal with --seed {seed}.\n")
+    args.bots = bots_
+    args.data_dir = Path(args.data_dir) if args.data_dir else net.default_data_dir()
     try:
-        _play(game, screen, read)
+        return asyncio.run(_play(args))
+    except net.ClientError as e:
+        print(f"governor play: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"governor play: cannot start the server: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nInterrupted: the game is abandoned.", file=sys.stderr)
         return 130
-    except EOFError:
-        print("\nInput closed: the game is abandoned.")
-    except Quit:
-        print("You left the game.")
-    return 0
 
 
-def _play(game: LocalGame, screen: Renderer, read) -> None:
-    log = game.play_bots()[HUMAN]  # what you have not seen yet
-    while not game.over:
-        v = game.view(HUMAN)
-        print(screen.board(v), screen.cities(v), screen.hand(v), sep="\n\n", end="\n\n")
-        if log:
-            print(screen.events(log), end="\n\n")
-        print(screen.prompt(v))
-        log = _decide(game, screen, v, read) + game.play_bots()[HUMAN]
-    v = game.view(HUMAN)
-    print()
-    if log:
-        print(screen.events(log), end="\n\n")
-    print(screen.board(v), screen.cities(v), screen.result(game.result(), game.names), sep="\n\n")
-
-
-def _decide(game: LocalGame, screen: Renderer, v: dict, read) -> list[dict]:
-    """Ask until the engine accepts an answer; the events the human may see."""
-    p = v["prompt"]
-    while True:
-        line = read(v).strip()
-        if line == "?":
-            print(screen.help(v))
-            continue
-        if line.lower() in QUIT_WORDS:
-            if input("Quit this game? [y/N] ").strip().lower() in ("y", "yes"):
-                raise Quit
-            continue
+async def _start_server(folder: str, host: str, port: int | None):
+    from server.app import Server   # the server's public entry point (DESIGN.md §1)
+    ports = [port] if port is not None else [DEFAULT_PORT, 0]
+    for i, p in enumerate(ports):
+        server = Server(folder, host, p)
         try:
-            picks = parse_answer(line, len(p["options"]), p["min"], p["max"])
-            return game.apply(HUMAN, [p["options"][i] for i in picks])[HUMAN]
-        except BadAnswer as e:
-            print(screen.paint(str(e), "warn"))
-        except IllegalAction as e:
-            print(screen.paint(e.message, "warn"))
+            return server, await server.start()
+        except OSError:
+            if i == len(ports) - 1:
+                raise
 
 
-def _keyboard(view: dict) -> str:
-    return input("> ")
+async def _play(args) -> int:
+    from .join import AutoAnswers, Keyboard, Terminal, _open, play_seat
+    from .render import use_colour
+    import bots
 
-
-def _auto_reader(bot: RandomBot):
-    """Answers typed by a bot, echoed so a transcript reads like a session."""
-    def read(view: dict) -> str:
-        options = view["prompt"]["options"]
-        line = " ".join(str(options.index(a) + 1) for a in bot.choose(view))
-        print(f"> {line}")
-        return line
-    return read
+    tmp = None
+    folder = args.server_data
+    if folder is None:
+        tmp = tempfile.TemporaryDirectory(prefix="governor-play-")
+        folder = tmp.name
+    try:
+        server, port = await _start_server(str(folder), args.host, args.port)
+        try:
+            local = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
+            url = f"ws://{local}:{port}"
+            link = await _open(url)
+            try:
+                options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
+                table = await link.create("sanjuan", args.players, args.bots, options)
+                session = await net.sit(link, table, args.name, args.data_dir)
+            except BaseException:
+                await link.close()
+                raise
+            public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
+            free = args.players - 1 - args.bots
+            if free:
+                print(f"Friends can join with: governor join ws://{public}:{port} --table {table}")
+                if args.host in ("127.0.0.1", "localhost", "::1"):
+                    print("  (the server listens on this machine only: start with --host 0.0.0.0 "
+                          "so other machines can join)")
+                print(f"The game starts when {_plural(free, 'more player')} "
+                      f"{'has' if free == 1 else 'have'} joined.")
+            else:
+                print(f"Others can watch with: governor watch ws://{public}:{port} {table}")
+            auto = None
+            if args.auto:
+                seed = args.seed if args.seed is not None else secrets.token_hex(8)
+                auto = AutoAnswers(bots.make("random", f"{seed}/auto"))
+            player = Terminal(url, Keyboard(), auto=auto, colour=use_colour(sys.stdout))
+            return await play_seat(player, session=session, link=link)
+        finally:
+            await server.stop()
+    finally:
+        if tmp is not None:
+            tmp.cleanup()

@@ -208,3 +208,52 @@ def how_to_answer(lo: int, hi: int) -> str:
         return ("Type a number, or press Enter for none." if hi == 1
                 else f"Type up to {hi} different numbers, or press Enter for none.")
     return f"Type {lo} to {hi} different numbers."
+
+
+# ------------------------------------------------------------ lobby and connection status
+
+def seats_line(seats: list, me: int | None = None) -> str:
+    """Who sits where, from a server's status: connected, away, a bot, or played by a bot while
+    its player is away; empty seats are "free"."""
+    parts = []
+    for i, s in enumerate(seats):
+        if not isinstance(s, dict):
+            continue
+        name = s.get("name")
+        if not name and not s.get("bot"):
+            parts.append("free seat")
+            continue
+        if s.get("bot"):
+            state = "computer"
+        elif s.get("standin"):
+            state = "away, a computer plays for them"
+        elif s.get("connected"):
+            state = "connected"
+        else:
+            state = "away"
+        parts.append(f"{name or 'computer'}{' (you)' if i == me else ''}: {state}")
+    return "Seats — " + "; ".join(parts) if parts else ""
+
+
+def describe_table(t: dict) -> str:
+    """One line of the lobby: id, game, seats taken, computer players, status, options."""
+    from games import GAMES   # only for the title
+    game = t.get("game", "?")
+    title = GAMES[game].TITLE if game in GAMES else str(game)
+    seats = t.get("seats") if isinstance(t.get("seats"), list) else []
+    people = [s["name"] for s in seats if isinstance(s, dict) and s.get("name") and not s.get("bot")]
+    computers = sum(1 for s in seats if isinstance(s, dict) and s.get("bot"))
+    free = sum(1 for s in seats if isinstance(s, dict) and not s.get("name") and not s.get("bot"))
+    opts = t.get("options") or {}
+    parts = [title, _plural(len(seats), "seat")]
+    if computers:
+        parts.append(f"{computers} computer")
+    parts.append(f"{free} free" if free else "full")
+    parts.append(str(t.get("status", t.get("state", "?"))))
+    line = f"{t.get('id', t.get('table', '?'))}  " + ", ".join(parts)
+    if people:
+        line += " — " + ", ".join(people)
+    extra = [w for w, on in (("expansion", opts.get("expansion")), ("setup variant", opts.get("setup_variant"))) if on]
+    if extra:
+        line += f" [{', '.join(extra)}]"
+    return line

@@ -1,8 +1,13 @@
-"""`governor selfplay`: random bots play each other, one line per game.
+"""`governor selfplay`: bots play each other, one line per game.
 
-Game i is dealt from the seed f"{S}/{i}" and bot seat k decides with RandomBot(f"{S}/{i}/{k}")
-from its own view only, so the same arguments print the same lines, byte for byte: a quick
-regression check for the engine and a source of games to compare between versions.
+    governor selfplay --bots ismcts,heuristic,heuristic,heuristic --iterations 200 --games 10
+
+`--bots` names one level per seat (or one level for every seat; default: all random), and
+implies `--players`. Game i is dealt from the seed f"{S}/{i}" and bot seat k is
+bots.make(level, f"{S}/{i}/{k}", iterations=N) deciding from its own view only, so the same
+arguments print the same lines, byte for byte: a quick regression check for the engine and the
+bots, and a source of games to compare between versions. (`--seconds` caps search time instead;
+it makes the games depend on the machine's speed.)
 """
 from __future__ import annotations
 
@@ -10,12 +15,13 @@ import argparse
 import json
 import sys
 
+import bots
 from games import sanjuan
 from games.errors import IllegalAction
 
 from .local import LocalGame
 
-HELP = "let random bots play each other and print the results"
+HELP = "let bots play each other and print the results"
 GAMES = {"sanjuan": sanjuan}
 BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
 
@@ -26,21 +32,59 @@ def _game_count(text: str) -> int:
     return int(text)
 
 
+def _levels(text: str) -> list[str]:
+    levels = text.split(",")
+    for lv in levels:
+        if lv not in bots.BOTS:
+            raise argparse.ArgumentTypeError(f"{lv!r} is not a bot level: there is {', '.join(bots.BOTS)}")
+    if not 1 <= len(levels) <= 4:
+        raise argparse.ArgumentTypeError("name one bot level per seat, 2 to 4 of them")
+    return levels
+
+
+def _iterations(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 10_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of iterations from 1 to 10000000")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 3600")
+    return value
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.set_defaults(players=None)  # implied by --bots; 4 otherwise
     p.add_argument("--game", choices=sorted(GAMES), default="sanjuan", help="the title to play")
+    p.add_argument("--bots", type=_levels, metavar="LEVELS",
+                   help=f"bot level per seat, comma-separated ({', '.join(bots.BOTS)}); default all random")
+    p.add_argument("--iterations", type=_iterations, metavar="N",
+                   help=f"search budget per decision (default {bots.ISMCTSBot.default_iterations})")
+    p.add_argument("--seconds", type=_seconds, metavar="S",
+                   help="cap search time per decision (results then depend on the machine)")
     p.add_argument("--games", type=_game_count, default=1, metavar="K", help="how many games (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object per game and line")
 
 
-def play_one(game_module, players: int, options: dict, seed: str) -> dict:
+def play_one(game_module, players: int, options: dict, seed: str, levels=None, budget=None) -> dict:
     """One bots-only game to the end, as the record printed with --json."""
     names = list(BOT_NAMES[:players])
+    levels = list(levels or ["random"] * players)
     game = LocalGame(game_module, names, options, seed, humans=())
+    # Same seeds as LocalGame's own random bots, so all-random games are unchanged.
+    game.bots = {seat: bots.make(lv, f"{game.seed}/{seat}", **(budget or {}))
+                 for seat, lv in enumerate(levels)}
     game.play_bots()
     r = game.result()
     return {
         "seed": seed,
         "players": players,
+        "bots": levels,
         "options": options,
         "rounds": r["rounds"],
         "decisions": r["decisions"],
@@ -57,12 +101,29 @@ def summary(record: dict) -> str:
             f"{scores}  (* won)")
 
 
+def _lineup(args: argparse.Namespace) -> tuple[int, list[str]] | str:
+    """Players and one level per seat, or a sentence saying why the arguments disagree."""
+    levels = args.bots or ["random"]
+    players = args.players or (len(levels) if len(levels) > 1 else 4)
+    if len(levels) == 1:
+        levels = levels * players
+    if len(levels) != players:
+        return f"--bots names {len(levels)} levels for {players} players; name one per seat"
+    return players, levels
+
+
 def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else "0"  # a fixed default keeps runs repeatable
     options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
+    lineup = _lineup(args)
+    if isinstance(lineup, str):
+        print(f"governor selfplay: {lineup}", file=sys.stderr)
+        return 2
+    players, levels = lineup
+    budget = {k: v for k, v in (("iterations", args.iterations), ("seconds", args.seconds)) if v is not None}
     for i in range(args.games):
         try:
-            record = play_one(GAMES[args.game], args.players, options, f"{seed}/{i}")
+            record = play_one(GAMES[args.game], players, options, f"{seed}/{i}", levels, budget)
         except IllegalAction as e:  # a table the engine refuses, e.g. an option it does not know
             print(f"governor selfplay: {e.message}", file=sys.stderr)
             return 2

@@ -215,6 +215,11 @@ class PlayerExchange:
         if body.get("prev") != self.entries[-1].hash:
             raise ProtocolError("bad_chain", f"entry {seq} does not follow entry {seq - 1}")
         kind = body["t"]
+        # The order of entry types is fixed: commits, reveals, moves, then final; cancel anywhere.
+        expected = {1: ("commits",), 2: ("reveals",)}.get(seq, ("move", "final"))
+        if kind not in (*expected, "cancel"):
+            raise ProtocolError("out_of_order", f"entry {seq} is a {kind!r} entry where "
+                                f"{' or '.join(expected)} belongs")
         if kind == "commits":
             commits = body.get("commits")
             n = len(self.header["seats"])
@@ -223,11 +228,13 @@ class PlayerExchange:
             mine = player_commit(self.header["game_id"], self.player_id, self.seed)
             if commits[self.seat] != mine:
                 raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
+            if not all(isinstance(c, bytes) and len(c) == 32 for c in commits):
+                raise ProtocolError("bad_commits", "the commitment set must hold one 32-byte commitment per seat")
             return self.seed  # only now may the seed leave this machine
         if kind == "reveals":
             seeds = body.get("seeds")
-            commits = self.entries[1].body["commits"] if len(self.entries) > 1 else None
-            if commits is None or not isinstance(seeds, list) or len(seeds) != len(commits):
+            commits = self.entries[1].body["commits"]
+            if not isinstance(seeds, list) or len(seeds) != len(commits):
                 raise ProtocolError("bad_reveals", "the reveal set does not match the commitment set")
             for i, (seat, s) in enumerate(zip(self.header["seats"], seeds)):
                 if not isinstance(s, bytes) or player_commit(self.header["game_id"], seat["id"], s) != commits[i]:

@@ -47,8 +47,10 @@ def loads(data: bytes) -> list[Signed]:
     reader = unpacker(len(data))
     reader.feed(data[len(MAGIC):])
     items: list[Signed] = []
+    end = 0  # where the last complete item ends: tell() also counts a half-read item
     try:
         for raw in reader:
+            end = reader.tell()
             if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
                 raise RecordError(f"item {len(items)} is not a [kind, payload, signature] triple")
             try:
@@ -59,7 +61,7 @@ def loads(data: bytes) -> list[Signed]:
         if isinstance(e, RecordError):
             raise
         raise RecordError(f"item {len(items)} is not valid msgpack ({e})") from None
-    if reader.tell() != len(data) - len(MAGIC):
+    if end != len(data) - len(MAGIC):
         raise RecordError(f"the record is cut short inside item {len(items)}")
     if not items:
         raise RecordError("the record holds no messages")

@@ -137,6 +137,8 @@ def _audit(items: list[Signed], report: Report) -> None:
             raise Mismatch(where, "it belongs to another match")
         if type(b.get("seat")) is not int or not 0 <= b["seat"] < len(seats) or not 0 <= b["seq"] < len(entries):
             raise Mismatch(where, "it names no seat or entry of this match")
+        if not 2 <= b["seq"] < len(entries) - 1 or (b["seq"] > 2 and entries[b["seq"]].body["t"] != "move"):
+            raise Mismatch(where, "private messages belong only to the deal and to moves")
         if b["seat"] in by_seq.setdefault(b["seq"], {}):
             raise Mismatch(where, f"a second private message for {names[b['seat']]}")
         by_seq[b["seq"]][b["seat"]] = m
@@ -216,14 +218,32 @@ def _audit(items: list[Signed], report: Report) -> None:
         report.scores, report.winners = totals, result["winners"]
         report.checks.append("the final scores and winners equal the replay's")
     else:
+        if not engine.to_act(state):
+            raise Mismatch(_name(len(entries) - 1, end, names), "the replayed game is over: it cannot be cancelled")
+        _check_cancel_seeds(end, seats, commits, game_id, len(entries) - 1)
         report.checks.append(f"match cancelled: {end.get('reason')!r}")
+
+
+def _check_cancel_seeds(end: dict, seats: list, commits: list | None, game_id: bytes, at: int) -> None:
+    """A cancel reveals the seeds received; each must match its seat's commitment."""
+    seeds = end.get("seeds")
+    if not isinstance(seeds, list) or len(seeds) != len(seats):
+        raise Mismatch(f"entry {at} (cancel)", "it must list one seed (or none) per seat")
+    for i, seed in enumerate(seeds):
+        if seed is None:
+            continue
+        if commits is None or not isinstance(seed, bytes) or player_commit(game_id, seats[i]["id"], seed) != commits[i]:
+            raise Mismatch(f"entry {at} (cancel)", f"the seed it reveals for {seats[i]['name']} does not match their commitment")
 
 
 def _cancelled_early(entries: list[Signed], header: dict, report: Report) -> None:
     end = entries[-1].body
+    at = len(entries) - 1
     if end["t"] != "cancel":
-        raise Mismatch(f"entry {len(entries) - 1} ({end['t']})", "the commitments and seeds are missing")
+        raise Mismatch(f"entry {at} ({end['t']})", "the commitments and seeds are missing")
     seed = end.get("server_seed")
     if not isinstance(seed, bytes) or server_commit(header["game_id"], seed) != header.get("server_commit"):
-        raise Mismatch(f"entry {len(entries) - 1} (cancel)", "the revealed server seed does not match the server's commitment")
-    report.checks.append(f"match cancelled before play: {end.get('reason')!r}; the server seed matches its commitment")
+        raise Mismatch(f"entry {at} (cancel)", "the revealed server seed does not match the server's commitment")
+    commits = entries[1].body.get("commits") if len(entries) > 2 and entries[1].body["t"] == "commits" else None
+    _check_cancel_seeds(end, header["seats"], commits, header["game_id"], at)
+    report.checks.append(f"match cancelled before play: {end.get('reason')!r}; the server seed matches its commitment, and so do the player seeds revealed")

@@ -19,7 +19,7 @@ from .determinize import Determinizer, determinize
 from .rules import apply, setup, to_act
 from .scoring import result
 from .state import State, dump, load
-from .view import describe_option, legal, prompt, random_action, view, visible_events
+from .view import legal, prompt, random_action, view, visible_events
 
 NAME = "sanjuan"
 # Bump whenever a rule change could make an old match replay differently: records name it.
@@ -34,4 +34,4 @@ def copy(s: State) -> State:
 
 __all__ = ["NAME", "RULES_VERSION", "TITLE", "MIN_PLAYERS", "MAX_PLAYERS", "State", "setup", "to_act", "prompt",
            "legal", "random_action", "apply", "view", "visible_events", "result", "dump", "load", "copy",
-           "catalog", "manifest_hash", "describe_option", "determinize", "Determinizer"]
+           "catalog", "manifest_hash", "determinize", "Determinizer"]

@@ -12,7 +12,7 @@ from itertools import combinations
 from games.choice import pick_uniform
 
 from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP, catalog
-from .rules import card_name, current_tile, good_price, hand_limit, min_build_cost, to_act
+from .rules import current_tile, good_price, hand_limit, min_build_cost, to_act
 from .scoring import result
 from .state import State
 
@@ -164,12 +164,3 @@ def random_action(s: State, seat: int, rnd) -> list:
     """A uniformly random legal action, cheap enough for random playouts in a search."""
     _, options, lo, hi = s.pending[seat]
     return pick_uniform(options, lo, hi, rnd)
-
-
-def describe_option(s: State, value) -> str:
-    """A short label for an option value, for text clients."""
-    if type(value) is int and 0 <= value < len(s.kinds):
-        return card_name(s, value)
-    return str(value)
-
-

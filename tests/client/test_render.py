@@ -5,25 +5,28 @@ import json
 
 import pytest
 
-from client.local import LocalGame
+from bots.random_bot import RandomBot
 from client.render import Renderer, card_keys, how_to_answer, use_colour
 from games import sanjuan
+from protocol.fairness import local_streams
 
 NAMES = ["Ana", "Bo", "Cy", "Di"]
 
 
 def sampled_views(options: dict, seed: str, every: int = 3) -> list[dict]:
     """Views of the seat to act, every few decisions of a bots-only game, plus the final one."""
-    game = LocalGame(sanjuan, NAMES, options, seed, humans=())
+    rng = local_streams(seed)
+    state = sanjuan.setup(NAMES, options, rng)
+    bots = [RandomBot(f"{seed}/{seat}") for seat in range(len(NAMES))]
     views, n = [], 0
-    while not game.over:
-        seat = game.to_act()[0]
-        v = game.view(seat)
+    while sanjuan.to_act(state):
+        seat = sanjuan.to_act(state)[0]
+        v = sanjuan.view(state, seat)
         if n % every == 0:
             views.append(v)
-        game.apply(seat, game.bots[seat].choose(v))
+        sanjuan.apply(state, seat, bots[seat].choose(v), rng)
         n += 1
-    views.append(game.view(0))
+    views.append(sanjuan.view(state, 0))
     return views
 
 
@@ -89,9 +92,11 @@ def test_prompt_is_numbered_with_labels_and_notes(views):
 
 
 def test_spectator_view_renders():
-    game = LocalGame(sanjuan, NAMES[:3], {}, "spectator", humans=())
-    game.apply(game.to_act()[0], game.bots[game.to_act()[0]].choose(game.view(game.to_act()[0])))
-    v = game.view(None)
+    rng = local_streams("spectator")
+    state = sanjuan.setup(NAMES[:3], {}, rng)
+    seat = sanjuan.to_act(state)[0]
+    sanjuan.apply(state, seat, RandomBot(seat).choose(sanjuan.view(state, seat)), rng)
+    v = sanjuan.view(state, None)
     text = Renderer(sanjuan.catalog(False)).view(v)
     assert "Cities" in text and "Your hand" not in text
     for name in NAMES[:3]:

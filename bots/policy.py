@@ -1,0 +1,137 @@
+"""The search's fast playout policy and position evaluation, on full (sampled) states.
+
+A playout decision must cost a few microseconds, so this is a cruder cousin of the heuristic
+player: fixed per-kind tables instead of city-dependent values where it matters little, the
+heuristic's building values where it matters (what to build), and some noise in role choice so
+that playouts do not all follow one line. It reads the sampled state directly: inside the search
+the state is the bot's own guess, not the real game.
+"""
+from __future__ import annotations
+
+from games.sanjuan.cards import (BLACK_MARKET, COST, CUSTOMS_OFFICE, GOOD, KINDS, PARK,
+                                 PRODUCTION, QUARRY, SMITHY)
+from games.sanjuan.rules import current_tile, hand_limit
+
+from . import values as V
+
+N_KINDS = len(KINDS)
+# A card's worth as a future building for an average city in mid-game, above its payment worth.
+HOLD = tuple(max(0.0, V.worth(k, [0, 1, 5], [], 6.0) - COST[k] * 0.75) for k in range(N_KINDS))
+GOOD_PRICE = tuple(2.0 if k == CUSTOMS_OFFICE else (V.AVG_PRICE[GOOD[k]] if PRODUCTION[k] else 0.0)
+                   for k in range(N_KINDS))
+
+
+def most_buildings(s) -> int:
+    return max(len(p.city) for p in s.players)
+
+
+def _hold_order(s, p, cards) -> list[int]:
+    """Cards from least to most worth keeping; copies of owned city buildings first."""
+    kinds = s.kinds
+    owned = {kinds[b] for b in p.city}
+    return sorted(cards, key=lambda c: 0.0 if (kinds[c] in owned and not PRODUCTION[kinds[c]])
+                  else HOLD[kinds[c]])
+
+
+def _role(s, seat, options, rnd):
+    p = s.players[seat]
+    kinds = s.kinds
+    hand = len(p.hand)
+    empty = sum(1 for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods)
+    goods = len(p.goods)
+    best, top = options[0], -1e9
+    for r in options:
+        if r == "builder":
+            v = 2.5 if hand >= 3 else (1.2 if hand >= 1 else 0.0)
+        elif r == "producer":
+            v = 0.9 * min(empty, 2)
+        elif r == "trader":
+            v = 1.2 * min(goods, 2)
+        elif r == "councillor":
+            v = 1.3 if hand < hand_limit(s, p) - 1 else 0.3
+        else:
+            v = 1.0
+        v += rnd.random() * 1.2
+        if v > top:
+            best, top = r, v
+    return [best]
+
+
+def _build(s, seat, options, rnd):
+    p = s.players[seat]
+    kinds = s.kinds
+    city = [kinds[b] for b in p.city]
+    hand = [kinds[c] for c in p.hand]
+    rl = V.rounds_left(most_buildings(s))
+    cv = V.card_value(rl)
+    priv = (2 if s.doubled else 1) if seat == s.chooser else 0
+    bm = min(2, len(p.goods)) if BLACK_MARKET in p.active else 0
+    best, top = None, 0.15
+    for c in options:
+        k = kinds[c]
+        off = priv + ((SMITHY in p.active) if PRODUCTION[k] else (QUARRY in p.active))
+        pay = max(0, COST[k] - off - bm)
+        v = V.worth(k, city, hand, rl) - pay * cv
+        if v > top:
+            best, top = c, v
+    return [best] if best is not None else []
+
+
+def choose(s, seat, rnd) -> list:
+    """The playout policy's pick for the seat's pending decision."""
+    kind, options, lo, hi = s.pending[seat]
+    if hi == 0:
+        return []
+    if lo == len(options):
+        return list(options)
+    if kind == "role":
+        return _role(s, seat, options, rnd)
+    if kind == "build":
+        return _build(s, seat, options, rnd)
+    p = s.players[seat]
+    if kind in ("pay", "limit", "discard"):
+        return _hold_order(s, p, options)[:lo]
+    if kind == "keep":
+        return _hold_order(s, p, options)[-lo:]
+    if kind == "produce":
+        return sorted(options, key=lambda b: -GOOD_PRICE[s.kinds[b]])[:hi]
+    if kind == "sell":
+        tile = current_tile(s)
+        kinds = s.kinds
+        return sorted(options, key=lambda b: -(2 if kinds[b] == CUSTOMS_OFFICE else tile[GOOD[kinds[b]]]))[:hi]
+    if kind == "chapel":
+        worst = _hold_order(s, p, options)[0]
+        return [worst] if len(options) >= 3 or most_buildings(s) >= 10 else []
+    if kind == "bank":
+        return list(options) if most_buildings(s) >= 11 else []
+    if kind == "office":
+        kinds = s.kinds
+        return [c for c in _hold_order(s, p, options)[:hi] if HOLD[kinds[c]] < 0.6]
+    if kind == "black_market":
+        return list(options[:lo])
+    if kind == "cover":
+        if not lo:
+            return []
+        kinds = s.kinds
+        return [min(options, key=lambda b: 6 if kinds[b] == PARK else COST[kinds[b]])]
+    if kind == "library":
+        return ["use"]
+    return list(options[:lo])
+
+
+# ---------------------------------------------------------------- evaluation
+
+def estimate(s, seat: int, rl: float) -> float:
+    """What a player's position should be worth at the game's end, in VP: buildings at their
+    worth (printed VP, bonuses, income still to come), cards under chapel/bank/harbor, the hand
+    and the goods. Compared between players, not an exact forecast."""
+    p = s.players[seat]
+    kinds = s.kinds
+    city = [kinds[b] for b in p.city]
+    cv = V.card_value(rl)
+    total = len(p.chapel) + len(p.bank) + len(p.harbor)
+    for i, k in enumerate(city):
+        total += V.worth(k, city[:i] + city[i + 1:], (), rl)
+    total += len(p.hand) * cv + 0.3 * sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
+    total += sum(GOOD_PRICE[kinds[b]] for b in p.goods) * cv * 0.75
+    return total

@@ -1,0 +1,110 @@
+"""`governor watch ws://HOST:PORT TABLE`: follow a table as a spectator.
+
+You see the public view — every city, the roles, the supply, how many cards each player holds,
+never a card in anybody's hand — and the public game log, until the match ends (Ctrl-C leaves).
+When the server also sends the signed public log, it is audited at the end like a player's.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from . import net
+from .join import _open, add_common, renderer_for
+from .render import seats_line
+from .render import use_colour
+
+HELP = "watch a table being played"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
+    p.add_argument("table", help="the table id (see `governor join URL` for the list)")
+    add_common(p)
+
+
+class Watcher(net.Player):
+    """Prints the board whenever a decision is made, and the log as it happens."""
+
+    def __init__(self, colour: bool = False) -> None:
+        self.colour = colour
+        self.screen = None
+        self.status_line = ""
+        self.shown_to_act = None
+
+    def connection(self, state: str, detail: str = "") -> None:
+        print(f"[{state}{': ' + detail if detail and state != 'connected' else ''}]", flush=True)
+
+    def update(self, table: net.Table, happened: list[tuple]) -> None:
+        v = table.view
+        if v is not None and self.screen is None:
+            self.screen = renderer_for(v, self.colour)
+        redraw = False
+        for kind, data in happened:
+            if kind == "events":
+                for e in data:
+                    print(f"  {e['text']}")
+            elif kind == "view":
+                redraw = True
+            elif kind == "status":
+                line = seats_line(data)
+                if line and line != self.status_line:
+                    self.status_line = line
+                    print(f"[{line}]")
+            elif kind == "error":
+                print(f"[server: {data[1]}]")
+        if redraw and v is not None and not v.get("over"):
+            to_act = tuple(v.get("to_act", ()))
+            if to_act != self.shown_to_act:
+                self.shown_to_act = to_act
+                print()
+                print(self.screen.view(v))
+                names = [p["name"] for p in v["players"]]
+                if to_act:
+                    print(self.screen.paint(f"Waiting for {', '.join(names[s] for s in to_act)}…", "dim"))
+        sys.stdout.flush()
+
+
+async def watch_table(link: net.Link, table: str, *, colour: bool = False,
+                      patience: float = net.PATIENCE, data_dir: Path | None = None) -> int:
+    watcher = Watcher(colour)
+    print(f"Watching table {table} (Ctrl-C to leave).", flush=True)
+    try:
+        t = await net.Spectator(link.url, table, watcher, link=link, patience=patience).run()
+    except net.ServerRefused as e:
+        print(f"Cannot watch table {table}: {e}")
+        return 1
+    v = t.view or {}
+    if v.get("result") and watcher.screen:
+        print()
+        print(watcher.screen.board(v), watcher.screen.cities(v), sep="\n\n")
+        print()
+        print(watcher.screen.result(v["result"], [p["name"] for p in v["players"]]))
+    if t.report is not None:
+        print()
+        print(t.report.text())
+        if t.entries:
+            path = net.save_record(data_dir or net.default_data_dir(), t.entries, t.header.get("game_id") if t.header else None)
+            print(f"Public record saved: {path}")
+    print("The match is over.")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    data_dir = Path(args.data_dir) if args.data_dir else net.default_data_dir()
+
+    async def main() -> int:
+        link = await _open(args.url)
+        return await watch_table(link, args.table, colour=use_colour(sys.stdout), patience=args.patience,
+                                 data_dir=data_dir)
+
+    try:
+        return asyncio.run(main())
+    except net.ClientError as e:
+        print(f"governor watch: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nYou stopped watching.")
+        return 0

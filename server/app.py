@@ -1,0 +1,358 @@
+"""The authoritative Governor server: lobby, tables, seats, persistence, bots, over WebSocket.
+
+In-process (the one-command LAN game runs it inside the client):
+
+    server = Server("/path/to/data", "127.0.0.1", 0, grace=60)
+    port = await server.start()          # the bound port (useful with port 0)
+    ...
+    await server.stop()                  # connections are closed with 1001
+
+From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]`, which
+calls `main(args)`.
+
+Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
+name), a seat's commands to its table's inbox. Each table is owned by its own task
+(server/table.py); persistence is server/store.py; bots think in worker processes
+(server/deciders.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import fcntl
+import logging
+import os
+import secrets
+import signal
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed
+
+import bots
+import games
+from games.errors import IllegalAction
+from protocol import wire
+from protocol.fairness import local_streams
+from protocol.signing import load_or_create
+
+from .conn import Conn
+from .deciders import Deciders
+from .store import Store, TableRow
+from .table import Table, hash_token
+
+log = logging.getLogger("governor.server")
+
+TABLE_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+TABLE_ID_LENGTH = 6
+NAME_MAX = 24
+LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
+
+
+@dataclass
+class Limits:
+    """Every limit the server enforces; all can be changed by keyword to Server()."""
+    max_frame: int = wire.MAX_FRAME       # bytes per client frame (websockets max_size)
+    rate: float = 20.0                    # client messages per second per connection ...
+    burst: int = 40                       # ... with this burst; over it: CLOSE_FLOODING
+    conns_per_addr: int = 16              # open connections per IP address; over: CLOSE_TOO_MANY
+    max_tables: int = 100                 # tables waiting or playing at once
+    outbox: int = 256                     # frames queued per connection before view updates are dropped
+    inbox: int = 1024                     # commands queued per table before "busy"
+    hello_timeout: float = 10.0           # seconds to send the hello
+    bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get("GOVERNOR_DATA")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".local" / "share" / "governor" / "server"
+
+
+def default_bot_level() -> str:
+    return "heuristic" if "heuristic" in bots.BOTS else "random"
+
+
+class Server:
+    def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
+                 grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
+                 bot_processes: bool = True, synchronous: str = "NORMAL", **limit_overrides) -> None:
+        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        self.host = host
+        self.port = port
+        self.grace = float(grace)
+        self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
+        self.store = Store(self.data_dir, synchronous)
+        self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
+        self.signer = None
+        self.tables: dict[str, Table] = {}
+        self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat)
+        self.conns: set[Conn] = set()
+        self._per_addr: Counter[str] = Counter()
+        self._ws = None
+        self._lock_file = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    @property
+    def fingerprint(self) -> str:
+        return self.signer.fingerprint
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    async def start(self) -> int:
+        """Open the data directory, rebuild every unfinished table, listen. Returns the port."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        self.signer = load_or_create(self.data_dir)
+        await self.store.open()
+        for row in await self.store.tables():
+            table = Table(self, row)
+            self.tables[table.id] = table
+            for s in table.seats:
+                if s.token_hash:
+                    self.tokens[s.token_hash] = (table, s.index)
+            if table.active:
+                table.ensure_running()  # a started match is rebuilt from its log by its task
+        self._ws = await serve(self._handler, self.host, self.port, max_size=self.limits.max_frame,
+                               compression=None, ping_interval=20, ping_timeout=20, close_timeout=5)
+        self.port = self._ws.sockets[0].getsockname()[1]
+        log.info("listening on %s (server key %s)", self.url, self.fingerprint)
+        return self.port
+
+    def _lock(self) -> None:
+        """One server per data directory: two would write the same logs."""
+        f = open(self.data_dir / "server.lock", "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise RuntimeError(f"another server is running on the data directory {self.data_dir}") from None
+        self._lock_file = f
+
+    async def stop(self) -> None:
+        """Close every connection with 1001 (going away), stop the tables, close the database."""
+        if self._ws is not None:
+            self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
+            try:
+                await asyncio.wait_for(self._ws.wait_closed(), 10)
+            except asyncio.TimeoutError:
+                log.warning("some connections did not close in time")
+            self._ws = None
+        for table in list(self.tables.values()):
+            await table.stop()
+        self.deciders.shutdown()
+        await self.store.close()
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+
+    # ------------------------------------------------------------------ connections
+
+    async def _handler(self, ws) -> None:
+        conn = Conn(ws, self.limits.outbox, self.limits.rate, self.limits.burst)
+        if self._per_addr[conn.addr] >= self.limits.conns_per_addr:
+            await ws.close(wire.CLOSE_TOO_MANY, f"more than {self.limits.conns_per_addr} connections from one address")
+            return
+        self._per_addr[conn.addr] += 1
+        self.conns.add(conn)
+        writer = asyncio.get_running_loop().create_task(conn.writer())
+        try:
+            await self._session(conn)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._per_addr[conn.addr] -= 1
+            if not self._per_addr[conn.addr]:
+                del self._per_addr[conn.addr]
+            self.conns.discard(conn)
+            if conn.table is not None:
+                conn.table.post(("detach", conn))
+            if not conn.closed:
+                # let what is queued go out (e.g. a last error) before the handler returns
+                conn.closed = True
+            writer.cancel()
+
+    async def _violation(self, conn: Conn, code: int, reason: str) -> None:
+        conn.closed = True
+        await conn.ws.close(code, reason.encode()[:120].decode(errors="ignore"))
+
+    async def _session(self, conn: Conn) -> None:
+        ws = conn.ws
+        try:
+            first = await asyncio.wait_for(ws.recv(), self.limits.hello_timeout)
+        except asyncio.TimeoutError:
+            return await self._violation(conn, wire.CLOSE_BAD_HELLO, "no hello in time")
+        try:
+            hello = wire.decode(first, max_size=self.limits.max_frame)
+        except wire.WireError as e:
+            return await self._violation(conn, e.code, str(e))
+        if hello["type"] != "hello":
+            return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"the first message must be a hello, "
+                                                                     f"not a {hello['type']}")
+        if hello["version"] != wire.VERSION:
+            return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"protocol {hello['version']!r} is not "
+                                                                     f"spoken here: this server speaks {wire.VERSION}")
+        seat = None
+        if "token" in hello:
+            seat = self.tokens.get(hash_token(hello["token"]))
+            if seat is None:
+                return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
+        conn.push(wire.encode({"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
+                               "key": self.signer.public_key}))
+        if seat is not None:
+            table, index = seat
+            await table.request("attach", conn, index, max(0, hello.get("have", 0)))
+        async for frame in ws:
+            if conn.closed:
+                return
+            if not conn.bucket.take():
+                return await self._violation(conn, wire.CLOSE_FLOODING, f"more than {self.limits.rate:g} messages "
+                                                                        f"a second")
+            try:
+                msg = wire.decode(frame, max_size=self.limits.max_frame)
+            except wire.WireError as e:
+                return await self._violation(conn, e.code, str(e))
+            if msg["type"] == "hello":
+                return await self._violation(conn, wire.CLOSE_BAD_FRAME, "hello is only the first message")
+            await self._dispatch(conn, msg)
+
+    # ------------------------------------------------------------------ routing and the lobby
+
+    def _error(self, conn: Conn, code: str, message: str) -> None:
+        conn.push(wire.encode({"type": "error", "code": code, "message": message}))
+
+    async def _dispatch(self, conn: Conn, msg: dict) -> None:
+        kind = msg["type"]
+        if kind == "list":
+            return conn.push(wire.encode({"type": "tables", "tables": self.listing()}))
+        if kind == "create":
+            return await self._create(conn, msg)
+        if kind in ("sit", "watch"):
+            table = self.tables.get(msg["table"])
+            if table is None:
+                return self._error(conn, "no_table", f"There is no table {msg['table']!r}.")
+            if conn.table is not None and conn.seat is not None:
+                return self._error(conn, "already_seated", f"This connection has a seat at table "
+                                                           f"{conn.table.id}; open another connection.")
+            if kind == "sit":
+                name = msg["name"].strip()
+                if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
+                    return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
+                args = (name,)
+            else:
+                args = ()
+            if conn.table is not None and conn.table is not table:  # stop watching the other table
+                await conn.table.request("leave", conn)
+            return await table.request(kind, conn, *args)
+        if kind == "leave":
+            if conn.table is None:
+                return self._error(conn, "not_seated", "This connection has no seat and watches no table.")
+            return await conn.table.request("leave", conn)
+        # a seat's commands go to its table's inbox; the table answers
+        table = conn.table
+        if table is None or conn.seat is None:
+            if kind == "act":
+                return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "not_seated",
+                                              "message": "You have no seat at a table."}))
+            return self._error(conn, "not_seated", "You have no seat at a table.")
+        if not table.post_command((kind, conn, msg)):
+            if kind == "act":
+                return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
+                                              "message": "The table is busy; send the command again."}))
+            return self._error(conn, "busy", "The table is busy; send it again.")
+
+    def listing(self) -> list[dict]:
+        tables = sorted(self.tables.values(), key=lambda t: t.created)
+        active = [t for t in tables if t.active]
+        finished = [t for t in tables if not t.active][-LISTED_FINISHED:]
+        return [t.summary() for t in active + finished]
+
+    async def _create(self, conn: Conn, msg: dict) -> None:
+        try:
+            engine = games.get(msg["game"])
+        except IllegalAction as e:
+            return self._error(conn, e.code, e.message)
+        n, nbots = msg["seats"], msg["bots"]
+        if not engine.MIN_PLAYERS <= n <= engine.MAX_PLAYERS:
+            return self._error(conn, "bad_table", f"{engine.TITLE} is for {engine.MIN_PLAYERS} to "
+                                                  f"{engine.MAX_PLAYERS} players.")
+        if not 0 <= nbots < n:
+            return self._error(conn, "bad_table", f"A table of {n} has 0 to {n - 1} computer seats: "
+                                                  "at least one seat is for a person.")
+        level = msg.get("bot") or default_bot_level()
+        if level not in bots.BOTS:
+            return self._error(conn, "unknown_bot", f"No bot level {level!r}; there is: {', '.join(bots.BOTS)}.")
+        options = msg.get("options") or {}
+        if len(options) > 16 or not all(isinstance(k, str) and isinstance(v, (bool, int, str))
+                                        for k, v in options.items()):
+            return self._error(conn, "bad_options", "Options are a few names with plain values.")
+        try:
+            engine.setup([f"seat {i}" for i in range(n)], options, local_streams(0))
+        except IllegalAction as e:
+            return self._error(conn, "bad_options", e.message)
+        if sum(t.active for t in self.tables.values()) >= self.limits.max_tables:
+            return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
+                                                        "open tables; join one or try later.")
+        while True:
+            tid = "".join(secrets.choice(TABLE_ID_ALPHABET) for _ in range(TABLE_ID_LENGTH))
+            if tid not in self.tables:
+                break
+        humans = n - nbots
+        seats = [{"name": None, "player_id": None, "token_hash": None, "bot": None} for _ in range(humans)]
+        seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
+                   "token_hash": None, "bot": level} for i in range(humans, n)]
+        row = TableRow(tid, engine.NAME, dict(options), level, seats, None, None, "waiting", time.time())
+        await self.store.create_table(row)
+        table = Table(self, row)
+        self.tables[tid] = table
+        table.ensure_running()
+        log.info("table %s created: %s, %d seats, %d bots (%s)", tid, engine.NAME, n, nbots, level)
+        conn.push(wire.encode({"type": "created", "table": tid}))
+
+
+# ---------------------------------------------------------------------- command line
+
+async def _serve(server: Server) -> int:
+    port = await server.start()
+    print(f"server key fingerprint: {server.fingerprint}", flush=True)
+    print(f"data directory: {server.data_dir}", flush=True)
+    print(f"listening on ws://{server.host}:{port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await stop.wait()
+    finally:
+        print("shutting down", flush=True)
+        await server.stop()
+    return 0
+
+
+def main(args) -> int:
+    """`governor serve`: args has host, port, data_dir (None for the default), grace and
+    optionally limit, a list of (name, value) pairs for Limits."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    limits = dict(getattr(args, "limit", None) or [])
+    server = Server(args.data_dir, args.host, args.port, grace=args.grace, **limits)
+    try:
+        return asyncio.run(_serve(server))
+    except RuntimeError as e:
+        print(f"governor serve: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"governor serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        return 1

@@ -1,0 +1,130 @@
+"""One client connection: its bounded outbox, the task that writes it to the socket, its rate limit.
+
+Tables never write to a socket. They put encoded frames in the connection's outbox without
+waiting; only the connection's own writer task waits for the network. When the outbox is full
+(the client stopped reading), the queued view updates are dropped and `stale_view` tells the
+table to follow with one fresh snapshot; the signed messages, answers and statuses in the outbox
+are kept, because they cannot be rebuilt from a snapshot. A client so far behind that even those
+fill the outbox is closed: it can reconnect with its seat token and `have` and catch up.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+
+from websockets.exceptions import ConnectionClosed
+
+log = logging.getLogger("governor.server")
+
+CLOSE_OVERFLOW = 1008  # policy violation: the client does not read what it is sent
+
+
+class TokenBucket:
+    """`rate` messages a second on average, `burst` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.last = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Conn:
+    def __init__(self, ws, outbox: int, rate: float, burst: int) -> None:
+        self.ws = ws
+        self.queue: asyncio.Queue[tuple[bool, bytes]] = asyncio.Queue(maxsize=outbox)
+        self.bucket = TokenBucket(rate, burst)
+        self.closed = False
+        self.stale_view = False     # view updates were dropped: the next one must be a snapshot
+        self.dropped = 0            # view updates dropped so far (for tests and logs)
+        self.table = None           # the Table this connection takes part in, if any
+        self.seat: int | None = None  # its seat there; None with a table = spectator
+        self.seq = -1               # spectators: the seq of the last public view sent
+        self.backlog: deque[bytes] = deque()  # signed messages a resumed seat lacks, sent first
+        try:
+            self.addr = ws.remote_address[0]
+        except (TypeError, IndexError, AttributeError):
+            self.addr = "?"
+
+    def __repr__(self) -> str:
+        return f"<Conn {self.addr} table={getattr(self.table, 'id', None)} seat={self.seat}>"
+
+    @property
+    def spectator(self) -> bool:
+        return self.table is not None and self.seat is None
+
+    def push(self, frame: bytes, droppable: bool = False) -> None:
+        """Queue a frame without waiting. Droppable frames are view updates (snapshot/delta)."""
+        if self.closed:
+            return
+        if self.queue.full():
+            self._drop_views()
+            if self.queue.full():
+                self.close(CLOSE_OVERFLOW, "outbox overflow: the client does not read its messages")
+                return
+            if droppable:
+                self.dropped += 1
+                return
+        self.queue.put_nowait((droppable, frame))
+
+    def push_backlog(self, frames: list[bytes]) -> None:
+        """Frames to send before anything queued after them, outside the outbox's bound (a
+        resuming seat may lack a whole match's signed messages; they cannot be dropped)."""
+        if self.closed or not frames:
+            return
+        self.backlog.extend(frames)
+        self.push(None)  # the marker: the writer sends the backlog when it gets here
+
+    def _drop_views(self) -> None:
+        kept = []
+        while not self.queue.empty():
+            item = self.queue.get_nowait()
+            if item[0]:
+                self.dropped += 1
+            else:
+                kept.append(item)
+        for item in kept:
+            self.queue.put_nowait(item)
+        self.stale_view = True
+
+    async def writer(self) -> None:
+        try:
+            while True:
+                _, frame = await self.queue.get()
+                if frame is None:
+                    while self.backlog:
+                        await self.ws.send(self.backlog.popleft())
+                else:
+                    await self.ws.send(frame)
+        except ConnectionClosed:
+            pass
+
+    def close(self, code: int, reason: str) -> None:
+        """Close from anywhere without waiting (the close handshake runs in its own task)."""
+        if self.closed:
+            return
+        self.closed = True
+        reason = reason.encode()[:120].decode(errors="ignore")
+        task = asyncio.get_running_loop().create_task(self._close(code, reason))
+        _background.add(task)
+        task.add_done_callback(_background.discard)
+
+    async def _close(self, code: int, reason: str) -> None:
+        try:
+            await self.ws.close(code, reason)
+        except Exception:  # already gone
+            log.debug("closing %r failed", self, exc_info=True)
+
+
+_background: set[asyncio.Task] = set()

@@ -1,0 +1,80 @@
+"""Computer players' decisions, made outside the event loop.
+
+A bot sees only its seat's view (prompt included) and is made fresh for every decision with
+`bots.make(level, seed)`. Searching bots are CPU-bound, so by default decisions run in a pool of
+worker processes: a bot thinking at one table never delays any other table or connection. A
+thread pool is available for embedding and tests (`processes=False`).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+log = logging.getLogger("governor.server")
+
+
+def _watch_parent(parent: int) -> None:
+    """Runs in each worker: exit when the server is gone (even killed with SIGKILL, which gives it
+    no chance to stop its pool), instead of lingering as an orphan."""
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="governor-parent-watch", daemon=True).start()
+
+
+def decide(level: str, seed: int, view: dict, seconds: float | None = None) -> list:
+    """Runs in a worker: one decision of a fresh bot."""
+    import bots
+    cls = bots.BOTS[level]
+    if seconds is not None and getattr(cls, "searches", False):
+        return bots.make(level, seed, seconds=seconds).choose(view)
+    return bots.make(level, seed).choose(view)
+
+
+class Deciders:
+    def __init__(self, workers: int | None = None, processes: bool = True,
+                 seconds: float | None = None) -> None:
+        self.workers = workers or max(1, min(4, os.cpu_count() or 1))
+        self.processes = processes
+        self.seconds = seconds
+        self._pool: Executor | None = None
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            if self.processes:
+                # "spawn": a clean interpreter per worker, never a fork of a process with threads.
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_watch_parent, initargs=(os.getpid(),))
+            else:
+                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="governor-bot")
+        return self._pool
+
+    def submit(self, level: str, seed: int, view: dict) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        try:
+            return loop.run_in_executor(self._executor(), decide, level, seed, view, self.seconds)
+        except BrokenProcessPool:
+            log.error("the bot worker pool broke; starting a new one")
+            self._pool = None
+            return loop.run_in_executor(self._executor(), decide, level, seed, view, self.seconds)
+
+    def reset_if_broken(self, exc: BaseException) -> None:
+        if isinstance(exc, BrokenProcessPool):
+            log.error("the bot worker pool broke; a new one will be started")
+            old, self._pool = self._pool, None
+            if old is not None:
+                old.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

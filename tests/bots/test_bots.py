@@ -1,0 +1,158 @@
+"""Computer players: legal moves from views only, determinism, time budgets, strength."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import time
+
+import pytest
+
+import bots
+from games import sanjuan
+from protocol.fairness import local_streams
+from tests.games.sanjuan.test_properties import _permute_hidden
+
+
+def legal_for(prompt: dict, action) -> bool:
+    """The prompt's promise: between min and max distinct values of options."""
+    return (type(action) is list and prompt["min"] <= len(action) <= prompt["max"]
+            and len(set(action)) == len(action) and all(a in prompt["options"] for a in action))
+
+
+def play(levels, seed, expansion=False, variant=False, check=None, **budget):
+    """A game between bots; every view goes through JSON, so a bot gets plain data only."""
+    n = len(levels)
+    rng = local_streams(seed)
+    s = sanjuan.setup([f"P{i}" for i in range(n)], {"expansion": expansion, "setup_variant": variant}, rng)
+    players = [bots.make(lv, f"{seed}/{i}", **budget) for i, lv in enumerate(levels)]
+    while not s.over:
+        seat = sanjuan.to_act(s)[0]
+        view = json.loads(json.dumps(sanjuan.view(s, seat)))
+        action = players[seat].choose(view)
+        assert legal_for(view["prompt"], action), (view["prompt"], action)
+        if check:
+            check(s, seat, view, action)
+        sanjuan.apply(s, seat, action, rng)
+    return sanjuan.result(s)
+
+
+def test_registry_and_make():
+    assert set(bots.BOTS) == {"random", "heuristic", "ismcts"}
+    assert bots.make("ismcts", 1, iterations=5).iterations == 5
+    assert bots.make("heuristic", 1).level == "heuristic"
+    with pytest.raises(ValueError, match="no bot level|No bot level"):
+        bots.make("grandmaster")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("expansion", [False, True])
+def test_heuristic_moves_are_always_legal(players, expansion):
+    for g in range(4):
+        levels = ["heuristic"] * players if g % 2 else ["heuristic", *["random"] * (players - 1)]
+        r = play(levels, f"legal/{players}/{expansion}/{g}", expansion, variant=g == 3)
+        assert r["over"]
+
+
+@pytest.mark.parametrize("players,expansion,variant", [(4, True, False), (3, False, True), (2, True, False)])
+def test_ismcts_moves_are_always_legal(players, expansion, variant):
+    levels = ["ismcts", *["heuristic"] * (players - 1)]
+    assert play(levels, f"ismcts/{players}", expansion, variant, iterations=12)["over"]
+
+
+def mid_game(seed="mid", players=4, expansion=True, at=120):
+    rng = local_streams(seed)
+    s = sanjuan.setup([f"P{i}" for i in range(players)], {"expansion": expansion}, rng)
+    movers = [bots.make("heuristic", i) for i in range(players)]
+    while s.decisions < at or sanjuan.prompt(s, sanjuan.to_act(s)[0])["kind"] != "role":
+        seat = sanjuan.to_act(s)[0]
+        sanjuan.apply(s, seat, movers[seat].choose(sanjuan.view(s, seat)), rng)
+    return s
+
+
+@pytest.mark.parametrize("level", ["random", "heuristic", "ismcts"])
+def test_decisions_depend_on_the_view_only(level):
+    """Permute every card the seat cannot see: same view, so the same decision; and the bot
+    works on a deep copy as well as on the JSON text of the view."""
+    rnd = random.Random(5)
+    checked = 0
+    for at in (40, 90, 140):
+        s = mid_game(f"hidden/{at}", at=at)
+        seat = sanjuan.to_act(s)[0]
+        twin = _permute_hidden(s, seat, rnd)
+        assert sanjuan.dump(twin) != sanjuan.dump(s)
+        view = sanjuan.view(s, seat)
+        assert sanjuan.view(twin, seat) == view
+        picks = [bots.make(level, 9, iterations=30).choose(v) for v in
+                 (view, copy.deepcopy(sanjuan.view(twin, seat)), json.loads(json.dumps(view)))]
+        assert picks[0] == picks[1] == picks[2]
+        checked += 1
+    assert checked == 3
+
+
+def test_bots_do_not_change_the_view_they_are_given():
+    s = mid_game()
+    seat = sanjuan.to_act(s)[0]
+    view = sanjuan.view(s, seat)
+    before = copy.deepcopy(view)
+    for level in bots.BOTS:
+        bots.make(level, 1, iterations=20).choose(view)
+    assert view == before
+
+
+def test_ismcts_is_deterministic_with_an_iteration_budget():
+    s = mid_game("det")
+    seat = sanjuan.to_act(s)[0]
+    view = sanjuan.view(s, seat)
+    a, b = bots.make("ismcts", 3, iterations=150), bots.make("ismcts", 3, iterations=150)
+    assert a.choose(view) == b.choose(view)
+    assert a.last_iterations == 150
+
+
+@pytest.mark.parametrize("seconds", [0.05, 0.3])
+def test_ismcts_answers_within_a_seconds_budget(seconds):
+    s = mid_game("time")
+    seat = sanjuan.to_act(s)[0]
+    view = sanjuan.view(s, seat)
+    bot = bots.make("ismcts", 1, seconds=seconds)
+    t = time.perf_counter()
+    action = bot.choose(view)
+    elapsed = time.perf_counter() - t
+    assert legal_for(view["prompt"], action)
+    assert elapsed <= seconds + 0.1, elapsed
+    assert bot.last_iterations > 0
+    # Both budgets: whichever runs out first.
+    bot = bots.make("ismcts", 1, seconds=seconds, iterations=3)
+    bot.choose(view)
+    assert bot.last_iterations == 3
+
+
+def test_a_decision_with_one_legal_action_is_answered_at_once():
+    s = mid_game("one")
+    seat = sanjuan.to_act(s)[0]
+    view = sanjuan.view(s, seat)
+    bot = bots.make("ismcts", 1, iterations=10**9)
+    card = view["you"]["hand"][0][0]
+    for options, lo, hi, want in (([card], 1, 1, [card]), ([card], 0, 0, []), (["a", "b"], 2, 2, ["a", "b"])):
+        view["prompt"] = {**view["prompt"], "kind": "keep", "options": options, "min": lo, "max": hi}
+        t = time.perf_counter()
+        assert bot.choose(view) == want
+        assert time.perf_counter() - t < 0.05
+
+
+def wilson_low(wins: float, n: int, z: float = 1.96) -> float:
+    p = wins / n
+    return (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+
+
+def test_the_heuristic_beats_random_players_clearly():
+    """60 seat-rotated four-player games against three random players: the chance level is 25%."""
+    wins = 0.0
+    for g in range(60):
+        levels = ["random"] * 4
+        me = g % 4
+        levels[me] = "heuristic"
+        r = play(levels, f"strength/{g // 4}")
+        wins += (me in r["winners"]) / len(r["winners"])
+    assert wilson_low(wins, 60) > 0.6, wins

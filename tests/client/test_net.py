@@ -1,0 +1,221 @@
+"""The client's protocol logic without a socket: the table state machine, the saved seat, backoff."""
+import time
+
+import pytest
+
+import games
+from client import net
+from protocol.diff import diff, view_hash
+from protocol.exchange import PlayerExchange, ServerExchange
+from protocol.signing import Signer
+
+GAME = games.get("sanjuan")
+
+
+def frame(m, table="t1"):
+    return {"type": m.kind, "table": table, "payload": m.payload, "sig": m.sig}
+
+
+def new_session(tmp_path, pid="p0", seat=0):
+    s = net.SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", seat, "secret-token", pid, "Ana", bytes(range(32)))
+    s.save()
+    return s
+
+
+class Match:
+    """A ServerExchange with seat 0 played through a client Table and seat 1 by a PlayerExchange."""
+
+    def __init__(self, tmp_path):
+        self.signer = Signer.generate()
+        self.server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], self.signer)
+        self.session = new_session(tmp_path)
+        self.table = net.Table("t1", self.session, server_key=self.signer.public_key)
+        self.other = PlayerExchange("p1")
+        self.seq = 0
+
+    def to_client(self, messages):
+        out = []
+        for m in messages:
+            if m.kind == "entry" or m.body["seat"] == 0:
+                out += self.table.feed(frame(m))
+            if m.kind == "entry" or m.body["seat"] == 1:
+                reply = self.other.receive(m)
+                if reply is not None:
+                    step = self.server.commit if m.body["t"] == "header" else self.server.reveal
+                    out += [("other", step(1, reply))]
+        return out
+
+    def start(self):
+        pending = self.to_client([self.server.header])
+        while pending:
+            item = pending.pop(0)
+            if isinstance(item, tuple):
+                pending += self.to_client(item[1])
+            elif item["type"] == "commit":
+                pending += self.to_client(self.server.commit(0, item["commitment"]))
+            elif item["type"] == "reveal":
+                pending += self.to_client(self.server.reveal(0, item["seed"]))
+        assert self.server.phase == "play"
+
+    def snapshot(self):
+        self.seq += 1
+        v = GAME.view(self.server.state, 0)
+        self.table.feed({"type": "snapshot", "table": "t1", "seq": self.seq, "view": v,
+                         "hash": view_hash(v), "events": []})
+        return v
+
+
+def test_exchange_runs_through_the_table_and_is_saved(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    kinds = [k for k, _ in m.table.drain()]
+    assert kinds.count("notice") == 3
+    # Header, commits, reveals and our hand: all held, all on disk.
+    assert m.table.held == 4 == len(m.session.messages)
+    again = net.SeatSession.load(m.session.path)
+    assert [x.payload for x in again.messages] == [x.payload for x in m.session.messages]
+    assert again.token == "secret-token" and again.seed == bytes(range(32))
+    # A restarted client rebuilds its exchange from disk and owes nothing more.
+    t2 = net.Table("t1", again)
+    assert t2.exchange.seat == 0 and t2.resume_messages() == []
+
+
+def test_resume_resends_the_step_we_owe(tmp_path):
+    signer = Signer.generate()
+    server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer)
+    session = new_session(tmp_path)
+    table = net.Table("t1", session)
+    [commit] = table.feed(frame(server.header))
+    # Dropped before the commitment got through: the same one is sent again.
+    assert net.Table("t1", net.SeatSession.load(session.path)).resume_messages() == [commit]
+
+
+def test_resent_entries_are_ignored_and_changed_ones_refused(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    held = m.table.held
+    assert m.table.feed(frame(m.server.log[0])) == []
+    assert m.table.held == held
+    forged = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], m.signer)
+    with pytest.raises(net.ClientError, match="different entry 0"):
+        m.table.feed(frame(forged.header))
+
+
+def test_a_tampered_entry_ends_the_session(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    seat = GAME.to_act(m.server.state)[0]
+    [entry, *_] = m.server.act(seat, __import__("bots").make("random", 1).choose(GAME.view(m.server.state, seat)))
+    bad = frame(entry)
+    bad["sig"] = bytes(64)
+    with pytest.raises(net.ClientError, match="bad_signature"):
+        m.table.feed(bad)
+
+
+def test_deltas_gaps_and_hash_mismatches(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    v1 = m.snapshot()
+    assert m.table.view == v1 and m.table.seq == 1
+    v2 = dict(v1, round=v1["round"] + 1)
+    good = {"type": "delta", "table": "t1", "base": 1, "seq": 2, "ops": diff(v1, v2), "hash": view_hash(v2),
+            "events": [{"type": "x", "to": None, "text": "Something happened."}]}
+    assert m.table.feed(good) == []
+    assert m.table.view == v2 and m.table.seq == 2
+    assert m.table.log[-1]["text"] == "Something happened."
+    # A gap: ask for a snapshot, and ignore deltas until it comes.
+    v3 = dict(v2, round=v2["round"] + 1)
+    gap = {"type": "delta", "table": "t1", "base": 7, "seq": 8, "ops": diff(v2, v3), "hash": view_hash(v3), "events": []}
+    assert m.table.feed(gap) == [{"type": "resync"}]
+    assert m.table.feed(dict(gap, base=2, seq=3)) == []      # ignored while waiting
+    m.snapshot()
+    assert not m.table.want_snapshot
+    # A delta whose result does not hash like the server's view.
+    seq = m.table.seq
+    wrong = {"type": "delta", "table": "t1", "base": seq, "seq": seq + 1, "ops": [["set", ["round"], 99]],
+             "hash": view_hash(v1), "events": []}
+    assert m.table.feed(wrong) == [{"type": "resync"}]
+    # One that does not apply at all.
+    m.snapshot()
+    seq = m.table.seq
+    assert m.table.feed({"type": "delta", "table": "t1", "base": seq, "seq": seq + 1,
+                         "ops": [["del", ["nowhere"]]], "hash": b"x" * 8, "events": []}) == [{"type": "resync"}]
+    # Messages for another table are not ours.
+    assert m.table.feed(dict(good, table="t2")) == []
+
+
+def test_commands_acks_and_rejects(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    while 0 not in GAME.to_act(m.server.state):
+        seat = GAME.to_act(m.server.state)[0]
+        m.server.act(seat, __import__("bots").make("random", 1).choose(GAME.view(m.server.state, seat)))
+    m.snapshot()
+    assert m.table.should_ask(time.monotonic()) is True
+    cmd = m.table.act(["x"])
+    assert cmd["type"] == "act" and cmd["seq"] == m.table.seq and cmd["action"] == ["x"]
+    assert m.table.should_ask(time.monotonic()) is False       # waiting for the answer
+    cmd2_id = net.SeatSession.load(m.session.path).next_id
+    assert cmd2_id == cmd["id"] + 1                            # ids are never reused, even after a restart
+    m.table.feed({"type": "reject", "id": cmd["id"], "code": "illegal", "message": "Not that."})
+    assert ("reject", ("illegal", "Not that.")) in m.table.drain()
+    assert m.table.should_ask(time.monotonic()) is True        # asked again at once
+    cmd = m.table.act(["y"])
+    m.table.feed({"type": "reject", "id": cmd["id"], "code": "stale", "message": "Too late."})
+    assert m.table.should_ask(time.monotonic()) is False       # wait for the snapshot that follows
+    m.snapshot()
+    assert m.table.should_ask(time.monotonic()) is True
+    cmd = m.table.act(["z"])
+    m.table.feed({"type": "ack", "id": cmd["id"]})
+    # Acked, and the view still shows the same question: hold on for the update that follows.
+    held = m.table.should_ask(time.monotonic())
+    assert held is not True and held > 0
+    assert m.table.should_ask(time.monotonic() + net.HOLD + 0.1) is True
+    # An answer to an unknown command (resent after a reconnect) changes nothing.
+    assert m.table.feed({"type": "ack", "id": 12345}) == []
+
+
+def test_torn_message_file_is_cut_back(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    path = m.session.msgs_path
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole[-30:-5])       # a write cut short by a kill
+    again = net.SeatSession.load(m.session.path)
+    assert len(again.messages) == len(m.session.messages)
+    assert path.read_bytes() == whole
+
+
+def test_sessions_are_found_by_url_and_table(tmp_path):
+    s = new_session(tmp_path)
+    assert net.SeatSession.find(tmp_path, "ws://127.0.0.1:9/", "t1").token == s.token
+    assert net.SeatSession.find(tmp_path, "ws://127.0.0.1:9", "t2") is None
+    assert [x.table for x in net.SeatSession.unfinished(tmp_path, "127.0.0.1:9")] == ["t1"]
+    assert (s.path.stat().st_mode & 0o777) == 0o600
+    s.finished = True
+    s.save()
+    assert net.SeatSession.unfinished(tmp_path, "ws://127.0.0.1:9") == []
+
+
+def test_backoff_grows_with_jitter_up_to_a_cap_then_gives_up(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(net.time, "monotonic", lambda: clock[0])
+    b = net.Backoff(patience=60, first=0.2, cap=5)
+    delays = []
+    while (d := b.next_delay()) is not None:
+        delays.append(d)
+        clock[0] += d + 0.01
+    assert 0.1 <= delays[0] <= 0.2
+    assert max(delays) <= 5
+    assert delays[5] > delays[0] * 4
+    assert 59 <= sum(delays) + 0.01 * len(delays) <= 61    # kept trying for the whole minute
+    b.reset()
+    assert b.next_delay() <= 0.2
+
+
+def test_table_listing_is_read_tolerantly():
+    assert net.table_is_open({"table": "a", "state": "waiting", "seats": 4, "taken": 3})
+    assert not net.table_is_open({"table": "a", "state": "waiting", "seats": 4, "taken": 4})
+    assert not net.table_is_open({"table": "a", "status": "playing", "seats": 4, "taken": 1})
+    assert net.table_is_open({"id": "a", "status": "waiting", "free": 1})
+    assert net.table_id({"id": "a"}) == "a"

@@ -1,0 +1,30 @@
+"""A real server on 127.0.0.1, port 0, in this process, with a fresh data directory."""
+from __future__ import annotations
+
+import pytest
+
+from server.app import Server
+
+
+@pytest.fixture
+async def make_server(tmp_path):
+    servers = []
+
+    async def make(**kw):
+        kw.setdefault("bot_processes", False)
+        # Headless clients move far faster than people: the flooding test sets the real rate.
+        kw.setdefault("rate", 10_000.0)
+        kw.setdefault("burst", 10_000)
+        server = Server(kw.pop("data_dir", tmp_path / "data"), "127.0.0.1", 0, **kw)
+        await server.start()
+        servers.append(server)
+        return server
+
+    yield make
+    for s in servers:
+        await s.stop()
+
+
+@pytest.fixture
+async def server(make_server):
+    return await make_server()

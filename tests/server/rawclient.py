@@ -1,0 +1,245 @@
+"""A bare test client that speaks protocol/wire.py over a real WebSocket, and a seat player that
+runs protocol.exchange.PlayerExchange and a RandomBot for its seat, checking every view it is
+sent (delta base, hash) as it goes."""
+from __future__ import annotations
+
+import asyncio
+import random
+import socket
+
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from bots.random_bot import RandomBot
+from protocol import wire
+from protocol.diff import PatchError, patch, view_hash
+from protocol.exchange import PlayerExchange
+from protocol.messages import Signed
+from protocol.verify import verify
+
+TIMEOUT = 10.0
+
+
+class Closed(Exception):
+    def __init__(self, code, reason):
+        super().__init__(f"closed {code}: {reason}")
+        self.code = code
+        self.reason = reason
+
+
+class Raw:
+    """One connection: send messages or raw frames, receive checked server messages."""
+
+    def __init__(self, ws) -> None:
+        self.ws = ws
+        self.frames: list[bytes] = []      # every frame received, as bytes
+        self.welcome: dict | None = None
+
+    @classmethod
+    async def connect(cls, url: str, *, hello: bool = True, token: str | None = None,
+                      have: int | None = None, rcvbuf: int | None = None, **kw) -> "Raw":
+        if rcvbuf is not None:
+            host, port = url.removeprefix("ws://").split(":")
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            sock.connect((host, int(port)))
+            sock.setblocking(False)
+            kw["sock"] = sock
+        ws = await connect(url, max_size=wire.MAX_SERVER_FRAME, compression=None, open_timeout=TIMEOUT, **kw)
+        raw = cls(ws)
+        if hello:
+            msg = {"type": "hello", "version": wire.VERSION}
+            if token is not None:
+                msg["token"] = token
+            if have is not None:
+                msg["have"] = have
+            await raw.send(msg)
+            raw.welcome = await raw.expect("welcome")
+        return raw
+
+    async def send(self, msg: dict) -> None:
+        await self.send_raw(wire.encode(msg))
+
+    async def send_raw(self, data) -> None:
+        try:
+            await self.ws.send(data)
+        except ConnectionClosed:
+            raise Closed(self.ws.close_code, self.ws.close_reason) from None
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict:
+        try:
+            frame = await asyncio.wait_for(self.ws.recv(), timeout)
+        except ConnectionClosed:
+            raise Closed(self.ws.close_code, self.ws.close_reason) from None
+        self.frames.append(frame)
+        return wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
+
+    async def expect(self, kind: str, timeout: float = TIMEOUT, skip=("status",)) -> dict:
+        """The next message, which must be of `kind` (messages of the types in skip are passed over)."""
+        while True:
+            msg = await self.recv(timeout)
+            if msg["type"] == kind:
+                return msg
+            if msg["type"] not in skip:
+                raise AssertionError(f"expected a {kind}, got {msg}")
+
+    async def closed(self, timeout: float = TIMEOUT) -> tuple[int, str]:
+        """Wait until the server closes the connection; its close code and reason."""
+        async def drain():
+            try:
+                while True:
+                    await self.ws.recv()
+            except ConnectionClosed:
+                pass
+        await asyncio.wait_for(drain(), timeout)
+        return self.ws.close_code, self.ws.close_reason
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None) -> str:
+        await self.send({"type": "create", "game": "sanjuan", "seats": seats, "bots": bots, "bot": bot,
+                         "options": options or {}})
+        return (await self.expect("created"))["table"]
+
+
+class Recorder:
+    """Stands in for PlayerExchange for a seat whose seed the server made while its player was
+    away: it keeps the signed messages and audits the whole record at the end (protocol.verify)."""
+
+    def __init__(self) -> None:
+        self.record: list[Signed] = []
+        self.entries: list[Signed] = []
+        self.report = None
+
+    def receive(self, msg: Signed):
+        self.record.append(msg)
+        if msg.kind == "entry":
+            self.entries.append(msg)
+            if msg.body["t"] in ("final", "cancel"):
+                self.report = verify(self.record)
+        return None
+
+
+class SeatPlayer:
+    """Plays one seat to the end: the fair exchange, views, random legal moves, and the audit."""
+
+    def __init__(self, url: str, table: str, name: str, seed: int = 0) -> None:
+        self.url = url
+        self.table = table
+        self.name = name
+        self.bot = RandomBot(f"{name}/{seed}")
+        self.rnd = random.Random(seed)
+        self.raw: Raw | None = None
+        self.px: PlayerExchange | None = None
+        self.seat = self.token = self.player_id = None
+        self.view = None
+        self.seq = -1
+        self.next_id = 1000 * (seed + 1)
+        self.pending: dict | None = None   # the act sent and not yet answered
+        self.acks = 0
+        self.rejects: list[dict] = []
+        self.errors: list[dict] = []
+        self.snapshots = 0
+        self.deltas = 0
+        self.status: dict | None = None
+
+    @property
+    def report(self):
+        return self.px.report if self.px else None
+
+    @property
+    def done(self) -> bool:
+        """The audit is in, and so is the final view (it follows the final entry)."""
+        if self.report is None:
+            return False
+        return self.view is None or self.view["over"] or self.px.entries[-1].body["t"] == "cancel"
+
+    async def sit(self) -> None:
+        self.raw = await Raw.connect(self.url)
+        await self.raw.send({"type": "sit", "table": self.table, "name": self.name})
+        msg = await self.raw.expect("seated")
+        self.seat, self.token, self.player_id = msg["seat"], msg["token"], msg["player_id"]
+        self.px = PlayerExchange(self.player_id, server_key=self.raw.welcome["key"])
+
+    async def resume(self, url: str | None = None) -> None:
+        """Reconnect with the seat token, saying how many signed messages we hold."""
+        self.url = url or self.url
+        self.raw = await Raw.connect(self.url, token=self.token, have=len(self.px.record))
+        self.pending = None  # an unanswered command is decided again on the fresh view
+        self.view = None     # which comes as a snapshot after the signed messages we lack
+
+    async def drop(self) -> None:
+        await self.raw.close()
+
+    async def play(self, until=None, timeout: float = 30.0) -> None:
+        """Handle messages and move until the match is over (or `until(self)` holds)."""
+        async def loop():
+            while not self.done and not (until and until(self)):
+                await self.step()
+        await asyncio.wait_for(loop(), timeout)
+
+    async def step(self, timeout: float = TIMEOUT) -> dict:
+        msg = await self.raw.recv(timeout)
+        self.handle(msg)
+        await self.maybe_act()
+        return msg
+
+    def handle(self, msg: dict) -> None:
+        kind = msg["type"]
+        if kind in ("entry", "private"):
+            assert msg["table"] == self.table
+            signed = Signed.parse(kind, msg["payload"], msg["sig"])
+            reply = self.px.receive(signed)
+            if reply is not None:
+                self._reply = ({"type": "commit", "commitment": reply} if signed.body["t"] == "header"
+                               else {"type": "reveal", "seed": reply})
+        elif kind == "snapshot":
+            assert view_hash(msg["view"]) == msg["hash"]
+            self.view, self.seq = msg["view"], msg["seq"]
+            self.snapshots += 1
+        elif kind == "delta":
+            if msg["base"] != self.seq:
+                self._resync = True
+                return
+            try:
+                view = patch(self.view, msg["ops"])
+            except PatchError:
+                self._resync = True
+                return
+            assert view_hash(view) == msg["hash"], "a delta led to a view with another hash"
+            self.view, self.seq = view, msg["seq"]
+            self.deltas += 1
+        elif kind == "ack":
+            assert self.pending is not None and msg["id"] == self.pending["id"], (msg, self.pending)
+            self.pending = None
+            self.acks += 1
+        elif kind == "reject":
+            self.rejects.append(msg)
+            if self.pending is not None and msg["id"] == self.pending["id"]:
+                self.pending = None
+        elif kind == "status":
+            self.status = msg
+        elif kind == "error":
+            self.errors.append(msg)
+
+    _reply = None
+    _resync = False
+
+    async def maybe_act(self) -> None:
+        if self._reply is not None:
+            reply, self._reply = self._reply, None
+            await self.raw.send(reply)
+        if self._resync:
+            self._resync = False
+            await self.raw.send({"type": "resync"})
+            return
+        v = self.view
+        if self.pending is None and v is not None and v.get("prompt") and self.seat in v["to_act"]:
+            self.pending = {"type": "act", "id": self.next_id, "seq": self.seq, "action": self.bot.choose(v)}
+            self.next_id += 1
+            await self.raw.send(self.pending)
+
+
+async def play_all(players: list[SeatPlayer], timeout: float = 30.0) -> None:
+    await asyncio.gather(*(p.play(timeout=timeout) for p in players))

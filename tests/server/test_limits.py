@@ -1,0 +1,299 @@
+"""Protocol violations close with a clear code and reason; refused requests and commands are
+answered as data; limits hold; one broken table or one slow client harms nobody else."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from protocol import wire
+from protocol.codec import pack
+
+from .rawclient import Closed, Raw, SeatPlayer, play_all
+from .test_resilience import table_with
+
+
+# ---------------------------------------------------------------------- frames
+
+@pytest.mark.parametrize("frame,reason", [
+    (b"\xc1\x00\x01", "not a valid msgpack"),
+    (b"\x93\x01\x02", "not a valid msgpack"),           # a truncated array
+    (pack([1, 2, 3]), "a msgpack map"),
+    (pack({"type": "teleport"}), "unknown message type"),
+    (pack({"type": "act", "id": 1, "seq": 0}), "needs the field 'action'"),
+    (pack({"type": "sit", "table": 5, "name": "x"}), "'table' of a sit message must be str"),
+    ("{\"type\": \"list\"}", "text frames"),
+])
+async def test_malformed_frames_close_with_bad_frame_and_the_reason(server, frame, reason):
+    raw = await Raw.connect(server.url)
+    await raw.send_raw(frame)
+    code, why = await raw.closed()
+    assert code == wire.CLOSE_BAD_FRAME and reason in why, (code, why)
+
+
+async def test_garbage_instead_of_a_hello_is_a_bad_frame(server):
+    raw = await Raw.connect(server.url, hello=False)
+    await raw.send_raw(b"\xff" * 10)
+    code, why = await raw.closed()
+    assert code == wire.CLOSE_BAD_FRAME and "msgpack" in why
+
+
+async def test_an_oversized_frame_is_refused_by_the_frame_limit(server):
+    raw = await Raw.connect(server.url)
+    await raw.send_raw(pack({"type": "list", "pad": b"x" * wire.MAX_FRAME}))
+    code, _ = await raw.closed()
+    assert code == 1009  # "message too big": websockets enforces max_size = wire.MAX_FRAME
+
+
+@pytest.mark.parametrize("hello,reason", [
+    ({"type": "list"}, "first message must be a hello"),
+    ({"type": "hello", "version": "governor/0"}, "this server speaks governor/1"),
+    ({"type": "hello", "version": wire.VERSION, "token": "not-a-token"}, "unknown seat token"),
+])
+async def test_a_bad_hello_closes_with_bad_hello(server, hello, reason):
+    raw = await Raw.connect(server.url, hello=False)
+    await raw.send(hello)
+    code, why = await raw.closed()
+    assert code == wire.CLOSE_BAD_HELLO and reason in why, (code, why)
+
+
+async def test_a_second_hello_is_a_bad_frame(server):
+    raw = await Raw.connect(server.url)
+    await raw.send({"type": "hello", "version": wire.VERSION})
+    code, _ = await raw.closed()
+    assert code == wire.CLOSE_BAD_FRAME
+
+
+async def test_a_missing_hello_times_out(make_server):
+    server = await make_server(hello_timeout=0.2)
+    raw = await Raw.connect(server.url, hello=False)
+    code, _ = await raw.closed()
+    assert code == wire.CLOSE_BAD_HELLO
+
+
+# ---------------------------------------------------------------------- rates and counts
+
+async def test_flooding_closes_the_connection(make_server):
+    server = await make_server(rate=20.0, burst=40)
+    raw = await Raw.connect(server.url, max_queue=None)  # reads the close frame however many replies wait
+    try:
+        for _ in range(200):
+            await raw.send({"type": "list"})
+    except Closed:
+        pass
+    code, reason = await raw.closed()
+    assert code == wire.CLOSE_FLOODING, (code, reason)
+    # a client within the rate is fine
+    calm = await Raw.connect(server.url)
+    for _ in range(30):
+        await calm.send({"type": "list"})
+        await calm.expect("tables")
+
+
+async def test_connections_per_address_are_limited(make_server):
+    server = await make_server(conns_per_addr=3)
+    conns = [await Raw.connect(server.url) for _ in range(3)]
+    extra = await Raw.connect(server.url, hello=False)
+    code, _ = await extra.closed()
+    assert code == wire.CLOSE_TOO_MANY
+    await conns[0].close()
+    await asyncio.sleep(0.05)
+    await Raw.connect(server.url)  # a freed slot can be used again
+
+
+async def test_tables_per_server_are_limited(make_server):
+    server = await make_server(max_tables=2)
+    raw = await Raw.connect(server.url)
+    await raw.create(2)
+    await raw.create(2)
+    await raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0})
+    err = await raw.expect("error")
+    assert err["code"] == "too_many_tables"
+
+
+# ---------------------------------------------------------------------- the lobby
+
+@pytest.mark.parametrize("msg,code", [
+    ({"type": "create", "game": "chess", "seats": 2, "bots": 0}, "unknown_game"),
+    ({"type": "create", "game": "sanjuan", "seats": 5, "bots": 0}, "bad_table"),
+    ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 2}, "bad_table"),
+    ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "bot": "oracle"}, "unknown_bot"),
+    ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {"fog": True}}, "bad_options"),
+    ({"type": "sit", "table": "nope", "name": "Ana"}, "no_table"),
+    ({"type": "watch", "table": "nope"}, "no_table"),
+    ({"type": "leave"}, "not_seated"),
+    ({"type": "commit", "commitment": b"x" * 32}, "not_seated"),
+    ({"type": "resync"}, "not_seated"),
+])
+async def test_refused_lobby_requests_are_errors_not_closes(server, msg, code):
+    raw = await Raw.connect(server.url)
+    await raw.send(msg)
+    err = await raw.expect("error")
+    assert err["code"] == code and err["message"]
+    await raw.send({"type": "list"})
+    await raw.expect("tables")  # still connected
+
+
+async def test_sit_leave_and_listing(server):
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(3, bots=1)
+    ana = await Raw.connect(server.url)
+    await ana.send({"type": "sit", "table": table, "name": "  "})
+    assert (await ana.expect("error"))["code"] == "bad_name"
+    await ana.send({"type": "sit", "table": table, "name": "Ana"})
+    seated = await ana.expect("seated")
+    assert seated["seat"] == 0 and len(seated["token"]) >= 43
+    await ana.send({"type": "sit", "table": table, "name": "Ana"})
+    assert (await ana.expect("error"))["code"] == "already_seated"
+    await lobby.send({"type": "list"})
+    [t] = [t for t in (await lobby.expect("tables"))["tables"] if t["id"] == table]
+    assert t["status"] == "waiting" and t["game"] == "sanjuan"
+    assert t["seats"][0]["name"] == "Ana" and t["seats"][0]["connected"]
+    assert t["seats"][1]["name"] is None and t["seats"][2]["bot"] == "random"
+    # the token is stored hashed only
+    db = (server.data_dir / "governor.db").read_bytes()
+    assert seated["token"].encode() not in db
+    # leaving before the start frees the seat and forgets the token
+    await ana.send({"type": "leave"})
+    status = await ana.expect("status", skip=())
+    assert status["seats"][0]["name"] is None
+    assert (await Raw.connect(server.url, hello=False).__aenter__() if False else True)
+    stale = await Raw.connect(server.url, hello=False)
+    await stale.send({"type": "hello", "version": wire.VERSION, "token": seated["token"]})
+    assert (await stale.closed())[0] == wire.CLOSE_BAD_HELLO
+    # a spectator can take a free seat
+    await lobby.send({"type": "watch", "table": table})
+    await lobby.expect("status", skip=())
+    await lobby.send({"type": "sit", "table": table, "name": "Bo"})
+    assert (await lobby.expect("seated"))["seat"] == 0
+
+
+# ---------------------------------------------------------------------- commands
+
+async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server):
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2)
+    ana = SeatPlayer(server.url, table, "Ana", 0)
+    await ana.sit()
+    await ana.raw.send({"type": "act", "id": 1, "seq": 0, "action": ["builder"]})
+    assert (await ana.raw.expect("reject"))["code"] == "not_started"
+    bo = SeatPlayer(server.url, table, "Bo", 1)
+    await bo.sit()
+    # play until someone has a question, without answering it
+    quiet = [ana, bo]
+    for p in quiet:
+        p.maybe_act = _no_act(p)
+    while not all(p.view is not None and p.view["to_act"] for p in quiet):
+        await asyncio.gather(*(p.step(0.5) for p in quiet if _has_more(p)))
+    first = quiet[0].view["to_act"][0]
+    mover = next(p for p in quiet if p.seat == first)
+    other = next(p for p in quiet if p.seat != first)
+    role = mover.view["prompt"]["options"][0]
+    # out of turn
+    await other.raw.send({"type": "act", "id": 7, "seq": other.seq, "action": [role]})
+    rej = await other.raw.expect("reject")
+    assert rej["code"] == "not_your_turn" and rej["id"] == 7
+    # illegal: not an option
+    await mover.raw.send({"type": "act", "id": 8, "seq": mover.seq, "action": ["banquet"]})
+    rej = await mover.raw.expect("reject")
+    assert rej["code"] in ("not_an_option", "bad_action") and rej["message"]
+    # accepted, then the same command again: the same answer, applied once
+    seq0 = mover.seq
+    mover.pending = {"type": "act", "id": 9, "seq": seq0, "action": [role]}
+    await mover.raw.send(mover.pending)
+    while True:
+        msg = await mover.step()
+        if msg["type"] == "ack":
+            break
+    assert msg == {"type": "ack", "id": 9}
+    table_seq = server.tables[table].seq
+    await mover.raw.send({"type": "act", "id": 9, "seq": seq0, "action": [role]})
+    assert await mover.raw.expect("ack", skip=("status", "delta", "entry", "private")) == {"type": "ack", "id": 9}
+    assert server.tables[table].seq == table_seq
+    # stale: a new command decided on the view before the question changed
+    await mover.raw.send({"type": "act", "id": 10, "seq": seq0, "action": [role]})
+    rej = await mover.raw.expect("reject", skip=("status", "delta", "entry", "private"))
+    assert rej["code"] == "stale"
+    snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
+    assert snap["seq"] == server.tables[table].seq
+
+
+def _no_act(p):
+    async def nothing():
+        if p._reply is not None:
+            reply, p._reply = p._reply, None
+            await p.raw.send(reply)
+    return nothing
+
+
+def _has_more(p):
+    return p.view is None or not p.view["to_act"]
+
+
+async def test_answers_to_a_simultaneous_decision_are_not_stale(server):
+    # with the setup variant everyone first keeps 4 of the cards dealt, all at once
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(3, options={"setup_variant": True})
+    players = [SeatPlayer(server.url, table, n, i) for i, n in enumerate(["Ana", "Bo", "Cy"])]
+    for p in players:
+        await p.sit()
+        p.maybe_act = _no_act(p)
+    while not all(p.view is not None for p in players):
+        await asyncio.gather(*(p.step(0.5) for p in players if p.view is None))
+    decided = [(p, p.seq, p.bot.choose(p.view)) for p in players]
+    assert all(p.view["prompt"]["kind"] == "keep" for p in players)
+    for i, (p, seq, action) in enumerate(decided):
+        await p.raw.send({"type": "act", "id": 1, "seq": seq, "action": action})
+        ack = await p.raw.expect("ack", skip=("status", "delta", "entry", "private", "snapshot"))
+        assert ack["id"] == 1
+    assert server.tables[table].seq == decided[0][1] + 3
+
+
+async def test_an_exception_in_the_rules_rejects_the_command_and_the_table_lives_on(server):
+    table, players = await table_with(server.url, 2)
+    await asyncio.gather(*(p.play(until=lambda p: p.seq >= 10) for p in players))
+    t = server.tables[table]
+    real = t.exchange.act
+    calls = []
+
+    def broken(seat, action):
+        calls.append(seat)
+        raise RuntimeError("a bug in the rules")
+
+    t.exchange.act = broken
+    await play_all(players)  # the failed command is rejected; the table is rebuilt from its log
+    assert calls and t.exchange.act != broken
+    rejects = [r for p in players for r in p.rejects]
+    assert [r["code"] for r in rejects] == ["internal_error"]
+    assert all(p.report.ok for p in players)
+    del real
+
+
+# ---------------------------------------------------------------------- slow clients
+
+async def test_a_client_that_stops_reading_slows_no_one(make_server):
+    server = await make_server(outbox=8)
+    # a spectator with a tiny socket buffer that never reads, on a busy table
+    table_a, players_a = await table_with(server.url, 2)
+    sleeper = await Raw.connect(server.url, rcvbuf=1024, max_queue=1)
+    await sleeper.send({"type": "watch", "table": table_a})
+    table_b, players_b = await table_with(server.url, 2, names=("Cy", "Di"))
+    start = time.monotonic()
+    await play_all(players_a + players_b, timeout=20)
+    elapsed = time.monotonic() - start
+    assert all(p.report.ok for p in players_a + players_b)
+    [conn] = server.tables[table_a].spectators
+    assert conn.queue.qsize() <= 8           # bounded, whatever the client does
+    assert conn.dropped > 0                  # view updates were dropped, not queued without end
+    assert elapsed < 10
+    # once it reads again it gets a consistent view: a fresh snapshot, then deltas that chain
+    view = seq = None
+    while seq != server.tables[table_a].seq:
+        msg = await sleeper.recv()
+        if msg["type"] == "snapshot":
+            view, seq = msg["view"], msg["seq"]
+        elif msg["type"] == "delta" and view is not None:
+            assert msg["base"] == seq
+            seq = msg["seq"]
+    assert view is not None

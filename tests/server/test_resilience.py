@@ -1,0 +1,151 @@
+"""Players who go away and come back, a seat taken over by a bot, and a server killed with
+SIGKILL mid-game and restarted on the same data directory."""
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from protocol import wire
+
+from .rawclient import Closed, Raw, Recorder, SeatPlayer, play_all
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def table_with(server_url, seats, bots=0, names=("Ana", "Bo", "Cy", "Di"), options=None):
+    lobby = await Raw.connect(server_url)
+    table = await lobby.create(seats, bots, options=options)
+    await lobby.close()
+    players = [SeatPlayer(server_url, table, names[i], seed=i) for i in range(seats - bots)]
+    for p in players:
+        await p.sit()
+    return table, players
+
+
+async def test_a_player_reconnects_mid_game_with_token_and_have(server):
+    table, (ana, bo) = await table_with(server.url, 2)
+    await asyncio.gather(ana.play(until=lambda p: p.seq >= 40), bo.play(until=lambda p: p.seq >= 40))
+    held = len(ana.px.record)
+    await ana.drop()
+    await asyncio.sleep(0.1)
+    assert server.tables[table].seat_info()[ana.seat]["connected"] is False
+    await ana.resume()
+    # what was missed comes first, each signed message exactly once, then a snapshot
+    first = await ana.step()
+    assert first["type"] in ("entry", "private", "snapshot", "status")
+    await play_all([ana, bo])
+    assert ana.report.ok and bo.report.ok, (ana.report.text(), bo.report.text())
+    assert len(ana.px.record) > held
+    assert ana.snapshots >= 2
+    assert ana.rejects == [] and bo.rejects == []
+
+
+async def test_a_second_connection_with_the_token_replaces_the_first(server):
+    table, (ana, bo) = await table_with(server.url, 2)
+    await asyncio.gather(ana.play(until=lambda p: p.seq >= 20), bo.play(until=lambda p: p.seq >= 20))
+    old = ana.raw
+    await ana.resume()
+    code, reason = await old.closed()
+    assert code == wire.CLOSE_REPLACED, (code, reason)
+    await play_all([ana, bo])
+    assert ana.report.ok and bo.report.ok
+
+
+async def test_a_bot_plays_for_an_absent_player_until_they_return(make_server):
+    server = await make_server(grace=0.2)
+    table, (ana, bo) = await table_with(server.url, 2)
+    await asyncio.gather(ana.play(until=lambda p: p.seq >= 30), bo.play(until=lambda p: p.seq >= 30))
+    await ana.drop()
+    # Bo plays on; after the grace period the server plays Ana's seat
+    await bo.play(until=lambda p: p.seq >= 90 or p.done)
+    assert any(s.standin for s in server.tables[table].seats)
+    assert bo.status["seats"][ana.seat]["standin"] is True
+    await ana.resume()
+    await play_all([ana, bo])
+    assert ana.report.ok and bo.report.ok, (ana.report.text(), bo.report.text())
+    assert bo.status["seats"][ana.seat]["standin"] is False
+
+
+async def test_the_server_supplies_the_seed_of_a_player_gone_before_committing(make_server):
+    server = await make_server(grace=0.2)
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(3, bots=1)
+    ana, bo = SeatPlayer(server.url, table, "Ana", 0), SeatPlayer(server.url, table, "Bo", 1)
+    await ana.sit()
+    await ana.drop()            # gone before the match starts
+    await bo.sit()              # the match starts; Ana's seed will be the server's
+    await bo.play(until=lambda p: p.seq >= 10)
+    assert bo.status["seats"][ana.seat]["server_seed"] is True
+    assert bo.status["seats"][ana.seat]["standin"] is True
+    # Ana comes back: she cannot have committed, so she audits the whole record instead
+    ana.px = Recorder()
+    await ana.resume()
+    await play_all([ana, bo])
+    assert bo.report.ok, bo.report.text()
+    assert ana.report.ok, ana.report.text()
+    assert ana.acks > 0  # she got her seat back and played
+
+
+# ---------------------------------------------------------------------- a real process, killed
+
+def start_server(data_dir, grace=30):
+    proc = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir),
+                             "--grace", str(grace), "--limit", "rate=10000", "--limit", "burst=10000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        m = re.match(r"listening on (ws://\S+)", line)
+        if m:
+            return proc, m.group(1), lines
+    raise AssertionError("the server did not start: " + "".join(lines) + proc.stderr.read())
+
+
+async def test_a_server_killed_mid_game_restarts_and_every_match_finishes(tmp_path):
+    data = tmp_path / "data"
+    proc, url, lines = start_server(data)
+    fingerprint = next(line for line in lines if "fingerprint" in line).split()[-1]
+    try:
+        _, people = await table_with(url, 2)
+        _, alone = await table_with(url, 3, bots=2, names=("Cy", "Di", "Ed"))
+        players = people + alone
+
+        async def until_closed(p):
+            try:
+                await p.play()
+            except Closed:
+                pass
+
+        tasks = [asyncio.create_task(until_closed(p)) for p in players]
+        while min(p.seq for p in players) < 60:
+            await asyncio.sleep(0.005)
+        proc.send_signal(signal.SIGKILL)   # no chance to clean up: mid-move, mid-write
+        proc.wait(10)
+        await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        assert not any(p.done for p in players)
+
+        proc, url, lines = start_server(data)
+        assert any(fingerprint in line for line in lines)  # the same key signs on
+        for p in players:
+            await p.resume(url)
+        await play_all(players)
+        for p in players:
+            assert p.report.ok, p.report.text()
+
+        # SIGINT: a clean shutdown, connections closed with 1001
+        watcher = await Raw.connect(url)
+        proc.send_signal(signal.SIGINT)
+        code, _ = await watcher.closed()
+        assert code == wire.CLOSE_SHUTDOWN
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
