@@ -17,6 +17,14 @@ from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BLACK_MARKET, BY_KEY, CATHED
 from . import values as V
 
 TILE_INDEX = {t: i for i, t in enumerate(TILES)}
+# Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
+WEIGHTS = {
+    "others": 0.6,         # how much a phase's gift to the other players counts against a role
+    "build_anyway": 0.3,   # builder: how likely one builds later this round without the privilege
+    "build_min": 0.15,     # build only what is worth more than this after paying
+    "full_hand": 0.5,      # councillor/prospector: penalty per card beyond the room left in hand
+    "tuck": 0.6,           # chapel: tuck the weakest card when it is worth less than this
+}
 
 
 class Seat:
@@ -98,7 +106,7 @@ class Seat:
 
     # ------------------------------------------------------------ roles
 
-    def role_values(self) -> dict[str, float]:
+    def role_values(self, w: dict) -> dict[str, float]:
         v = self.view
         me = self.seat
         cv = self.cv
@@ -119,7 +127,8 @@ class Seat:
         with_p = self.best_build(doubled)
         without = self.best_build(0)
         others_build = sum(0.8 if pv["hand"] >= 3 else 0.3 for pv in others)
-        out["builder"] = (with_p - 0.6 * without) + (doubled * cv if with_p > 0 else 0) - 0.35 * others_build
+        out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
+                          - w["others"] * others_build)
         # Producer: goods on empty buildings, the dearest first.
         empty = sorted((V.good_value(k, self.rl) for k in kinds_of(my_city, False)), reverse=True)
         cap = 1 + doubled + (AQUEDUCT in self.active)
@@ -127,18 +136,18 @@ class Seat:
         if len(empty[:cap]) >= 2 and WELL in self.active:
             gain += cv
         theirs = sum(max([V.good_value(k, self.rl) for k in kinds_of(pv, False)], default=0) for pv in others)
-        out["producer"] = gain - 0.35 * theirs
+        out["producer"] = gain - w["others"] * theirs
         # Trader: what the goods fetch now.
         mine = sorted((price(k) for k in kinds_of(my_city, True)), reverse=True)
         cap = 1 + doubled + (TRADING_POST in self.active)
         sold = mine[:cap]
         gain = sum(sold) + (MARKET_HALL in self.active and bool(sold)) + (MARKET_STAND in self.active and len(sold) >= 2)
         theirs = sum(max([price(k) for k in kinds_of(pv, True)], default=0) for pv in others)
-        out["trader"] = (gain - 0.35 * theirs) * cv
+        out["trader"] = (gain - w["others"] * theirs) * cv
         # Councillor: a card, chosen among five (or eight).
         keep = 2 if PREFECTURE in self.active else 1
         out["councillor"] = (keep * cv + 0.3 * doubled + (0.2 if ARCHIVE in self.active else 0)
-                             - 0.35 * len(others) * 0.8 * cv)
+                             - w["others"] * len(others) * 0.8 * cv)
         # Prospector: a card for nobody else.
         out["prospector"] = doubled * cv + (0.3 if GOLD_MINE in self.active else 0) + (
             0.2 if GOLDSMITH in self.active else 0)
@@ -146,15 +155,19 @@ class Seat:
         room = v["you"]["hand_limit"] - len(self.hand)
         if room <= 1:
             for r in ("councillor", "prospector"):
-                out[r] -= (2 - room) * 0.5
+                out[r] -= (2 - room) * w["full_hand"]
         return out
 
 
 class HeuristicBot:
     level = "heuristic"
 
-    def __init__(self, seed: int | str = 0) -> None:
+    def __init__(self, seed: int | str = 0, **weights) -> None:
         self.rng = random.Random(str(seed))   # only breaks exact ties
+        unknown = set(weights) - set(WEIGHTS)
+        if unknown:
+            raise ValueError(f"unknown heuristic weights: {', '.join(sorted(unknown))}")
+        self.w = {**WEIGHTS, **weights}
 
     def choose(self, view: dict) -> list:
         p = view["prompt"]
@@ -168,14 +181,14 @@ class HeuristicBot:
     # Each handler returns a legal pick: between lo and hi distinct options.
 
     def _role(self, k: Seat, options, lo, hi):
-        vals = k.role_values()
+        vals = k.role_values(self.w)
         return [max(options, key=lambda r: (vals[r], self.rng.random()))]
 
     def _library(self, k: Seat, options, lo, hi):
         return ["use"]
 
     def _build(self, k: Seat, options, lo, hi):
-        best, score = None, 0.15
+        best, score = None, self.w["build_min"]
         for c in options:
             s = k.build_score(c, k.priv)
             if s > score:
@@ -234,7 +247,7 @@ class HeuristicBot:
         h = k.holds(options)
         worst = min(options, key=lambda c: h[c])
         # A tucked card is a sure VP; a card in hand is a payment worth `cv` and maybe a building.
-        if h[worst] < 1 - k.cv + 0.6 and (len(options) >= 3 or k.rl < 3):
+        if h[worst] < 1 - k.cv + self.w["tuck"] and (len(options) >= 3 or k.rl < 3):
             return [worst]
         return []
 

@@ -104,7 +104,7 @@ class ISMCTSBot:
         candidates = self._candidates(view, fallback)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates, start)
+        return self._search(view, candidates, start) or fallback
 
     # ------------------------------------------------------------ root actions
 
@@ -136,7 +136,7 @@ class ISMCTSBot:
 
     # ------------------------------------------------------------ the search
 
-    def _search(self, view: dict, candidates: list[list], start: float) -> list:
+    def _search(self, view: dict, candidates: list[list], start: float) -> list | None:
         seat = view["seat"]
         det = sanjuan.Determinizer(view)
         root = Node()
@@ -156,6 +156,8 @@ class ISMCTSBot:
             self._iterate(s, seat, root, keys, stop_round)
             done += 1
         self.last_iterations = done
+        if not done:
+            return None   # no time at all: the heuristic's answer
         best = max(keys, key=lambda k: (root.children[k].visits, root.children[k].total))
         return list(best)
 

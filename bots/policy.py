@@ -8,8 +8,8 @@ the state is the bot's own guess, not the real game.
 """
 from __future__ import annotations
 
-from games.sanjuan.cards import (BLACK_MARKET, COST, CUSTOMS_OFFICE, GOOD, KINDS, PARK,
-                                 PRODUCTION, QUARRY, SMITHY)
+from games.sanjuan.cards import (BLACK_MARKET, COST, CUSTOMS_OFFICE, GOOD, KINDS, PALACE, PARK,
+                                 PRODUCTION, QUARRY, SMITHY, VP)
 from games.sanjuan.rules import current_tile, hand_limit
 
 from . import values as V
@@ -129,9 +129,19 @@ def estimate(s, seat: int, rl: float) -> float:
     kinds = s.kinds
     city = [kinds[b] for b in p.city]
     cv = V.card_value(rl)
+    prod = sorted((V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]), reverse=True)
+    nprod = len(prod)
+    income = sum(r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod))
     total = len(p.chapel) + len(p.bank) + len(p.harbor)
-    for i, k in enumerate(city):
-        total += V.worth(k, city[:i] + city[i + 1:], (), rl)
+    for k in city:
+        total += VP[k]
+        if not PRODUCTION[k]:
+            income += V.city_rate(k, nprod)
+            if k in V.BONUS_KINDS and k != PALACE:
+                total += V.bonus(k, city, (), rl)
+    total += income * rl * V.ENGINE
     total += len(p.hand) * cv + 0.3 * sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
     total += sum(GOOD_PRICE[kinds[b]] for b in p.goods) * cv * 0.75
+    if PALACE in city:   # a quarter of everything else, counted last
+        total *= 1.25
     return total

@@ -40,11 +40,8 @@ def rounds_left(most_buildings: int) -> float:
     return max(0.5, 12 - most_buildings) * 0.9
 
 
-def _rate(kind: int, city: list[int]) -> float:
-    if PRODUCTION[kind]:
-        copies = sum(1 for k in city if PRODUCTION[k])
-        return GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(copies, len(COPY_FACTOR) - 1)]
-    nprod = sum(1 for k in city if PRODUCTION[k])
+def city_rate(kind: int, nprod: int) -> float:
+    """Income per round of a city building, for a city with `nprod` production buildings."""
     if kind == TRADING_POST:
         return 0.08 * min(nprod, 4)
     if kind == AQUEDUCT:
@@ -62,30 +59,47 @@ def _rate(kind: int, city: list[int]) -> float:
     return RATE.get(kind, 0.0)
 
 
+def _rate(kind: int, city: list[int]) -> float:
+    nprod = sum(1 for k in city if PRODUCTION[k])
+    if PRODUCTION[kind]:
+        return GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(nprod, len(COPY_FACTOR) - 1)]
+    return city_rate(kind, nprod)
+
+
+BONUS_KINDS = frozenset({GUILD_HALL, CITY_HALL, TRIUMPHAL_ARCH, PALACE, RESIDENCE, CATHEDRAL, BANK, PARK})
+
+
+def bonus(kind: int, city: list[int], hand, rl: float, others6: int = 0, score: float = 0.0) -> float:
+    """The end-of-game bonus of a building in BONUS_KINDS, as the city may stand then."""
+    if kind == GUILD_HALL:
+        prod = [k for k in city if PRODUCTION[k]]
+        return len(prod) + len(set(prod)) + 0.4 * rl
+    if kind == CITY_HALL:
+        return 1 + sum(1 for k in city if not PRODUCTION[k]) + 0.4 * rl
+    if kind == TRIUMPHAL_ARCH:
+        have = {k for k in city if k in MONUMENTS}
+        later = {k for k in hand if k in MONUMENTS} - have
+        return ARCH_BONUS[min(3, len(have) + (len(later) + 1) // 2)] if have or later else 1
+    if kind == PALACE:
+        return (score + 6 + 1.2 * rl) / 4
+    if kind == RESIDENCE:
+        return sum((4, 3, 2, 1)[:residence_sets([*city, kind])]) + 0.3 * rl
+    if kind == CATHEDRAL:
+        return CATHEDRAL_BONUS[min(4, others6 + int(rl / 4))]
+    if kind == BANK:
+        return 2.5
+    if kind == PARK:
+        return 0.5 if CRANE in city else 0
+    return 0.0
+
+
 def worth(kind: int, city: list[int], hand: list[int], rl: float, others6: int = 0,
           score: float = 0.0) -> float:
     """What building `kind` adds to a city (list of kinds) by the game's end: printed VP, its end
     bonus as the city may stand then, and its income over the rounds left."""
     v = VP[kind] + _rate(kind, city) * rl * ENGINE
-    if kind == GUILD_HALL:
-        prod = [k for k in city if PRODUCTION[k]]
-        v += len(prod) + len(set(prod)) + 0.4 * rl
-    elif kind == CITY_HALL:
-        v += 1 + sum(1 for k in city if not PRODUCTION[k]) + 0.4 * rl
-    elif kind == TRIUMPHAL_ARCH:
-        have = {k for k in city if k in MONUMENTS}
-        later = {k for k in hand if k in MONUMENTS} - have
-        v += ARCH_BONUS[min(3, len(have) + (len(later) + 1) // 2)] if have or later else 1
-    elif kind == PALACE:
-        v += (score + 6 + 1.2 * rl) / 4
-    elif kind == RESIDENCE:
-        v += sum((4, 3, 2, 1)[:residence_sets([*city, kind])]) + 0.3 * rl
-    elif kind == CATHEDRAL:
-        v += CATHEDRAL_BONUS[min(4, others6 + int(rl / 4))]
-    elif kind == BANK:
-        v += 2.5
-    elif kind == PARK:
-        v += 0.5 if CRANE in city else 0
+    if kind in BONUS_KINDS:
+        v += bonus(kind, city, hand, rl, others6, score)
     return v
 
 

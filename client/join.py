@@ -47,10 +47,7 @@ def _count(lo: int, hi: int, what: str):
     return check
 
 
-def add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", type=Path, default=None,
-                   help="where seats in progress and match records are kept "
-                        "(default $GOVERNOR_DATA or ~/.local/share/governor/client)")
+def add_patience(p: argparse.ArgumentParser) -> None:
     # How long a dropped connection is retried; only tests want it shorter.
     p.add_argument("--patience", type=float, default=net.PATIENCE, help=argparse.SUPPRESS)
     # Messages a second this client allows itself (0: no pacing), for servers with other limits.
@@ -74,7 +71,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     # Seconds the --bot waits before each answer: lets tests catch a match in the middle.
     p.add_argument("--think", type=float, default=0.0, help=argparse.SUPPRESS)
-    add_common(p)
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help="where seats in progress and match records are kept "
+                        "(default $GOVERNOR_DATA or ~/.local/share/governor/client)")
+    add_patience(p)
 
 
 # ------------------------------------------------------------------ reading the keyboard
@@ -97,7 +97,10 @@ class Keyboard:
         def pump():
             while True:
                 line = self.stream.readline()
-                self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
+                try:
+                    self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
+                except RuntimeError:     # the game is over and its loop closed
+                    return
                 if not line:
                     return
         threading.Thread(target=pump, daemon=True, name="keyboard").start()
@@ -146,15 +149,25 @@ class Terminal(net.Player):
         self.screen: Renderer | None = None
         self.waiting_for: tuple | None = None
         self.status_line = ""
+        self.link_state = "connecting"
+        self.last_view: dict | None = None
 
     def say(self, text: str = "", style: str | None = None) -> None:
         if style and self.screen:
             text = self.screen.paint(text, style)
         print(text, file=self.out, flush=True)
 
+    def header(self) -> str:
+        """The connection line shown above the board."""
+        state = {"connected": f"connected to {self.url}", "reconnecting": "reconnecting…",
+                 "lost": "disconnected"}.get(self.link_state, self.link_state)
+        return f"[{state}{' · ' + self.status_line if self.status_line else ''}]"
+
     def connection(self, state: str, detail: str = "") -> None:
+        before, self.link_state = self.link_state, state
         if state == "connected":
-            self.say(f"[connected to {self.url}]", "dim")
+            if before != "connecting":
+                self.say(f"[connected to {self.url} again]", "dim")
         elif state == "reconnecting":
             self.say(f"[connection lost: {detail}; reconnecting…]", "warn")
         else:
@@ -163,6 +176,7 @@ class Terminal(net.Player):
     def update(self, table: net.Table, happened: list[tuple]) -> None:
         if table.view is not None and self.screen is None:
             self.screen = renderer_for(table.view, self.colour)
+        self.last_view = table.view
         for kind, data in happened:
             if kind == "events":
                 for e in data:
@@ -200,9 +214,8 @@ class Terminal(net.Player):
         screen = self.screen = self.screen or renderer_for(v, self.colour)
         self.waiting_for = None
         self.say()
+        self.say(self.header(), "dim")
         self.say(screen.view(v))
-        if self.status_line:
-            self.say(self.status_line, "dim")
         p = v["prompt"]
         while True:
             line = (await self.auto.answer(v) if self.auto else await self.keyboard.readline()).strip()
@@ -224,6 +237,9 @@ class Terminal(net.Player):
         say = self.say
         say()
         if outcome.result and self.screen:
+            if self.last_view and self.last_view.get("players"):
+                say(self.screen.cities(self.last_view))
+                say()
             say(self.screen.result(outcome.result, outcome.names))
         elif outcome.reason:
             say(f"The match was cancelled: {outcome.reason}", "warn")
@@ -238,9 +254,6 @@ class Terminal(net.Player):
 
 class Headless(net.BotPlayer):
     """A bot seat that reports progress on stderr, briefly."""
-
-    def __init__(self, bot, delay: float = 0.0) -> None:
-        super().__init__(bot, delay)
 
     def connection(self, state: str, detail: str = "") -> None:
         print(f"[{state}{': ' + detail if detail else ''}]", file=sys.stderr, flush=True)
@@ -277,7 +290,8 @@ async def lobby(link: net.Link, keyboard: Keyboard, args) -> tuple[str, str | No
     """Until the person picks: ("sit", table) or ("watch", table) or ("resume", table)."""
     saved = net.SeatSession.unfinished(args.data_dir, link.url)
     while True:
-        tables = await link.tables()
+        listed = await link.tables()
+        tables = [t for t in listed if t.get("status", t.get("state")) in ("waiting", "playing")]
         print()
         if saved:
             print("Your unfinished seats at this server:")
@@ -288,7 +302,7 @@ async def lobby(link: net.Link, keyboard: Keyboard, args) -> tuple[str, str | No
             for i, t in enumerate(tables, 1):
                 print(f"  {i:>2}. {describe_table(t)}")
         else:
-            print("No tables yet.")
+            print("No table is waiting or being played.")
         print("Type a number to sit at that table, w and a number to watch it, c to create a table,"
               + (" r to resume your seat," if saved else "") + " Enter to refresh, q to quit.")
         choice = (await keyboard.readline("lobby> ")).strip().lower()
@@ -348,6 +362,9 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(interactive(args))
     except net.ClientError as e:
         print(f"governor join: {e}", file=sys.stderr)
+        if args.json:     # scripts get their one JSON object either way
+            print(json.dumps({"finished": False, "verified": False, "verdict": str(e), "record": None},
+                             sort_keys=True), flush=True)
         return 1
     except KeyboardInterrupt:
         print("\nInterrupted. If you had a seat it is saved: resume with "
@@ -456,8 +473,7 @@ async def interactive(args) -> int:
                                patience=args.patience, rate=args.pace)
     if what == "watch":
         from .watch import watch_table
-        return await watch_table(link, table, colour=colour, patience=args.patience,
-                                 data_dir=args.data_dir)
+        return await watch_table(link, table, colour=colour, patience=args.patience)
     try:
         name = args.name or await _ask(keyboard, "Your name", "Player")
         session = await net.sit(link, table, _name(name), args.data_dir)
@@ -473,21 +489,33 @@ async def interactive(args) -> int:
 
 
 async def play_seat(player: Terminal, *, session: net.SeatSession, link: net.Link | None = None,
-                    patience: float = net.PATIENCE, rate: float = net.PACE_RATE) -> int:
-    """Play the seat to the end on this screen; the exit code of `join` and `play`."""
+                    patience: float = net.PATIENCE, rate: float = net.PACE_RATE, intro: bool = True,
+                    resumable: bool = True) -> int:
+    """Play the seat to the end on this screen; the exit code of `join` and `play`. With
+    `resumable` false (the server lives in this process) leaving means abandoning the game."""
     url = session.url
-    print(f"You are at table {session.table}, seat {session.seat + 1}, as {session.name}. "
-          f"Others join with: governor join {url} --table {session.table}")
+    if intro:
+        print(f"You are at table {session.table}, seat {session.seat + 1}, as {session.name}. "
+              f"Others join with: governor join {url} --table {session.table}")
     if link is None:
         print("Resuming your seat…")
     try:
-        outcome = await net.SeatRunner(session, player, link=link, patience=patience, rate=rate).run()
+        try:
+            outcome = await net.SeatRunner(session, player, link=link, patience=patience, rate=rate).run()
+        finally:
+            if not resumable:
+                session.forget()     # the server goes away with this process: nothing to resume
     except EOFError:
+        if not resumable:
+            print("\nInput closed: the game is abandoned.")
+            return 0
         print(f"\nInput closed: you left the screen, your seat is saved. Resume with "
               f"`governor join {url} --table {session.table}`.")
         return 0
     except Quit:
-        if session.path.exists():
+        if not resumable:
+            print("You left the game.")
+        elif session.path.exists():
             print("You left the game. A computer player takes your seat after the server's grace "
                   f"period; to come back: governor join {url} --table {session.table}")
         else:

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgpack
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
@@ -34,17 +35,18 @@ from protocol import record, wire
 from protocol.codec import pack, unpacker
 from protocol.diff import PatchError, patch, view_hash
 from protocol.exchange import PlayerExchange
+from protocol.fairness import player_commit
 from protocol.messages import ProtocolError, Signed
 from protocol.signing import fingerprint
-from protocol.verify import Report, verify
+from protocol.verify import Report
 
 PATIENCE = 120.0        # seconds a dropped connection is retried before giving up (at least 60)
 BACKOFF_FIRST = 0.2     # first retry delay, doubled each time, with jitter, capped
 BACKOFF_CAP = 5.0
 HOLD = 2.0              # after an ack, how long an unchanged question waits for the next update
 REQUEST_TIMEOUT = 15.0
-RESYNC_AFTER = 1.0
-PACE_RATE, PACE_BURST = 15.0, 30   # our messages a second, at once: under the server's default 20 and 40      # after a reconnect, how long to wait for the server's snapshot before asking
+RESYNC_AFTER = 1.0      # after a reconnect, how long to wait for the server's snapshot before asking
+PACE_RATE, PACE_BURST = 15.0, 30   # our messages a second, and at once: under the server's default 20 and 40
 
 
 def default_data_dir() -> Path:
@@ -65,7 +67,8 @@ class ClientError(Exception):
 
 
 class Leave(Exception):
-    """Raised by a Player to give up its seat for good (the server hands it to a bot)."""
+    """Raised by a Player to leave the table. Before the match starts the seat is given back;
+    after, it stays ours (the server lets a bot play it after its grace period) and can be resumed."""
 
 
 class ServerRefused(ClientError):
@@ -214,11 +217,14 @@ def _read_messages(path: Path) -> list[Signed]:
     reader.feed(data[len(record.MAGIC):])
     out: list[Signed] = []
     good = len(record.MAGIC)
-    for raw in reader:
-        if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
-            break
-        out.append(Signed.parse(("entry", "private")[raw[0]], raw[1], raw[2]))
-        good = len(record.MAGIC) + reader.tell()
+    try:
+        for raw in reader:
+            if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
+                break
+            out.append(Signed.parse(("entry", "private")[raw[0]], raw[1], raw[2]))
+            good = len(record.MAGIC) + reader.tell()
+    except (ValueError, ProtocolError, msgpack.UnpackException):
+        pass     # a torn or damaged tail: keep what came before it
     if good != len(data):
         with open(path, "r+b") as f:
             f.truncate(good)
@@ -277,7 +283,6 @@ class Table:
         self.table = table
         self.session = session
         self.exchange: PlayerExchange | None = None
-        self.entries: list[Signed] = []     # spectators: the public entries, if the server sends them
         self.view: dict | None = None
         self.seq: int | None = None
         self.log: list[dict] = []           # every event shown to us, in order
@@ -310,15 +315,11 @@ class Table:
 
     @property
     def report(self) -> Report | None:
-        if self.exchange is not None:
-            return self.exchange.report
-        return getattr(self, "_spectator_report", None)
+        return self.exchange.report if self.exchange is not None else None
 
     @property
     def header(self) -> dict | None:
-        if self.exchange is not None:
-            return self.exchange.header
-        return self.entries[0].body if self.entries else None
+        return self.exchange.header if self.exchange is not None else None
 
     def resume_messages(self) -> list[dict]:
         """After a reconnect: the exchange step we may owe the server (resent; the server ignores
@@ -328,7 +329,8 @@ class Table:
         if ex is not None and ex.report is None:
             kinds = [e.body["t"] for e in ex.entries]
             if kinds == ["header"]:
-                out.append({"type": "commit", "commitment": ex._check_header(ex.entries[0])})
+                out.append({"type": "commit", "commitment": player_commit(
+                    ex.header["game_id"], ex.player_id, ex.seed)})
             elif kinds == ["header", "commits"]:
                 out.append({"type": "reveal", "seed": ex.seed})
         if self.pending is not None:
@@ -341,12 +343,16 @@ class Table:
         except ProtocolError as e:
             raise ClientError(f"the server sent a malformed signed message: {e.message}") from None
         if self.exchange is None:
-            return self._spectator_entry(signed)
+            return []      # a spectator has no part in the exchange
         if self._already_held(signed):
             return []
         try:
             reply = self.exchange.receive(signed)
         except ProtocolError as e:
+            if e.code == "commit_changed":
+                raise ClientError("the commitment set does not hold our commitment: either we were away "
+                                  "so long that the server committed a seed for our seat, or the server "
+                                  "cheats. Our seed stays secret; the match goes on without us.") from None
             raise ClientError(f"the server's signed log failed a check ({e.code}): {e.message}. "
                               "Leaving the table: this match cannot be trusted.") from None
         self.session.append(signed)
@@ -379,24 +385,6 @@ class Table:
                                   "this match cannot be trusted.")
             return False
         return any(p.payload == m.payload for p in ex.privates)
-
-    def _spectator_entry(self, m: Signed) -> list[dict]:
-        if m.kind != "entry":
-            return []
-        seq = m.body["seq"]
-        if seq < len(self.entries):
-            return []
-        if seq != len(self.entries):
-            self.happened.append(("notice", f"public log entry {seq} arrived where "
-                                  f"{len(self.entries)} was expected; the log will not be audited"))
-            self.entries = []
-            return []
-        self.entries.append(m)
-        if m.body["t"] in ("final", "cancel"):
-            self._spectator_report = verify(self.entries)
-            self.ended = True
-            self.happened.append(("end", m.body["t"]))
-        return []
 
     # -------------------------------------------------------------- views
 
@@ -437,9 +425,10 @@ class Table:
 
     # -------------------------------------------------------------- commands
 
-    def act(self, action: list) -> dict:
-        """The command for a decision made on the current view."""
-        self.pending = {"type": "act", "id": self.session.take_id(), "seq": self.seq, "action": list(action)}
+    def act(self, action: list, seq: int | None = None) -> dict:
+        """The command for a decision made on the view at `seq` (default: the current one)."""
+        seq = self.seq if seq is None else seq
+        self.pending = {"type": "act", "id": self.session.take_id(), "seq": seq, "action": list(action)}
         self.pending_prompt = self.prompt
         return self.pending
 
@@ -727,7 +716,7 @@ class Backoff:
         return min(delay, max(0.0, self.since + self.patience - now))
 
 
-_DROPPED = (ConnectionClosed, OSError, InvalidHandshake, asyncio.TimeoutError, EOFError)
+_DROPPED = (ConnectionClosed, OSError, InvalidHandshake, asyncio.TimeoutError)
 
 
 class SeatRunner:
@@ -744,11 +733,14 @@ class SeatRunner:
         self.backoff = Backoff(patience)
         self.table = Table(session.table, session)
         self.deciding: asyncio.Task | None = None
-        self.deciding_on: dict | None = None
+        self.deciding_on: dict | None = None    # the question being decided ...
+        self.deciding_seq: int | None = None    # ... and the seq of the view it is decided on
         self.resync_at: float | None = None
 
     async def run(self) -> Outcome:
         fresh = self.link is not None
+        if fresh:
+            self.player.connection("connected", self.link.fingerprint or "")
         try:
             while not self.table.ended:
                 try:
@@ -843,7 +835,7 @@ class SeatRunner:
                     task, self.deciding = self.deciding, None
                     action = task.result()
                     if self.table.prompt == self.deciding_on and self.table.pending is None:
-                        await link.send(self.table.act(action))
+                        await link.send(self.table.act(action, self.deciding_seq))
                 if recv in done:
                     msg = recv.result()
                     for out in self.table.feed(msg):
@@ -868,7 +860,7 @@ class SeatRunner:
             return None
         ask = self.table.should_ask(time.monotonic())
         if ask is True:
-            self.deciding_on = self.table.prompt
+            self.deciding_on, self.deciding_seq = self.table.prompt, self.table.seq
             self.deciding = asyncio.ensure_future(self.player.decide(self.table))
             return None
         if ask is False:
@@ -891,9 +883,10 @@ class SeatRunner:
         ex = self.table.exchange
         report = ex.report
         path = save_record(self.session.data_dir, ex.record, ex.header["game_id"] if ex.header else None)
+        # The record holds everything now; the seat's token and files are of no further use.
         self.session.finished = True
         self.session.record_path = str(path)
-        self.session.save()
+        self.session.forget()
         final = ex.entries[-1].body
         view = self.table.view or {}
         return Outcome(finished=final["t"] == "final", report=report, record=path,
@@ -946,23 +939,13 @@ class Spectator:
                     self.player.connection("reconnecting", _why(e))
                     await self.link.close()
                     self.link = None
-            # The final entry may trail the last view by a moment.
-            if self.table.entries and not self.table.ended:
-                try:
-                    deadline = time.monotonic() + 1.0
-                    while not self.table.ended and time.monotonic() < deadline:
-                        self.table.feed(await asyncio.wait_for(self.link.recv(), deadline - time.monotonic()))
-                except (*_DROPPED, ClientError):
-                    pass
-                self.table.drain()
             return self.table
         finally:
             if self.link is not None:
                 await self.link.close()
 
     def _over(self) -> bool:
-        return bool((self.table.view or {}).get("over")) or self.table.status == "cancelled" \
-            or (self.table.ended and not self.table.view)
+        return bool((self.table.view or {}).get("over")) or self.table.status == "cancelled"
 
     async def _connect(self) -> None:
         while True:

@@ -23,6 +23,7 @@ from . import net
 HELP = "play San Juan against bots (and friends on your network) in this terminal"
 QUIT_WORDS = ("q", "quit", "exit")
 DEFAULT_PORT = 8765
+LAN_RATE = 200.0
 
 
 class BadAnswer(ValueError):
@@ -143,10 +144,12 @@ async def _start_server(folder: str, host: str, port: int | None):
     from server.app import Server   # the server's public entry point (DESIGN.md §1)
     ports = [port] if port is not None else [DEFAULT_PORT, 0]
     for i, p in enumerate(ports):
-        server = Server(folder, host, p)
+        # A LAN party's server: people do not flood, so the rate limit can be generous.
+        server = Server(folder, host, p, rate=LAN_RATE, burst=2 * int(LAN_RATE))
         try:
             return server, await server.start()
         except OSError:
+            await server.stop()     # releases its hold on the data directory
             if i == len(ports) - 1:
                 raise
 
@@ -166,7 +169,7 @@ async def _play(args) -> int:
         try:
             local = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
             url = f"ws://{local}:{port}"
-            link = await _open(url)
+            link = await _open(url, rate=0 if args.auto else net.PACE_RATE)
             try:
                 options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
                 table = await link.create("sanjuan", args.players, args.bots, options)
@@ -190,7 +193,8 @@ async def _play(args) -> int:
                 seed = args.seed if args.seed is not None else secrets.token_hex(8)
                 auto = AutoAnswers(bots.make("random", f"{seed}/auto"))
             player = Terminal(url, Keyboard(), auto=auto, colour=use_colour(sys.stdout))
-            return await play_seat(player, session=session, link=link)
+            print(f"You are seat {session.seat + 1} at table {table}, as {session.name}.")
+            return await play_seat(player, session=session, link=link, intro=False, resumable=False)
         finally:
             await server.stop()
     finally:

@@ -2,17 +2,16 @@
 
 You see the public view — every city, the roles, the supply, how many cards each player holds,
 never a card in anybody's hand — and the public game log, until the match ends (Ctrl-C leaves).
-When the server also sends the signed public log, it is audited at the end like a player's.
+Spectators take no part in the fair-dealing exchange; each player's own client audits the match.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 
 from . import net
-from .join import _open, add_common, renderer_for
+from .join import _open, add_patience, renderer_for
 from .render import seats_line
 from .render import use_colour
 
@@ -22,7 +21,7 @@ HELP = "watch a table being played"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("table", help="the table id (see `governor join URL` for the list)")
-    add_common(p)
+    add_patience(p)
 
 
 class Watcher(net.Player):
@@ -68,7 +67,7 @@ class Watcher(net.Player):
 
 
 async def watch_table(link: net.Link, table: str, *, colour: bool = False,
-                      patience: float = net.PATIENCE, data_dir: Path | None = None) -> int:
+                      patience: float = net.PATIENCE) -> int:
     watcher = Watcher(colour)
     print(f"Watching table {table} (Ctrl-C to leave).", flush=True)
     try:
@@ -82,23 +81,16 @@ async def watch_table(link: net.Link, table: str, *, colour: bool = False,
         print(watcher.screen.board(v), watcher.screen.cities(v), sep="\n\n")
         print()
         print(watcher.screen.result(v["result"], [p["name"] for p in v["players"]]))
-    if t.report is not None:
-        print()
-        print(t.report.text())
-        if t.entries:
-            path = net.save_record(data_dir or net.default_data_dir(), t.entries, t.header.get("game_id") if t.header else None)
-            print(f"Public record saved: {path}")
+    elif t.status == "cancelled":
+        print("The match was cancelled.")
     print("The match is over.")
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    data_dir = Path(args.data_dir) if args.data_dir else net.default_data_dir()
-
     async def main() -> int:
         link = await _open(args.url)
-        return await watch_table(link, args.table, colour=use_colour(sys.stdout), patience=args.patience,
-                                 data_dir=data_dir)
+        return await watch_table(link, args.table, colour=use_colour(sys.stdout), patience=args.patience)
 
     try:
         return asyncio.run(main())

@@ -64,6 +64,7 @@ class Limits:
     outbox: int = 256                     # frames queued per connection before view updates are dropped
     inbox: int = 1024                     # commands queued per table before "busy"
     hello_timeout: float = 10.0           # seconds to send the hello
+    idle_table: float = 600.0             # a table nobody sat down at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
 
 
@@ -96,6 +97,7 @@ class Server:
         self._per_addr: Counter[str] = Counter()
         self._ws = None
         self._lock_file = None
+        self._janitor: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -124,8 +126,18 @@ class Server:
         self._ws = await serve(self._handler, self.host, self.port, max_size=self.limits.max_frame,
                                compression=None, ping_interval=20, ping_timeout=20, close_timeout=5)
         self.port = self._ws.sockets[0].getsockname()[1]
+        self._janitor = asyncio.get_running_loop().create_task(self._sweep())
         log.info("listening on %s (server key %s)", self.url, self.fingerprint)
         return self.port
+
+    async def _sweep(self) -> None:
+        """Now and then, close tables nobody sat down at (they would hold the table limit)."""
+        idle = self.limits.idle_table
+        while True:
+            await asyncio.sleep(max(0.05, min(60.0, idle / 4)))
+            for table in list(self.tables.values()):
+                if table.status == "waiting":
+                    table.post(("expire", idle))
 
     def _lock(self) -> None:
         """One server per data directory: two would write the same logs."""
@@ -139,6 +151,9 @@ class Server:
 
     async def stop(self) -> None:
         """Close every connection with 1001 (going away), stop the tables, close the database."""
+        if self._janitor is not None:
+            self._janitor.cancel()
+            self._janitor = None
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
             try:
@@ -181,8 +196,17 @@ class Server:
             writer.cancel()
 
     async def _violation(self, conn: Conn, code: int, reason: str) -> None:
+        """Close with a code and a reason. Frames the client sent meanwhile are read and dropped,
+        so its close frame gets through and the close handshake ends at once."""
         conn.closed = True
-        await conn.ws.close(code, reason.encode()[:120].decode(errors="ignore"))
+        ws = conn.ws
+        closing = asyncio.get_running_loop().create_task(ws.close(code, reason.encode()[:120].decode(errors="ignore")))
+        try:
+            async for _ in ws:
+                pass
+        except ConnectionClosed:
+            pass
+        await closing
 
     async def _session(self, conn: Conn) -> None:
         ws = conn.ws
@@ -212,7 +236,7 @@ class Server:
             await table.request("attach", conn, index, max(0, hello.get("have", 0)))
         async for frame in ws:
             if conn.closed:
-                return
+                continue  # closing (replaced, overflowed): read on until the close frame comes
             if not conn.bucket.take():
                 return await self._violation(conn, wire.CLOSE_FLOODING, f"more than {self.limits.rate:g} messages "
                                                                         f"a second")
@@ -258,7 +282,7 @@ class Server:
             return await conn.table.request("leave", conn)
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
-        if table is None or conn.seat is None:
+        if table is None or (conn.seat is None and kind != "resync"):
             if kind == "act":
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "not_seated",
                                               "message": "You have no seat at a table."}))

@@ -134,6 +134,10 @@ class Store:
             "UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
             (game_id, server_seed, time.time(), table_id))])
 
+    async def set_status(self, table_id: str, status: str) -> None:
+        await self._run(self._tx, [("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
+                                    (status, time.time(), table_id))])
+
     async def append(self, table_id: str, n: int, kind: str, seat: int | None, data: dict,
                      status: str | None = None) -> None:
         """One accepted input, and the table's new status if it changed, in one transaction."""

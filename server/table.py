@@ -18,6 +18,7 @@ import hashlib
 import logging
 import random
 import secrets
+import time
 from collections import OrderedDict
 
 import games
@@ -107,6 +108,7 @@ class Table:
         self.task: asyncio.Task | None = None
         self.broken: str | None = None
         self.internal_errors = 0
+        self.touched = time.monotonic()   # the last time someone sat down or left
 
     # ------------------------------------------------------------------ outside view
 
@@ -182,7 +184,7 @@ class Table:
 
     async def _restore(self) -> None:
         self.restored = True
-        if self.status == "waiting":
+        if self.status == "waiting" or self.game_id is None:  # never started: nothing to replay
             return
         rows = await self.server.store.log(self.id)
         self._build(rows)
@@ -441,6 +443,7 @@ class Table:
             free.name = free.player_id = free.token_hash = None
             raise
         self.server.tokens[free.token_hash] = (self, free.index)
+        self.touched = time.monotonic()
         self.spectators.discard(conn)
         conn.table, conn.seat = self, free.index
         free.conn = conn
@@ -472,6 +475,7 @@ class Table:
             raise
         s.conn = None
         conn.table, conn.seat = None, None
+        self.touched = time.monotonic()
         self._broadcast_status()
         conn.push(wire.encode({"type": "status", "table": self.id, "seats": self.seat_info(), "status": self.status}))
 
@@ -524,7 +528,17 @@ class Table:
         if self.status == "playing":
             self._schedule_grace(s)
         self._broadcast_status()
-        await self._drive()
+
+    async def _on_expire(self, idle: float) -> None:
+        """A table nobody sat down at for `idle` seconds is closed, so that abandoned tables do
+        not hold the server's table limit."""
+        if (self.status != "waiting" or any(s.human and s.taken for s in self.seats)
+                or time.monotonic() - self.touched < idle):
+            return
+        await self.server.store.set_status(self.id, "cancelled")
+        self.status = "cancelled"
+        log.info("table %s: nobody sat down for %.0f s; it is closed", self.id, idle)
+        self._broadcast_status()
 
     # ------------------------------------------------------------------ seats' commands
 
@@ -596,6 +610,7 @@ class Table:
             answer = reject("stale", f"This was decided on the view at seq {msg['seq']}, but the question "
                                      f"changed at seq {s.prompt_seq}; a fresh snapshot follows.")
         else:
+            rows = self.nrows
             try:
                 await self._accept("act", s.index, {"action": msg["action"], "id": cid})
                 answer = wire.encode({"type": "ack", "id": cid})
@@ -603,6 +618,11 @@ class Table:
                 answer = reject(e.code, e.message)
             except InternalError:
                 answer = reject("internal_error", "The server failed on this command; it was not applied.")
+            except Exception:
+                # a failure after the move was stored (while announcing it): it stands, say so
+                log.exception("table %s: announcing a move failed", self.id)
+                answer = (wire.encode({"type": "ack", "id": cid}) if self.nrows > rows else
+                          reject("internal_error", "The server failed on this command; it was not applied."))
         self._remember(s, cid, answer)
         if s.conn is conn:
             self._push(conn, answer)
@@ -611,7 +631,7 @@ class Table:
                 self._send_view(s, [], force=True)
         await self._drive()
 
-    async def _on_resync(self, conn: Conn) -> None:
+    async def _on_resync(self, conn: Conn, msg: dict | None = None) -> None:
         if self.exchange is None or self.exchange.state is None:
             return self._error(conn, "not_started", "There is no view before the match starts.")
         s = self._seat_of(conn)
@@ -703,7 +723,7 @@ class Table:
         action = None
         try:
             action = list(fut.result())
-        except Exception as e:
+        except (Exception, asyncio.CancelledError) as e:
             log.error("table %s: the %s bot of seat %d failed: %r; it plays a random move",
                       self.id, s.bot or self.bot_level, index, e)
             self.server.deciders.reset_if_broken(e)

@@ -1,36 +1,27 @@
-"""`governor play`: the answer parser, a whole game answered by a bot, bad input, quitting."""
+"""`governor play` and the terminal seat: the answer parser, bad input, quitting, interrupting,
+what the screen says about rejects and the connection. (Whole games: test_network.py.)"""
+import asyncio
 import io
-import re
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from client import local
-from client.cli import main
-from client.local import LocalGame
-from client.play import BadAnswer, _names, parse_answer
-from games import sanjuan
-from games.errors import IllegalAction
+from client import net
+from client.join import Terminal
+from client.play import BadAnswer, parse_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT_END = "(? for help, q to quit)"
 
 
-def governor(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "client", "play", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=120)
-
-
-def role_seed() -> str:
-    """A seed whose first question to the human (seat 0 of 4) is a choice of role."""
-    for seed in map(str, range(100)):
-        game = LocalGame(sanjuan, _names("You", 4), {}, seed)
-        game.play_bots()
-        if game.view(0)["prompt"]["kind"] == "role":
-            return seed
-    raise AssertionError("no seed starts with a role choice")
+def governor(tmp_path, *args, stdin=""):
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "client", "play", "--port", "0", "--data-dir", str(tmp_path),
+                           *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=60, env=env)
 
 
 # ------------------------------------------------------------ the parser, as a pure function
@@ -70,50 +61,22 @@ def test_parse_answer_explains(text, count, lo, hi, sentence):
 
 # ------------------------------------------------------------ through the real entry point
 
-@pytest.mark.parametrize("args", [[], ["--players", "2", "--expansion"],
-                                  ["--players", "3", "--setup-variant"]])
-def test_auto_plays_a_whole_game(args):
-    proc = governor("--auto", "--seed", "11", *args)
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr
-    out = proc.stdout
-    assert out.startswith("Seed 11: replay this deal with --seed 11.")
-    table = out[out.rindex("\nbuildings "):]
-    assert "\ntotal " in table and "\ntie-break " in table
-    assert re.search(r"\nWinners?[^:]*: [^\n]+, after \d+ rounds?\.\n$", out)
-    # The bot answered through the same input path as a person, every time.
-    assert out.count(PROMPT_END) == out.count("\n> ")
-
-
-def test_same_seed_same_game():
-    assert governor("--auto", "--seed", "4").stdout == governor("--auto", "--seed", "4").stdout
-
-
-def test_bad_input_gets_a_sentence_and_the_game_goes_on():
-    seed = role_seed()
-    proc = governor("--seed", seed, stdin="abc\n99\n0\n1 1\n1 2\n\n?\n1\n")
+def test_bad_input_gets_a_sentence_and_the_question_again(tmp_path):
+    proc = governor(tmp_path, "--players", "2", stdin="abc\n99\n0\n1 1\n?\n")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     out = proc.stdout
     for sentence in ['"abc" is not an option number', "There is no option 99", "There is no option 0",
-                     "You picked option 1 twice", "You picked 2, but you must pick 1 option.",
-                     "You must pick 1 option.", "Builder: Everyone may build"]:
+                     "You picked option 1 twice", "Answer with option numbers separated by spaces"]:
         assert sentence in out
-    # `1` was accepted: the game asked its next question, then stdin ran out.
-    assert out.count(PROMPT_END) >= 2
+    assert out.count(PROMPT_END) == 1          # nothing was accepted: the same question throughout
     assert "Input closed: the game is abandoned." in out
+    assert not list((tmp_path / "sessions").glob("*.json"))   # nothing left to resume
 
 
-def test_ctrl_d_exits_cleanly():
-    proc = governor("--seed", "1", stdin="")
-    assert proc.returncode == 0
-    assert "Input closed" in proc.stdout
-    assert "Traceback" not in proc.stderr
-
-
-def test_quit_asks_first():
-    proc = governor("--seed", "1", stdin="q\nn\nquit\ny\n")
-    assert proc.returncode == 0
+def test_quit_asks_first(tmp_path):
+    proc = governor(tmp_path, stdin="q\nn\nquit\ny\n")
+    assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("Quit this game? [y/N]") == 2
     assert "You left the game." in proc.stdout
 
@@ -121,37 +84,82 @@ def test_quit_asks_first():
 @pytest.mark.parametrize("args, sentence", [
     (["--players", "1"], "2 to 4 players"),
     (["--name", ""], "1 to 20 printable characters"),
-    (["--seed", ""], "1 to 200 printable characters"),
+    (["--players", "2", "--bots", "2"], "leaves no seat for you"),
+    (["--bots", "7"], "from 0 to 3"),
 ])
-def test_bad_flags_exit_2(args, sentence):
-    proc = governor(*args)
+def test_bad_flags_exit_2(tmp_path, args, sentence):
+    proc = governor(tmp_path, *args)
     assert proc.returncode == 2
     assert sentence in proc.stderr and "Traceback" not in proc.stderr
 
 
-# ------------------------------------------------------------ in-process paths
+def test_ctrl_c_exits_130_and_stops_the_server(tmp_path):
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "client", "play", "--port", "0", "--data-dir", str(tmp_path)],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    seen = ""
+    while PROMPT_END not in seen:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        seen += line
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Interrupted" in err and "Traceback" not in err
 
-def test_ctrl_c_exits_130(monkeypatch, capsys):
-    def interrupt(prompt=""):
-        raise KeyboardInterrupt
-    monkeypatch.setattr("builtins.input", interrupt)
-    assert main(["play", "--seed", "1"]) == 130
-    assert "Interrupted" in capsys.readouterr().err
+
+def test_the_deal_cannot_be_chosen():
+    """--seed is kept (hidden) only to seed --auto's answers: it is not a play option any more."""
+    from client.cli import parser
+    text = parser().parse_args(["play"])
+    assert text.seed is None
+    help_text = subprocess.run([sys.executable, "-m", "client", "play", "--help"], cwd=ROOT,
+                               capture_output=True, text=True).stdout
+    assert "--seed" not in help_text and "fair" in help_text
 
 
-def test_engine_refusal_is_printed_as_its_message(monkeypatch, capsys):
-    real_apply = LocalGame.apply
-    refused = []
+# ------------------------------------------------------------ the terminal seat, without a server
 
-    def apply(self, seat, action):
-        if seat == 0 and not refused:
-            refused.append(action)
-            raise IllegalAction("test", "The engine says no.")
-        return real_apply(self, seat, action)
+class FakeTable:
+    def __init__(self, view=None):
+        self.view = view
+        self.exchange = object()
+        self.prompt = (view or {}).get("prompt")
 
-    monkeypatch.setattr(local.LocalGame, "apply", apply)
-    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n"))
-    assert main(["play", "--seed", role_seed(), "--name", "Ana"]) == 0
-    out = capsys.readouterr().out
-    assert "The engine says no." in out and refused
-    assert out.count(PROMPT_END) >= 2
+    def names(self):
+        return [p["name"] for p in self.view["players"]] if self.view else []
+
+
+def test_the_screen_shows_rejects_errors_and_the_connection():
+    out = io.StringIO()
+    t = Terminal("ws://h:1", out=out)
+    t.connection("connected", "fp")
+    t.update(FakeTable(), [("reject", ("illegal", "The engine says no.")),
+                           ("reject", ("stale", "Too late.")),
+                           ("error", ("busy", "The table is busy.")),
+                           ("status", [{"name": "Ana", "bot": None, "connected": True},
+                                       {"name": "Bot 2", "bot": "heuristic", "connected": True},
+                                       {"name": "Cy", "bot": None, "connected": False, "standin": True},
+                                       {"name": None, "bot": None, "connected": False}])])
+    t.connection("reconnecting", "connection dropped")
+    t.connection("connected", "fp")
+    text = out.getvalue()
+    assert "The engine says no." in text
+    assert "Too late. (the game moved on: here is the question again)" in text
+    assert "[server: The table is busy.]" in text
+    assert "Ana: connected; Bot 2: computer; Cy: away, a computer plays for them; free seat" in text
+    assert "[connection lost: connection dropped; reconnecting…]" in text
+    assert "[connected to ws://h:1 again]" in text
+    assert t.header().startswith("[connected to ws://h:1 · Seats — Ana: connected")
+
+
+def test_the_pace_keeps_under_the_servers_rate():
+    async def burst():
+        pace = net.Pace(rate=50, burst=5)
+        start = asyncio.get_running_loop().time()
+        for _ in range(15):
+            await pace.take()
+        return asyncio.get_running_loop().time() - start
+    took = asyncio.run(burst())
+    assert 0.17 <= took <= 1.0            # 5 at once, then 10 at 50 a second

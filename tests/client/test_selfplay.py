@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from bots.random_bot import RandomBot
+import bots
 from client.cli import main
 from games import sanjuan
 from protocol.fairness import local_streams
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["selfplay", "--game", "sanjuan", "--players", "3", "--games", "3", "--seed", "7", "--json"]
-FIELDS = {"seed", "players", "options", "rounds", "decisions", "scores", "winners"}
+FIELDS = {"seed", "players", "bots", "options", "rounds", "decisions", "scores", "winners"}
 
 
 def run(capsys, args) -> str:
@@ -25,15 +25,16 @@ def records(out: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines()]
 
 
-def replay(seed: str, names: list[str], options: dict) -> dict:
+def replay(seed: str, names: list[str], options: dict, levels=None, **budget) -> dict:
     """The documented contract, written out without the client: deal from local_streams(seed),
-    bot seat k is RandomBot(f"{seed}/{k}") deciding from its own view, lowest seat first."""
+    bot seat k is bots.make(level, f"{seed}/{k}") deciding from its own view, lowest seat first."""
     rng = local_streams(seed)
     s = sanjuan.setup(names, options, rng)
-    bots = [RandomBot(f"{seed}/{k}") for k in range(len(names))]
+    players = [bots.make(lv, f"{seed}/{k}", **budget)
+               for k, lv in enumerate(levels or ["random"] * len(names))]
     while sanjuan.to_act(s):
         seat = sanjuan.to_act(s)[0]
-        sanjuan.apply(s, seat, bots[seat].choose(sanjuan.view(s, seat)), rng)
+        sanjuan.apply(s, seat, players[seat].choose(sanjuan.view(s, seat)), rng)
     return sanjuan.result(s)
 
 
@@ -43,7 +44,7 @@ def test_json_lines_have_the_fields(capsys):
     assert len(recs) == 3
     for i, r in enumerate(recs):
         assert set(r) == FIELDS
-        assert r["seed"] == f"7/{i}" and r["players"] == 3
+        assert r["seed"] == f"7/{i}" and r["players"] == 3 and r["bots"] == ["random"] * 3
         assert r["options"] == {"expansion": False, "setup_variant": False}
         assert [s["name"] for s in r["scores"]] == ["Ana", "Bo", "Cy"]
         for s in r["scores"]:
@@ -88,6 +89,9 @@ def test_human_summary(capsys):
     (["--games", "0"], "number of games"),
     (["--games", "lots"], "number of games"),
     (["--game", "chess"], "invalid choice"),
+    (["--bots", "random,grandmaster"], "not a bot level"),
+    (["--bots", "heuristic", "--iterations", "0"], "number of iterations"),
+    (["--bots", "heuristic", "--seconds", "soon"], "number of seconds"),
 ])
 def test_bad_arguments_exit_2_with_a_sentence(capsys, args, sentence):
     with pytest.raises(SystemExit) as exc:
@@ -95,6 +99,31 @@ def test_bad_arguments_exit_2_with_a_sentence(capsys, args, sentence):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert sentence in err and "Traceback" not in err
+
+
+def test_bots_per_seat_imply_the_players_and_replay_exactly(capsys):
+    args = ["selfplay", "--bots", "ismcts,heuristic,random", "--iterations", "8", "--games", "2",
+            "--seed", "b", "--json", "--expansion"]
+    out = run(capsys, args)
+    assert run(capsys, args) == out
+    for r in records(out):
+        assert r["players"] == 3 and r["bots"] == ["ismcts", "heuristic", "random"]
+        result = replay(r["seed"], ["Ana", "Bo", "Cy"], r["options"], r["bots"], iterations=8)
+        assert [s["total"] for s in r["scores"]] == [s["total"] for s in result["scores"]]
+        assert r["decisions"] == result["decisions"]
+
+
+def test_one_level_fills_every_seat(capsys):
+    r = records(run(capsys, ["selfplay", "--bots", "heuristic", "--players", "2", "--json"]))[0]
+    assert r["players"] == 2 and r["bots"] == ["heuristic", "heuristic"]
+    r = records(run(capsys, ["selfplay", "--bots", "heuristic", "--json"]))[0]
+    assert r["players"] == 4
+
+
+def test_bots_and_players_must_agree(capsys):
+    assert main(["selfplay", "--bots", "heuristic,random", "--players", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "2 levels for 3 players" in err
 
 
 def test_entry_point_in_a_subprocess(capsys):

@@ -95,7 +95,13 @@ class Raw:
         return self.ws.close_code, self.ws.close_reason
 
     async def close(self) -> None:
-        await self.ws.close()
+        """Close, reading on meanwhile so that the server's close frame is seen however many
+        messages were left unread."""
+        closing = asyncio.ensure_future(self.ws.close())
+        try:
+            await self.closed()
+        finally:
+            await closing
 
     async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None) -> str:
         await self.send({"type": "create", "game": "sanjuan", "seats": seats, "bots": bots, "bot": bot,
@@ -175,6 +181,7 @@ class SeatPlayer:
     async def play(self, until=None, timeout: float = 30.0) -> None:
         """Handle messages and move until the match is over (or `until(self)` holds)."""
         async def loop():
+            await self.maybe_act()  # a question may be waiting already
             while not self.done and not (until and until(self)):
                 await self.step()
         await asyncio.wait_for(loop(), timeout)

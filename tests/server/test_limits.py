@@ -3,6 +3,7 @@ answered as data; limits hold; one broken table or one slow client harms nobody 
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
 import pytest
@@ -158,13 +159,14 @@ async def test_sit_leave_and_listing(server):
     await ana.send({"type": "leave"})
     status = await ana.expect("status", skip=())
     assert status["seats"][0]["name"] is None
-    assert (await Raw.connect(server.url, hello=False).__aenter__() if False else True)
     stale = await Raw.connect(server.url, hello=False)
     await stale.send({"type": "hello", "version": wire.VERSION, "token": seated["token"]})
     assert (await stale.closed())[0] == wire.CLOSE_BAD_HELLO
     # a spectator can take a free seat
     await lobby.send({"type": "watch", "table": table})
     await lobby.expect("status", skip=())
+    await lobby.send({"type": "resync"})
+    assert (await lobby.expect("error"))["code"] == "not_started"
     await lobby.send({"type": "sit", "table": table, "name": "Bo"})
     assert (await lobby.expect("seated"))["seat"] == 0
 
@@ -184,8 +186,7 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
     quiet = [ana, bo]
     for p in quiet:
         p.maybe_act = _no_act(p)
-    while not all(p.view is not None and p.view["to_act"] for p in quiet):
-        await asyncio.gather(*(p.step(0.5) for p in quiet if _has_more(p)))
+    await asyncio.gather(*(p.play(until=lambda p: p.view is not None) for p in quiet))
     first = quiet[0].view["to_act"][0]
     mover = next(p for p in quiet if p.seat == first)
     other = next(p for p in quiet if p.seat != first)
@@ -227,10 +228,6 @@ def _no_act(p):
     return nothing
 
 
-def _has_more(p):
-    return p.view is None or not p.view["to_act"]
-
-
 async def test_answers_to_a_simultaneous_decision_are_not_stale(server):
     # with the setup variant everyone first keeps 4 of the cards dealt, all at once
     lobby = await Raw.connect(server.url)
@@ -239,8 +236,7 @@ async def test_answers_to_a_simultaneous_decision_are_not_stale(server):
     for p in players:
         await p.sit()
         p.maybe_act = _no_act(p)
-    while not all(p.view is not None for p in players):
-        await asyncio.gather(*(p.step(0.5) for p in players if p.view is None))
+    await asyncio.gather(*(p.play(until=lambda p: p.view is not None) for p in players))
     decided = [(p, p.seq, p.bot.choose(p.view)) for p in players]
     assert all(p.view["prompt"]["kind"] == "keep" for p in players)
     for i, (p, seq, action) in enumerate(decided):
@@ -278,12 +274,16 @@ async def test_a_client_that_stops_reading_slows_no_one(make_server):
     table_a, players_a = await table_with(server.url, 2)
     sleeper = await Raw.connect(server.url, rcvbuf=1024, max_queue=1)
     await sleeper.send({"type": "watch", "table": table_a})
+    await sleeper.expect("status")
+    [conn] = server.tables[table_a].spectators
+    # small buffers on both ends, so that not reading soon blocks the server's writes to it
+    conn.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    conn.ws.transport.set_write_buffer_limits(high=4096)
     table_b, players_b = await table_with(server.url, 2, names=("Cy", "Di"))
     start = time.monotonic()
     await play_all(players_a + players_b, timeout=20)
     elapsed = time.monotonic() - start
     assert all(p.report.ok for p in players_a + players_b)
-    [conn] = server.tables[table_a].spectators
     assert conn.queue.qsize() <= 8           # bounded, whatever the client does
     assert conn.dropped > 0                  # view updates were dropped, not queued without end
     assert elapsed < 10
@@ -297,3 +297,15 @@ async def test_a_client_that_stops_reading_slows_no_one(make_server):
             assert msg["base"] == seq
             seq = msg["seq"]
     assert view is not None
+    await sleeper.close()
+
+
+async def test_a_table_nobody_sits_at_is_closed_after_a_while(make_server):
+    server = await make_server(idle_table=0.1, max_tables=1)
+    raw = await Raw.connect(server.url)
+    table = await raw.create(2)
+    await asyncio.sleep(0.4)
+    await raw.send({"type": "list"})
+    [t] = (await raw.expect("tables"))["tables"]
+    assert t["id"] == table and t["status"] == "cancelled"
+    await raw.create(2)  # it no longer counts against the table limit

@@ -149,3 +149,36 @@ async def test_a_server_killed_mid_game_restarts_and_every_match_finishes(tmp_pa
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_a_restarted_server_remembers_answered_commands(make_server, tmp_path):
+    server = await make_server(data_dir=tmp_path / "d")
+    table, (ana, bo) = await table_with(server.url, 2)
+    await asyncio.gather(ana.play(until=lambda p: p.acks >= 5), bo.play(until=lambda p: p.acks >= 5))
+    last = ana.next_id - 1        # answered with an ack before the restart
+    fingerprint = server.fingerprint
+    await server.stop()           # a clean stop: connections get 1001
+    seq = server.tables[table].seq
+    assert (await ana.raw.closed())[0] == wire.CLOSE_SHUTDOWN
+
+    server = await make_server(data_dir=tmp_path / "d")
+    assert server.fingerprint == fingerprint
+    for p in (ana, bo):
+        await p.resume(server.url)
+
+    async def wait():  # Ana reads, but does not move for now
+        pass
+    ana.maybe_act = wait
+    await ana.play(until=lambda p: p.view is not None)
+    ana.pending = {"type": "act", "id": last, "seq": 0, "action": []}
+    acks = ana.acks
+    await ana.raw.send(ana.pending)
+    await ana.play(until=lambda p: p.pending is None)
+    assert ana.acks == acks + 1 and ana.rejects == []   # answered again with its ack ...
+    assert server.tables[table].seq == seq       # ... and not applied again
+    await ana.raw.send({"type": "resync"})
+    snapshots = ana.snapshots
+    await ana.play(until=lambda p: p.snapshots > snapshots)
+    del ana.maybe_act
+    await play_all([ana, bo])
+    assert ana.report.ok and bo.report.ok

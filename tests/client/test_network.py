@@ -1,0 +1,210 @@
+"""End to end: `governor join`, `watch` and `play` against the real server on 127.0.0.1.
+
+Every client is a separate process, as on a LAN: its seat is played by a random bot from its own
+view (`--bot random --no-input --json`), it audits the match by itself and saves the record.
+"""
+import json
+import re
+import signal
+from pathlib import Path
+
+import pytest
+
+from client.cli import main
+from protocol import record
+from protocol.verify import verify
+
+from .live import LiveServer, bot_seat, first_line, governor, held_messages, outcome, wait_for
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = LiveServer(tmp_path_factory.mktemp("server"))
+    s.start()
+    yield s
+    s.close()
+
+
+def check_match(results: list[dict], seats: int) -> None:
+    """Every client finished, verified the same match and saved a record that verifies."""
+    assert all(r["verified"] and r["finished"] and r["verdict"] == "verified" for r in results)
+    assert len({r["game_id"] for r in results}) == 1
+    assert len({tuple(r["scores"]) for r in results}) == 1
+    assert len(results[0]["scores"]) == seats and results[0]["winners"]
+    assert sorted(r["seat"] for r in results) == sorted({r["seat"] for r in results})
+    for r in results:
+        path = Path(r["record"])
+        assert path.parent.name == "records" and path.name == f"{r['game_id']}.govrec"
+        report = verify(record.read(path))
+        assert report.ok and report.scores == r["scores"]
+        # Each client holds its own hand only: the record audits its own seat.
+        assert report.seats_checked == [r["seat"]]
+
+
+@pytest.mark.parametrize("clients, options", [(2, ["--expansion"]), (3, ["--setup-variant"]), (4, [])])
+def test_headless_clients_play_a_whole_match(server, tmp_path, clients, options):
+    creator = bot_seat(server.url, tmp_path / "c0", "--create", "sanjuan", "--seats", str(clients),
+                       "--bots", "0", "--name", "Ana", *options)
+    table = first_line(creator)
+    assert re.fullmatch(r"[a-z0-9]{6}", table)
+    # One joins by table id, the others take the first waiting table with a free seat.
+    joiners = [bot_seat(server.url, tmp_path / f"c{i}", *(["--table", table] if i == 1 else []),
+                        "--name", f"P{i}") for i in range(1, clients)]
+    results = [outcome(p) for p in [creator, *joiners]]
+    check_match(results, clients)
+    assert results[0]["names"][0] == "Ana"
+    assert main(["verify", results[1]["record"]]) == 0
+
+
+def test_two_people_and_two_computers(server, tmp_path):
+    a = bot_seat(server.url, tmp_path / "a", "--create", "sanjuan", "--seats", "4", "--bots", "2")
+    table = first_line(a)
+    b = bot_seat(server.url, tmp_path / "b", "--table", table)
+    results = [outcome(a), outcome(b)]
+    check_match(results, 4)
+    assert sum(name.startswith("Bot ") for name in results[0]["names"]) == 2
+
+
+def test_killed_client_resumes_its_seat_and_finishes(server, tmp_path):
+    data = tmp_path / "me"
+    proc = bot_seat(server.url, data, "--create", "sanjuan", "--seats", "2", "--bots", "1", "--think", "0.03")
+    table = first_line(proc)
+    wait_for(lambda: held_messages(data) >= 12)       # well into the match
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    held = held_messages(data)
+    again = bot_seat(server.url, data, "--table", table)
+    result = outcome(again)
+    assert "Resuming your seat" in result["_stderr"]
+    check_match([result], 2)
+    items = record.read(result["record"])
+    assert len(items) > held
+
+
+def test_reconnects_after_the_server_drops_every_connection(tmp_path):
+    live = LiveServer(tmp_path / "server")
+    live.start()
+    try:
+        data = tmp_path / "me"
+        proc = bot_seat(live.url, data, "--create", "sanjuan", "--seats", "2", "--bots", "1", "--think", "0.02")
+        table = first_line(proc)
+        wait_for(lambda: held_messages(data) >= 8)
+        watcher = governor("watch", live.url, table)
+        assert watcher.stdout.readline().startswith("Connected to")
+        live.stop()                      # every connection closed (1001), the port is gone ...
+        live.start()                     # ... and back, rebuilt from its database
+        result = outcome(proc)
+        check_match([result], 2)
+        assert "[reconnecting" in result["_stderr"] and result["_stderr"].count("[connected") >= 2
+        out, err = watcher.communicate(timeout=30)
+        assert watcher.returncode == 0, err
+        assert "[reconnecting" in out and "The match is over." in out
+    finally:
+        live.close()
+
+
+def test_a_refused_token_is_reported_not_retried(server, tmp_path):
+    data = tmp_path / "x"
+    proc = bot_seat(server.url, data, "--create", "sanjuan", "--seats", "2", "--bots", "1", "--think", "0.05")
+    table = first_line(proc)
+    wait_for(lambda: held_messages(data) >= 4)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    from client.net import SeatSession
+    session = SeatSession.find(data, server.url, table)
+    session.token = "not-a-token"
+    session.save()
+    again = bot_seat(server.url, data, "--table", table)
+    out, err = again.communicate(timeout=30)
+    assert again.returncode == 1 and "refused to resume this seat" in err and "Traceback" not in err
+
+
+def test_a_finished_seat_leaves_only_its_record(server, tmp_path):
+    proc = bot_seat(server.url, tmp_path, "--create", "sanjuan", "--seats", "2", "--bots", "1")
+    result = outcome(proc)
+    assert list((tmp_path / "sessions").iterdir()) == []
+    assert [p.name for p in (tmp_path / "records").iterdir()] == [f"{result['game_id']}.govrec"]
+
+
+def test_watch_follows_a_match_to_its_end(server, tmp_path):
+    player = bot_seat(server.url, tmp_path / "p", "--create", "sanjuan", "--seats", "2", "--bots", "1",
+                      "--think", "0.01")
+    table = first_line(player)
+    watcher = governor("watch", server.url, table)
+    out, err = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0, err
+    result = outcome(player)
+    assert f"Watching table {table}" in out and "The match is over." in out
+    assert "Cities" in out and "Your hand" not in out          # the public view only
+    assert re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", out)
+    assert " ".join(str(s) for s in result["scores"]) in re.sub(r"\s+", " ", out[out.rindex("\ntotal"):])
+
+
+def test_watch_an_unknown_table(server):
+    proc = governor("watch", server.url, "nosuch")
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1 and "There is no table 'nosuch'" in out
+
+
+def test_join_without_a_server_says_so(tmp_path):
+    proc = governor("join", "ws://127.0.0.1:9", "--bot", "random", "--no-input", "--json", "--data-dir", str(tmp_path))
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1 and "cannot reach a Governor server at ws://127.0.0.1:9" in err
+    assert "Traceback" not in err
+    assert json.loads(out) == {"finished": False, "verified": False, "record": None,
+                               "verdict": "cannot reach a Governor server at ws://127.0.0.1:9: "
+                                          + err.split("ws://127.0.0.1:9: ", 1)[1].strip()}
+
+
+# ------------------------------------------------------------ governor play: the LAN party
+
+def test_play_auto_with_a_friend_over_the_network(tmp_path):
+    play = governor("play", "--auto", "--players", "3", "--bots", "1", "--port", "0", "--name", "Ana",
+                    "--data-dir", str(tmp_path / "host"))
+    line = ""
+    while "Friends can join with" not in line:
+        line = play.stdout.readline()
+        assert line, play.stderr.read()
+    url, table = re.search(r"governor join (ws://\S+) --table (\S+)", line).groups()
+    friend = bot_seat(url, tmp_path / "friend", "--table", table, "--name", "Bo")
+    out, err = play.communicate(timeout=60)
+    assert play.returncode == 0, err
+    result = outcome(friend)
+    assert "Traceback" not in err
+    assert "VERIFIED: the deal and the scores are honest." in out
+    path = re.search(r"Match record saved: (\S+)", out).group(1)
+    assert Path(path).is_relative_to(tmp_path / "host" / "records") and Path(path).exists()
+    assert verify(record.read(path)).scores == result["scores"]
+    assert result["names"][:2] == ["Ana", "Bo"]
+    # The bot answered through the same input path as a person, at every question.
+    assert out.count("(? for help, q to quit)") == out.count("\n> ") > 0
+    assert "\ntotal " in out and re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", out)
+
+
+def test_play_auto_against_bots(tmp_path):
+    proc = governor("play", "--auto", "--players", "2", "--expansion", "--port", "0",
+                    "--data-dir", str(tmp_path))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Others can watch with: governor watch ws://127.0.0.1:" in out
+    assert "(expansion)" in out and "VERIFIED" in out
+    assert len(list((tmp_path / "records").glob("*.govrec"))) == 1
+
+
+def test_play_takes_another_port_when_8765_is_taken(tmp_path):
+    import socket
+    blocker = socket.socket()
+    blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as the server does
+    try:
+        blocker.bind(("127.0.0.1", 8765))
+        blocker.listen()
+    except OSError:
+        pass                                  # taken already: the same situation
+    try:
+        proc = governor("play", "--auto", "--players", "2", "--data-dir", str(tmp_path))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        blocker.close()
+    assert proc.returncode == 0, err
+    port = int(re.search(r"ws://127\.0\.0\.1:(\d+)", out).group(1))
+    assert port != 8765 and "VERIFIED" in out
