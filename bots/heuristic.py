@@ -28,7 +28,8 @@ WEIGHTS = {
 
 
 class Seat:
-    """What one seat knows, read from its view: its cards, every city, the game's progress."""
+    """What one seat knows, read from its view: its cards, every city, the game's progress.
+    (bots/policy.py fills the same fields from a sampled state, to reuse the role values.)"""
 
     def __init__(self, view: dict) -> None:
         self.view = view
@@ -43,14 +44,18 @@ class Seat:
                 self.kind[b] = BY_KEY[k]
         for c, k in you["drawn"]:
             self.kind[c] = BY_KEY[k]
-        if view["cathedral"]:
-            self.kind[view["cathedral"][0]] = CATHEDRAL
+        self.cathedral = view["cathedral"][0] if view["cathedral"] else None
+        if self.cathedral is not None:
+            self.kind[self.cathedral] = CATHEDRAL
         self.hand_kinds = [self.kind[c] for c in self.hand]
+        self.hand_limit = you["hand_limit"]
         mine = players[me]
         self.city = [BY_KEY[k] for _, k, _ in mine["city"]]
         inactive = set(mine["inactive"])
         self.active = {self.kind[b] for b, _, _ in mine["city"] if b not in inactive}
         self.goods = [b for b, _, g in mine["city"] if g]
+        self.my_goods, self.my_empty = _goods_and_empty(mine)
+        self.others = [(pv["hand"], *_goods_and_empty(pv)) for i, pv in enumerate(players) if i != me]
         self.most = max(pv["buildings"] for pv in players)
         self.rl = V.rounds_left(self.most)
         self.cv = V.card_value(self.rl)
@@ -59,6 +64,7 @@ class Seat:
         self.score = (sum(VP[k] for k in self.city) + len(you["chapel"]) + len(you["bank"])
                       + len(you["harbor"]))
         self.priv = (2 if view["doubled"] else 1) if view["chooser"] == me else 0
+        self.prices = _next_prices(view)
 
     # ------------------------------------------------------------ values
 
@@ -84,8 +90,8 @@ class Seat:
         best = 0.0
         owned = set(self.city)
         cands = list(self.hand)
-        if self.view["cathedral"]:
-            cands.append(self.view["cathedral"][0])
+        if self.cathedral is not None:
+            cands.append(self.cathedral)
         for c in cands:
             k = self.kind[c]
             if not PRODUCTION[k] and k in owned:
@@ -94,69 +100,76 @@ class Seat:
                 best = max(best, self.build_score(c, priv))
         return best
 
-    def next_prices(self) -> tuple:
-        """The prices the next trader phase will pay: known once every tile has been turned,
-        otherwise the average of the tiles not turned yet."""
-        seen = [TILE_INDEX[tuple(t.values())] for t in self.view["tiles"]]
-        if len(seen) == len(TILES):
-            now = seen.index(TILE_INDEX[tuple(self.view["tile"].values())])
-            return TILES[seen[(now + 1) % len(TILES)]]
-        rest = [TILES[i] for i in range(len(TILES)) if i not in seen]
-        return tuple(sum(t[g] for t in rest) / len(rest) for g in range(5))
-
     # ------------------------------------------------------------ roles
 
     def role_values(self, w: dict) -> dict[str, float]:
-        v = self.view
-        me = self.seat
         cv = self.cv
+        rl = self.rl
         doubled = 2 if LIBRARY in self.active and self.n > 2 else 1
-        others = [pv for i, pv in enumerate(v["players"]) if i != me]
-        prices = self.next_prices()
+        prices = self.prices
 
         def price(kind: int) -> float:
             return 2 if kind == CUSTOMS_OFFICE else prices[GOOD[kind]]
 
-        def kinds_of(pv, with_good: bool) -> list[int]:
-            return [BY_KEY[k] for _, k, g in pv["city"]
-                    if g == with_good and (with_good or PRODUCTION[BY_KEY[k]])]
-
-        my_city = v["players"][me]
         out = {}
         # Builder: the privilege saves cards (and may make a build possible at all).
         with_p = self.best_build(doubled)
         without = self.best_build(0)
-        others_build = sum(0.8 if pv["hand"] >= 3 else 0.3 for pv in others)
+        others_build = sum(0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others)
         out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
                           - w["others"] * others_build)
         # Producer: goods on empty buildings, the dearest first.
-        empty = sorted((V.good_value(k, self.rl) for k in kinds_of(my_city, False)), reverse=True)
+        empty = sorted((V.good_value(k, rl) for k in self.my_empty), reverse=True)
         cap = 1 + doubled + (AQUEDUCT in self.active)
         gain = sum(empty[:cap])
         if len(empty[:cap]) >= 2 and WELL in self.active:
             gain += cv
-        theirs = sum(max([V.good_value(k, self.rl) for k in kinds_of(pv, False)], default=0) for pv in others)
+        theirs = sum(max([V.good_value(k, rl) for k in e], default=0) for _, _, e in self.others)
         out["producer"] = gain - w["others"] * theirs
         # Trader: what the goods fetch now.
-        mine = sorted((price(k) for k in kinds_of(my_city, True)), reverse=True)
+        mine = sorted((price(k) for k in self.my_goods), reverse=True)
         cap = 1 + doubled + (TRADING_POST in self.active)
         sold = mine[:cap]
-        gain = sum(sold) + (MARKET_HALL in self.active and bool(sold)) + (MARKET_STAND in self.active and len(sold) >= 2)
-        theirs = sum(max([price(k) for k in kinds_of(pv, True)], default=0) for pv in others)
+        gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
+                + (MARKET_STAND in self.active and len(sold) >= 2))
+        theirs = sum(max([price(k) for k in g], default=0) for _, g, _ in self.others)
         out["trader"] = (gain - w["others"] * theirs) * cv
         # Councillor: a card, chosen among five (or eight).
         keep = 2 if PREFECTURE in self.active else 1
         out["councillor"] = (keep * cv + 0.3 * doubled + (0.2 if ARCHIVE in self.active else 0)
-                             - w["others"] * len(others) * 0.8 * cv)
+                             - w["others"] * len(self.others) * 0.8 * cv)
         # Prospector: a card for nobody else.
         out["prospector"] = doubled * cv + (0.3 if GOLD_MINE in self.active else 0) + (
             0.2 if GOLDSMITH in self.active else 0)
         # A full hand makes cards worth less: the surplus would be discarded at round start.
-        room = v["you"]["hand_limit"] - len(self.hand)
+        room = self.hand_limit - len(self.hand)
         if room <= 1:
             for r in ("councillor", "prospector"):
                 out[r] -= (2 - room) * w["full_hand"]
         return out
+
+
+def _goods_and_empty(pv: dict) -> tuple[list[int], list[int]]:
+    """Kinds of a player's buildings holding a good, and of its empty production buildings."""
+    goods, empty = [], []
+    for _, key, good in pv["city"]:
+        k = BY_KEY[key]
+        if good:
+            goods.append(k)
+        elif PRODUCTION[k]:
+            empty.append(k)
+    return goods, empty
+
+
+def _next_prices(view: dict) -> tuple:
+    """The prices the next trader phase will pay: known once every tile has been turned,
+    otherwise the average of the tiles not turned yet."""
+    seen = [TILE_INDEX[tuple(t.values())] for t in view["tiles"]]
+    if len(seen) == len(TILES):
+        now = seen.index(TILE_INDEX[tuple(view["tile"].values())])
+        return TILES[seen[(now + 1) % len(TILES)]]
+    rest = [TILES[i] for i in range(len(TILES)) if i not in seen]
+    return tuple(sum(t[g] for t in rest) / len(rest) for g in range(5))
 
 
 class HeuristicBot:

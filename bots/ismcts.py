@@ -78,7 +78,7 @@ class ISMCTSBot:
 
     def __init__(self, seed: int | str = 0, iterations: int | None = None,
                  seconds: float | None = None, horizon: int = 2, exploration: float = 0.7,
-                 temperature: float = 3.0) -> None:
+                 temperature: float = 3.0, role_noise: float | None = None) -> None:
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
         self.iterations = iterations
@@ -86,6 +86,7 @@ class ISMCTSBot:
         self.horizon = horizon
         self.c = exploration
         self.temperature = temperature
+        self.role_noise = role_noise
         self.rnd = random.Random(f"ismcts/{seed}")
         self.streams = PlayoutStreams(self.rnd)
         self.heuristic = HeuristicBot(seed)
@@ -185,7 +186,7 @@ class ISMCTSBot:
                     expanded = node.visits == 0
                     apply(s, seat, opts[key], streams)
                     continue
-            apply(s, actor, policy.choose(s, actor, rnd), streams)
+            apply(s, actor, policy.choose(s, actor, rnd, self.role_noise), streams)
         reward = self._reward(s, seat)
         root.visits += 1
         for n in path:
@@ -196,7 +197,7 @@ class ISMCTSBot:
         """Our decision inside the tree: the picks keyed by what they mean in any sample."""
         kind, options, lo, hi = s.pending[seat]
         if hi != 1:
-            return {("policy",): policy.choose(s, seat, self.rnd)}
+            return {("policy",): policy.choose(s, seat, self.rnd, self.role_noise)}
         kinds = s.kinds
         out = {}
         for o in options:

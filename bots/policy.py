@@ -11,8 +11,10 @@ from __future__ import annotations
 from games.sanjuan.cards import (BLACK_MARKET, COST, CUSTOMS_OFFICE, GOOD, KINDS, PALACE, PARK,
                                  PRODUCTION, QUARRY, SMITHY, VP)
 from games.sanjuan.rules import current_tile, hand_limit
+from games.sanjuan.cards import TILES
 
 from . import values as V
+from .heuristic import WEIGHTS, Seat
 
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
@@ -31,6 +33,45 @@ def _hold_order(s, p, cards) -> list[int]:
     owned = {kinds[b] for b in p.city}
     return sorted(cards, key=lambda c: 0.0 if (kinds[c] in owned and not PRODUCTION[kinds[c]])
                   else HOLD[kinds[c]])
+
+
+def seat_facts(s, seat: int) -> Seat:
+    """The heuristic's picture of a seat (bots/heuristic.Seat), filled from a sampled state."""
+    k = Seat.__new__(Seat)
+    kinds = s.kinds
+    players = s.players
+    p = players[seat]
+    k.seat = seat
+    k.n = len(players)
+    k.hand = p.hand
+    k.kind = kinds
+    k.cathedral = s.cathedral
+    k.hand_kinds = [kinds[c] for c in p.hand]
+    k.hand_limit = hand_limit(s, p)
+    k.city = [kinds[b] for b in p.city]
+    k.active = p.active
+    k.goods = list(p.goods)
+    k.others = []
+    for i, q in enumerate(players):
+        goods = [kinds[b] for b in q.goods]
+        empty = [kinds[b] for b in q.city if PRODUCTION[kinds[b]] and b not in q.goods]
+        if i == seat:
+            k.my_goods, k.my_empty = goods, empty
+        else:
+            k.others.append((len(q.hand), goods, empty))
+    k.most = most_buildings(s)
+    k.rl = V.rounds_left(k.most)
+    k.cv = V.card_value(k.rl)
+    k.others6 = sum(1 for i, q in enumerate(players) if i != seat for b in q.city if kinds[b] in V.SIX)
+    k.score = sum(VP[x] for x in k.city) + len(p.chapel) + len(p.bank) + len(p.harbor)
+    k.priv = (2 if s.doubled else 1) if s.chooser == seat else 0
+    k.prices = TILES[s.tiles[s.tiles_turned % len(s.tiles)]]
+    return k
+
+
+def _role_like_heuristic(s, seat, options, rnd, noise):
+    vals = seat_facts(s, seat).role_values(WEIGHTS)
+    return [max(options, key=lambda r: vals[r] + rnd.random() * noise)]
 
 
 def _role(s, seat, options, rnd):
@@ -77,14 +118,17 @@ def _build(s, seat, options, rnd):
     return [best] if best is not None else []
 
 
-def choose(s, seat, rnd) -> list:
-    """The playout policy's pick for the seat's pending decision."""
+def choose(s, seat, rnd, role_noise: float | None = None) -> list:
+    """The playout policy's pick for the seat's pending decision. Roles: the heuristic's role
+    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule."""
     kind, options, lo, hi = s.pending[seat]
     if hi == 0:
         return []
     if lo == len(options):
         return list(options)
     if kind == "role":
+        if role_noise is not None:
+            return _role_like_heuristic(s, seat, options, rnd, role_noise)
         return _role(s, seat, options, rnd)
     if kind == "build":
         return _build(s, seat, options, rnd)

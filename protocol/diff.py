@@ -9,27 +9,21 @@ Operations (paths are lists of map keys and list indices from the root):
 """
 from __future__ import annotations
 
-import copy
 import hashlib
-
-from .codec import pack
+import json
 
 
 class PatchError(ValueError):
     """A delta that does not apply to the view it is said to apply to."""
 
 
-def _canonical(v):
-    """The same value with every map's keys in sorted order, so both ends hash the same bytes."""
-    if isinstance(v, dict):
-        return {k: _canonical(v[k]) for k in sorted(v, key=lambda k: (type(k).__name__, k))}
-    if isinstance(v, (list, tuple)):
-        return [_canonical(x) for x in v]
-    return v
-
-
 def view_hash(view) -> bytes:
-    return hashlib.sha256(pack(_canonical(view))).digest()[:8]
+    """8 bytes naming a view's content whatever the order of its map keys: the SHA-256 of its
+    JSON with sorted keys (views are plain data: maps with string keys, lists, strings, ints,
+    booleans and None). JSON, because its encoder sorts keys in C: this runs once per change for
+    every seat."""
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).digest()[:8]
 
 
 def diff(old, new, path: list | None = None, ops: list | None = None) -> list:
@@ -69,40 +63,48 @@ def diff(old, new, path: list | None = None, ops: list | None = None) -> list:
     return ops
 
 
-def _walk(root, path: list):
+def _copy_path(root, path: list):
+    """Copy the containers from the root down to the one at `path` and return (new root, that
+    container). Everything off the path is shared with the old view: never modified, only
+    replaced, so a patch costs what it changes, not the size of the view."""
+    root = root.copy() if isinstance(root, (dict, list)) else root
     node = root
     for k in path:
         try:
-            node = node[k]
+            child = node[k]
         except (KeyError, IndexError, TypeError):
             raise PatchError(f"no element at {path!r}") from None
-    return node
+        if not isinstance(child, (dict, list)):
+            raise PatchError(f"no container at {path!r}")
+        node[k] = child = child.copy()
+        node = child
+    return root, node
 
 
 def patch(view, ops: list):
     """A new view: `view` with the operations applied (the original is not modified)."""
-    out = copy.deepcopy(view)
+    out = view
     for op in ops:
-        if not isinstance(op, list) or not op or not isinstance(op[1] if len(op) > 1 else None, list):
+        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
             raise PatchError(f"malformed operation {op!r}")
         kind, path = op[0], op[1]
         if kind == "set" and len(op) == 3:
             if not path:
-                out = copy.deepcopy(op[2])
+                out = op[2]
                 continue
-            parent = _walk(out, path[:-1])
+            out, parent = _copy_path(out, path[:-1])
             key = path[-1]
             if isinstance(parent, dict) or (isinstance(parent, list) and type(key) is int and 0 <= key < len(parent)):
                 parent[key] = op[2]
             else:
                 raise PatchError(f"cannot set {path!r}")
         elif kind == "del" and len(op) == 2 and path:
-            parent = _walk(out, path[:-1])
+            out, parent = _copy_path(out, path[:-1])
             if not isinstance(parent, dict) or path[-1] not in parent:
                 raise PatchError(f"nothing to delete at {path!r}")
             del parent[path[-1]]
         elif kind == "splice" and len(op) == 5:
-            target = _walk(out, path)
+            out, target = _copy_path(out, path)
             start, count, items = op[2], op[3], op[4]
             if not isinstance(target, list) or type(start) is not int or type(count) is not int \
                     or not isinstance(items, list) or not 0 <= start <= len(target) or count < 0 \

@@ -47,6 +47,7 @@ class Deciders:
         self.processes = processes
         self.seconds = seconds
         self._pool: Executor | None = None
+        self.failures = 0
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -60,19 +61,27 @@ class Deciders:
 
     def submit(self, level: str, seed: int, view: dict) -> asyncio.Future:
         loop = asyncio.get_running_loop()
-        try:
-            return loop.run_in_executor(self._executor(), decide, level, seed, view, self.seconds)
-        except BrokenProcessPool:
-            log.error("the bot worker pool broke; starting a new one")
-            self._pool = None
-            return loop.run_in_executor(self._executor(), decide, level, seed, view, self.seconds)
+        for _ in range(3):
+            try:
+                return loop.run_in_executor(self._executor(), decide, level, seed, view, self.seconds)
+            except Exception as e:  # a broken pool, or worker processes that cannot start
+                self.reset_if_broken(e, force=True)
+        raise RuntimeError("no bot workers can be started")
 
-    def reset_if_broken(self, exc: BaseException) -> None:
-        if isinstance(exc, BrokenProcessPool):
-            log.error("the bot worker pool broke; a new one will be started")
-            old, self._pool = self._pool, None
-            if old is not None:
-                old.shutdown(wait=False, cancel_futures=True)
+    def reset_if_broken(self, exc: BaseException, force: bool = False) -> None:
+        """After a failure: drop a broken pool; after two, think in threads from now on."""
+        if not (force or isinstance(exc, BrokenProcessPool)):
+            return
+        old, self._pool = self._pool, None
+        if old is not None:
+            old.shutdown(wait=False, cancel_futures=True)
+        self.failures += 1
+        if self.processes and self.failures >= 2:
+            log.error("bot worker processes keep failing (%r); bots think in threads from now on. A program "
+                      "that embeds the server needs the `if __name__ == '__main__':` guard", exc)
+            self.processes = False
+        else:
+            log.error("the bot worker pool failed (%r); a new one will be started", exc)
 
     def shutdown(self) -> None:
         if self._pool is not None:

@@ -162,15 +162,13 @@ class Table:
     # ------------------------------------------------------------------ the task
 
     async def _run(self) -> None:
-        if not self.restored:
-            try:
-                await self._restore()
-            except Exception:
-                log.exception("table %s could not be rebuilt from its log; it is frozen", self.id)
-                self.broken = "it could not be rebuilt from its log"
+        if self.active:
+            await self._restore_safely()   # an unfinished match goes on at once
         while True:
             item, fut = await self.inbox.get()
             args = item[1:]
+            if not self.restored and item[0] not in ("detach", "expire", "bot", "grace"):
+                await self._restore_safely()  # a finished match, rebuilt when someone asks for it
             try:
                 await getattr(self, "_on_" + item[0])(*args)
             except Exception:
@@ -181,6 +179,13 @@ class Table:
             finally:
                 if fut is not None and not fut.done():
                     fut.set_result(None)
+
+    async def _restore_safely(self) -> None:
+        try:
+            await self._restore()
+        except Exception:
+            log.exception("table %s could not be rebuilt from its log; it is frozen", self.id)
+            self.broken = "it could not be rebuilt from its log"
 
     async def _restore(self) -> None:
         self.restored = True
@@ -480,8 +485,6 @@ class Table:
         conn.push(wire.encode({"type": "status", "table": self.id, "seats": self.seat_info(), "status": self.status}))
 
     async def _on_watch(self, conn: Conn) -> None:
-        if not self.restored:
-            await self._restore()
         conn.table, conn.seat = self, None
         self.spectators.add(conn)
         conn.seq = -1
@@ -518,6 +521,7 @@ class Table:
     async def _on_detach(self, conn: Conn) -> None:
         if conn in self.spectators:
             self.spectators.discard(conn)
+            self._unload_if_idle()
             return
         s = self._seat_of(conn)
         if s is None:
@@ -528,6 +532,19 @@ class Table:
         if self.status == "playing":
             self._schedule_grace(s)
         self._broadcast_status()
+        self._unload_if_idle()
+
+    def _unload_if_idle(self) -> None:
+        """A finished match nobody is connected to leaves memory; it is rebuilt from the log
+        when someone asks for it again."""
+        if self.status in ("over", "cancelled") and not self.spectators \
+                and all(s.conn is None for s in self.seats) and self.exchange is not None:
+            self.exchange = None
+            self.events = []
+            self.pub_view, self._pub_snap = None, None
+            for s in self.seats:
+                s.stream, s.sent_view, s.prompt = [], None, None
+            self.restored = False
 
     async def _on_expire(self, idle: float) -> None:
         """A table nobody sat down at for `idle` seconds is closed, so that abandoned tables do

@@ -156,3 +156,14 @@ def test_the_heuristic_beats_random_players_clearly():
         r = play(levels, f"strength/{g // 4}")
         wins += (me in r["winners"]) / len(r["winners"])
     assert wilson_low(wins, 60) > 0.6, wins
+
+
+def test_a_bot_can_be_sent_to_a_worker_process():
+    """The server runs searches in a process pool: a bot pickles, and the copy decides alike."""
+    import pickle
+    s = mid_game("pickle")
+    seat = sanjuan.to_act(s)[0]
+    view = sanjuan.view(s, seat)
+    bot = bots.make("ismcts", 4, iterations=40)
+    twin = pickle.loads(pickle.dumps(bot))
+    assert twin.choose(view) == bot.choose(view)
