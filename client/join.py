@@ -26,8 +26,11 @@ import bots
 import games
 
 from . import net
+from .errors import ClientError
 from .play import BadAnswer, Quit, QUIT_WORDS, parse_answer
 from .render import Renderer, describe_table, seats_line, use_colour
+from .session import SeatSession, default_data_dir, normalize_url
+from .table import Outcome, Table
 
 HELP = "play at a table of a Governor server (or run a headless bot seat)"
 
@@ -173,7 +176,7 @@ class Terminal(net.Player):
         else:
             self.say(f"[connection lost: {detail}]", "warn")
 
-    def update(self, table: net.Table, happened: list[tuple]) -> None:
+    def update(self, table: Table, happened: list[tuple]) -> None:
         if table.view is not None and self.screen is None:
             self.screen = renderer_for(table.view, self.colour)
         self.last_view = table.view
@@ -196,7 +199,7 @@ class Terminal(net.Player):
                 self.say(f"[server: {data[1]}]", "warn")
         self._waiting(table)
 
-    def _waiting(self, table: net.Table) -> None:
+    def _waiting(self, table: Table) -> None:
         v = table.view
         if v is None or v.get("over") or table.prompt is not None or not table.exchange:
             return
@@ -206,10 +209,10 @@ class Terminal(net.Player):
             self.say(f"Waiting for {', '.join(names[s] for s in others)}…", "dim")
         self.waiting_for = others
 
-    def stop_deciding(self, table: net.Table) -> None:
+    def stop_deciding(self, table: Table) -> None:
         self.say("(That question has gone: the game moved on.)", "warn")
 
-    async def decide(self, table: net.Table) -> list:
+    async def decide(self, table: Table) -> list:
         v = table.view
         screen = self.screen = self.screen or renderer_for(v, self.colour)
         self.waiting_for = None
@@ -233,7 +236,7 @@ class Terminal(net.Player):
                 continue
             return [p["options"][i] for i in picks]
 
-    def finished(self, outcome: net.Outcome, url: str) -> None:
+    def finished(self, outcome: Outcome, url: str) -> None:
         say = self.say
         say()
         if outcome.result and self.screen:
@@ -258,7 +261,7 @@ class Headless(net.BotPlayer):
     def connection(self, state: str, detail: str = "") -> None:
         print(f"[{state}{': ' + detail if detail else ''}]", file=sys.stderr, flush=True)
 
-    def update(self, table: net.Table, happened: list[tuple]) -> None:
+    def update(self, table: Table, happened: list[tuple]) -> None:
         super().update(table, happened)
         for kind, data in happened:
             if kind == "notice":
@@ -288,7 +291,7 @@ async def _ask_number(keyboard: Keyboard, question: str, lo: int, hi: int, defau
 
 async def lobby(link: net.Link, keyboard: Keyboard, args) -> tuple[str, str | None]:
     """Until the person picks: ("sit", table) or ("watch", table) or ("resume", table)."""
-    saved = net.SeatSession.unfinished(args.data_dir, link.url)
+    saved = SeatSession.unfinished(args.data_dir, link.url)
     while True:
         listed = await link.tables()
         tables = [t for t in listed if t.get("status", t.get("state")) in ("waiting", "playing")]
@@ -343,7 +346,7 @@ async def create_dialog(link: net.Link, keyboard: Keyboard) -> str | None:
 # ------------------------------------------------------------------ run
 
 def run(args: argparse.Namespace) -> int:
-    args.data_dir = Path(args.data_dir) if args.data_dir else net.default_data_dir()
+    args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     if args.no_input and not args.bot:
         print("governor join: --no-input needs --bot LEVEL (someone must decide for the seat).", file=sys.stderr)
         return 2
@@ -360,7 +363,7 @@ def run(args: argparse.Namespace) -> int:
         if args.bot:
             return asyncio.run(headless(args))
         return asyncio.run(interactive(args))
-    except net.ClientError as e:
+    except ClientError as e:
         print(f"governor join: {e}", file=sys.stderr)
         if args.json:     # scripts get their one JSON object either way
             print(json.dumps({"finished": False, "verified": False, "verdict": str(e), "record": None},
@@ -368,7 +371,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         print("\nInterrupted. If you had a seat it is saved: resume with "
-              f"`governor join {net.normalize_url(args.url)} --table TABLE`.", file=sys.stderr)
+              f"`governor join {normalize_url(args.url)} --table TABLE`.", file=sys.stderr)
         return 130
 
 
@@ -376,28 +379,28 @@ async def _open(url: str, quiet: bool = False, rate: float = net.PACE_RATE) -> n
     link = net.Link(url, rate)
     try:
         welcome = await link.open()
-    except net.ClientError:
+    except ClientError:
         await link.close()
         raise
     except (OSError, asyncio.TimeoutError, net.InvalidHandshake, net.ConnectionClosed) as e:
         await link.close()
-        raise net.ClientError(f"cannot reach a Governor server at {link.url}: {net._why(e)}") from None
+        raise ClientError(f"cannot reach a Governor server at {link.url}: {net._why(e)}") from None
     line = f"Connected to {link.url}, server key fingerprint {welcome['server']}"
     print(line, file=sys.stderr if quiet else sys.stdout, flush=True)
     return link
 
 
-async def _resume(session: net.SeatSession, player: net.Player, patience: float, rate: float) -> net.Outcome:
+async def _resume(session: SeatSession, player: net.Player, patience: float, rate: float) -> Outcome:
     print(f"Resuming your seat at table {session.table} (seat {session.seat + 1}, as {session.name}).",
           file=sys.stderr, flush=True)
     return await net.SeatRunner(session, player, patience=patience, rate=rate).run()
 
 
 async def headless(args) -> int:
-    url = net.normalize_url(args.url)
+    url = normalize_url(args.url)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     player = Headless(bots.make(args.bot, seed), args.think)
-    session = net.SeatSession.find(args.data_dir, url, args.table) if args.table else None
+    session = SeatSession.find(args.data_dir, url, args.table) if args.table else None
     if session is not None and not session.finished:
         outcome = await _resume(session, player, args.patience, args.pace)
     else:
@@ -425,7 +428,7 @@ async def headless(args) -> int:
     return 0 if outcome.verified else 1
 
 
-async def _sit_anywhere(link: net.Link, name: str, data_dir: Path, patience: float) -> net.SeatSession:
+async def _sit_anywhere(link: net.Link, name: str, data_dir: Path, patience: float) -> SeatSession:
     """The first waiting table with a free seat; wait for one to appear."""
     deadline = time.monotonic() + patience
     while True:
@@ -436,16 +439,16 @@ async def _sit_anywhere(link: net.Link, name: str, data_dir: Path, patience: flo
                 except net.ServerRefused:
                     continue   # taken in the meantime
         if time.monotonic() > deadline:
-            raise net.ClientError("no table with a free seat appeared on this server")
+            raise ClientError("no table with a free seat appeared on this server")
         await asyncio.sleep(0.3)
 
 
 async def interactive(args) -> int:
-    url = net.normalize_url(args.url)
+    url = normalize_url(args.url)
     keyboard = Keyboard()
     colour = use_colour(sys.stdout)
     if args.table:
-        session = net.SeatSession.find(args.data_dir, url, args.table)
+        session = SeatSession.find(args.data_dir, url, args.table)
         if session is not None and not session.finished:
             return await play_seat(Terminal(url, keyboard, colour=colour), session=session,
                                    patience=args.patience, rate=args.pace)
@@ -468,7 +471,7 @@ async def interactive(args) -> int:
         return 0
     if what == "resume":
         await link.close()
-        session = net.SeatSession.find(args.data_dir, url, table)
+        session = SeatSession.find(args.data_dir, url, table)
         return await play_seat(Terminal(url, keyboard, colour=colour), session=session,
                                patience=args.patience, rate=args.pace)
     if what == "watch":
@@ -488,7 +491,7 @@ async def interactive(args) -> int:
                            patience=args.patience)
 
 
-async def play_seat(player: Terminal, *, session: net.SeatSession, link: net.Link | None = None,
+async def play_seat(player: Terminal, *, session: SeatSession, link: net.Link | None = None,
                     patience: float = net.PATIENCE, rate: float = net.PACE_RATE, intro: bool = True,
                     resumable: bool = True) -> int:
     """Play the seat to the end on this screen; the exit code of `join` and `play`. With

@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 
 from . import net
+from .errors import ClientError
+from .session import default_data_dir
 
 HELP = "play San Juan against bots (and friends on your network) in this terminal"
 QUIT_WORDS = ("q", "quit", "exit")
@@ -126,10 +128,10 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     args.bots = bots_
-    args.data_dir = Path(args.data_dir) if args.data_dir else net.default_data_dir()
+    args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
         return asyncio.run(_play(args))
-    except net.ClientError as e:
+    except ClientError as e:
         print(f"governor play: {e}", file=sys.stderr)
         return 1
     except OSError as e:

@@ -11,9 +11,11 @@ import asyncio
 import sys
 
 from . import net
+from .errors import ClientError
 from .join import _open, add_patience, renderer_for
 from .render import seats_line
 from .render import use_colour
+from .table import Table
 
 HELP = "watch a table being played"
 
@@ -36,7 +38,7 @@ class Watcher(net.Player):
     def connection(self, state: str, detail: str = "") -> None:
         print(f"[{state}{': ' + detail if detail and state != 'connected' else ''}]", flush=True)
 
-    def update(self, table: net.Table, happened: list[tuple]) -> None:
+    def update(self, table: Table, happened: list[tuple]) -> None:
         v = table.view
         if v is not None and self.screen is None:
             self.screen = renderer_for(v, self.colour)
@@ -94,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         return asyncio.run(main())
-    except net.ClientError as e:
+    except ClientError as e:
         print(f"governor watch: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -98,7 +98,7 @@ def wait_for(predicate, timeout: float = 20, every: float = 0.02) -> None:
 
 def held_messages(data_dir: Path) -> int:
     """Signed messages a client has saved for its (only) seat so far."""
-    from client.net import SeatSession
+    from client.session import SeatSession
     files = list((Path(data_dir) / "sessions").glob("*.json"))
     if not files:
         return 0

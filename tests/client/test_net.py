@@ -5,6 +5,9 @@ import pytest
 
 import games
 from client import net
+from client.errors import ClientError
+from client.session import SeatSession
+from client.table import HOLD, Table
 from protocol import record
 from protocol.diff import diff, view_hash
 from protocol.exchange import PlayerExchange, ServerExchange
@@ -18,7 +21,7 @@ def frame(m, table="t1"):
 
 
 def new_session(tmp_path, pid="p0", seat=0):
-    s = net.SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", seat, "secret-token", pid, "Ana", bytes(range(32)))
+    s = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", seat, "secret-token", pid, "Ana", bytes(range(32)))
     s.save()
     return s
 
@@ -30,7 +33,7 @@ class Match:
         self.signer = Signer.generate()
         self.server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], self.signer)
         self.session = new_session(tmp_path)
-        self.table = net.Table("t1", self.session, server_key=self.signer.public_key)
+        self.table = Table("t1", self.session, server_key=self.signer.public_key)
         self.other = PlayerExchange("p1")
         self.seq = 0
 
@@ -73,11 +76,11 @@ def test_exchange_runs_through_the_table_and_is_saved(tmp_path):
     assert kinds.count("notice") == 3
     # Header, commits, reveals and our hand: all held, all on disk.
     assert m.table.held == 4 == len(m.session.messages)
-    again = net.SeatSession.load(m.session.path)
+    again = SeatSession.load(m.session.path)
     assert [x.payload for x in again.messages] == [x.payload for x in m.session.messages]
     assert again.token == "secret-token" and again.seed == bytes(range(32))
     # A restarted client rebuilds its exchange from disk and owes nothing more.
-    t2 = net.Table("t1", again)
+    t2 = Table("t1", again)
     assert t2.exchange.seat == 0 and t2.resume_messages() == []
 
 
@@ -85,10 +88,10 @@ def test_resume_resends_the_step_we_owe(tmp_path):
     signer = Signer.generate()
     server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer)
     session = new_session(tmp_path)
-    table = net.Table("t1", session)
+    table = Table("t1", session)
     [commit] = table.feed(frame(server.header))
     # Dropped before the commitment got through: the same one is sent again.
-    assert net.Table("t1", net.SeatSession.load(session.path)).resume_messages() == [commit]
+    assert Table("t1", SeatSession.load(session.path)).resume_messages() == [commit]
 
 
 def test_resent_entries_are_ignored_and_changed_ones_refused(tmp_path):
@@ -98,7 +101,7 @@ def test_resent_entries_are_ignored_and_changed_ones_refused(tmp_path):
     assert m.table.feed(frame(m.server.log[0])) == []
     assert m.table.held == held
     forged = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], m.signer)
-    with pytest.raises(net.ClientError, match="different entry 0"):
+    with pytest.raises(ClientError, match="different entry 0"):
         m.table.feed(frame(forged.header))
 
 
@@ -109,7 +112,7 @@ def test_a_tampered_entry_ends_the_session(tmp_path):
     [entry, *_] = m.server.act(seat, __import__("bots").make("random", 1).choose(GAME.view(m.server.state, seat)))
     bad = frame(entry)
     bad["sig"] = bytes(64)
-    with pytest.raises(net.ClientError, match="bad_signature"):
+    with pytest.raises(ClientError, match="bad_signature"):
         m.table.feed(bad)
 
 
@@ -156,7 +159,7 @@ def test_commands_acks_and_rejects(tmp_path):
     cmd = m.table.act(["x"])
     assert cmd["type"] == "act" and cmd["seq"] == m.table.seq and cmd["action"] == ["x"]
     assert m.table.should_ask(time.monotonic()) is False       # waiting for the answer
-    cmd2_id = net.SeatSession.load(m.session.path).next_id
+    cmd2_id = SeatSession.load(m.session.path).next_id
     assert cmd2_id == cmd["id"] + 1                            # ids are never reused, even after a restart
     m.table.feed({"type": "reject", "id": cmd["id"], "code": "illegal", "message": "Not that."})
     assert ("reject", ("illegal", "Not that.")) in m.table.drain()
@@ -171,7 +174,7 @@ def test_commands_acks_and_rejects(tmp_path):
     # Acked, and the view still shows the same question: hold on for the update that follows.
     held = m.table.should_ask(time.monotonic())
     assert held is not True and held > 0
-    assert m.table.should_ask(time.monotonic() + net.HOLD + 0.1) is True
+    assert m.table.should_ask(time.monotonic() + HOLD + 0.1) is True
     # An answer to an unknown command (resent after a reconnect) changes nothing.
     assert m.table.feed({"type": "ack", "id": 12345}) == []
 
@@ -183,20 +186,20 @@ def test_torn_message_file_is_cut_back(tmp_path):
     whole = path.read_bytes()
     first_item = whole[len(record.MAGIC):]
     path.write_bytes(whole + first_item[:40])      # a write cut short by a kill
-    again = net.SeatSession.load(m.session.path)
+    again = SeatSession.load(m.session.path)
     assert len(again.messages) == len(m.session.messages)
     assert path.read_bytes() == whole
 
 
 def test_sessions_are_found_by_url_and_table(tmp_path):
     s = new_session(tmp_path)
-    assert net.SeatSession.find(tmp_path, "ws://127.0.0.1:9/", "t1").token == s.token
-    assert net.SeatSession.find(tmp_path, "ws://127.0.0.1:9", "t2") is None
-    assert [x.table for x in net.SeatSession.unfinished(tmp_path, "127.0.0.1:9")] == ["t1"]
+    assert SeatSession.find(tmp_path, "ws://127.0.0.1:9/", "t1").token == s.token
+    assert SeatSession.find(tmp_path, "ws://127.0.0.1:9", "t2") is None
+    assert [x.table for x in SeatSession.unfinished(tmp_path, "127.0.0.1:9")] == ["t1"]
     assert (s.path.stat().st_mode & 0o777) == 0o600
     s.finished = True
     s.save()
-    assert net.SeatSession.unfinished(tmp_path, "ws://127.0.0.1:9") == []
+    assert SeatSession.unfinished(tmp_path, "ws://127.0.0.1:9") == []
 
 
 def test_backoff_grows_with_jitter_up_to_a_cap_then_gives_up(monkeypatch):

@@ -110,7 +110,7 @@ def test_a_refused_token_is_reported_not_retried(server, tmp_path):
     wait_for(lambda: held_messages(data) >= 4)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    from client.net import SeatSession
+    from client.session import SeatSession
     session = SeatSession.find(data, server.url, table)
     session.token = "not-a-token"
     session.save()

@@ -1,0 +1,188 @@
+"""What a seat keeps on disk: the client data directory, the saved seat (`SeatSession`: token,
+secret seed, and every signed message received, so a killed client resumes its seat), and the
+match records written when a match ends."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgpack
+
+from protocol import record
+from protocol.codec import pack, unpacker
+from protocol.messages import ProtocolError, Signed
+
+
+def default_data_dir() -> Path:
+    """$GOVERNOR_DATA, else ~/.local/share/governor/client."""
+    env = os.environ.get("GOVERNOR_DATA")
+    return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "governor" / "client"
+
+
+def normalize_url(url: str) -> str:
+    """The one spelling of a server address ("host:port/" -> "ws://host:port"). It lives here
+    because a saved seat is found by it: the same server typed another way finds the same seat."""
+    url = url.strip()
+    if "://" not in url:
+        url = "ws://" + url
+    return url.rstrip("/")
+
+
+def _private_dir(path: Path) -> Path:
+    """A directory only we can read: the sessions in it hold seat tokens and secret seeds."""
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.chmod(0o700)
+    except OSError:
+        pass
+    return path
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write through a temporary file and rename it: a kill mid-write leaves the old file whole."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+@dataclass
+class SeatSession:
+    """A seat at a table of a server, as saved in the client data directory.
+
+    `<data>/sessions/<key>.json` holds url, table, seat, token (secret: the file is 0600),
+    player id, our seed (secret until revealed), the next command id, the server key seen; the
+    signed messages received are appended to `<key>.msgs` in the record format as they arrive.
+    """
+    data_dir: Path
+    url: str
+    table: str
+    seat: int
+    token: str
+    player_id: str
+    name: str
+    seed: bytes
+    server_key: bytes | None = None
+    next_id: int = 1
+    finished: bool = False
+    messages: list[Signed] = field(default_factory=list)
+
+    @staticmethod
+    def key(url: str, table: str) -> str:
+        return hashlib.sha256(f"{normalize_url(url)}\0{table}".encode()).hexdigest()[:20]
+
+    @property
+    def path(self) -> Path:
+        return self.data_dir / "sessions" / f"{self.key(self.url, self.table)}.json"
+
+    @property
+    def msgs_path(self) -> Path:
+        return self.path.with_suffix(".msgs")
+
+    def save(self) -> None:
+        _private_dir(self.path.parent)
+        _write_json(self.path, {
+            "url": self.url, "table": self.table, "seat": self.seat, "token": self.token,
+            "player_id": self.player_id, "name": self.name, "seed": self.seed.hex(),
+            "server_key": self.server_key.hex() if self.server_key else None,
+            "next_id": self.next_id, "finished": self.finished,
+        })
+        if not self.msgs_path.exists():
+            fd = os.open(self.msgs_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(record.MAGIC + b"".join(_item(m) for m in self.messages))
+
+    def append(self, msg: Signed) -> None:
+        """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
+        absent, and a torn tail is dropped on load)."""
+        self.messages.append(msg)
+        if not self.msgs_path.exists():
+            self.save()
+            return
+        with open(self.msgs_path, "ab") as f:
+            f.write(_item(msg))
+
+    def take_id(self) -> int:
+        """A command id never used before by this seat, even across restarts of the process."""
+        n = self.next_id
+        self.next_id += 1
+        self.save()
+        return n
+
+    @classmethod
+    def load(cls, path: Path) -> "SeatSession":
+        data = json.loads(path.read_text())
+        s = cls(data_dir=path.parent.parent, url=data["url"], table=data["table"], seat=data["seat"],
+                token=data["token"], player_id=data["player_id"], name=data.get("name", ""),
+                seed=bytes.fromhex(data["seed"]),
+                server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
+                next_id=data.get("next_id", 1), finished=data.get("finished", False))
+        s.messages = _read_messages(s.msgs_path)
+        return s
+
+    @classmethod
+    def find(cls, data_dir: Path, url: str, table: str) -> "SeatSession | None":
+        path = Path(data_dir) / "sessions" / f"{cls.key(url, table)}.json"
+        return cls.load(path) if path.exists() else None
+
+    @classmethod
+    def unfinished(cls, data_dir: Path, url: str) -> list["SeatSession"]:
+        """Saved seats at this server whose match we have not seen end, newest first."""
+        folder = Path(data_dir) / "sessions"
+        out = []
+        for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) \
+                if folder.exists() else []:
+            try:
+                s = cls.load(path)
+            except (OSError, ValueError, KeyError, record.RecordError):
+                continue
+            if not s.finished and normalize_url(s.url) == normalize_url(url):
+                out.append(s)
+        return out
+
+    def forget(self) -> None:
+        for p in (self.path, self.msgs_path):
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _item(m: Signed) -> bytes:
+    return pack([0 if m.kind == "entry" else 1, m.payload, m.sig])
+
+
+def _read_messages(path: Path) -> list[Signed]:
+    """The signed messages of a session file; a torn last item (killed mid-write) is dropped."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    if not data.startswith(record.MAGIC):
+        raise record.RecordError(f"{path} is not a message file")
+    reader = unpacker(record.MAX_RECORD)
+    reader.feed(data[len(record.MAGIC):])
+    out: list[Signed] = []
+    good = len(record.MAGIC)
+    try:
+        for raw in reader:
+            if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
+                break
+            out.append(Signed.parse(("entry", "private")[raw[0]], raw[1], raw[2]))
+            good = len(record.MAGIC) + reader.tell()
+    except (ValueError, ProtocolError, msgpack.UnpackException):
+        pass     # a torn or damaged tail: keep what came before it
+    if good != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return out
+
+
+def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None) -> Path:
+    """Write a finished match's signed messages to `<data>/records/<game id>.govrec`."""
+    name = game_id.hex() if isinstance(game_id, bytes) else f"match-{int(time.time())}"
+    return record.write(Path(data_dir) / "records" / f"{name}.govrec", items)

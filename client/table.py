@@ -1,0 +1,288 @@
+"""One table as this client sees it, without I/O (DESIGN.md §6): `Table` is fed one decoded
+server message at a time, checks the signed messages through a PlayerExchange (FAIRNESS.md §4–5),
+applies snapshots and deltas (protocol.diff), keeps the game log, returns the messages to send back
+(commit, reveal, resync), and says when our seat owes an answer and builds the command for it.
+`Outcome` is how a match ended for this client."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.diff import PatchError, patch, view_hash
+from protocol.exchange import PlayerExchange
+from protocol.fairness import player_commit
+from protocol.messages import ProtocolError, Signed
+from protocol.verify import Report
+
+from .errors import ClientError
+from .session import SeatSession
+
+HOLD = 2.0              # after an ack, how long an unchanged question waits for the next update
+
+
+@dataclass
+class Outcome:
+    """How a match ended for this client."""
+    finished: bool                  # a final entry (False: cancelled, or we gave up)
+    report: Report | None           # the FAIRNESS.md §5 audit
+    record: Path | None             # the saved record
+    table: str
+    seat: int | None
+    names: list[str]
+    result: dict | None = None      # the engine's result from the final view, when we saw it
+    reason: str | None = None       # why it did not finish
+
+    @property
+    def verified(self) -> bool:
+        return self.finished and self.report is not None and self.report.ok
+
+    def as_dict(self) -> dict:
+        r = self.report
+        return {
+            "table": self.table, "seat": self.seat, "finished": self.finished,
+            "verified": self.verified, "names": self.names,
+            "scores": r.scores if r and r.scores is not None else
+            ([sc["total"] for sc in self.result["scores"]] if self.result else None),
+            "winners": r.winners if r and r.winners is not None else
+            (self.result["winners"] if self.result else None),
+            "verdict": (("verified" if r.ok else f"FAILED at {r.where}: {r.what}") if r else
+                        self.reason or "no record"),
+            "checks": r.checks if r else [], "game_id": r.game_id if r else None,
+            "server": r.server if r else None, "record": str(self.record) if self.record else None,
+            "reason": self.reason,
+        }
+
+
+class Table:
+    """One table as this client sees it. `feed(msg)` takes one decoded server message and
+    returns the messages to send back; what changed is left in attributes and in `happened`,
+    a list of (kind, data) the shell drains: "view", "events", "ack", "reject", "status",
+    "error", "end", "notice".
+    """
+
+    def __init__(self, table: str, session: SeatSession | None = None,
+                 server_key: bytes | None = None) -> None:
+        self.table = table
+        self.session = session
+        self.exchange: PlayerExchange | None = None
+        self.view: dict | None = None
+        self.seq: int | None = None
+        self.log: list[dict] = []           # every event shown to us, in order
+        self.seats: list = []               # the latest status: who sits where, connected, bots
+        self.status: str | None = None      # the table's: waiting, playing, over, cancelled
+        self.want_snapshot = False          # a resync is under way: deltas are ignored until it comes
+        self.pending: dict | None = None    # the act sent and not yet answered
+        self.pending_prompt: dict | None = None
+        self.answered: tuple | None = None  # (prompt, seq at ack, time of ack) of the last accepted act
+        self.happened: list[tuple] = []
+        self.ended = False
+        if session is not None:
+            self.exchange = PlayerExchange(session.player_id, session.seed,
+                                           server_key=server_key or session.server_key)
+            for m in session.messages:       # a restarted client: catch up from disk
+                self.exchange.receive(m)
+            self.ended = self.exchange.report is not None
+
+    # -------------------------------------------------------------- signed messages
+
+    @property
+    def held(self) -> int:
+        return len(self.session.messages) if self.session else 0
+
+    @property
+    def started(self) -> bool:
+        """The seeds are revealed: the match is being played (or over), there are views."""
+        ex = self.exchange
+        return ex is not None and len(ex.entries) >= 3 and ex.entries[2].body["t"] == "reveals"
+
+    @property
+    def header(self) -> dict | None:
+        return self.exchange.header if self.exchange is not None else None
+
+    def resume_messages(self) -> list[dict]:
+        """After a reconnect: the exchange step we may owe the server (resent; the server ignores
+        a repeat), and the unanswered command (same id: applied at most once)."""
+        out: list[dict] = []
+        ex = self.exchange
+        if ex is not None and ex.report is None:
+            kinds = [e.body["t"] for e in ex.entries]
+            if kinds == ["header"]:
+                out.append({"type": "commit", "commitment": player_commit(
+                    ex.header["game_id"], ex.player_id, ex.seed)})
+            elif kinds == ["header", "commits"]:
+                out.append({"type": "reveal", "seed": ex.seed})
+        if self.pending is not None:
+            out.append(self.pending)
+        return out
+
+    def _signed(self, msg: dict) -> list[dict]:
+        try:
+            signed = Signed.parse(msg["type"], msg["payload"], msg["sig"])
+        except ProtocolError as e:
+            raise ClientError(f"the server sent a malformed signed message: {e.message}") from None
+        if self.exchange is None:
+            return []      # a spectator has no part in the exchange
+        if self._already_held(signed):
+            return []
+        try:
+            reply = self.exchange.receive(signed)
+        except ProtocolError as e:
+            if e.code == "commit_changed":
+                raise ClientError("the commitment set does not hold our commitment: either we were away "
+                                  "so long that the server committed a seed for our seat, or the server "
+                                  "cheats. Our seed stays secret; the match goes on without us.") from None
+            raise ClientError(f"the server's signed log failed a check ({e.code}): {e.message}. "
+                              "Leaving the table: this match cannot be trusted.") from None
+        self.session.append(signed)
+        out = []
+        kind = signed.body["t"]
+        if kind == "header":
+            self.happened.append(("notice", "The table is full: the match header is signed; "
+                                  "committing to our secret seed."))
+            out.append({"type": "commit", "commitment": reply})
+        elif kind == "commits":
+            self.happened.append(("notice", "Every seat has committed; revealing our seed."))
+            out.append({"type": "reveal", "seed": reply})
+        elif kind == "reveals":
+            self.happened.append(("notice", "All seeds revealed and checked against their "
+                                  "commitments: the deal is fixed, play begins."))
+        elif kind in ("final", "cancel"):
+            self.ended = True
+            self.happened.append(("end", kind))
+        return out
+
+    def _already_held(self, m: Signed) -> bool:
+        """A message resent after a reconnect (the server sent from an older point than `have`)."""
+        ex = self.exchange
+        if m.kind == "entry":
+            seq = m.body["seq"]
+            if seq < len(ex.entries):
+                if ex.entries[seq].payload == m.payload:
+                    return True
+                raise ClientError(f"the server sent a different entry {seq} than before: "
+                                  "this match cannot be trusted.")
+            return False
+        return any(p.payload == m.payload for p in ex.privates)
+
+    # -------------------------------------------------------------- views
+
+    def _events(self, events: list) -> None:
+        new = [e for e in events if isinstance(e, dict) and isinstance(e.get("text"), str)]
+        if new:
+            self.log.extend(new)
+            self.happened.append(("events", new))
+
+    def _snapshot(self, msg: dict) -> list[dict]:
+        if view_hash(msg["view"]) != msg["hash"]:
+            self.happened.append(("notice", "a snapshot did not match its hash"))
+        self.view, self.seq = msg["view"], msg["seq"]
+        self.want_snapshot = False
+        self._events(_unseen(self.log, msg["events"]))
+        self.happened.append(("view", self.view))
+        return []
+
+    def _delta(self, msg: dict) -> list[dict]:
+        if self.want_snapshot:
+            return []
+        if self.view is None or msg["base"] != self.seq:
+            return self._resync()
+        try:
+            view = patch(self.view, msg["ops"])
+        except PatchError:
+            return self._resync()
+        if view_hash(view) != msg["hash"]:
+            return self._resync()
+        self.view, self.seq = view, msg["seq"]
+        self._events(msg["events"])
+        self.happened.append(("view", self.view))
+        return []
+
+    def _resync(self) -> list[dict]:
+        self.want_snapshot = True
+        return [{"type": "resync"}]
+
+    # -------------------------------------------------------------- commands
+
+    def act(self, action: list, seq: int | None = None) -> dict:
+        """The command for a decision made on the view at `seq` (default: the current one)."""
+        seq = self.seq if seq is None else seq
+        self.pending = {"type": "act", "id": self.session.take_id(), "seq": seq, "action": list(action)}
+        self.pending_prompt = self.prompt
+        return self.pending
+
+    @property
+    def prompt(self) -> dict | None:
+        return self.view.get("prompt") if self.view and not self.view.get("over") else None
+
+    def should_ask(self, now: float) -> bool | float:
+        """True when our seat owes an answer to the current view; a number of seconds to wait
+        before asking again when the question looks like the one just answered."""
+        if self.exchange is None or self.ended or self.prompt is None or self.want_snapshot \
+                or self.pending is not None:
+            return False
+        if self.answered is not None:
+            prompt, seq, at = self.answered
+            if prompt == self.prompt and seq == self.seq:
+                wait = at + HOLD - now
+                if wait > 0:
+                    return wait
+            self.answered = None
+        return True
+
+    def _answer(self, msg: dict) -> list[dict]:
+        if self.pending is None or msg["id"] != self.pending["id"]:
+            return []      # the answer to a command resent after a reconnect, already handled
+        self.pending = None
+        if msg["type"] == "ack":
+            self.answered = (self.pending_prompt, self.seq, time.monotonic())
+            self.happened.append(("ack", msg["id"]))
+            return []
+        if msg["code"] == "stale":
+            self.want_snapshot = True   # the server sends one; the question is asked again on it
+        self.happened.append(("reject", (msg["code"], msg["message"])))
+        return []
+
+    # -------------------------------------------------------------- dispatch
+
+    def feed(self, msg: dict) -> list[dict]:
+        kind = msg["type"]
+        if "table" in msg and msg["table"] != self.table:
+            return []
+        if kind in ("entry", "private"):
+            return self._signed(msg)
+        if kind == "snapshot":
+            return self._snapshot(msg)
+        if kind == "delta":
+            return self._delta(msg)
+        if kind in ("ack", "reject"):
+            return self._answer(msg)
+        if kind == "status":
+            self.seats = msg["seats"]
+            self.status = msg.get("status", self.status)
+            self.happened.append(("status", self.seats))
+            return []
+        if kind == "error":
+            self.happened.append(("error", (msg["code"], msg["message"])))
+            return []
+        return []
+
+    def drain(self) -> list[tuple]:
+        out, self.happened = self.happened, []
+        return out
+
+    def names(self) -> list[str]:
+        if self.header:
+            return [s.get("name", "?") for s in self.header.get("seats", [])]
+        if self.view:
+            return [p["name"] for p in self.view["players"]]
+        return []
+
+
+def _unseen(log: list[dict], recent: list) -> list:
+    """A snapshot carries the latest events of the log, most of which we have shown already:
+    the ones after the longest overlap between the end of our log and the start of `recent`."""
+    for k in range(min(len(log), len(recent)), 0, -1):
+        if log[-k:] == recent[:k]:
+            return recent[k:]
+    return recent
