@@ -14,6 +14,7 @@ from games.sanjuan.rules import current_tile, hand_limit
 from games.sanjuan.cards import TILES
 
 from . import values as V
+from . import fitted
 from .heuristic import WEIGHTS, Seat
 
 N_KINDS = len(KINDS)
@@ -165,27 +166,34 @@ def choose(s, seat, rnd, role_noise: float | None = None) -> list:
 
 # ---------------------------------------------------------------- evaluation
 
-def estimate(s, seat: int, rl: float) -> float:
-    """What a player's position should be worth at the game's end, in VP: buildings at their
-    worth (printed VP, bonuses, income still to come), cards under chapel/bank/harbor, the hand
-    and the goods. Compared between players, not an exact forecast."""
+FEATURES = ("vp", "bonus", "income", "hand", "hold", "goods", "buildings", "palace", "one")
+
+
+def features(s, seat: int, rl: float) -> list[float]:
+    """A player's position as numbers (FEATURES): points on the table, end bonuses as the city
+    stands, income per round, cards, the best cards' worth as buildings, goods, city size."""
     p = s.players[seat]
     kinds = s.kinds
     city = [kinds[b] for b in p.city]
-    cv = V.card_value(rl)
     prod = sorted((V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]), reverse=True)
     nprod = len(prod)
     income = sum(r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod))
-    total = len(p.chapel) + len(p.bank) + len(p.harbor)
+    vp = len(p.chapel) + len(p.bank) + len(p.harbor)
+    bonus = 0.0
     for k in city:
-        total += VP[k]
+        vp += VP[k]
         if not PRODUCTION[k]:
             income += V.city_rate(k, nprod)
             if k in V.BONUS_KINDS and k != PALACE:
-                total += V.bonus(k, city, (), rl)
-    total += income * rl * V.ENGINE
-    total += len(p.hand) * cv + 0.3 * sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
-    total += sum(GOOD_PRICE[kinds[b]] for b in p.goods) * cv * 0.75
-    if PALACE in city:   # a quarter of everything else, counted last
-        total *= 1.25
-    return total
+                bonus += V.bonus(k, city, (), rl)
+    hold = sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
+    palace = (vp + bonus) / 4 if PALACE in city else 0.0
+    return [vp, bonus, income, len(p.hand), hold, len(p.goods), len(city), palace, 1.0]
+
+
+def estimate(s, seat: int, rl: float) -> float:
+    """A player's final score as predicted from the position: a linear model of its features,
+    fitted per player count and size of the biggest city on games between heuristic players
+    (bench/fit_estimate.py writes bots/fitted.py)."""
+    w = fitted.WEIGHTS[(len(s.players), min(most_buildings(s), fitted.TOP))]
+    return sum(a * b for a, b in zip(w, features(s, seat, rl)))

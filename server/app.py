@@ -12,8 +12,8 @@ calls `main(args)`.
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
-(server/table.py); persistence is server/store.py; bots think in worker processes
-(server/deciders.py).
+(server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is
+server/store.py; bots think in worker processes (server/deciders.py).
 """
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ from protocol.signing import load_or_create
 
 from .conn import Conn
 from .deciders import Deciders
+from .seats import hash_token
 from .store import Store, TableRow
-from .table import Table, hash_token
+from .table import Table
 
 log = logging.getLogger("governor.server")
 
@@ -93,7 +94,6 @@ class Server:
         self.signer = None
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat)
-        self.conns: set[Conn] = set()
         self._per_addr: Counter[str] = Counter()
         self._ws = None
         self._lock_file = None
@@ -177,7 +177,6 @@ class Server:
             await ws.close(wire.CLOSE_TOO_MANY, f"more than {self.limits.conns_per_addr} connections from one address")
             return
         self._per_addr[conn.addr] += 1
-        self.conns.add(conn)
         writer = asyncio.get_running_loop().create_task(conn.writer())
         try:
             await self._session(conn)
@@ -187,7 +186,6 @@ class Server:
             self._per_addr[conn.addr] -= 1
             if not self._per_addr[conn.addr]:
                 del self._per_addr[conn.addr]
-            self.conns.discard(conn)
             if conn.table is not None:
                 conn.table.post(("detach", conn))
             if not conn.closed:

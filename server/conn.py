@@ -60,10 +60,6 @@ class Conn:
     def __repr__(self) -> str:
         return f"<Conn {self.addr} table={getattr(self.table, 'id', None)} seat={self.seat}>"
 
-    @property
-    def spectator(self) -> bool:
-        return self.table is not None and self.seat is None
-
     def push(self, frame: bytes, droppable: bool = False) -> None:
         """Queue a frame without waiting. Droppable frames are view updates (snapshot/delta)."""
         if self.closed:

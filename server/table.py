@@ -1,10 +1,11 @@
-"""One table: its seats, its match (a ServerExchange), its spectators. One asyncio task owns it.
+"""One table's life: its match, its seats' commands and the lobby's requests, one task owning it.
 
 Everything that changes a table arrives as an item in its inbox (a seat's command, a lobby
 request, a connection coming or going, a bot's decision, a grace timer) and is handled by the
-table's task, one item at a time. An accepted input is applied to the exchange, written to the
-database, and only then announced: signed messages to the seats, a view update per seat (a
-snapshot or a delta), one public view update for all spectators, then the answer to the command.
+table's task, one item at a time. An accepted input is applied to the match (a ServerExchange),
+written to the database, and only then announced: signed messages to the seats, then view
+updates and the answer to the command, all through the table's Broadcaster (server/broadcast.py).
+A match that was started is rebuilt from its log when the server restarts, byte for byte.
 
 `seq` is the sequence number of the latest signed public entry of the match (the header is 0,
 the commitment set 1, the reveal set 2, then one per move and the final entry). A seat's views
@@ -14,72 +15,31 @@ command decided on an older view is "stale".
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import random
 import secrets
 import time
-from collections import OrderedDict
 
 import games
 from games.choice import pick_uniform
 from games.errors import IllegalAction
 from protocol import wire
-from protocol.codec import pack, unpack
-from protocol.diff import diff, view_hash
 from protocol.exchange import SEED_BYTES, ServerExchange
 from protocol.fairness import player_commit
 from protocol.messages import ProtocolError
 
+from .broadcast import Broadcaster, decoded_view
 from .conn import Conn
+from .seats import Seat, hash_token, seat_info
 from .store import TableRow
 
 log = logging.getLogger("governor.server")
 
-EVENTS_IN_SNAPSHOT = 50
-ANSWERS_KEPT = 64
-SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
 MAX_INTERNAL_ERRORS = 20  # a table with more is frozen
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class InternalError(Exception):
     """Something broke inside the table's rules; the command is rejected, the table rebuilt."""
-
-
-class Seat:
-    def __init__(self, index: int, name=None, player_id=None, token_hash=None, bot=None) -> None:
-        self.index = index
-        self.name: str | None = name
-        self.player_id: str | None = player_id
-        self.token_hash: str | None = token_hash
-        self.bot: str | None = bot            # the level of a computer seat
-        self.conn: Conn | None = None
-        self.standin = False                  # the server plays for this absent player now
-        self.epoch = 0                        # bumped on every (dis)connection
-        self.timer: asyncio.TimerHandle | None = None
-        self.own_seed: bytes | None = None    # a seed the server made for this seat
-        self.job: tuple | None = None         # (prompt_seq, epoch) of the bot decision under way
-        self.prompt = None
-        self.prompt_seq = 0
-        self.sent_view = None                 # the view this seat's connection was last sent
-        self.sent_seq = -1
-        self.stream: list[bytes] = []         # every signed message for this seat, as frames
-        self.answers: OrderedDict[int, bytes] = OrderedDict()
-
-    @property
-    def human(self) -> bool:
-        return self.bot is None
-
-    @property
-    def taken(self) -> bool:
-        return self.bot is not None or self.token_hash is not None
-
-    def record(self) -> dict:
-        return {"name": self.name, "player_id": self.player_id, "token_hash": self.token_hash, "bot": self.bot}
 
 
 class Table:
@@ -99,11 +59,7 @@ class Table:
         self.restored = row.status == "waiting"   # a started match is rebuilt from its log first
         self.nrows = 0
         self.seq = 0
-        self.events: list[dict] = []
-        self.spectators: set[Conn] = set()
-        self.pub_view = None
-        self.pub_seq = -1
-        self._pub_snap: tuple[int, bytes] | None = None
+        self.broadcaster = Broadcaster(self.id, self.engine, self.seats)
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.task: asyncio.Task | None = None
         self.broken: str | None = None
@@ -116,13 +72,8 @@ class Table:
     def active(self) -> bool:
         return self.status in ("waiting", "playing")
 
-    def seat_info(self) -> list[dict]:
-        return [{"name": s.name, "bot": s.bot, "connected": s.bot is not None or s.conn is not None,
-                 "standin": s.standin, "server_seed": s.human and s.own_seed is not None}
-                for s in self.seats]
-
     def summary(self) -> dict:
-        return {"id": self.id, "game": self.game, "options": self.options, "seats": self.seat_info(),
+        return {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
                 "status": self.status}
 
     def ensure_running(self) -> None:
@@ -175,7 +126,7 @@ class Table:
                 log.exception("table %s: handling %s failed", self.id, item[0])
                 conn = args[0] if args and isinstance(args[0], Conn) else None
                 if conn is not None and item[0] != "act":
-                    self._error(conn, "internal_error", "The server failed to handle this request.")
+                    self.broadcaster.error(conn, "internal_error", "The server failed to handle this request.")
             finally:
                 if fut is not None and not fut.done():
                     fut.set_result(None)
@@ -199,11 +150,16 @@ class Table:
                     self._schedule_grace(s)
             await self._drive()
 
+    def _new_exchange(self) -> ServerExchange:
+        """The match before its first input; with the same game id, seeds and key, it signs the
+        same messages every time."""
+        return ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
+                              self.server.signer, game_id=self.game_id, server_seed=self.server_seed)
+
     def _build(self, rows) -> None:
         """The match from its log: every signed message comes out exactly as first sent."""
-        self.exchange = ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
-                                       self.server.signer, game_id=self.game_id, server_seed=self.server_seed)
-        self.events = []
+        self.exchange = self._new_exchange()
+        self.broadcaster.restart()
         for s in self.seats:
             s.stream = []
             s.prompt = None
@@ -215,7 +171,7 @@ class Table:
             act = row.kind == "act"
             self._absorb(n0, self.exchange.last_events if act else [], row.seat if act else None, push=False)
             if act and "id" in row.data:
-                self._remember(self.seats[row.seat], row.data["id"], wire.encode({"type": "ack", "id": row.data["id"]}))
+                self.seats[row.seat].remember(row.data["id"], wire.encode({"type": "ack", "id": row.data["id"]}))
         self.nrows = len(rows)
         self.status = self._phase_status()
 
@@ -224,15 +180,12 @@ class Table:
         does not hold the failed input, so memory and database agree again."""
         self.internal_errors += 1
         lengths = [len(s.stream) for s in self.seats]
-        answers = [s.answers for s in self.seats]
         try:
             self._build(await self.server.store.log(self.id))
         except Exception:
             log.exception("table %s could not be rebuilt; it is frozen", self.id)
             self.broken = "it could not be rebuilt after an internal error"
             return
-        for s, a in zip(self.seats, answers):
-            s.answers = a
         if [len(s.stream) for s in self.seats] != lengths:
             log.error("table %s: the rebuilt match differs from what was sent; it is frozen", self.id)
             self.broken = "its rebuilt match differs from what was sent"
@@ -290,13 +243,13 @@ class Table:
         act = kind == "act"
         self._absorb(n0, ex.last_events if act else [], seat if act else None, push=True)
         if changed or (kind == "commit" and "seed" in data and self.seats[seat].human):
-            self._broadcast_status()
+            self.broadcaster.broadcast_status(self.status)
         if changed:
             log.info("table %s is %s", self.id, status)
 
     def _absorb(self, n0: int, events: list[dict], actor, push: bool) -> None:
         """Take in what the exchange produced since message n0: signed messages into the seats'
-        streams, events into the log, new questions; with push, send it all."""
+        streams, new questions, the match as the broadcaster shows it; with push, send it all."""
         ex = self.exchange
         humans = [s for s in self.seats if s.human]
         for m in ex.sent[n0:]:
@@ -306,127 +259,20 @@ class Table:
                 if s.human:
                     s.stream.append(frame)
                     if push and s.conn is not None:
-                        self._push(s.conn, frame)
+                        self.broadcaster.send(s.conn, frame)
         self.seq = len(ex.log) - 1
-        self.events.extend(events)
-        if ex.state is None:
-            return
-        for s in self.seats:
-            p = self.engine.prompt(ex.state, s.index)
-            if p != s.prompt or s.index == actor:
-                s.prompt, s.prompt_seq = p, self.seq
+        if ex.state is not None:
+            for s in self.seats:
+                p = self.engine.prompt(ex.state, s.index)
+                if p != s.prompt or s.index == actor:
+                    s.prompt, s.prompt_seq = p, self.seq
         if push:
-            for s in humans:
-                if s.conn is not None:
-                    self._send_view(s, events, force=s.index == actor)
-            self._send_public(events)
-
-    # ------------------------------------------------------------------ views
-
-    def _view(self, seat):
-        """The engine's view exactly as the receiver decodes it (tuples become lists)."""
-        return unpack(pack(self.engine.view(self.exchange.state, seat)), wire.MAX_SERVER_FRAME)
-
-    def _snapshot(self, view, seat) -> bytes:
-        return wire.encode({"type": "snapshot", "table": self.id, "seq": self.seq, "view": view,
-                            "hash": view_hash(view),
-                            "events": self.engine.visible_events(self.events, seat)[-EVENTS_IN_SNAPSHOT:]})
-
-    def _delta(self, old, new, base: int, events, seat) -> bytes:
-        frame = wire.encode({"type": "delta", "table": self.id, "base": base, "seq": self.seq,
-                             "ops": diff(old, new), "hash": view_hash(new), "events": events})
-        if len(frame) > SNAPSHOT_CHECK:
-            snap = self._snapshot(new, seat)
-            if len(snap) <= len(frame):
-                return snap
-        return frame
-
-    def _send_view(self, s: Seat, events: list[dict], force: bool = False) -> None:
-        conn = s.conn
-        view = self._view(s.index)
-        mine = self.engine.visible_events(events, s.index)
-        if s.sent_view is None or conn.stale_view:
-            conn.stale_view = False
-            frame = self._snapshot(view, s.index)
-        elif not force and not mine and view == s.sent_view:
-            return
+            self.broadcaster.show(ex.state, self.seq, events, actor)
         else:
-            frame = self._delta(s.sent_view, view, s.sent_seq, mine, s.index)
-        s.sent_view, s.sent_seq = view, self.seq
-        conn.push(frame, droppable=True)
-        if conn.stale_view:
-            self._resnap(conn)
-
-    def _ensure_pub(self) -> None:
-        if self.pub_view is None or self.pub_seq != self.seq:
-            self.pub_view, self.pub_seq = self._view(None), self.seq
-
-    def _pub_snapshot(self) -> bytes:
-        self._ensure_pub()
-        if self._pub_snap is None or self._pub_snap[0] != self.pub_seq:
-            self._pub_snap = (self.pub_seq, self._snapshot(self.pub_view, None))
-        return self._pub_snap[1]
-
-    def _send_public(self, events: list[dict]) -> None:
-        """The public view: computed and encoded once per change, the same bytes to everyone."""
-        if not self.spectators:
-            self.pub_view = None
-            return
-        view = self._view(None)
-        shown = self.engine.visible_events(events, None)
-        if self.pub_view is not None and view == self.pub_view and not shown:
-            return
-        if self.pub_view is None:
-            self.pub_view, self.pub_seq = view, self.seq
-            frame = self._pub_snapshot()
-            base = None
-        else:
-            base = self.pub_seq
-            frame = self._delta(self.pub_view, view, base, shown, None)
-            self.pub_view, self.pub_seq = view, self.seq
-        for c in list(self.spectators):
-            if c.stale_view or (base is not None and c.seq != base):
-                c.stale_view = False
-                c.push(self._pub_snapshot(), droppable=True)
-            else:
-                c.push(frame, droppable=True)
-            c.seq = self.seq
-            if c.stale_view:
-                self._resnap(c)
-
-    def _resnap(self, conn: Conn) -> None:
-        """The connection lost queued view updates: send it one fresh snapshot."""
-        conn.stale_view = False
-        if conn.closed or self.exchange is None or self.exchange.state is None:
-            return
-        if conn.seat is not None and conn.table is self:
-            s = self.seats[conn.seat]
-            if s.conn is conn:
-                view = self._view(s.index)
-                s.sent_view, s.sent_seq = view, self.seq
-                conn.push(self._snapshot(view, s.index), droppable=True)
-        elif conn in self.spectators:
-            conn.push(self._pub_snapshot(), droppable=True)
-            conn.seq = self.pub_seq
-
-    def _push(self, conn: Conn, frame: bytes) -> None:
-        """A frame that must arrive (signed message, answer, status)."""
-        conn.push(frame)
-        if conn.stale_view:
-            self._resnap(conn)
-
-    def _error(self, conn: Conn, code: str, message: str) -> None:
-        self._push(conn, wire.encode({"type": "error", "code": code, "message": message}))
-
-    def _broadcast_status(self) -> None:
-        frame = wire.encode({"type": "status", "table": self.id, "seats": self.seat_info(), "status": self.status})
-        for s in self.seats:
-            if s.conn is not None:
-                self._push(s.conn, frame)
-        for c in list(self.spectators):
-            self._push(c, frame)
+            self.broadcaster.follow(ex.state, self.seq, events)
 
     def _seat_of(self, conn: Conn) -> Seat | None:
+        """The seat this connection holds here, if any."""
         if conn.table is not self or conn.seat is None:
             return None
         s = self.seats[conn.seat]
@@ -436,10 +282,10 @@ class Table:
 
     async def _on_sit(self, conn: Conn, name: str) -> None:
         if self.status != "waiting":
-            return self._error(conn, "started", f"Table {self.id} has already started.")
+            return self.broadcaster.error(conn, "started", f"Table {self.id} has already started.")
         free = next((s for s in self.seats if not s.taken), None)
         if free is None:
-            return self._error(conn, "table_full", f"Every seat at table {self.id} is taken.")
+            return self.broadcaster.error(conn, "table_full", f"Every seat at table {self.id} is taken.")
         token = secrets.token_urlsafe(32)
         free.name, free.player_id, free.token_hash = name, "p-" + secrets.token_hex(8), hash_token(token)
         try:
@@ -449,26 +295,25 @@ class Table:
             raise
         self.server.tokens[free.token_hash] = (self, free.index)
         self.touched = time.monotonic()
-        self.spectators.discard(conn)
+        self.broadcaster.unwatch(conn)
         conn.table, conn.seat = self, free.index
         free.conn = conn
         conn.push(wire.encode({"type": "seated", "table": self.id, "seat": free.index, "token": token,
                                "player_id": free.player_id}))
-        self._broadcast_status()
+        self.broadcaster.broadcast_status(self.status)
         if all(s.taken for s in self.seats):
             await self._start()
 
     async def _on_leave(self, conn: Conn) -> None:
-        if conn in self.spectators:
-            self.spectators.discard(conn)
+        if self.broadcaster.unwatch(conn):
             conn.table = None
             return
         s = self._seat_of(conn)
         if s is None:
-            return self._error(conn, "not_seated", "You have no seat at this table.")
+            return self.broadcaster.error(conn, "not_seated", "You have no seat at this table.")
         if self.status != "waiting":
-            return self._error(conn, "started", "The match has started: the seat stays yours; "
-                                                "reconnect with your seat token to play on.")
+            return self.broadcaster.error(conn, "started", "The match has started: the seat stays yours; "
+                                                           "reconnect with your seat token to play on.")
         self.server.tokens.pop(s.token_hash, None)
         old = (s.name, s.player_id, s.token_hash)
         s.name = s.player_id = s.token_hash = None
@@ -481,17 +326,12 @@ class Table:
         s.conn = None
         conn.table, conn.seat = None, None
         self.touched = time.monotonic()
-        self._broadcast_status()
-        conn.push(wire.encode({"type": "status", "table": self.id, "seats": self.seat_info(), "status": self.status}))
+        self.broadcaster.broadcast_status(self.status)
+        conn.push(self.broadcaster.status_frame(self.status))
 
     async def _on_watch(self, conn: Conn) -> None:
         conn.table, conn.seat = self, None
-        self.spectators.add(conn)
-        conn.seq = -1
-        conn.push(wire.encode({"type": "status", "table": self.id, "seats": self.seat_info(), "status": self.status}))
-        if self.exchange is not None and self.exchange.state is not None:
-            conn.push(self._pub_snapshot(), droppable=True)
-            conn.seq = self.pub_seq
+        self.broadcaster.watch(conn, self.status)
 
     async def _on_attach(self, conn: Conn, index: int, have: int) -> None:
         """A seat token said hello: this connection is now the seat's. The signed messages it
@@ -514,36 +354,33 @@ class Table:
         have = max(0, min(have, len(s.stream)))
         conn.push_backlog(s.stream[have:])
         if self.exchange is not None and self.exchange.state is not None:
-            s.sent_view = None
-            self._send_view(s, [], force=True)
-        self._broadcast_status()
+            self.broadcaster.snapshot_to(s)
+        self.broadcaster.broadcast_status(self.status)
 
     async def _on_detach(self, conn: Conn) -> None:
-        if conn in self.spectators:
-            self.spectators.discard(conn)
+        if self.broadcaster.unwatch(conn):
             self._unload_if_idle()
             return
         s = self._seat_of(conn)
         if s is None:
             return
         s.conn = None
-        s.sent_view = None
+        self.broadcaster.forget(s)
         s.epoch += 1
         if self.status == "playing":
             self._schedule_grace(s)
-        self._broadcast_status()
+        self.broadcaster.broadcast_status(self.status)
         self._unload_if_idle()
 
     def _unload_if_idle(self) -> None:
         """A finished match nobody is connected to leaves memory; it is rebuilt from the log
         when someone asks for it again."""
-        if self.status in ("over", "cancelled") and not self.spectators \
+        if self.status in ("over", "cancelled") and not self.broadcaster.spectators \
                 and all(s.conn is None for s in self.seats) and self.exchange is not None:
             self.exchange = None
-            self.events = []
-            self.pub_view, self._pub_snap = None, None
+            self.broadcaster.unload()
             for s in self.seats:
-                s.stream, s.sent_view, s.prompt = [], None, None
+                s.stream, s.prompt = [], None
             self.restored = False
 
     async def _on_expire(self, idle: float) -> None:
@@ -555,7 +392,7 @@ class Table:
         await self.server.store.set_status(self.id, "cancelled")
         self.status = "cancelled"
         log.info("table %s: nobody sat down for %.0f s; it is closed", self.id, idle)
-        self._broadcast_status()
+        self.broadcaster.broadcast_status(self.status)
 
     # ------------------------------------------------------------------ seats' commands
 
@@ -563,44 +400,38 @@ class Table:
         s = self._seat_of(conn)
         ex = self.exchange
         if s is None:
-            return self._error(conn, "not_seated", "Only a seated player commits.")
+            return self.broadcaster.error(conn, "not_seated", "Only a seated player commits.")
         if ex is None:
-            return self._error(conn, "not_started", "The match has not started yet.")
+            return self.broadcaster.error(conn, "not_started", "The match has not started yet.")
         if ex.commits[s.index] == msg["commitment"]:
             return  # a resent commitment changes nothing
         if s.own_seed is not None:
-            return self._error(conn, "already_committed",
-                               "The server committed a seed for this seat while you were away.")
+            return self.broadcaster.error(conn, "already_committed",
+                                          "The server committed a seed for this seat while you were away.")
         try:
             await self._accept("commit", s.index, {"commitment": msg["commitment"]})
         except (ProtocolError, IllegalAction) as e:
-            return self._error(conn, e.code, e.message)
+            return self.broadcaster.error(conn, e.code, e.message)
         except InternalError:
-            return self._error(conn, "internal_error", "The server failed to take your commitment.")
+            return self.broadcaster.error(conn, "internal_error", "The server failed to take your commitment.")
         await self._drive()
 
     async def _on_reveal(self, conn: Conn, msg: dict) -> None:
         s = self._seat_of(conn)
         ex = self.exchange
         if s is None:
-            return self._error(conn, "not_seated", "Only a seated player reveals a seed.")
+            return self.broadcaster.error(conn, "not_seated", "Only a seated player reveals a seed.")
         if ex is None:
-            return self._error(conn, "not_started", "The match has not started yet.")
+            return self.broadcaster.error(conn, "not_started", "The match has not started yet.")
         if ex.seeds[s.index] == msg["seed"]:
             return
         try:
             await self._accept("reveal", s.index, {"seed": msg["seed"]})
         except (ProtocolError, IllegalAction) as e:
-            return self._error(conn, e.code, e.message)
+            return self.broadcaster.error(conn, e.code, e.message)
         except InternalError:
-            return self._error(conn, "internal_error", "The server failed to take your seed.")
+            return self.broadcaster.error(conn, "internal_error", "The server failed to take your seed.")
         await self._drive()
-
-    def _remember(self, s: Seat, cid: int, answer: bytes) -> None:
-        s.answers[cid] = answer
-        s.answers.move_to_end(cid)
-        while len(s.answers) > ANSWERS_KEPT:
-            s.answers.popitem(last=False)
 
     async def _on_act(self, conn: Conn, msg: dict) -> None:
         cid = msg["id"]
@@ -610,10 +441,10 @@ class Table:
 
         s = self._seat_of(conn)
         if s is None:
-            return self._push(conn, reject("not_seated", "You have no seat at this table."))
-        if cid in s.answers:  # a resent command: the same answer again, applied once
-            s.answers.move_to_end(cid)
-            return self._push(conn, s.answers[cid])
+            return self.broadcaster.send(conn, reject("not_seated", "You have no seat at this table."))
+        answered = s.answer(cid)
+        if answered is not None:  # a resent command: the same answer again, applied once
+            return self.broadcaster.send(conn, answered)
         ex = self.exchange
         stale = False
         if self.broken:
@@ -640,29 +471,23 @@ class Table:
                 log.exception("table %s: announcing a move failed", self.id)
                 answer = (wire.encode({"type": "ack", "id": cid}) if self.nrows > rows else
                           reject("internal_error", "The server failed on this command; it was not applied."))
-        self._remember(s, cid, answer)
+        s.remember(cid, answer)
         if s.conn is conn:
-            self._push(conn, answer)
+            self.broadcaster.send(conn, answer)
             if stale:
-                s.sent_view = None
-                self._send_view(s, [], force=True)
+                self.broadcaster.snapshot_to(s)
         await self._drive()
 
     async def _on_resync(self, conn: Conn, msg: dict | None = None) -> None:
         if self.exchange is None or self.exchange.state is None:
-            return self._error(conn, "not_started", "There is no view before the match starts.")
+            return self.broadcaster.error(conn, "not_started", "There is no view before the match starts.")
         s = self._seat_of(conn)
         if s is not None:
-            s.sent_view = None
-            self._send_view(s, [], force=True)
-        elif conn in self.spectators:
-            conn.push(self._pub_snapshot(), droppable=True)
-            conn.seq = self.pub_seq
+            self.broadcaster.snapshot_to(s)
+        elif conn in self.broadcaster.spectators:
+            self.broadcaster.public_snapshot_to(conn)
 
     # ------------------------------------------------------------------ the server's own moves
-
-    def _server_plays(self, s: Seat) -> bool:
-        return s.bot is not None or s.standin
 
     def _schedule_grace(self, s: Seat) -> None:
         if s.timer:
@@ -677,18 +502,17 @@ class Table:
         log.info("table %s: seat %d (%s) has been away for %s s; a bot plays for it", self.id, index,
                  s.name, self.server.grace)
         s.standin = True
-        self._broadcast_status()
+        self.broadcaster.broadcast_status(self.status)
         await self._drive()
 
     async def _start(self) -> None:
         self.game_id, self.server_seed = secrets.token_bytes(16), secrets.token_bytes(SEED_BYTES)
         await self.server.store.start_table(self.id, self.game_id, self.server_seed)
-        self.exchange = ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
-                                       self.server.signer, game_id=self.game_id, server_seed=self.server_seed)
+        self.exchange = self._new_exchange()
         self.status = "playing"
         log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats))
         self._absorb(0, [], None, push=True)
-        self._broadcast_status()
+        self.broadcaster.broadcast_status(self.status)
         for s in self.seats:
             if s.human and s.conn is None:
                 self._schedule_grace(s)
@@ -700,7 +524,7 @@ class Table:
         while not self.broken and self.exchange is not None:
             ex = self.exchange
             if ex.phase == "commit":
-                s = next((s for s in self.seats if ex.commits[s.index] is None and self._server_plays(s)), None)
+                s = next((s for s in self.seats if ex.commits[s.index] is None and s.server_plays), None)
                 if s is None:
                     return
                 seed = secrets.token_bytes(SEED_BYTES)
@@ -719,14 +543,15 @@ class Table:
                 if ex.phase == "play":
                     for i in self.engine.to_act(ex.state):
                         s = self.seats[i]
-                        if self._server_plays(s) and s.job != (s.prompt_seq, s.epoch):
+                        if s.server_plays and s.job != (s.prompt_seq, s.epoch):
                             self._submit(s)
                 return
 
     def _submit(self, s: Seat) -> None:
         key = (s.prompt_seq, s.epoch)
         s.job = key
-        fut = self.server.deciders.submit(s.bot or self.bot_level, secrets.randbits(63), self._view(s.index))
+        view = decoded_view(self.engine, self.exchange.state, s.index)  # what a client would hold
+        fut = self.server.deciders.submit(s.bot or self.bot_level, secrets.randbits(63), view)
         fut.add_done_callback(lambda f: self.post(("bot", s.index, key, f)))
 
     async def _on_bot(self, index: int, key: tuple, fut: asyncio.Future) -> None:
@@ -735,7 +560,7 @@ class Table:
             s.job = None
         ex = self.exchange
         if (self.broken or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
-                or not self._server_plays(s) or index not in self.engine.to_act(ex.state)):
+                or not s.server_plays or index not in self.engine.to_act(ex.state)):
             return await self._drive()
         action = None
         try:

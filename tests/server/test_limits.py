@@ -275,7 +275,7 @@ async def test_a_client_that_stops_reading_slows_no_one(make_server):
     sleeper = await Raw.connect(server.url, rcvbuf=1024, max_queue=1)
     await sleeper.send({"type": "watch", "table": table_a})
     await sleeper.expect("status")
-    [conn] = server.tables[table_a].spectators
+    [conn] = server.tables[table_a].broadcaster.spectators
     # small buffers on both ends, so that not reading soon blocks the server's writes to it
     conn.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     conn.ws.transport.set_write_buffer_limits(high=4096)

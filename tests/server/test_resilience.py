@@ -33,7 +33,7 @@ async def test_a_player_reconnects_mid_game_with_token_and_have(server):
     held = len(ana.px.record)
     await ana.drop()
     await asyncio.sleep(0.1)
-    assert server.tables[table].seat_info()[ana.seat]["connected"] is False
+    assert server.tables[table].summary()["seats"][ana.seat]["connected"] is False
     await ana.resume()
     # what was missed comes first, each signed message exactly once, then a snapshot
     first = await ana.step()

@@ -1,0 +1,77 @@
+"""A table's seats: who sits there, how the server tells them apart, and what each remembers.
+
+A seat belongs to a person (known by the hash of its seat token; the token itself is never
+stored) or to a computer player (`bot`, its level). Everything here is plain bookkeeping: the
+table's task is the only one that changes a seat, and it persists `record()` whenever the people
+at the table change.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import OrderedDict
+
+from .conn import Conn
+
+ANSWERS_KEPT = 64   # answers a seat keeps, so that a resent command gets the same answer again
+
+
+def hash_token(token: str) -> str:
+    """How a seat token is stored and looked up: a leaked database holds no usable token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Seat:
+    def __init__(self, index: int, name=None, player_id=None, token_hash=None, bot=None) -> None:
+        self.index = index
+        self.name: str | None = name
+        self.player_id: str | None = player_id
+        self.token_hash: str | None = token_hash
+        self.bot: str | None = bot            # the level of a computer seat
+        self.conn: Conn | None = None
+        self.standin = False                  # the server plays for this absent player now
+        self.epoch = 0                        # bumped on every (dis)connection
+        self.timer: asyncio.TimerHandle | None = None  # the grace period of an absent player
+        self.own_seed: bytes | None = None    # a seed the server made for this seat
+        self.job: tuple | None = None         # (prompt_seq, epoch) of the bot decision under way
+        self.prompt = None
+        self.prompt_seq = 0                   # the seq at which the current question was put
+        self.stream: list[bytes] = []         # every signed message for this seat, as frames
+        self.answers: OrderedDict[int, bytes] = OrderedDict()  # command id -> its answer frame
+
+    @property
+    def human(self) -> bool:
+        return self.bot is None
+
+    @property
+    def taken(self) -> bool:
+        return self.bot is not None or self.token_hash is not None
+
+    @property
+    def server_plays(self) -> bool:
+        """The server decides for this seat: a computer seat, or a player away past the grace."""
+        return self.bot is not None or self.standin
+
+    def record(self) -> dict:
+        """What the database keeps of this seat."""
+        return {"name": self.name, "player_id": self.player_id, "token_hash": self.token_hash, "bot": self.bot}
+
+    def answer(self, cid: int) -> bytes | None:
+        """The answer already given to command `cid`, if any (a resent command is applied once)."""
+        answer = self.answers.get(cid)
+        if answer is not None:
+            self.answers.move_to_end(cid)
+        return answer
+
+    def remember(self, cid: int, answer: bytes) -> None:
+        self.answers[cid] = answer
+        self.answers.move_to_end(cid)
+        while len(self.answers) > ANSWERS_KEPT:
+            self.answers.popitem(last=False)
+
+
+def seat_info(seats: list[Seat]) -> list[dict]:
+    """The seats as everyone may see them (listings and status messages)."""
+    return [{"name": s.name, "bot": s.bot, "connected": s.bot is not None or s.conn is not None,
+             "standin": s.standin, "server_seed": s.human and s.own_seed is not None}
+            for s in seats]
