@@ -3,23 +3,29 @@
     governor selfplay --bots ismcts,heuristic,heuristic,heuristic --iterations 200 --games 10
 
 `--bots` names one level per seat (or one level for every seat; default: all random), and
-implies `--players`. Game i is dealt from the seed f"{S}/{i}" and bot seat k is
-bots.make(level, f"{S}/{i}/{k}", iterations=N) deciding from its own view only, so the same
-arguments print the same lines, byte for byte: a quick regression check for the engine and the
-bots, and a source of games to compare between versions. (`--seconds` caps search time instead;
-it makes the games depend on the machine's speed.)
+implies `--players`. Every game is played through both sides of the fair-dealing exchange
+(client.recorded.play_match): a server that signs, and one PlayerExchange per seat with its own
+seed, which audits the match at the end ("verified" in the output). Game i derives its server key,
+game id and seeds from the seed f"{S}/{i}", and bot seat k is bots.make(level, f"{S}/{i}/{k}",
+iterations=N) deciding from its own view only, so the same arguments print the same lines, byte
+for byte. `--record-dir DIR` writes each game's full record (every seat's private messages) to
+DIR/game-<i>.govrec, which `governor verify` checks. (`--seconds` caps search time instead of
+iterations; it makes the games depend on the machine's speed.)
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import bots
 from games import sanjuan
 from games.errors import IllegalAction
+from protocol import record as records
+from protocol.exchange import ProtocolError
 
-from .local import LocalGame
+from .recorded import play_match
 
 HELP = "let bots play each other and print the results"
 GAMES = {"sanjuan": sanjuan}
@@ -69,18 +75,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cap search time per decision (results then depend on the machine)")
     p.add_argument("--games", type=_game_count, default=1, metavar="K", help="how many games (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object per game and line")
+    p.add_argument("--record-dir", type=Path, metavar="DIR",
+                   help="write each game's signed match record there (game-<i>.govrec)")
 
 
-def play_one(game_module, players: int, options: dict, seed: str, levels=None, budget=None) -> dict:
-    """One bots-only game to the end, as the record printed with --json."""
+def play_one(game_module, players: int, options: dict, seed: str, levels=None, budget=None,
+             record_to: Path | None = None) -> dict:
+    """One bots-only match to the end, through the fair-dealing exchange, as printed with --json."""
     names = list(BOT_NAMES[:players])
     levels = list(levels or ["random"] * players)
-    game = LocalGame(game_module, names, options, seed, humans=())
-    # Same seeds as LocalGame's own random bots, so all-random games are unchanged.
-    game.bots = {seat: bots.make(lv, f"{game.seed}/{seat}", **(budget or {}))
-                 for seat, lv in enumerate(levels)}
-    game.play_bots()
-    r = game.result()
+    deciders = [bots.make(lv, f"{seed}/{seat}", **(budget or {})).choose for seat, lv in enumerate(levels)]
+    server, seats = play_match(game_module.NAME, names, options, deciders, seed)
+    if record_to is not None:
+        records.write(record_to, server.sent)
+    r = game_module.result(server.state)
     return {
         "seed": seed,
         "players": players,
@@ -91,14 +99,16 @@ def play_one(game_module, players: int, options: dict, seed: str, levels=None, b
         "scores": [{"name": n, "total": sc["total"], "parts": {k: v for k, v in sc.items() if k != "total"}}
                    for n, sc in zip(names, r["scores"])],
         "winners": r["winners"],
+        "verified": all(p.report is not None and p.report.ok for p in seats),
     }
 
 
 def summary(record: dict) -> str:
     scores = ", ".join(f"{s['name']} {s['total']}{'*' * (i in record['winners'])}"
                        for i, s in enumerate(record["scores"]))
+    verdict = "verified" if record["verified"] else "NOT VERIFIED"
     return (f"seed {record['seed']}: {record['rounds']} rounds, {record['decisions']} decisions; "
-            f"{scores}  (* won)")
+            f"{scores}  (* won); {verdict}")
 
 
 def _lineup(args: argparse.Namespace) -> tuple[int, list[str]] | str:
@@ -122,10 +132,14 @@ def run(args: argparse.Namespace) -> int:
     players, levels = lineup
     budget = {k: v for k, v in (("iterations", args.iterations), ("seconds", args.seconds)) if v is not None}
     for i in range(args.games):
+        record_to = args.record_dir / f"game-{i}.govrec" if args.record_dir else None
         try:
-            record = play_one(GAMES[args.game], players, options, f"{seed}/{i}", levels, budget)
-        except IllegalAction as e:  # a table the engine refuses, e.g. an option it does not know
+            record = play_one(GAMES[args.game], players, options, f"{seed}/{i}", levels, budget, record_to)
+        except (IllegalAction, ProtocolError) as e:  # a table refused, e.g. an unknown option
             print(f"governor selfplay: {e.message}", file=sys.stderr)
+            return 2
+        except OSError as e:
+            print(f"governor selfplay: cannot write the record: {e}", file=sys.stderr)
             return 2
         if args.json:
             print(json.dumps(record, sort_keys=True, separators=(",", ":")))

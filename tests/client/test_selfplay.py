@@ -1,4 +1,5 @@
-"""`governor selfplay`: JSON lines, byte-for-byte repeatable, scores as the engine counts them."""
+"""`governor selfplay`: JSON lines, byte-for-byte repeatable, every game played through the fair
+exchange and its record audited independently (protocol.verify replays it through the engine)."""
 import json
 import subprocess
 import sys
@@ -8,12 +9,12 @@ import pytest
 
 import bots
 from client.cli import main
-from games import sanjuan
-from protocol.fairness import local_streams
+from protocol import record
+from protocol.verify import verify
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["selfplay", "--game", "sanjuan", "--players", "3", "--games", "3", "--seed", "7", "--json"]
-FIELDS = {"seed", "players", "bots", "options", "rounds", "decisions", "scores", "winners"}
+FIELDS = {"seed", "players", "bots", "options", "rounds", "decisions", "scores", "winners", "verified"}
 
 
 def run(capsys, args) -> str:
@@ -25,17 +26,13 @@ def records(out: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines()]
 
 
-def replay(seed: str, names: list[str], options: dict, levels=None, **budget) -> dict:
-    """The documented contract, written out without the client: deal from local_streams(seed),
-    bot seat k is bots.make(level, f"{seed}/{k}") deciding from its own view, lowest seat first."""
-    rng = local_streams(seed)
-    s = sanjuan.setup(names, options, rng)
-    players = [bots.make(lv, f"{seed}/{k}", **budget)
-               for k, lv in enumerate(levels or ["random"] * len(names))]
-    while sanjuan.to_act(s):
-        seat = sanjuan.to_act(s)[0]
-        sanjuan.apply(s, seat, players[seat].choose(sanjuan.view(s, seat)), rng)
-    return sanjuan.result(s)
+def audited(out: str, record_dir: Path) -> list[tuple[dict, object]]:
+    """Each printed game with the audit of the record written for it."""
+    return [(r, verify(record.read(record_dir / f"game-{i}.govrec"))) for i, r in enumerate(records(out))]
+
+
+def same_result(r: dict, report) -> bool:
+    return report.ok and [s["total"] for s in r["scores"]] == report.scores and r["winners"] == report.winners
 
 
 def test_json_lines_have_the_fields(capsys):
@@ -65,16 +62,20 @@ def test_same_arguments_same_bytes_and_seeds_differ(capsys):
 
 
 @pytest.mark.parametrize("extra", [[], ["--expansion"], ["--setup-variant", "--players", "2"]])
-def test_games_end_and_scores_match_the_engine(capsys, extra):
-    args = ["selfplay", "--games", "2", "--seed", "x", "--json", *extra]
-    for r in records(run(capsys, args)):
-        names = [s["name"] for s in r["scores"]]
-        result = replay(r["seed"], names, r["options"])
-        assert result["over"]
-        assert [s["total"] for s in r["scores"]] == [s["total"] for s in result["scores"]]
-        assert r["winners"] == result["winners"]
-        assert (r["rounds"], r["decisions"]) == (result["rounds"], result["decisions"])
+def test_games_end_verified_and_records_replay_to_the_same_scores(capsys, tmp_path, extra):
+    args = ["selfplay", "--games", "2", "--seed", "x", "--json", "--record-dir", str(tmp_path), *extra]
+    for r, report in audited(run(capsys, args), tmp_path):
+        assert r["verified"] is True
+        assert same_result(r, report), report.text()
+        assert len(report.seats_checked) == r["players"]  # the full record: every seat's cards
         assert r["options"]["expansion"] == ("--expansion" in extra)
+
+
+def test_records_are_repeatable_byte_for_byte(capsys, tmp_path):
+    run(capsys, ["selfplay", "--games", "1", "--seed", "r", "--record-dir", str(tmp_path / "a")])
+    run(capsys, ["selfplay", "--games", "1", "--seed", "r", "--record-dir", str(tmp_path / "b")])
+    assert (tmp_path / "a" / "game-0.govrec").read_bytes() == (tmp_path / "b" / "game-0.govrec").read_bytes()
+    assert main(["verify", str(tmp_path / "a" / "game-0.govrec")]) == 0
 
 
 def test_human_summary(capsys):
@@ -101,16 +102,14 @@ def test_bad_arguments_exit_2_with_a_sentence(capsys, args, sentence):
     assert sentence in err and "Traceback" not in err
 
 
-def test_bots_per_seat_imply_the_players_and_replay_exactly(capsys):
+def test_bots_per_seat_imply_the_players_repeat_and_verify(capsys):
     args = ["selfplay", "--bots", "ismcts,heuristic,random", "--iterations", "8", "--games", "2",
             "--seed", "b", "--json", "--expansion"]
     out = run(capsys, args)
     assert run(capsys, args) == out
     for r in records(out):
         assert r["players"] == 3 and r["bots"] == ["ismcts", "heuristic", "random"]
-        result = replay(r["seed"], ["Ana", "Bo", "Cy"], r["options"], r["bots"], iterations=8)
-        assert [s["total"] for s in r["scores"]] == [s["total"] for s in result["scores"]]
-        assert r["decisions"] == result["decisions"]
+        assert r["verified"] is True
 
 
 def test_one_level_fills_every_seat(capsys):
