@@ -20,7 +20,9 @@ Once seated, per table:
   client -> act {id, seq, action}                     a decision, made on the view at `seq`
   server -> ack {id} | reject {id, code, message}     every command is answered exactly once
   client -> resync {}                                 ask for a snapshot
-  server -> status {table, seats}                     who is connected, who is a bot
+  server -> status {table, seats, status, frozen?}    who is connected, who is a bot; frozen: why the
+                                                      table refuses every command (an error
+                                                      "table_frozen" says so too)
   server -> error {code, message}                     a refused request that is not a command
 A command is identified by its client id: sent twice, it is applied once and answered the same
 way again. A command decided on a view older than the seat's current question is rejected

@@ -14,6 +14,10 @@ Connections only decode, rate-limit and route: lobby requests to the lobby (or t
 name), a seat's commands to its table's inbox. Each table is owned by its own task
 (server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is
 server/store.py; bots think in worker processes (server/deciders.py).
+
+Open tables are kept in memory; a finished one only while someone is at it: it is loaded
+from the database when someone watches it, comes back to it with a seat token, or sits down at
+it, and leaves memory when they are gone. Listings read the finished tables from the database.
 """
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ from .conn import Conn
 from .deciders import Deciders
 from .seats import hash_token
 from .store import Store, TableRow
-from .table import Table
+from .table import Table, summary_of
 
 log = logging.getLogger("governor.server")
 
@@ -92,8 +96,8 @@ class Server:
         self.store = Store(self.data_dir, synchronous)
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
-        self.tables: dict[str, Table] = {}
-        self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat)
+        self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
+        self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat), of those
         self._per_addr: Counter[str] = Counter()
         self._ws = None
         self._lock_file = None
@@ -115,14 +119,8 @@ class Server:
         self._lock()
         self.signer = load_or_create(self.data_dir)
         await self.store.open()
-        for row in await self.store.tables():
-            table = Table(self, row)
-            self.tables[table.id] = table
-            for s in table.seats:
-                if s.token_hash:
-                    self.tokens[s.token_hash] = (table, s.index)
-            if table.active:
-                table.ensure_running()  # a started match is rebuilt from its log by its task
+        for row in await self.store.open_tables():
+            self._adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self._ws = await serve(self._handler, self.host, self.port, max_size=self.limits.max_frame,
                                compression=None, ping_interval=20, ping_timeout=20, close_timeout=5)
         self.port = self._ws.sockets[0].getsockname()[1]
@@ -138,6 +136,44 @@ class Server:
             for table in list(self.tables.values()):
                 if table.status == "waiting":
                     table.post(("expire", idle))
+
+    def _adopt(self, row: TableRow) -> Table:
+        """A table from the database, in memory."""
+        table = Table(self, row)
+        self.tables[table.id] = table
+        for s in table.seats:
+            if s.token_hash:
+                self.tokens[s.token_hash] = (table, s.index)
+        return table
+
+    def forget(self, table: Table) -> None:
+        """A finished table nobody is at leaves memory (called by the table's task)."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        for s in table.seats:
+            if s.token_hash and self.tokens.get(s.token_hash, (None,))[0] is table:
+                del self.tokens[s.token_hash]
+
+    async def table(self, table_id: str) -> Table | None:
+        """The table with this id, loaded from the database if it is finished and not in memory."""
+        table = self.tables.get(table_id)
+        if table is None:
+            row = await self.store.finished_table(table_id)
+            table = self.tables.get(table_id)  # someone else may have loaded it meanwhile
+            if table is None and row is not None:
+                table = self._adopt(row)
+        return table
+
+    async def _seat_of_token(self, token_hash: str) -> tuple[Table, int] | None:
+        """(table, seat) of a seat token: open tables' are in memory, finished ones' in the database."""
+        seat = self.tokens.get(token_hash)
+        if seat is not None:
+            return seat
+        found = await self.store.seat_of_token(token_hash)
+        if found is None:
+            return None
+        table = await self.table(found[0])
+        return (table, found[1]) if table is not None else None
 
     def _lock(self) -> None:
         """One server per data directory: two would write the same logs."""
@@ -188,23 +224,22 @@ class Server:
                 del self._per_addr[conn.addr]
             if conn.table is not None:
                 conn.table.post(("detach", conn))
-            if not conn.closed:
-                # let what is queued go out (e.g. a last error) before the handler returns
-                conn.closed = True
+            conn.closed = True      # nothing more is queued ...
+            await conn.flush()      # ... and what is goes out first, briefly (at once if closed)
             writer.cancel()
 
     async def _violation(self, conn: Conn, code: int, reason: str) -> None:
-        """Close with a code and a reason. Frames the client sent meanwhile are read and dropped,
-        so its close frame gets through and the close handshake ends at once."""
-        conn.closed = True
-        ws = conn.ws
-        closing = asyncio.get_running_loop().create_task(ws.close(code, reason.encode()[:120].decode(errors="ignore")))
+        """Close with a code and a reason, once what is queued went out (for a moment at most).
+        Frames the client sent meanwhile are read and dropped, so its close frame gets through
+        and the close handshake ends at once."""
+        closing = conn.close(code, reason)
         try:
-            async for _ in ws:
+            async for _ in conn.ws:
                 pass
         except ConnectionClosed:
             pass
-        await closing
+        if closing is not None:
+            await closing
 
     async def _session(self, conn: Conn) -> None:
         ws = conn.ws
@@ -222,16 +257,17 @@ class Server:
         if hello["version"] != wire.VERSION:
             return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"protocol {hello['version']!r} is not "
                                                                      f"spoken here: this server speaks {wire.VERSION}")
-        seat = None
+        seat = token_hash = None
         if "token" in hello:
-            seat = self.tokens.get(hash_token(hello["token"]))
+            token_hash = hash_token(hello["token"])
+            seat = await self._seat_of_token(token_hash)
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
         conn.push(wire.encode({"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
                                "key": self.signer.public_key}))
-        if seat is not None:
+        if seat is not None:  # the table checks that the seat is still the token's
             table, index = seat
-            await table.request("attach", conn, index, max(0, hello.get("have", 0)))
+            await table.request("attach", conn, index, max(0, hello.get("have", 0)), token_hash)
         async for frame in ws:
             if conn.closed:
                 continue  # closing (replaced, overflowed): read on until the close frame comes
@@ -254,11 +290,11 @@ class Server:
     async def _dispatch(self, conn: Conn, msg: dict) -> None:
         kind = msg["type"]
         if kind == "list":
-            return conn.push(wire.encode({"type": "tables", "tables": self.listing()}))
+            return conn.push(wire.encode({"type": "tables", "tables": await self.listing()}))
         if kind == "create":
             return await self._create(conn, msg)
         if kind in ("sit", "watch"):
-            table = self.tables.get(msg["table"])
+            table = await self.table(msg["table"])
             if table is None:
                 return self._error(conn, "no_table", f"There is no table {msg['table']!r}.")
             if conn.table is not None and conn.seat is not None:
@@ -273,6 +309,7 @@ class Server:
                 args = ()
             if conn.table is not None and conn.table is not table:  # stop watching the other table
                 await conn.table.request("leave", conn)
+                table = await self.table(msg["table"]) or table  # a finished one may have left memory
             return await table.request(kind, conn, *args)
         if kind == "leave":
             if conn.table is None:
@@ -291,11 +328,16 @@ class Server:
                                               "message": "The table is busy; send the command again."}))
             return self._error(conn, "busy", "The table is busy; send it again.")
 
-    def listing(self) -> list[dict]:
-        tables = sorted(self.tables.values(), key=lambda t: t.created)
-        active = [t for t in tables if t.active]
-        finished = [t for t in tables if not t.active][-LISTED_FINISHED:]
-        return [t.summary() for t in active + finished]
+    async def listing(self) -> list[dict]:
+        """The open tables, then the newest finished ones (from the database), oldest first."""
+        active = sorted((t for t in self.tables.values() if t.active), key=lambda t: t.created)
+        listed = [t.summary() for t in active]
+        shown = {t.id for t in active}
+        for row in await self.store.finished(LISTED_FINISHED):
+            if row.id not in shown:
+                table = self.tables.get(row.id)
+                listed.append(table.summary() if table is not None else summary_of(row))
+        return listed
 
     async def _create(self, conn: Conn, msg: dict) -> None:
         try:

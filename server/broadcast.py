@@ -46,6 +46,7 @@ class Broadcaster:
         self._pub_view = None                  # the public view the spectators have ...
         self._pub_seq = -1                     # ... and its seq
         self._pub_snap: tuple[int, bytes] | None = None  # (seq, frame): the public snapshot, encoded once
+        self.frozen: str | None = None         # why the table is frozen, if it is: statuses say so
 
     # ------------------------------------------------------------------ the match as shown
 
@@ -71,12 +72,6 @@ class Broadcaster:
         has stays valid, since the rebuilt match is the one they were shown."""
         self.state = None
         self.events = []
-
-    def unload(self) -> None:
-        """The match leaves memory (nobody is connected); everyone gets a snapshot next time."""
-        self.restart()
-        self._sent.clear()
-        self._pub_view, self._pub_snap = None, None
 
     # ------------------------------------------------------------------ seats
 
@@ -205,8 +200,10 @@ class Broadcaster:
         self.send(conn, wire.encode({"type": "error", "code": code, "message": message}))
 
     def status_frame(self, status: str) -> bytes:
-        return wire.encode({"type": "status", "table": self.table_id, "seats": seat_info(self.seats),
-                            "status": status})
+        msg = {"type": "status", "table": self.table_id, "seats": seat_info(self.seats), "status": status}
+        if self.frozen:
+            msg["frozen"] = self.frozen
+        return wire.encode(msg)
 
     def broadcast_status(self, status: str) -> None:
         """Who sits where, who is connected, and the table's status, to everyone at the table."""

@@ -6,6 +6,9 @@ waiting; only the connection's own writer task waits for the network. When the o
 table to follow with one fresh snapshot; the signed messages, answers and statuses in the outbox
 are kept, because they cannot be rebuilt from a snapshot. A client so far behind that even those
 fill the outbox is closed: it can reconnect with its seat token and `have` and catch up.
+
+Before a close frame goes out, what is queued gets a short while (FLUSH_SECONDS) to go out first,
+so that a client learns the answers and errors that came before the close.
 """
 from __future__ import annotations
 
@@ -15,10 +18,12 @@ import time
 from collections import deque
 
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 log = logging.getLogger("governor.server")
 
 CLOSE_OVERFLOW = 1008  # policy violation: the client does not read what it is sent
+FLUSH_SECONDS = 1.0    # how long queued frames may take to go out before a close
 
 
 class TokenBucket:
@@ -86,6 +91,7 @@ class Conn:
         kept = []
         while not self.queue.empty():
             item = self.queue.get_nowait()
+            self.queue.task_done()
             if item[0]:
                 self.dropped += 1
             else:
@@ -103,20 +109,38 @@ class Conn:
                         await self.ws.send(self.backlog.popleft())
                 else:
                     await self.ws.send(frame)
+                self.queue.task_done()
         except ConnectionClosed:
             pass
 
-    def close(self, code: int, reason: str) -> None:
-        """Close from anywhere without waiting (the close handshake runs in its own task)."""
-        if self.closed:
+    async def flush(self, timeout: float = FLUSH_SECONDS) -> None:
+        """Wait until what is queued has been sent, at most `timeout` seconds, and not at all
+        once the socket is closing (nothing more can be sent then)."""
+        if self.ws.state is not State.OPEN:
             return
+        done = asyncio.ensure_future(self.queue.join())
+        closed = asyncio.ensure_future(self.ws.wait_closed())
+        try:
+            await asyncio.wait((done, closed), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            done.cancel()
+            closed.cancel()
+
+    def close(self, code: int, reason: str) -> asyncio.Task | None:
+        """Close from anywhere without waiting: nothing more is queued; what is queued has a
+        moment to go out, then the close handshake runs, in a task of its own (returned; None
+        when the connection was closing already)."""
+        if self.closed:
+            return None
         self.closed = True
         reason = reason.encode()[:120].decode(errors="ignore")
         task = asyncio.get_running_loop().create_task(self._close(code, reason))
         _background.add(task)
         task.add_done_callback(_background.discard)
+        return task
 
     async def _close(self, code: int, reason: str) -> None:
+        await self.flush()
         try:
             await self.ws.close(code, reason)
         except Exception:  # already gone

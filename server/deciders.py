@@ -4,6 +4,12 @@ A bot sees only its seat's view (prompt included) and is made fresh for every de
 `bots.make(level, seed)`. Searching bots are CPU-bound, so by default decisions run in a pool of
 worker processes: a bot thinking at one table never delays any other table or connection. A
 thread pool is available for embedding and tests (`processes=False`).
+
+A worker process that dies breaks the whole ProcessPoolExecutor: every decision queued or running
+in it fails with BrokenProcessPool, and the pool cannot say which one killed it. So each such
+decision is made once more on a fresh pool (started once, however many decisions report the same
+broken pool) instead of failing; only a decision that fails again, or whose bot raised, fails, and
+its table plays a random move for it. The old pool's other work is never cancelled.
 """
 from __future__ import annotations
 
@@ -60,21 +66,38 @@ class Deciders:
         return self._pool
 
     def submit(self, level: str, seed: int, view: dict) -> asyncio.Future:
+        """The decision of a fresh bot of `level` on `view`, under way (a Task)."""
+        return asyncio.ensure_future(self._decide(level, seed, view))
+
+    async def _decide(self, level: str, seed: int, view: dict) -> list:
+        try:
+            return await self._once(level, seed, view)
+        except BrokenProcessPool:  # a worker died, perhaps thinking for another table: once more
+            return await self._once(level, seed, view)
+
+    async def _once(self, level: str, seed: int, view: dict) -> list:
         loop = asyncio.get_running_loop()
         for _ in range(3):
+            pool = self._executor()
             try:
-                return loop.run_in_executor(self._executor(), decide, level, seed, view, self.seconds)
+                work = loop.run_in_executor(pool, decide, level, seed, view, self.seconds)
             except Exception as e:  # a broken pool, or worker processes that cannot start
-                self.reset_if_broken(e, force=True)
+                self._replace(pool, e)
+                continue
+            try:
+                return await work
+            except BrokenProcessPool as e:
+                self._replace(pool, e)
+                raise
         raise RuntimeError("no bot workers can be started")
 
-    def reset_if_broken(self, exc: BaseException, force: bool = False) -> None:
-        """After a failure: drop a broken pool; after two, think in threads from now on."""
-        if not (force or isinstance(exc, BrokenProcessPool)):
-            return
-        old, self._pool = self._pool, None
-        if old is not None:
-            old.shutdown(wait=False, cancel_futures=True)
+    def _replace(self, pool: Executor, exc: BaseException) -> None:
+        """Drop a pool that failed, if it is still the one in use; after two failures, think in
+        threads from now on. Its other work is left to finish (or to fail with it), not cancelled."""
+        if pool is not self._pool:
+            return   # replaced already, for another decision it took down
+        self._pool = None
+        pool.shutdown(wait=False)
         self.failures += 1
         if self.processes and self.failures >= 2:
             log.error("bot worker processes keep failing (%r); bots think in threads from now on. A program "

@@ -26,6 +26,7 @@ from pathlib import Path
 from protocol.codec import pack, unpack
 
 DB_FILE = "governor.db"
+FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -150,12 +151,32 @@ class Store:
 
     # -- reads
 
-    async def tables(self) -> list[TableRow]:
-        return await self._run(self._tables)
+    async def open_tables(self) -> list[TableRow]:
+        """The open tables (waiting or playing), oldest first."""
+        return await self._run(self._tables, f"WHERE status NOT IN {FINISHED} ORDER BY created")
 
-    def _tables(self) -> list[TableRow]:
+    async def finished_table(self, table_id: str) -> TableRow | None:
+        """A finished table (over or cancelled), or None."""
+        rows = await self._run(self._tables, f"WHERE id = ? AND status IN {FINISHED}", table_id)
+        return rows[0] if rows else None
+
+    async def finished(self, limit: int) -> list[TableRow]:
+        """The newest `limit` finished tables, oldest first."""
+        rows = await self._run(self._tables, f"WHERE status IN {FINISHED} ORDER BY created DESC LIMIT ?", limit)
+        return rows[::-1]
+
+    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
+        """(table id, seat) of a seat token at a finished table, or None. Open tables' tokens are
+        in the server's memory; this is for players coming back to a finished match."""
+        for row in await self._run(self._tables, f"WHERE status IN {FINISHED} AND instr(seats, ?) > 0", token_hash):
+            for i, seat in enumerate(row.seats):
+                if seat["token_hash"] == token_hash:
+                    return row.id, i
+        return None
+
+    def _tables(self, where: str, *args) -> list[TableRow]:
         rows = self._db.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created"
-                                " FROM tables ORDER BY created").fetchall()
+                                " FROM tables " + where, args).fetchall()
         return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8])
                 for r in rows]
 

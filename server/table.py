@@ -6,6 +6,14 @@ table's task, one item at a time. An accepted input is applied to the match (a S
 written to the database, and only then announced: signed messages to the seats, then view
 updates and the answer to the command, all through the table's Broadcaster (server/broadcast.py).
 A match that was started is rebuilt from its log when the server restarts, byte for byte.
+A finished table nobody is connected to leaves memory (its task ends); the server rebuilds it
+from the database when someone asks for it again.
+
+What fails inside a table stays there. A refused or failed input changes nothing (after a failure
+the match is rebuilt from its log, which does not hold it) and a seat's command is answered with
+a reject. When the server cannot take a step of its own (a seed, a bot's move: a bot that fails
+plays a random legal move instead), the table is frozen: logged, everyone at it is told, every
+command is refused, and a restarted server tries again from the log.
 
 `seq` is the sequence number of the latest signed public entry of the match (the header is 0,
 the commitment set 1, the reveal set 2, then one per move and the final entry). A seat's views
@@ -51,7 +59,7 @@ class Table:
         self.options = row.options
         self.bot_level = row.bot
         self.created = row.created
-        self.seats = [Seat(i, s["name"], s["player_id"], s["token_hash"], s["bot"]) for i, s in enumerate(row.seats)]
+        self.seats = _seats(row)
         self.game_id = row.game_id
         self.server_seed = row.server_seed
         self.status = row.status
@@ -73,8 +81,11 @@ class Table:
         return self.status in ("waiting", "playing")
 
     def summary(self) -> dict:
-        return {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
-                "status": self.status}
+        out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
+               "status": self.status}
+        if self.broken:
+            out["frozen"] = self.broken
+        return out
 
     def ensure_running(self) -> None:
         if self.task is None:
@@ -130,13 +141,44 @@ class Table:
             finally:
                 if fut is not None and not fut.done():
                     fut.set_result(None)
+            if self._unload_if_idle():
+                return
+
+    def _unload_if_idle(self) -> bool:
+        """A finished table nobody is connected to, with nothing left to do, leaves memory: the
+        server forgets it and its task ends. It is rebuilt from the database on demand."""
+        if (self.active or self.broadcaster.spectators or any(s.conn is not None for s in self.seats)
+                or not self.inbox.empty()):
+            return False
+        for s in self.seats:
+            if s.timer:
+                s.timer.cancel()
+                s.timer = None
+        self.server.forget(self)
+        self.task = None
+        return True
 
     async def _restore_safely(self) -> None:
         try:
             await self._restore()
         except Exception:
-            log.exception("table %s could not be rebuilt from its log; it is frozen", self.id)
-            self.broken = "it could not be rebuilt from its log"
+            log.exception("table %s could not be rebuilt from its log", self.id)
+            self._freeze("it could not be rebuilt from its log")
+
+    def _freeze(self, reason: str) -> None:
+        """Refuse every command from now on (a restarted server rebuilds the table from its log
+        and tries again); logged, and everyone at the table is told."""
+        if self.broken:
+            return
+        self.broken = reason
+        log.error("table %s is frozen: %s", self.id, reason)
+        self.broadcaster.frozen = reason
+        self.broadcaster.broadcast_status(self.status)
+        notice = wire.encode({"type": "error", "code": "table_frozen",
+                              "message": f"Table {self.id} is frozen: {reason}. Its log is kept; it can go "
+                                         "on when the server is restarted."})
+        for conn in [s.conn for s in self.seats if s.conn is not None] + list(self.broadcaster.spectators):
+            self.broadcaster.send(conn, notice)
 
     async def _restore(self) -> None:
         self.restored = True
@@ -183,14 +225,13 @@ class Table:
         try:
             self._build(await self.server.store.log(self.id))
         except Exception:
-            log.exception("table %s could not be rebuilt; it is frozen", self.id)
-            self.broken = "it could not be rebuilt after an internal error"
+            log.exception("table %s could not be rebuilt", self.id)
+            self._freeze("it could not be rebuilt after an internal error")
             return
         if [len(s.stream) for s in self.seats] != lengths:
-            log.error("table %s: the rebuilt match differs from what was sent; it is frozen", self.id)
-            self.broken = "its rebuilt match differs from what was sent"
+            self._freeze("its rebuilt match differs from what was sent")
         elif self.internal_errors >= MAX_INTERNAL_ERRORS:
-            self.broken = "too many internal errors"
+            self._freeze("too many internal errors")
 
     # ------------------------------------------------------------------ accepting inputs
 
@@ -216,8 +257,10 @@ class Table:
             raise ValueError(f"unknown log row {kind!r}")
 
     async def _accept(self, kind: str, seat, data: dict) -> None:
-        """Apply, persist, announce. Raises IllegalAction or ProtocolError (nothing changed) when
-        refused, InternalError when the rules failed (the match is rebuilt from the log)."""
+        """Apply, persist, announce. Raises IllegalAction or ProtocolError when refused, and
+        InternalError when the rules or the database failed; either way nothing changed (after a
+        failure the match is rebuilt from the log, which does not hold the input). Once stored,
+        the input stands: a failure while announcing it freezes the table and is not raised."""
         if self.broken:
             raise InternalError(self.broken)
         ex = self.exchange
@@ -235,17 +278,21 @@ class Table:
             await self.server.store.append(self.id, self.nrows, kind, seat, data,
                                            status if status != self.status else None)
         except Exception:
-            log.exception("table %s: the database refused a write; the table is frozen", self.id)
-            self.broken = "the database refused a write"
-            raise InternalError(self.broken) from None
+            log.exception("table %s: the database refused a write; the input is undone", self.id)
+            await self._recover()   # memory never runs ahead of the log
+            raise InternalError("the database refused a write") from None
         self.nrows += 1
         changed, self.status = status != self.status, status
-        act = kind == "act"
-        self._absorb(n0, ex.last_events if act else [], seat if act else None, push=True)
-        if changed or (kind == "commit" and "seed" in data and self.seats[seat].human):
-            self.broadcaster.broadcast_status(self.status)
         if changed:
             log.info("table %s is %s", self.id, status)
+        act = kind == "act"
+        try:
+            self._absorb(n0, ex.last_events if act else [], seat if act else None, push=True)
+            if changed or (kind == "commit" and "seed" in data and self.seats[seat].human):
+                self.broadcaster.broadcast_status(self.status)
+        except Exception:
+            log.exception("table %s: announcing %s by seat %s failed", self.id, kind, seat)
+            self._freeze("an accepted input could not be announced")
 
     def _absorb(self, n0: int, events: list[dict], actor, push: bool) -> None:
         """Take in what the exchange produced since message n0: signed messages into the seats'
@@ -301,7 +348,7 @@ class Table:
         conn.push(wire.encode({"type": "seated", "table": self.id, "seat": free.index, "token": token,
                                "player_id": free.player_id}))
         self.broadcaster.broadcast_status(self.status)
-        if all(s.taken for s in self.seats):
+        if all(s.taken for s in self.seats) and not self.broken:
             await self._start()
 
     async def _on_leave(self, conn: Conn) -> None:
@@ -333,13 +380,15 @@ class Table:
         conn.table, conn.seat = self, None
         self.broadcaster.watch(conn, self.status)
 
-    async def _on_attach(self, conn: Conn, index: int, have: int) -> None:
-        """A seat token said hello: this connection is now the seat's. The signed messages it
-        lacks come first, then a snapshot of its view."""
+    async def _on_attach(self, conn: Conn, index: int, have: int, token_hash: str) -> None:
+        """A seat token said hello: this connection is now the seat's, if the token still is (its
+        player may have left the seat to someone else meanwhile). The signed messages it lacks
+        come first, then a snapshot of its view."""
         s = self.seats[index]
-        if s.token_hash is None:
+        if s.token_hash != token_hash:
             conn.close(wire.CLOSE_BAD_HELLO, "unknown seat token")
             return
+        self.touched = time.monotonic()
         old = s.conn
         if old is not None and old is not conn:
             old.table, old.seat = None, None
@@ -359,39 +408,28 @@ class Table:
 
     async def _on_detach(self, conn: Conn) -> None:
         if self.broadcaster.unwatch(conn):
-            self._unload_if_idle()
             return
         s = self._seat_of(conn)
         if s is None:
             return
         s.conn = None
+        self.touched = time.monotonic()
         self.broadcaster.forget(s)
         s.epoch += 1
         if self.status == "playing":
             self._schedule_grace(s)
         self.broadcaster.broadcast_status(self.status)
-        self._unload_if_idle()
-
-    def _unload_if_idle(self) -> None:
-        """A finished match nobody is connected to leaves memory; it is rebuilt from the log
-        when someone asks for it again."""
-        if self.status in ("over", "cancelled") and not self.broadcaster.spectators \
-                and all(s.conn is None for s in self.seats) and self.exchange is not None:
-            self.exchange = None
-            self.broadcaster.unload()
-            for s in self.seats:
-                s.stream, s.prompt = [], None
-            self.restored = False
 
     async def _on_expire(self, idle: float) -> None:
-        """A table nobody sat down at for `idle` seconds is closed, so that abandoned tables do
-        not hold the server's table limit."""
-        if (self.status != "waiting" or any(s.human and s.taken for s in self.seats)
+        """A waiting table no person has been at for `idle` seconds (nobody sat down, or all who
+        did are disconnected) is closed, so that abandoned tables do not hold the server's table
+        limit."""
+        if (self.status != "waiting" or any(s.human and s.conn is not None for s in self.seats)
                 or time.monotonic() - self.touched < idle):
             return
         await self.server.store.set_status(self.id, "cancelled")
         self.status = "cancelled"
-        log.info("table %s: nobody sat down for %.0f s; it is closed", self.id, idle)
+        log.info("table %s: nobody has been at it for %.0f s; it is closed", self.id, idle)
         self.broadcaster.broadcast_status(self.status)
 
     # ------------------------------------------------------------------ seats' commands
@@ -434,49 +472,48 @@ class Table:
         await self._drive()
 
     async def _on_act(self, conn: Conn, msg: dict) -> None:
-        cid = msg["id"]
-
-        def reject(code: str, message: str) -> bytes:
-            return wire.encode({"type": "reject", "id": cid, "code": code, "message": message})
-
+        """Every act is answered exactly once: an ack, or a reject with nothing changed."""
+        cid, rows = msg["id"], self.nrows
         s = self._seat_of(conn)
         if s is None:
-            return self.broadcaster.send(conn, reject("not_seated", "You have no seat at this table."))
-        answered = s.answer(cid)
-        if answered is not None:  # a resent command: the same answer again, applied once
-            return self.broadcaster.send(conn, answered)
-        ex = self.exchange
-        stale = False
-        if self.broken:
-            answer = reject("internal_error", f"This table is frozen: {self.broken}.")
-        elif ex is None or ex.phase in ("commit", "reveal"):
-            answer = reject("not_started", "The match has not started yet.")
-        elif ex.phase != "play":
-            answer = reject("game_over", f"The match is {ex.phase}.")
-        elif not s.prompt_seq <= msg["seq"] <= self.seq:
-            stale = True
-            answer = reject("stale", f"This was decided on the view at seq {msg['seq']}, but the question "
-                                     f"changed at seq {s.prompt_seq}; a fresh snapshot follows.")
-        else:
-            rows = self.nrows
-            try:
-                await self._accept("act", s.index, {"action": msg["action"], "id": cid})
-                answer = wire.encode({"type": "ack", "id": cid})
-            except (IllegalAction, ProtocolError) as e:
-                answer = reject(e.code, e.message)
-            except InternalError:
-                answer = reject("internal_error", "The server failed on this command; it was not applied.")
-            except Exception:
-                # a failure after the move was stored (while announcing it): it stands, say so
-                log.exception("table %s: announcing a move failed", self.id)
-                answer = (wire.encode({"type": "ack", "id": cid}) if self.nrows > rows else
-                          reject("internal_error", "The server failed on this command; it was not applied."))
-        s.remember(cid, answer)
+            return self.broadcaster.send(conn, _reject(cid, "not_seated", "You have no seat at this table."))
+        try:
+            answered = s.answer(cid)
+            if answered is not None:  # a resent command: the same answer again, applied once
+                return self.broadcaster.send(conn, answered)
+            answer, stale = await self._judge(s, msg)
+            s.remember(cid, answer)
+        except Exception:
+            log.exception("table %s: command %d of seat %d failed", self.id, cid, s.index)
+            stale = False
+            answer = _ack(cid) if self.nrows > rows else _reject(cid, "internal_error", "The server failed on this "
+                                                                                       "command; it was not applied.")
         if s.conn is conn:
             self.broadcaster.send(conn, answer)
             if stale:
                 self.broadcaster.snapshot_to(s)
         await self._drive()
+
+    async def _judge(self, s: Seat, msg: dict) -> tuple[bytes, bool]:
+        """The answer to a new command of seat s, applied if it is an ack; and whether the
+        command was stale."""
+        cid, ex = msg["id"], self.exchange
+        if self.broken:
+            return _reject(cid, "internal_error", f"This table is frozen: {self.broken}."), False
+        if ex is None or ex.phase in ("commit", "reveal"):
+            return _reject(cid, "not_started", "The match has not started yet."), False
+        if ex.phase != "play":
+            return _reject(cid, "game_over", f"The match is {ex.phase}."), False
+        if not s.prompt_seq <= msg["seq"] <= self.seq:
+            return _reject(cid, "stale", f"This was decided on the view at seq {msg['seq']}, but the question "
+                                         f"changed at seq {s.prompt_seq}; a fresh snapshot follows."), True
+        try:
+            await self._accept("act", s.index, {"action": msg["action"], "id": cid})
+        except (IllegalAction, ProtocolError) as e:
+            return _reject(cid, e.code, e.message), False
+        except InternalError:
+            return _reject(cid, "internal_error", "The server failed on this command; it was not applied."), False
+        return _ack(cid), False
 
     async def _on_resync(self, conn: Conn, msg: dict | None = None) -> None:
         if self.exchange is None or self.exchange.state is None:
@@ -506,13 +543,17 @@ class Table:
         await self._drive()
 
     async def _start(self) -> None:
-        self.game_id, self.server_seed = secrets.token_bytes(16), secrets.token_bytes(SEED_BYTES)
-        await self.server.store.start_table(self.id, self.game_id, self.server_seed)
-        self.exchange = self._new_exchange()
-        self.status = "playing"
-        log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats))
-        self._absorb(0, [], None, push=True)
-        self.broadcaster.broadcast_status(self.status)
+        try:
+            self.game_id, self.server_seed = secrets.token_bytes(16), secrets.token_bytes(SEED_BYTES)
+            await self.server.store.start_table(self.id, self.game_id, self.server_seed)
+            self.exchange = self._new_exchange()
+            self.status = "playing"
+            log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats))
+            self._absorb(0, [], None, push=True)
+            self.broadcaster.broadcast_status(self.status)
+        except Exception:
+            log.exception("table %s: the match could not be started", self.id)
+            return self._freeze("its match could not be started")
         for s in self.seats:
             if s.human and s.conn is None:
                 self._schedule_grace(s)
@@ -520,7 +561,15 @@ class Table:
 
     async def _drive(self) -> None:
         """Take every step that is the server's to take: seeds of computer seats (and of absent
-        players), and bot decisions, which are computed away from the event loop."""
+        players), and bot decisions, which are computed away from the event loop. Never raises:
+        a step that fails freezes the table."""
+        try:
+            await self._steps()
+        except Exception:
+            log.exception("table %s: a step of the server's own failed", self.id)
+            self._freeze("the server could not take a step of its own")
+
+    async def _steps(self) -> None:
         while not self.broken and self.exchange is not None:
             ex = self.exchange
             if ex.phase == "commit":
@@ -550,11 +599,16 @@ class Table:
     def _submit(self, s: Seat) -> None:
         key = (s.prompt_seq, s.epoch)
         s.job = key
-        view = decoded_view(self.engine, self.exchange.state, s.index)  # what a client would hold
-        fut = self.server.deciders.submit(s.bot or self.bot_level, secrets.randbits(63), view)
+        try:
+            view = decoded_view(self.engine, self.exchange.state, s.index)  # what a client would hold
+            fut = self.server.deciders.submit(s.bot or self.bot_level, secrets.randbits(63), view)
+        except Exception as e:  # no decision can be asked for: it fails, and a random move is played
+            fut = asyncio.get_running_loop().create_future()
+            fut.set_exception(e)
         fut.add_done_callback(lambda f: self.post(("bot", s.index, key, f)))
 
     async def _on_bot(self, index: int, key: tuple, fut: asyncio.Future) -> None:
+        """A bot's decision: played if it can be, else a random legal move is."""
         s = self.seats[index]
         if s.job == key:
             s.job = None
@@ -568,16 +622,43 @@ class Table:
         except (Exception, asyncio.CancelledError) as e:
             log.error("table %s: the %s bot of seat %d failed: %r; it plays a random move",
                       self.id, s.bot or self.bot_level, index, e)
-            self.server.deciders.reset_if_broken(e)
         if action is not None:
             try:
                 await self._accept("act", index, {"action": action})
-            except (IllegalAction, ProtocolError) as e:
-                log.error("table %s: the bot of seat %d chose an illegal move %r (%s); it plays a random one",
-                          self.id, index, action, e)
+            except Exception as e:  # refused, or the rules failed on it (the match was rebuilt)
+                log.error("table %s: the move %r of the bot of seat %d failed (%s); it plays a random one",
+                          self.id, action, index, e)
                 action = None
         if action is None:
-            p = s.prompt
-            await self._accept("act", index, {"action": pick_uniform(p["options"], p["min"], p["max"],
-                                                                     random.Random(secrets.randbits(64)))})
+            await self._random_move(s)
         await self._drive()
+
+    async def _random_move(self, s: Seat) -> None:
+        """A random legal move for a seat whose bot failed; if even that fails, the table freezes."""
+        if self.broken:
+            return
+        try:
+            p = s.prompt
+            action = pick_uniform(p["options"], p["min"], p["max"], random.Random(secrets.randbits(64)))
+            await self._accept("act", s.index, {"action": action})
+        except Exception:
+            log.exception("table %s: a random move for seat %d failed too", self.id, s.index)
+            self._freeze(f"no move could be made for seat {s.index + 1} ({s.name})")
+
+
+def _seats(row: TableRow) -> list[Seat]:
+    return [Seat(i, s["name"], s["player_id"], s["token_hash"], s["bot"]) for i, s in enumerate(row.seats)]
+
+
+def summary_of(row: TableRow) -> dict:
+    """A table's entry in a listing, from its database row (a finished table not in memory)."""
+    return {"id": row.id, "game": row.game, "options": row.options, "seats": seat_info(_seats(row)),
+            "status": row.status}
+
+
+def _ack(cid: int) -> bytes:
+    return wire.encode({"type": "ack", "id": cid})
+
+
+def _reject(cid: int, code: str, message: str) -> bytes:
+    return wire.encode({"type": "reject", "id": cid, "code": code, "message": message})
