@@ -144,6 +144,7 @@ class SeatPlayer:
         self.next_id = 1000 * (seed + 1)
         self.pending: dict | None = None   # the act sent and not yet answered
         self.acks = 0
+        self.last_acked: int | None = None
         self.rejects: list[dict] = []
         self.errors: list[dict] = []
         self.snapshots = 0
@@ -219,6 +220,7 @@ class SeatPlayer:
             self.deltas += 1
         elif kind == "ack":
             assert self.pending is not None and msg["id"] == self.pending["id"], (msg, self.pending)
+            self.last_acked = self.pending["id"]
             self.pending = None
             self.acks += 1
         elif kind == "reject":
