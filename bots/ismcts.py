@@ -16,6 +16,10 @@ black market) are answered by the heuristic player; a decision with one legal ac
 Playouts stop after `horizon` rounds (or at the game's end) and the position is scored by
 bots/policy.estimate: reward = sigmoid((own estimate - best other estimate) / temperature), or at
 the game's end a win (1/k when k players share it). The move played is the most visited child.
+
+Parameters (defaults chosen by series against the heuristic, bench/tournament.py --set): horizon
+2 rounds (1 was clearly weaker, 3 no better and slower), exploration 0.7, temperature 3 VP,
+role_noise 0.5 (the policy's role choice: the heuristic's values plus that much noise).
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import time
 from itertools import combinations
 
 from games import sanjuan
+from games.sanjuan.determinize import ImaginedStreams
 from games.sanjuan.rules import apply
 from games.sanjuan.scoring import result
 
@@ -36,23 +41,6 @@ SEARCHED = frozenset({"role", "build", "cover", "keep", "chapel", "library", "pr
 TREE_KINDS = frozenset({"role", "build", "cover", "keep", "chapel", "library"})
 DEFAULT_ITERATIONS = 400
 MAX_CANDIDATES = 8
-
-
-class PlayoutStreams:
-    """The engine's randomness inside playouts: the reshuffle of the discard pile. Playouts are
-    imagined, not dealt, so a plain seeded generator replaces the fair-dealing streams, whose
-    keyed hashing made late-game playouts (a reshuffle almost every time) twice as slow."""
-
-    def __init__(self, rnd: random.Random) -> None:
-        self.rnd = rnd
-
-    def shuffle(self, name: str, idx: int, items: list) -> list:
-        items = list(items)
-        self.rnd.shuffle(items)
-        return items
-
-    def randbelow(self, name: str, idx: int, n: int) -> int:
-        return self.rnd.randrange(n)
 
 
 class Node:
@@ -78,7 +66,7 @@ class ISMCTSBot:
 
     def __init__(self, seed: int | str = 0, iterations: int | None = None,
                  seconds: float | None = None, horizon: int = 2, exploration: float = 0.7,
-                 temperature: float = 3.0, role_noise: float | None = None) -> None:
+                 temperature: float = 3.0, role_noise: float | None = 0.5) -> None:
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
         self.iterations = iterations
@@ -88,7 +76,7 @@ class ISMCTSBot:
         self.temperature = temperature
         self.role_noise = role_noise
         self.rnd = random.Random(f"ismcts/{seed}")
-        self.streams = PlayoutStreams(self.rnd)
+        self.streams = ImaginedStreams(self.rnd)
         self.heuristic = HeuristicBot(seed)
         self.last_iterations = 0
 

@@ -1,20 +1,19 @@
 """The search's fast playout policy and position evaluation, on full (sampled) states.
 
 A playout decision must cost a few microseconds, so this is a cruder cousin of the heuristic
-player: fixed per-kind tables instead of city-dependent values where it matters little, the
-heuristic's building values where it matters (what to build), and some noise in role choice so
-that playouts do not all follow one line. It reads the sampled state directly: inside the search
-the state is the bot's own guess, not the real game.
+player: fixed per-kind tables for which cards to pay, keep and discard; the heuristic's values
+where they matter most, what to build and which role to take (with some noise, so that playouts
+do not all follow one line; `role_noise=None` selects a cheaper rough rule). The policy is the
+search's model of the other players. It reads the sampled state directly: inside the search the
+state is the bot's own guess, not the real game.
 """
 from __future__ import annotations
 
 from games.sanjuan.cards import (BLACK_MARKET, COST, CUSTOMS_OFFICE, GOOD, KINDS, PALACE, PARK,
-                                 PRODUCTION, QUARRY, SMITHY, VP)
+                                 PRODUCTION, QUARRY, SMITHY, TILES, VP)
 from games.sanjuan.rules import current_tile, hand_limit
-from games.sanjuan.cards import TILES
 
 from . import values as V
-from . import fitted
 from .heuristic import WEIGHTS, Seat
 
 N_KINDS = len(KINDS)
@@ -76,6 +75,7 @@ def _role_like_heuristic(s, seat, options, rnd, noise):
 
 
 def _role(s, seat, options, rnd):
+    """The rough rule: build with cards in hand, produce on empty buildings, sell goods."""
     p = s.players[seat]
     kinds = s.kinds
     hand = len(p.hand)
@@ -166,34 +166,29 @@ def choose(s, seat, rnd, role_noise: float | None = None) -> list:
 
 # ---------------------------------------------------------------- evaluation
 
-FEATURES = ("vp", "bonus", "income", "hand", "hold", "goods", "buildings", "palace", "one")
-
-
-def features(s, seat: int, rl: float) -> list[float]:
-    """A player's position as numbers (FEATURES): points on the table, end bonuses as the city
-    stands, income per round, cards, the best cards' worth as buildings, goods, city size."""
+def estimate(s, seat: int, rl: float) -> float:
+    """What a player's position should be worth at the game's end, in VP: points on the table,
+    end bonuses as the city stands, income still to come over `rl` rounds, the hand and the
+    goods. Compared between players, not an exact forecast. (A linear model fitted to the final
+    scores of heuristic games predicted them better but made the search play worse: it learns
+    how little the heuristic players get out of an engine.)"""
     p = s.players[seat]
     kinds = s.kinds
     city = [kinds[b] for b in p.city]
+    cv = V.card_value(rl)
     prod = sorted((V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]), reverse=True)
     nprod = len(prod)
     income = sum(r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod))
-    vp = len(p.chapel) + len(p.bank) + len(p.harbor)
-    bonus = 0.0
+    total = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
-        vp += VP[k]
+        total += VP[k]
         if not PRODUCTION[k]:
             income += V.city_rate(k, nprod)
             if k in V.BONUS_KINDS and k != PALACE:
-                bonus += V.bonus(k, city, (), rl)
-    hold = sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
-    palace = (vp + bonus) / 4 if PALACE in city else 0.0
-    return [vp, bonus, income, len(p.hand), hold, len(p.goods), len(city), palace, 1.0]
-
-
-def estimate(s, seat: int, rl: float) -> float:
-    """A player's final score as predicted from the position: a linear model of its features,
-    fitted per player count and size of the biggest city on games between heuristic players
-    (bench/fit_estimate.py writes bots/fitted.py)."""
-    w = fitted.WEIGHTS[(len(s.players), min(most_buildings(s), fitted.TOP))]
-    return sum(a * b for a, b in zip(w, features(s, seat, rl)))
+                total += V.bonus(k, city, (), rl)
+    total += income * rl * V.ENGINE
+    total += len(p.hand) * cv + 0.3 * sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
+    total += sum(GOOD_PRICE[kinds[b]] for b in p.goods) * cv * 0.75
+    if PALACE in city:   # a quarter of everything else, counted last
+        total *= 1.25
+    return total

@@ -47,13 +47,13 @@ class _Template:
 
     def __init__(self, view: dict) -> None:
         self.view = view
-        seat = self.seat = view["seat"]
+        self.seat = view["seat"]
         you = view["you"]
         self.expansion = view["options"]["expansion"]
         kinds = CARD_KIND[self.expansion]
         known = set()
         self.cities = []
-        for i, pv in enumerate(view["players"]):
+        for pv in view["players"]:
             city = _ids(pv["city"])
             known.update(city)
             known.update(_ids(pv["covered"]))
@@ -231,8 +231,10 @@ def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
     return True
 
 
-class _Shuffler:
-    """Named streams drawn from `rnd`, for the rare reshuffle while replaying a sampled build."""
+class ImaginedStreams:
+    """Named streams drawn from a plain seeded generator, for play that is imagined rather than
+    dealt: replaying a sampled build here, and the playouts of a search. The fair-dealing streams
+    (protocol.fairness) are for real deals only; their keyed hashing would only slow a search."""
 
     def __init__(self, rnd: random.Random) -> None:
         self.rnd = rnd
@@ -265,7 +267,7 @@ def _replay_build(s: State, actor: int, stage: str, rnd: random.Random) -> bool:
             pick = rnd.sample(opts, lo + int(rnd.random() * (hi - lo + 1)))
         else:
             return False
-        apply(trial, actor, pick, _Shuffler(rnd))
+        apply(trial, actor, pick, ImaginedStreams(rnd))
         if trial.pending.keys() != {actor}:
             return False
     for f in State.__slots__:
