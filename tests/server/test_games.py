@@ -2,6 +2,9 @@
 record at the end (PlayerExchange.report)."""
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
 from .rawclient import Raw, SeatPlayer, play_all
@@ -39,3 +42,54 @@ async def test_two_people_and_two_computer_seats(server):
         assert p.report.ok, p.report.text()
     assert server.tables[table].status == "over"
     assert [s["bot"] for s in players[0].status["seats"]] == [None, None, "random", "random"]
+
+
+class TimedPlayer(SeatPlayer):
+    """Notes when each message came, and who was to act after it."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        self.log: list[tuple[float, str, list | None]] = []
+
+    def handle(self, msg: dict) -> None:
+        super().handle(msg)
+        self.log.append((time.monotonic(), msg["type"], list(self.view["to_act"]) if self.view else None))
+
+
+def waits_for(log, seat: int) -> list[tuple[float, float]]:
+    """The spans in which only `seat` was to act, by a player's message log (closed spans only)."""
+    spans, start = [], None
+    for t, _, to_act in log:
+        if to_act == [seat] and start is None:
+            start = t
+        elif to_act != [seat] and start is not None:
+            spans.append((start, t))
+            start = None
+    return spans
+
+
+async def test_a_thinking_bot_never_delays_another_table(make_server):
+    """A searching bot thinks one second per decision in a worker process; meanwhile another table
+    goes on playing: its commands are answered while the bot is still thinking."""
+    server = await make_server(bot_processes=True, bot_workers=1, bot_seconds=1.0)
+    lobby = await Raw.connect(server.url)
+    slow = await lobby.create(2, 1, bot="ismcts")
+    fast = await lobby.create(2)
+    await lobby.close()
+    ana = TimedPlayer(server.url, slow, "Ana", seed=0)
+    await ana.sit()
+    thinking = lambda p: sum(b - a for a, b in waits_for(p.log, 1))
+    await ana.play(until=lambda p: p.view is not None and p.view["to_act"] == [1], timeout=60)
+
+    bo, cy = TimedPlayer(server.url, fast, "Bo", seed=1), TimedPlayer(server.url, fast, "Cy", seed=2)
+    await bo.sit()
+    await cy.sit()
+    await asyncio.gather(ana.play(until=lambda p: thinking(p) >= 2.0, timeout=60),
+                         bo.play(until=lambda p: ana.done or thinking(ana) >= 2.0, timeout=60),
+                         cy.play(until=lambda p: ana.done or thinking(ana) >= 2.0, timeout=60))
+    spans = waits_for(ana.log, 1)
+    acks = [t for p in (bo, cy) for t, kind, _ in p.log if kind == "ack"]
+    during = [t for t in acks if any(a < t < b for a, b in spans)]
+    # Blocking the event loop while searching would leave no room for any of these.
+    assert len(during) >= 20, (len(during), len(acks), spans)
+    assert bo.rejects == [] and cy.rejects == [] and ana.rejects == []
