@@ -35,21 +35,23 @@ def play_match(game: str, names: list[str], options: dict, deciders: list[Decide
     players = [PlayerExchange(pid, derived(seed, f"player-seed/{i}"), server_key=signer.public_key)
                for i, (pid, _) in enumerate(seats)]
 
-    def deliver(messages) -> list:
-        """Hand each message to the seats that receive it; return their replies as (seat, reply)."""
-        replies = []
-        for m in messages:
-            targets = range(len(players)) if m.kind == "entry" else [m.body["seat"]]
-            for i in targets:
-                reply = players[i].receive(m)
-                if reply is not None:
-                    replies.append((i, reply))
-        return replies
-
-    for seat, commitment in deliver([server.header]):
-        for seat2, seed_bytes in deliver(server.commit(seat, commitment)):
-            deliver(server.reveal(seat2, seed_bytes))
+    for seat, commitment in deliver(players, [server.header]):
+        for seat2, seed_bytes in deliver(players, server.commit(seat, commitment)):
+            deliver(players, server.reveal(seat2, seed_bytes))
     while server.phase == "play":
         seat = engine.to_act(server.state)[0]
-        deliver(server.act(seat, deciders[seat](engine.view(server.state, seat))))
+        deliver(players, server.act(seat, deciders[seat](engine.view(server.state, seat))))
     return server, players
+
+
+def deliver(players: list[PlayerExchange], messages) -> list:
+    """Hand each message to the seats that receive it (entries to all, private messages to their
+    seat); return their replies as (seat, reply)."""
+    replies = []
+    for m in messages:
+        targets = range(len(players)) if m.kind == "entry" else [m.body["seat"]]
+        for i in targets:
+            reply = players[i].receive(m)
+            if reply is not None:
+                replies.append((i, reply))
+    return replies

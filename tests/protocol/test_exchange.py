@@ -13,7 +13,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bots.random_bot import RandomBot
-from client.recorded import play_match
+from client.recorded import deliver, play_match
 from games import sanjuan
 from games.errors import IllegalAction
 from protocol import record
@@ -356,26 +356,15 @@ def _pinned_players(server: ServerExchange) -> list[PlayerExchange]:
             for i, (pid, _) in enumerate(server.seats)]
 
 
-def _deliver(players, messages):
-    replies = []
-    for m in messages:
-        targets = range(len(players)) if m.kind == "entry" else [m.body["seat"]]
-        for i in targets:
-            reply = players[i].receive(m)
-            if reply is not None:
-                replies.append((i, reply))
-    return replies
-
-
 @pytest.mark.parametrize("stage", ["commit-none", "commit-some", "reveal-none", "reveal-some"])
 def test_cancel_before_play_reveals_the_server_seed_and_verifies(stage):
     server = new_server()
     players = _pinned_players(server)
-    replies = _deliver(players, [server.header])
+    replies = deliver(players, [server.header])
     step, count = stage.split("-")
     k = {"none": 0, "some": 2}[count]
     for seat, c in (replies if step == "reveal" else replies[:k]):
-        _deliver(players, server.commit(seat, c))
+        deliver(players, server.commit(seat, c))
     if step == "reveal":
         for seat in range(k):
             assert server.reveal(seat, player_seed(seat)) == []
@@ -387,7 +376,7 @@ def test_cancel_before_play_reveals_the_server_seed_and_verifies(stage):
     assert server_commit(server.game_id, body["server_seed"]) == server.header.body["server_commit"]
     assert body["seeds"] == [player_seed(s) if step == "reveal" and s < k else None for s in range(3)]
     assert body["moves"] == []
-    _deliver(players, [cancel])
+    deliver(players, [cancel])
     for report in [verify(server.sent)] + [p.report for p in players]:
         assert report is not None and report.ok, report.text()
         assert any("cancelled" in c and "server seed matches" in c for c in report.checks), report.checks
@@ -396,17 +385,17 @@ def test_cancel_before_play_reveals_the_server_seed_and_verifies(stage):
 def test_cancel_mid_game_verifies_the_moves_so_far():
     server = new_server()
     players = _pinned_players(server)
-    for seat, c in _deliver(players, [server.header]):
-        for seat2, seed in _deliver(players, server.commit(seat, c)):
-            _deliver(players, server.reveal(seat2, seed))
+    for seat, c in deliver(players, [server.header]):
+        for seat2, seed in deliver(players, server.commit(seat, c)):
+            deliver(players, server.reveal(seat2, seed))
     bots = [RandomBot(f"cancel/{k}") for k in range(3)]
     for _ in range(40):
         seat = sanjuan.to_act(server.state)[0]
-        _deliver(players, server.act(seat, bots[seat].choose(sanjuan.view(server.state, seat))))
+        deliver(players, server.act(seat, bots[seat].choose(sanjuan.view(server.state, seat))))
     [cancel] = server.cancel("the server shuts down")
     assert cancel.body["moves"] == server.moves and len(server.moves) == 40
     assert cancel.body["seeds"] == [player_seed(s) for s in range(3)]
-    _deliver(players, [cancel])
+    deliver(players, [cancel])
     for report in [verify(server.sent)] + [p.report for p in players]:
         assert report.ok, report.text()
         assert any("40 moves replayed" in c for c in report.checks), report.checks
