@@ -50,7 +50,10 @@ def _count(lo: int, hi: int, what: str):
     return check
 
 
-def add_patience(p: argparse.ArgumentParser) -> None:
+def add_connection_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cafile", metavar="FILE",
+                   help="trust the wss:// server whose certificate (or its issuer's) is in this PEM file, "
+                        "e.g. a self-signed one its host gave you; default: the system's authorities")
     # How long a dropped connection is retried; only tests want it shorter.
     p.add_argument("--patience", type=float, default=net.PATIENCE, help=argparse.SUPPRESS)
     # Messages a second this client allows itself (0: no pacing), for servers with other limits.
@@ -77,7 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="where seats in progress and match records are kept "
                         "(default $GOVERNOR_DATA or ~/.local/share/governor/client)")
-    add_patience(p)
+    add_connection_arguments(p)
 
 
 # ------------------------------------------------------------------ reading the keyboard
@@ -375,8 +378,8 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
-async def _open(url: str, quiet: bool = False, rate: float = net.PACE_RATE) -> net.Link:
-    link = net.Link(url, rate)
+async def _open(url: str, quiet: bool = False, rate: float = net.PACE_RATE, cafile: str | None = None) -> net.Link:
+    link = net.Link(url, rate, cafile)
     try:
         welcome = await link.open()
     except ClientError:
@@ -384,16 +387,17 @@ async def _open(url: str, quiet: bool = False, rate: float = net.PACE_RATE) -> n
         raise
     except (OSError, asyncio.TimeoutError, net.InvalidHandshake, net.ConnectionClosed) as e:
         await link.close()
-        raise ClientError(f"cannot reach a Governor server at {link.url}: {net._why(e)}") from None
+        raise ClientError(net.unreachable(link.url, e)) from None
     line = f"Connected to {link.url}, server key fingerprint {welcome['server']}"
     print(line, file=sys.stderr if quiet else sys.stdout, flush=True)
     return link
 
 
-async def _resume(session: SeatSession, player: net.Player, patience: float, rate: float) -> Outcome:
+async def _resume(session: SeatSession, player: net.Player, patience: float, rate: float,
+                  cafile: str | None) -> Outcome:
     print(f"Resuming your seat at table {session.table} (seat {session.seat + 1}, as {session.name}).",
           file=sys.stderr, flush=True)
-    return await net.SeatRunner(session, player, patience=patience, rate=rate).run()
+    return await net.SeatRunner(session, player, patience=patience, rate=rate, cafile=cafile).run()
 
 
 async def headless(args) -> int:
@@ -402,9 +406,9 @@ async def headless(args) -> int:
     player = Headless(bots.make(args.bot, seed), args.think)
     session = SeatSession.find(args.data_dir, url, args.table) if args.table else None
     if session is not None and not session.finished:
-        outcome = await _resume(session, player, args.patience, args.pace)
+        outcome = await _resume(session, player, args.patience, args.pace, args.cafile)
     else:
-        link = await _open(url, quiet=True, rate=args.pace)
+        link = await _open(url, quiet=True, rate=args.pace, cafile=args.cafile)
         try:
             if args.create:
                 options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
@@ -451,8 +455,8 @@ async def interactive(args) -> int:
         session = SeatSession.find(args.data_dir, url, args.table)
         if session is not None and not session.finished:
             return await play_seat(Terminal(url, keyboard, colour=colour), session=session,
-                                   patience=args.patience, rate=args.pace)
-    link = await _open(url, rate=args.pace)
+                                   patience=args.patience, rate=args.pace, cafile=args.cafile)
+    link = await _open(url, rate=args.pace, cafile=args.cafile)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
     try:
         if args.table:
@@ -473,7 +477,7 @@ async def interactive(args) -> int:
         await link.close()
         session = SeatSession.find(args.data_dir, url, table)
         return await play_seat(Terminal(url, keyboard, colour=colour), session=session,
-                               patience=args.patience, rate=args.pace)
+                               patience=args.patience, rate=args.pace, cafile=args.cafile)
     if what == "watch":
         from .watch import watch_table
         return await watch_table(link, table, colour=colour, patience=args.patience)
@@ -492,8 +496,8 @@ async def interactive(args) -> int:
 
 
 async def play_seat(player: Terminal, *, session: SeatSession, link: net.Link | None = None,
-                    patience: float = net.PATIENCE, rate: float = net.PACE_RATE, intro: bool = True,
-                    resumable: bool = True) -> int:
+                    patience: float = net.PATIENCE, rate: float = net.PACE_RATE, cafile: str | None = None,
+                    intro: bool = True, resumable: bool = True) -> int:
     """Play the seat to the end on this screen; the exit code of `join` and `play`. With
     `resumable` false (the server lives in this process) leaving means abandoning the game."""
     url = session.url
@@ -504,7 +508,8 @@ async def play_seat(player: Terminal, *, session: SeatSession, link: net.Link | 
         print("Resuming your seat…")
     try:
         try:
-            outcome = await net.SeatRunner(session, player, link=link, patience=patience, rate=rate).run()
+            outcome = await net.SeatRunner(session, player, link=link, patience=patience, rate=rate,
+                                           cafile=cafile).run()
         finally:
             if not resumable:
                 session.forget()     # the server goes away with this process: nothing to resume

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import socket
+import ssl
 import time
 from pathlib import Path
 
@@ -70,8 +72,9 @@ class Pace:
 class Link:
     """One WebSocket to the server: hello/welcome, then messages in and out."""
 
-    def __init__(self, url: str, rate: float = PACE_RATE) -> None:
+    def __init__(self, url: str, rate: float = PACE_RATE, cafile: str | None = None) -> None:
         self.url = normalize_url(url)
+        self.cafile = cafile      # wss:// trusts the certificates in this file, not the system's
         self.ws = None
         self.welcome: dict | None = None
         self.rate = rate          # messages a second we allow ourselves; 0: no pacing
@@ -83,12 +86,27 @@ class Link:
 
     async def open(self, token: str | None = None, have: int | None = None,
                    timeout: float = REQUEST_TIMEOUT) -> dict:
+        tls = None
+        if self.url.startswith("wss://"):
+            tls = ssl.create_default_context(cafile=self.cafile)
+        elif self.cafile:
+            raise ClientError(f"--cafile is for wss:// servers; {self.url} does not use TLS")
         try:
-            self.ws = await websockets.connect(self.url, max_size=wire.MAX_SERVER_FRAME,
+            self.ws = await websockets.connect(self.url, ssl=tls, max_size=wire.MAX_SERVER_FRAME,
                                                open_timeout=timeout, compression=None, proxy=None,
                                                ping_interval=10, ping_timeout=20)
         except InvalidURI:
-            raise ClientError(f"{self.url!r} is not a server address: use ws://HOST:PORT") from None
+            raise ClientError(f"{self.url!r} is not a server address: use ws://HOST:PORT "
+                              f"(wss://HOST:PORT for a server with TLS)") from None
+        except ssl.SSLCertVerificationError as e:
+            # Not a dropped connection to retry: the server is not who we trust it to be.
+            hint = ("pass the certificate it was given with --cafile FILE" if self.cafile is None
+                    else f"it is not signed by a certificate in {self.cafile}")
+            raise ClientError(f"the TLS certificate of {self.url} is not trusted ({e.verify_message}); "
+                              f"if this is the right server, {hint}") from None
+        except ssl.SSLError as e:
+            raise ClientError(f"no TLS at {self.url} ({e.reason or e}): if the server does not use "
+                              f"TLS, its address starts with ws://") from None
         hello = {"type": "hello", "version": wire.VERSION}
         if token is not None:
             hello["token"] = token
@@ -258,9 +276,10 @@ class SeatRunner:
     `run()` returns an Outcome; the record is saved in the data directory."""
 
     def __init__(self, session: SeatSession, player: Player, *, link: Link | None = None,
-                 patience: float = PATIENCE, rate: float = PACE_RATE) -> None:
+                 patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None) -> None:
         self.session = session
         self.rate = link.rate if link is not None else rate
+        self.cafile = link.cafile if link is not None else cafile
         self.player = player
         self.link = link              # an open link to reuse (the one we sat down with)
         self.backoff = Backoff(patience)
@@ -321,7 +340,7 @@ class SeatRunner:
                                   f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
                                   f"`governor join {self.session.url} --table {self.session.table}`.")
             await asyncio.sleep(delay)
-            link = Link(self.session.url, self.rate)
+            link = Link(self.session.url, self.rate, self.cafile)
             try:
                 welcome = await link.open(self.session.token, self.table.held)
             except ServerRefused as e:
@@ -427,6 +446,17 @@ class SeatRunner:
                        reason=final.get("reason") if final["t"] == "cancel" else None)
 
 
+def unreachable(url: str, e: BaseException) -> str:
+    """Why the first connection to a server failed, in words; when something answered but not
+    as a Governor server would, the likely mistake is ws:// for wss:// or the other way round."""
+    why = f"cannot reach a Governor server at {url}: {_why(e)}"
+    if isinstance(e, (ConnectionRefusedError, socket.gaierror, asyncio.TimeoutError)):
+        return why   # nothing listens there, no such host, or no answer at all
+    if url.startswith("wss://"):
+        return f"{why} (if the server does not use TLS, its address starts with ws://)"
+    return f"{why} (if the server uses TLS, its address starts with wss://)"
+
+
 def _why(e: BaseException) -> str:
     code = close_code(e)
     if code is not None:
@@ -441,9 +471,10 @@ class Spectator:
     """Watches a table (the public view) until its match ends; reconnects like a seat."""
 
     def __init__(self, url: str, table: str, player: Player, *, link: Link | None = None,
-                 patience: float = PATIENCE) -> None:
+                 patience: float = PATIENCE, cafile: str | None = None) -> None:
         self.url = normalize_url(url)
         self.rate = link.rate if link is not None else PACE_RATE
+        self.cafile = link.cafile if link is not None else cafile
         self.player = player
         self.link = link
         self.backoff = Backoff(patience)
@@ -486,7 +517,7 @@ class Spectator:
                 raise ClientError(f"lost the connection to {self.url} and could not get it back "
                                   f"in {self.backoff.patience:.0f} s.")
             await asyncio.sleep(delay)
-            link = Link(self.url, self.rate)
+            link = Link(self.url, self.rate, self.cafile)
             try:
                 welcome = await link.open()
             except _DROPPED:

@@ -1,13 +1,14 @@
 """`governor serve`: run a Governor server for others to join.
 
 Prints the server key's fingerprint (players compare it with the one their client shows) and the
-address it listens on, then runs until Ctrl-C or SIGTERM, when it closes every connection cleanly.
+address it listens on (wss:// with --cert, the way to serve players on a network you do not own), then runs until Ctrl-C or SIGTERM, when it closes every connection cleanly.
 Tables, seats and every accepted move are kept in the data directory; a restarted server rebuilds
 every unfinished match and its players reconnect with their seat tokens and carry on.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 
 HELP = "run a server others can join over the network"
 
@@ -41,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "else ~/.local/share/governor/server)")
     p.add_argument("--grace", type=_grace, default=60.0, metavar="SECONDS",
                    help="how long a disconnected player's seat waits before a bot plays it (default 60)")
+    p.add_argument("--cert", metavar="FILE",
+                   help="serve TLS (wss://) with this PEM certificate chain; the key may be in the same file")
+    p.add_argument("--key", metavar="FILE", help="the certificate's private key, if it is in a file of its own")
     p.add_argument("--limit", action="append", default=[], type=_limit, metavar="NAME=VALUE",
                    help="change a limit, e.g. rate=40 or max_tables=500 (repeatable; see README)")
 
@@ -61,5 +65,8 @@ def _limit(text: str) -> tuple[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.key and not args.cert:
+        print("governor serve: --key goes with --cert (the certificate it belongs to).", file=sys.stderr)
+        return 2
     from server.app import main  # the server's public entry point
     return main(args)

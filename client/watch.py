@@ -12,7 +12,7 @@ import sys
 
 from . import net
 from .errors import ClientError
-from .join import _open, add_patience, renderer_for
+from .join import _open, add_connection_arguments, renderer_for
 from .render import seats_line
 from .render import use_colour
 from .table import Table
@@ -23,7 +23,7 @@ HELP = "watch a table being played"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("table", help="the table id (see `governor join URL` for the list)")
-    add_patience(p)
+    add_connection_arguments(p)
 
 
 class Watcher(net.Player):
@@ -91,7 +91,7 @@ async def watch_table(link: net.Link, table: str, *, colour: bool = False,
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
-        link = await _open(args.url)
+        link = await _open(args.url, cafile=args.cafile)
         return await watch_table(link, args.table, colour=use_colour(sys.stdout), patience=args.patience)
 
     try:

@@ -7,8 +7,9 @@ In-process (the one-command LAN game runs it inside the client):
     ...
     await server.stop()                  # connections are closed with 1001
 
-From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]`, which
-calls `main(args)`.
+From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]
+[--cert FILE [--key FILE]]`, which calls `main(args)`. With a certificate the server speaks TLS
+(wss://), as it should on any network its players do not own.
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
@@ -28,6 +29,7 @@ import logging
 import os
 import secrets
 import signal
+import ssl
 import sys
 import time
 from collections import Counter
@@ -87,10 +89,12 @@ def default_bot_level() -> str:
 class Server:
     def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
-                 bot_processes: bool = True, synchronous: str = "NORMAL", **limit_overrides) -> None:
+                 bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
+                 **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
+        self.tls = tls
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
         self.store = Store(self.data_dir, synchronous)
@@ -111,7 +115,7 @@ class Server:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.host}:{self.port}"
+        return f"{'wss' if self.tls else 'ws'}://{self.host}:{self.port}"
 
     async def start(self) -> int:
         """Open the data directory, rebuild every unfinished table, listen. Returns the port."""
@@ -121,7 +125,7 @@ class Server:
         await self.store.open()
         for row in await self.store.open_tables():
             self._adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
-        self._ws = await serve(self._handler, self.host, self.port, max_size=self.limits.max_frame,
+        self._ws = await serve(self._handler, self.host, self.port, ssl=self.tls, max_size=self.limits.max_frame,
                                compression=None, ping_interval=20, ping_timeout=20, close_timeout=5)
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
@@ -384,11 +388,20 @@ class Server:
 
 # ---------------------------------------------------------------------- command line
 
+def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
+    """The TLS side of wss://: a certificate chain in PEM, its private key in the same file or in
+    `key`. Raises OSError or ssl.SSLError when they cannot be read or do not match."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context
+
+
 async def _serve(server: Server) -> int:
     port = await server.start()
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
-    print(f"listening on ws://{server.host}:{port}", flush=True)
+    print(f"listening on {server.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -411,7 +424,13 @@ def main(args) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("websockets").setLevel(logging.WARNING)
     limits = dict(getattr(args, "limit", None) or [])
-    server = Server(args.data_dir, args.host, args.port, grace=args.grace, **limits)
+    try:
+        tls = server_tls(args.cert, args.key) if getattr(args, "cert", None) else None
+    except (OSError, ssl.SSLError) as e:
+        print(f"governor serve: cannot use the certificate {args.cert!r}"
+              f"{f' with the key {args.key!r}' if args.key else ''}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    server = Server(args.data_dir, args.host, args.port, grace=args.grace, tls=tls, **limits)
     try:
         return asyncio.run(_serve(server))
     except RuntimeError as e:

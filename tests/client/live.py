@@ -22,9 +22,10 @@ class LiveServer:
     """The real server, in-process, on its own event loop thread; can be stopped and started
     again on the same port and data directory (a restart, as far as clients can tell)."""
 
-    def __init__(self, data_dir: Path, grace: float = 60.0, **limits) -> None:
+    def __init__(self, data_dir: Path, grace: float = 60.0, tls=None, **limits) -> None:
         self.data_dir = Path(data_dir)
         self.grace = grace
+        self.tls = tls
         self.limits = {**FAST, **limits}
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -37,7 +38,7 @@ class LiveServer:
 
     def start(self) -> int:
         self.server = Server(self.data_dir, "127.0.0.1", self.port, grace=self.grace,
-                             bot_processes=False, **self.limits)
+                             bot_processes=False, tls=self.tls, **self.limits)
         self.port = self._call(self.server.start())
         return self.port
 
@@ -53,7 +54,7 @@ class LiveServer:
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}"
 
 
 def governor(*args: str, **kw) -> subprocess.Popen:
