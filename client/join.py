@@ -157,6 +157,7 @@ class Terminal(net.Player):
         self.status_line = ""
         self.link_state = "connecting"
         self.last_view: dict | None = None
+        self.told_clock = False
 
     def say(self, text: str = "", style: str | None = None) -> None:
         if style and self.screen:
@@ -194,6 +195,10 @@ class Terminal(net.Player):
                 if line and line != self.status_line:
                     self.status_line = line
                     self.say(f"[{line}]", "dim")
+                if table.turn_time and not self.told_clock:
+                    self.told_clock = True
+                    self.say(f"[This server gives {_duration(table.turn_time)} per decision; when it runs out, "
+                             f"a computer answers that question for you.]", "dim")
             elif kind == "reject":
                 code, message = data
                 self.say(message if code != "stale" else
@@ -213,7 +218,11 @@ class Terminal(net.Player):
         self.waiting_for = others
 
     def stop_deciding(self, table: Table) -> None:
-        self.say("(That question has gone: the game moved on.)", "warn")
+        me = table.view.get("seat") if table.view else None
+        if me is not None and me < len(table.seats) and table.seats[me].get("out_of_time"):
+            self.say("(Your time for that question ran out: a computer answered it for you.)", "warn")
+        else:
+            self.say("(That question has gone: the game moved on.)", "warn")
 
     async def decide(self, table: Table) -> list:
         v = table.view
@@ -254,6 +263,13 @@ class Terminal(net.Player):
             say(outcome.report.text())
         say(f"Match record saved: {outcome.record}")
         say(f"Check it again any time, on any machine: governor verify {outcome.record}", "dim")
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' * (minutes != 1)}"
+    return f"{seconds:g} seconds"
 
 
 # ------------------------------------------------------------------ headless

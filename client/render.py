@@ -227,6 +227,8 @@ def seats_line(seats: list, me: int | None = None) -> str:
             state = "computer"
         elif s.get("standin"):
             state = "away, a computer plays for them"
+        elif s.get("out_of_time"):
+            state = "out of time, a computer answers this question for them"
         elif s.get("connected"):
             state = "connected"
         else:

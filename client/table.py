@@ -71,6 +71,7 @@ class Table:
         self.log: list[dict] = []           # every event shown to us, in order
         self.seats: list = []               # the latest status: who sits where, connected, bots
         self.status: str | None = None      # the table's: waiting, playing, over, cancelled
+        self.turn_time: float | None = None  # seconds to answer a question before a bot does
         self.want_snapshot = False          # a resync is under way: deltas are ignored until it comes
         self.pending: dict | None = None    # the act sent and not yet answered
         self.pending_prompt: dict | None = None
@@ -260,6 +261,7 @@ class Table:
         if kind == "status":
             self.seats = msg["seats"]
             self.status = msg.get("status", self.status)
+            self.turn_time = msg.get("turn_time")
             self.happened.append(("status", self.seats))
             return []
         if kind == "error":

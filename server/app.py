@@ -73,6 +73,7 @@ class Limits:
     hello_timeout: float = 10.0           # seconds to send the hello
     idle_table: float = 600.0             # a table nobody sat down at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
+    turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)
 
 
 def default_data_dir() -> Path:

@@ -34,8 +34,9 @@ def decoded_view(engine, state, seat: int | None):
 
 
 class Broadcaster:
-    def __init__(self, table_id: str, engine, seats: list[Seat]) -> None:
+    def __init__(self, table_id: str, engine, seats: list[Seat], turn_time: float = 0.0) -> None:
         self.table_id = table_id
+        self.turn_time = turn_time             # statuses tell the players their clock
         self.engine = engine
         self.seats = seats                     # the table's own list: read, never changed here
         self.spectators: set[Conn] = set()
@@ -201,6 +202,8 @@ class Broadcaster:
 
     def status_frame(self, status: str) -> bytes:
         msg = {"type": "status", "table": self.table_id, "seats": seat_info(self.seats), "status": status}
+        if self.turn_time:
+            msg["turn_time"] = self.turn_time
         if self.frozen:
             msg["frozen"] = self.frozen
         return wire.encode(msg)

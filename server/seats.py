@@ -32,6 +32,9 @@ class Seat:
         self.standin = False                  # the server plays for this absent player now
         self.epoch = 0                        # bumped on every (dis)connection
         self.timer: asyncio.TimerHandle | None = None  # the grace period of an absent player
+        self.clock: asyncio.TimerHandle | None = None  # the time to answer the current question ...
+        self.clock_for: int | None = None     # ... put at this seq
+        self.overtime: int | None = None      # the seq of a question whose time ran out
         self.own_seed: bytes | None = None    # a seed the server made for this seat
         self.job: tuple | None = None         # (prompt_seq, epoch) of the bot decision under way
         self.prompt = None
@@ -49,8 +52,19 @@ class Seat:
 
     @property
     def server_plays(self) -> bool:
-        """The server decides for this seat: a computer seat, or a player away past the grace."""
-        return self.bot is not None or self.standin
+        """The server decides for this seat: a computer seat, a player away past the grace, or
+        the one question a player took too long over."""
+        return self.bot is not None or self.standin or self.out_of_time
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.overtime is not None and self.overtime == self.prompt_seq
+
+    def stop_timers(self) -> None:
+        for timer in (self.timer, self.clock):
+            if timer is not None:
+                timer.cancel()
+        self.timer = self.clock = self.clock_for = None
 
     def record(self) -> dict:
         """What the database keeps of this seat."""
@@ -73,5 +87,6 @@ class Seat:
 def seat_info(seats: list[Seat]) -> list[dict]:
     """The seats as everyone may see them (listings and status messages)."""
     return [{"name": s.name, "bot": s.bot, "connected": s.bot is not None or s.conn is not None,
-             "standin": s.standin, "server_seed": s.human and s.own_seed is not None}
+             "standin": s.standin, "out_of_time": s.human and s.out_of_time,
+             "server_seed": s.human and s.own_seed is not None}
             for s in seats]

@@ -67,7 +67,10 @@ class Table:
         self.restored = row.status == "waiting"   # a started match is rebuilt from its log first
         self.nrows = 0
         self.seq = 0
-        self.broadcaster = Broadcaster(self.id, self.engine, self.seats)
+        self.turn_time = server.limits.turn_time
+        self.broadcaster = Broadcaster(self.id, self.engine, self.seats, self.turn_time)
+        self.phase_clock: asyncio.TimerHandle | None = None   # the time to commit, then to reveal ...
+        self.phase_clock_for: str | None = None                # ... for this phase
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.task: asyncio.Task | None = None
         self.broken: str | None = None
@@ -111,9 +114,7 @@ class Table:
         await fut
 
     async def stop(self) -> None:
-        for s in self.seats:
-            if s.timer:
-                s.timer.cancel()
+        self._stop_timers()
         if self.task is not None:
             self.task.cancel()
             try:
@@ -129,7 +130,7 @@ class Table:
         while True:
             item, fut = await self.inbox.get()
             args = item[1:]
-            if not self.restored and item[0] not in ("detach", "expire", "bot", "grace"):
+            if not self.restored and item[0] not in ("detach", "expire", "bot", "grace", "clock"):
                 await self._restore_safely()  # a finished match, rebuilt when someone asks for it
             try:
                 await getattr(self, "_on_" + item[0])(*args)
@@ -144,16 +145,20 @@ class Table:
             if self._unload_if_idle():
                 return
 
+    def _stop_timers(self) -> None:
+        for s in self.seats:
+            s.stop_timers()
+        if self.phase_clock is not None:
+            self.phase_clock.cancel()
+            self.phase_clock = None
+
     def _unload_if_idle(self) -> bool:
         """A finished table nobody is connected to, with nothing left to do, leaves memory: the
         server forgets it and its task ends. It is rebuilt from the database on demand."""
         if (self.active or self.broadcaster.spectators or any(s.conn is not None for s in self.seats)
                 or not self.inbox.empty()):
             return False
-        for s in self.seats:
-            if s.timer:
-                s.timer.cancel()
-                s.timer = None
+        self._stop_timers()
         self.server.forget(self)
         self.task = None
         return True
@@ -308,13 +313,19 @@ class Table:
                     if push and s.conn is not None:
                         self.broadcaster.send(s.conn, frame)
         self.seq = len(ex.log) - 1
+        answered_late = False
         if ex.state is not None:
             for s in self.seats:
                 p = self.engine.prompt(ex.state, s.index)
                 if p != s.prompt or s.index == actor:
                     s.prompt, s.prompt_seq = p, self.seq
+                if s.overtime is not None and not s.out_of_time:
+                    s.overtime = None   # the question that ran out of time is answered
+                    answered_late = True
         if push:
             self.broadcaster.show(ex.state, self.seq, events, actor)
+            if answered_late:
+                self.broadcaster.broadcast_status(self.status)
         else:
             self.broadcaster.follow(ex.state, self.seq, events)
 
@@ -575,7 +586,7 @@ class Table:
             if ex.phase == "commit":
                 s = next((s for s in self.seats if ex.commits[s.index] is None and s.server_plays), None)
                 if s is None:
-                    return
+                    return self._wind_phase_clock(ex.phase)
                 seed = secrets.token_bytes(SEED_BYTES)
                 await self._accept("commit", s.index, {"commitment": player_commit(ex.game_id, s.player_id, seed),
                                                        "seed": seed})
@@ -587,14 +598,69 @@ class Table:
                 gone = next((s for s in self.seats if ex.seeds[s.index] is None and s.standin), None)
                 if gone is not None:
                     await self._accept("cancel", None, {"reason": f"{gone.name} did not reveal their seed in time"})
-                return
+                    return
+                return self._wind_phase_clock(ex.phase)
             else:
                 if ex.phase == "play":
                     for i in self.engine.to_act(ex.state):
                         s = self.seats[i]
-                        if s.server_plays and s.job != (s.prompt_seq, s.epoch):
+                        if not s.server_plays:
+                            self._wind_clock(s)
+                        elif s.job != (s.prompt_seq, s.epoch):
                             self._submit(s)
                 return
+
+    # The clocks. A connected player who never answers must not hold a table forever: after
+    # turn_time seconds on one question the table's bot answers that question for them (they
+    # keep the seat); a seed not committed or revealed in time cancels the match, naming who
+    # held it up (before the reveal set nobody knows the deal, so nothing is given away). The
+    # clocks are not persisted: after a restart they run again from zero.
+
+    def _wind_clock(self, s: Seat) -> None:
+        """Start the clock of a person's question, unless it already runs for that question."""
+        if not self.turn_time or s.clock_for == s.prompt_seq:
+            return
+        if s.clock is not None:
+            s.clock.cancel()
+        s.clock_for = s.prompt_seq
+        s.clock = asyncio.get_running_loop().call_later(self.turn_time, self.post, ("clock", s.index, s.prompt_seq))
+
+    def _wind_phase_clock(self, phase: str) -> None:
+        if not self.turn_time or self.phase_clock is not None and self.phase_clock_for == phase:
+            return
+        if self.phase_clock is not None:
+            self.phase_clock.cancel()
+        self.phase_clock_for = phase
+        self.phase_clock = asyncio.get_running_loop().call_later(self.turn_time, self.post, ("clock", None, phase))
+
+    async def _on_clock(self, index: int | None, key) -> None:
+        ex = self.exchange
+        if self.broken or ex is None:
+            return
+        if index is None:   # the commit or reveal phase ran out of time
+            self.phase_clock = None
+            if ex.phase != key:
+                return
+            owed = ex.commits if key == "commit" else ex.seeds
+            late = [s.name for s in self.seats if s.human and owed[s.index] is None and not s.server_plays]
+            if late:
+                verb = "commit to" if key == "commit" else "reveal"
+                log.info("table %s: %s did not %s a seed in %s s; the match is cancelled",
+                         self.id, ", ".join(late), verb, self.turn_time)
+                await self._accept("cancel", None, {"reason": f"{' and '.join(late)} did not {verb} "
+                                                              f"their seed within {self.turn_time:g} s"})
+            return
+        s = self.seats[index]
+        if s.clock_for == key:
+            s.clock = s.clock_for = None
+        if (ex.phase != "play" or s.prompt_seq != key or s.server_plays
+                or index not in self.engine.to_act(ex.state)):
+            return
+        log.info("table %s: seat %d (%s) took more than %s s; the bot answers this question", self.id,
+                 index, s.name, self.turn_time)
+        s.overtime = key
+        self.broadcaster.broadcast_status(self.status)
+        await self._drive()
 
     def _submit(self, s: Seat) -> None:
         key = (s.prompt_seq, s.epoch)

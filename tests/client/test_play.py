@@ -124,6 +124,8 @@ def test_the_deal_cannot_be_chosen():
 class FakeTable:
     def __init__(self, view=None):
         self.view = view
+        self.turn_time = None
+        self.seats = []
         self.exchange = object()
         self.prompt = (view or {}).get("prompt")
 
@@ -154,6 +156,25 @@ def test_the_screen_shows_rejects_errors_and_the_connection():
     assert t.header().startswith("[connected to ws://h:1 · Seats — Ana: connected")
 
 
+def test_the_screen_tells_of_the_clock_and_of_a_question_that_ran_out():
+    out = io.StringIO()
+    t = Terminal("ws://h:1", out=out)
+    table = FakeTable({"seat": 1, "options": {}, "players": [{"name": "Ana"}, {"name": "Bo"}]})
+    table.turn_time, table.seats = 300.0, [{"name": "Ana", "bot": None, "connected": True},
+                                           {"name": "Bo", "bot": None, "connected": True, "out_of_time": True}]
+    t.update(table, [("status", table.seats)])
+    t.update(table, [("status", table.seats)])
+    t.stop_deciding(table)
+    table.seats[1]["out_of_time"] = False
+    t.stop_deciding(table)
+    text = out.getvalue()
+    assert text.count("[This server gives 5 minutes per decision; when it runs out, a computer answers "
+                      "that question for you.]") == 1
+    assert "Bo (you): out of time, a computer answers this question for them" in text
+    assert "(Your time for that question ran out: a computer answered it for you.)" in text
+    assert "(That question has gone: the game moved on.)" in text
+
+
 def test_the_pace_keeps_under_the_servers_rate():
     async def burst():
         pace = net.Pace(rate=50, burst=5)
@@ -163,3 +184,16 @@ def test_the_pace_keeps_under_the_servers_rate():
         return asyncio.get_running_loop().time() - start
     took = asyncio.run(burst())
     assert 0.17 <= took <= 1.0            # 5 at once, then 10 at 50 a second
+
+
+def test_the_lan_server_of_governor_play_has_no_clock(tmp_path):
+    from client.play import _start_server
+
+    async def start():
+        server, port = await _start_server(str(tmp_path), "127.0.0.1", 0)
+        try:
+            return server.limits.turn_time, port
+        finally:
+            await server.stop()
+    turn_time, port = asyncio.run(start())
+    assert turn_time == 0 and port > 0

@@ -150,6 +150,7 @@ class SeatPlayer:
         self.snapshots = 0
         self.deltas = 0
         self.status: dict | None = None
+        self.answering = True              # False: sits there and lets its questions wait
 
     @property
     def report(self):
@@ -244,7 +245,8 @@ class SeatPlayer:
             await self.raw.send({"type": "resync"})
             return
         v = self.view
-        if self.pending is None and v is not None and v.get("prompt") and self.seat in v["to_act"]:
+        if (self.answering and self.pending is None and v is not None and v.get("prompt")
+                and self.seat in v["to_act"]):
             self.pending = {"type": "act", "id": self.next_id, "seq": self.seq, "action": self.bot.choose(v)}
             self.next_id += 1
             await self.raw.send(self.pending)
