@@ -13,8 +13,8 @@ from pathlib import Path
 import msgpack
 
 from protocol import record
-from protocol.codec import pack, unpacker
-from protocol.messages import ProtocolError, Signed
+from protocol.codec import unpacker
+from protocol.messages import Signed
 
 
 def default_data_dir() -> Path:
@@ -95,7 +95,7 @@ class SeatSession:
         if not self.msgs_path.exists():
             fd = os.open(self.msgs_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as f:
-                f.write(record.MAGIC + b"".join(_item(m) for m in self.messages))
+                f.write(record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
 
     def append(self, msg: Signed) -> None:
         """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
@@ -105,7 +105,7 @@ class SeatSession:
             self.save()
             return
         with open(self.msgs_path, "ab") as f:
-            f.write(_item(msg))
+            f.write(record.dump_item(msg))
 
     def take_id(self) -> int:
         """A command id never used before by this seat, even across restarts of the process."""
@@ -153,10 +153,6 @@ class SeatSession:
                 pass
 
 
-def _item(m: Signed) -> bytes:
-    return pack([0 if m.kind == "entry" else 1, m.payload, m.sig])
-
-
 def _read_messages(path: Path) -> list[Signed]:
     """The signed messages of a session file; a torn last item (killed mid-write) is dropped."""
     if not path.exists():
@@ -170,11 +166,9 @@ def _read_messages(path: Path) -> list[Signed]:
     good = len(record.MAGIC)
     try:
         for raw in reader:
-            if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
-                break
-            out.append(Signed.parse(("entry", "private")[raw[0]], raw[1], raw[2]))
+            out.append(record.parse_item(raw, len(out)))
             good = len(record.MAGIC) + reader.tell()
-    except (ValueError, ProtocolError, msgpack.UnpackException):
+    except (ValueError, msgpack.UnpackException):   # RecordError and DecodeError are ValueErrors
         pass     # a torn or damaged tail: keep what came before it
     if good != len(data):
         with open(path, "r+b") as f:

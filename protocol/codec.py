@@ -1,8 +1,9 @@
 """msgpack with limits: the one way bytes from outside become Python data.
 
 Every decode is bounded (size of the input, of strings, of containers, of nesting) so that a
-hostile peer or a tampered file cannot make us allocate without end, and every failure becomes a
-DecodeError that says what was wrong.
+hostile peer or a tampered file cannot make us allocate without end; what comes out is plain data
+only (maps with str keys, lists, str, bytes, int, float, bool, None: no extension types); and
+every failure becomes a DecodeError that says what was wrong.
 """
 from __future__ import annotations
 
@@ -25,24 +26,46 @@ def _no_ext(code, data):
     raise DecodeError(f"msgpack extension type {code} is not allowed")
 
 
+def _str_keys(obj: dict) -> dict:
+    # strict_map_key still lets bytes keys through; code everywhere assumes str keys.
+    for k in obj:
+        if type(k) is not str:
+            raise DecodeError(f"a map key is {type(k).__name__}, not a string")
+    return obj
+
+
+# The options of both decoders. max_ext_len=0: msgpack decodes extension type -1 (timestamp)
+# itself without ever calling ext_hook, so every extension with data is refused by its length
+# instead (an empty one still reaches _no_ext).
+_OPTIONS = dict(raw=False, strict_map_key=True, object_hook=_str_keys, ext_hook=_no_ext,
+                max_ext_len=0, max_str_len=MAX_STRING, max_array_len=MAX_CONTAINER,
+                max_map_len=MAX_CONTAINER)
+
+
+def reason(e: Exception) -> str:
+    """Why msgpack refused some bytes, in words (some of its exceptions carry no text)."""
+    if isinstance(e, DecodeError):
+        return str(e)
+    if isinstance(e, ValueError) and "max_ext_len" in str(e):
+        return "msgpack extension types are not allowed"  # max_ext_len=0 above: msgpack names the limit
+    if isinstance(e, (msgpack.StackError, RecursionError)):
+        return f"containers nested too deeply ({type(e).__name__})"
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
 def unpack(data: bytes, max_size: int = MAX_MESSAGE):
     if len(data) > max_size:
         raise DecodeError(f"message of {len(data)} bytes is over the limit of {max_size}")
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_ext,
-                               max_str_len=MAX_STRING, max_bin_len=max_size,
-                               max_array_len=MAX_CONTAINER, max_map_len=MAX_CONTAINER)
+        return msgpack.unpackb(data, max_bin_len=max_size, **_OPTIONS)
     except DecodeError:
         raise
     except msgpack.ExtraData:
         raise DecodeError("extra bytes after the msgpack message") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as e:
-        raise DecodeError(f"not a valid msgpack message ({type(e).__name__}: {e})") from None
+        raise DecodeError(f"not a valid msgpack message ({reason(e)})") from None
 
 
 def unpacker(max_size: int) -> msgpack.Unpacker:
     """A streaming decoder with the same limits, for files of many items."""
-    return msgpack.Unpacker(raw=False, strict_map_key=True, ext_hook=_no_ext,
-                            max_buffer_size=max_size, max_str_len=MAX_STRING,
-                            max_bin_len=MAX_MESSAGE, max_array_len=MAX_CONTAINER,
-                            max_map_len=MAX_CONTAINER)
+    return msgpack.Unpacker(max_buffer_size=max_size, max_bin_len=MAX_MESSAGE, **_OPTIONS)

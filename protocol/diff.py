@@ -88,13 +88,18 @@ def patch(view, ops: list):
         if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
             raise PatchError(f"malformed operation {op!r}")
         kind, path = op[0], op[1]
+        # Map keys are strings and list indices ints (type(): True would index like 1); anything
+        # else, a list say, would not even be hashable.
+        if not all(type(k) in (str, int) for k in path):
+            raise PatchError(f"bad path {path!r}: its elements are map keys and list indices")
         if kind == "set" and len(op) == 3:
             if not path:
                 out = op[2]
                 continue
             out, parent = _copy_path(out, path[:-1])
             key = path[-1]
-            if isinstance(parent, dict) or (isinstance(parent, list) and type(key) is int and 0 <= key < len(parent)):
+            if (isinstance(parent, dict) and type(key) is str) or \
+                    (isinstance(parent, list) and type(key) is int and 0 <= key < len(parent)):
                 parent[key] = op[2]
             else:
                 raise PatchError(f"cannot set {path!r}")

@@ -26,7 +26,7 @@ import games
 
 from .codec import pack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
-from .messages import ProtocolError, Signed, events_digest, private_events, public_events
+from .messages import ProtocolError, Signed, check_header, events_digest, private_events, public_events
 from .signing import SIG_ENTRY, SIG_PRIVATE, Signer, verify_signature
 from .verify import verify
 
@@ -243,15 +243,14 @@ class PlayerExchange:
 
     def _check_header(self, msg: Signed):
         body = msg.body
-        if body.get("t") != "header" or body.get("protocol") != PROTOCOL:
-            raise ProtocolError("bad_header", f"the first entry must be a {PROTOCOL} header")
-        key = body.get("server_key")
+        check_header(body)  # every field's type and shape; the ids of the seats differ
+        key = body["server_key"]
         if self.pinned_key is not None and key != self.pinned_key:
             raise ProtocolError("wrong_server", "the header is signed by another server key than expected")
-        if not isinstance(key, bytes) or not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
+        if not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
             raise ProtocolError("bad_signature", "the header is not signed by the key it names")
-        ids = [s.get("id") for s in body.get("seats", []) if isinstance(s, dict)]
-        if ids.count(self.player_id) != 1:
+        ids = [s["id"] for s in body["seats"]]
+        if self.player_id not in ids:
             raise ProtocolError("not_seated", f"player {self.player_id!r} has no seat in this match")
         self.seat = ids.index(self.player_id)
         return player_commit(body["game_id"], self.player_id, self.seed)

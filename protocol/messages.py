@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import NoReturn
+
+import games
+from games.errors import IllegalAction
 
 from .codec import DecodeError, unpack
-from .fairness import entry_hash, lp, tag, u32
+from .fairness import PROTOCOL, entry_hash, lp, tag, u32
 
 
 class ProtocolError(Exception):
@@ -42,6 +46,55 @@ class Signed:
     @property
     def hash(self) -> bytes:
         return entry_hash(self.payload)
+
+
+def short_repr(value) -> str:
+    """A value from a message, for an error text: shortened, as anyone can put anything there."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_header(body: dict):
+    """The rules engine of the game a header (entry 0) names, once every field of the header has
+    the type and shape FAIRNESS.md §4 gives it; else ProtocolError("bad_header", what is wrong).
+    The one check of a header's content, for the player's exchange and for the audit alike: a
+    header is signed by whoever made it, so its fields are data from outside like any other.
+    The signature is the caller's to check, against the key checked here."""
+    def bad(what: str) -> NoReturn:
+        raise ProtocolError("bad_header", what)
+
+    if body.get("t") != "header" or body.get("seq") != 0:
+        bad("the first entry must be a header, numbered 0")
+    if body.get("protocol") != PROTOCOL:
+        bad(f"protocol {short_repr(body.get('protocol'))} is not {PROTOCOL}")
+    for name, size in (("game_id", 16), ("server_key", 32), ("server_commit", 32)):
+        if not isinstance(body.get(name), bytes) or len(body[name]) != size:
+            bad(f"the {name} must be {size} bytes, not {short_repr(body.get(name))}")
+    game = body.get("game")
+    if type(game) is not str:
+        bad(f"the game must be a name, not {short_repr(game)}")
+    try:
+        engine = games.get(game)
+    except IllegalAction as e:
+        bad(e.message)
+    if type(body.get("rules")) is not str:
+        bad(f"the rules version must be a string, not {short_repr(body.get('rules'))}")
+    if not isinstance(body.get("manifest"), bytes):
+        bad(f"the card manifest hash must be bytes, not {short_repr(body.get('manifest'))}")
+    options = body.get("options")
+    # Options are plain settings (bool, int or str); type() because True is also an int.
+    if not isinstance(options, dict) or not all(
+            type(k) is str and type(v) in (bool, int, str) for k, v in options.items()):
+        bad(f"the table options must map names to booleans, numbers or words, not {short_repr(options)}")
+    seats = body.get("seats")
+    if not isinstance(seats, list) or not all(
+            isinstance(s, dict) and type(s.get("id")) is str and type(s.get("name")) is str for s in seats):
+        bad(f"the seats must be a list of {{id, name}} maps, not {short_repr(seats)}")
+    if not engine.MIN_PLAYERS <= len(seats) <= engine.MAX_PLAYERS:
+        bad(f"{engine.TITLE} is for {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} players, not {len(seats)}")
+    if len({s["id"] for s in seats}) != len(seats):
+        bad("two seats have the same player id")
+    return engine
 
 
 def events_digest(events: list[dict]) -> bytes:

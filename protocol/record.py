@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgpack
 
-from .codec import DecodeError, pack, unpacker
+from .codec import DecodeError, pack, reason, unpacker
 from .messages import ProtocolError, Signed
 
 MAGIC = b"governor-record/1\n"
@@ -25,8 +25,24 @@ class RecordError(ValueError):
     """A file that is not a readable match record; str() says why."""
 
 
+def dump_item(m: Signed) -> bytes:
+    return pack([_KINDS.index(m.kind), m.payload, m.sig])
+
+
 def dumps(items: list[Signed]) -> bytes:
-    return MAGIC + b"".join(pack([_KINDS.index(m.kind), m.payload, m.sig]) for m in items)
+    return MAGIC + b"".join(dump_item(m) for m in items)
+
+
+def parse_item(raw, n: int) -> Signed:
+    """Item number n of a record, as decoded from msgpack: a RecordError unless it is a
+    [kind, payload, signature] triple holding a well-formed signed message."""
+    # type() and not `in (0, 1)`: 1.0 and True equal 1 but are not a kind.
+    if not (isinstance(raw, list) and len(raw) == 3 and type(raw[0]) is int and raw[0] in (0, 1)):
+        raise RecordError(f"item {n} is not a [kind, payload, signature] triple")
+    try:
+        return Signed.parse(_KINDS[raw[0]], raw[1], raw[2])
+    except ProtocolError as e:
+        raise RecordError(f"item {n}: {e.message}") from None
 
 
 def write(path: str | os.PathLike, items: list[Signed]) -> Path:
@@ -51,16 +67,11 @@ def loads(data: bytes) -> list[Signed]:
     try:
         for raw in reader:
             end = reader.tell()
-            if not (isinstance(raw, list) and len(raw) == 3 and raw[0] in (0, 1)):
-                raise RecordError(f"item {len(items)} is not a [kind, payload, signature] triple")
-            try:
-                items.append(Signed.parse(_KINDS[raw[0]], raw[1], raw[2]))
-            except ProtocolError as e:
-                raise RecordError(f"item {len(items)}: {e.message}") from None
+            items.append(parse_item(raw, len(items)))
     except (msgpack.UnpackException, ValueError, DecodeError) as e:
         if isinstance(e, RecordError):
             raise
-        raise RecordError(f"item {len(items)} is not valid msgpack ({e})") from None
+        raise RecordError(f"item {len(items)} is not valid msgpack ({reason(e)})") from None
     if end != len(data) - len(MAGIC):
         raise RecordError(f"the record is cut short inside item {len(items)}")
     if not items:

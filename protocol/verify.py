@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import games
 from games.errors import IllegalAction
 
-from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
-from .messages import Signed, events_digest, private_events, public_events
+from .fairness import Streams, master_key, player_commit, server_commit
+from .messages import (ProtocolError, Signed, check_header, events_digest, private_events, public_events,
+                       short_repr)
 from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
 
 
@@ -66,9 +66,15 @@ def verify(items: list[Signed]) -> Report:
     report = Report(ok=False)
     try:
         _audit(items, report)
-        report.ok = True
+        report.ok, report.where = True, None
     except Mismatch as e:
         report.where, report.what = e.where, e.what
+    except (TypeError, LookupError, ValueError) as e:
+        # A backstop: every field is checked before it is used, but whoever made a record could
+        # have signed anything, and a field of a shape nobody thought of must fail the audit at
+        # the entry being checked (kept in report.where as the audit goes), never crash it.
+        report.where = report.where or "entry 0 (header)"
+        report.what = f"the entry is malformed ({type(e).__name__}: {e})"
     return report
 
 
@@ -85,28 +91,24 @@ def _audit(items: list[Signed], report: Report) -> None:
     if not entries or entries[0].body.get("t") != "header":
         raise Mismatch("entry 0", "the record does not start with a header")
     header = entries[0].body
-    if header.get("protocol") != PROTOCOL:
-        raise Mismatch("entry 0 (header)", f"protocol {header.get('protocol')!r} is not {PROTOCOL}")
-    key = header.get("server_key")
-    if not isinstance(key, bytes) or not verify_signature(key, SIG_ENTRY, entries[0].payload, entries[0].sig):
+    report.where = "entry 0 (header)"
+    try:
+        engine = check_header(header)
+    except ProtocolError as e:
+        raise Mismatch("entry 0 (header)", f"the header is malformed: {e.message}") from None
+    key = header["server_key"]
+    if not verify_signature(key, SIG_ENTRY, entries[0].payload, entries[0].sig):
         raise Mismatch("entry 0 (header)", "the header is not signed by the server key it names")
     report.server = fingerprint(key)
-    game_id = header.get("game_id")
-    report.game_id = game_id.hex() if isinstance(game_id, bytes) else None
-    try:
-        engine = games.get(header.get("game"))
-    except IllegalAction as e:
-        raise Mismatch("entry 0 (header)", e.message) from None
+    game_id = header["game_id"]
+    report.game_id = game_id.hex()
     report.game = engine.TITLE
-    if header.get("rules") != engine.RULES_VERSION:
-        raise Mismatch("entry 0 (header)", f"the match used rules version {header.get('rules')!r}; "
+    if header["rules"] != engine.RULES_VERSION:
+        raise Mismatch("entry 0 (header)", f"the match used rules version {header['rules']!r}; "
                        f"this verifier implements {engine.RULES_VERSION!r}")
-    options = header.get("options")
-    seats = header.get("seats")
-    if not isinstance(options, dict) or not isinstance(seats, list) or not all(
-            isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("name"), str) for s in seats):
-        raise Mismatch("entry 0 (header)", "the table options or seats are malformed")
-    if header.get("manifest") != engine.manifest_hash(bool(options.get("expansion"))):
+    options = header["options"]
+    seats = header["seats"]
+    if header["manifest"] != engine.manifest_hash(bool(options.get("expansion"))):
         raise Mismatch("entry 0 (header)", "the card manifest hash is not the one of these rules")
     names = [s["name"] for s in seats]
     report.names = names
@@ -114,23 +116,23 @@ def _audit(items: list[Signed], report: Report) -> None:
 
     # The hash chain: every entry signed, numbered, and pointing at the one before.
     for i, entry in enumerate(entries[1:], 1):
-        where = _name(i, entry.body, names)
+        where = report.where = _name(i, entry.body, names)
         if entry.body["seq"] != i:
             raise Mismatch(where, f"it says it is entry {entry.body['seq']} (dropped, duplicated or reordered entries)")
         if not verify_signature(key, SIG_ENTRY, entry.payload, entry.sig):
             raise Mismatch(where, "the server's signature does not match its bytes")
         if entry.body.get("prev") != entries[i - 1].hash:
             raise Mismatch(where, "it does not chain to the entry before it (spliced or altered log)")
-    last = entries[-1].body
-    if last["t"] not in ("final", "cancel"):
-        raise Mismatch(_name(len(entries) - 1, last, names),
-                       "the record is cut short: it ends without a final or cancel entry")
-    report.checks.append(f"{len(entries)} entries signed and hash-chained, ending with a {last['t']} entry")
+    end = entries[-1].body
+    end_name = _name(len(entries) - 1, end, names)
+    if end["t"] not in ("final", "cancel"):
+        raise Mismatch(end_name, "the record is cut short: it ends without a final or cancel entry")
+    report.checks.append(f"{len(entries)} entries signed and hash-chained, ending with a {end['t']} entry")
 
     by_seq: dict[int, dict[int, Signed]] = {}
     for m in privates:
         b = m.body
-        where = f"private message for entry {b['seq']}"
+        where = report.where = f"private message for entry {b['seq']}"
         if not verify_signature(key, SIG_PRIVATE, m.payload, m.sig):
             raise Mismatch(where, "the server's signature does not match its bytes")
         if b.get("game_id") != game_id:
@@ -147,19 +149,24 @@ def _audit(items: list[Signed], report: Report) -> None:
     report.checks.append(f"{len(privates)} private messages signed, for {', '.join(names[s] for s in checked) or 'nobody'}")
 
     # Commitments and seeds.
+    report.where = end_name
     if len(entries) < 2 or entries[1].body["t"] != "commits":
         return _cancelled_early(entries, header, report)
+    report.where = "entry 1 (commits)"
     commits = entries[1].body.get("commits")
     if not isinstance(commits, list) or len(commits) != len(seats):
         raise Mismatch("entry 1 (commits)", f"the commitment set must hold one commitment per seat ({len(seats)})")
+    if not all(isinstance(c, bytes) and len(c) == 32 for c in commits):
+        raise Mismatch("entry 1 (commits)", "a commitment is 32 bytes")
     seed_entry = entries[2] if len(entries) > 2 else None
-    end = last
+    report.where = end_name
     server_seed = end.get("server_seed")
-    if not isinstance(server_seed, bytes) or server_commit(game_id, server_seed) != header.get("server_commit"):
-        raise Mismatch(_name(len(entries) - 1, end, names), "the revealed server seed does not match the server's commitment")
+    if not isinstance(server_seed, bytes) or server_commit(game_id, server_seed) != header["server_commit"]:
+        raise Mismatch(end_name, "the revealed server seed does not match the server's commitment")
     report.checks.append("the server seed matches the commitment made before any player chose a seed")
     if seed_entry is None or seed_entry.body["t"] != "reveals":
         return _cancelled_early(entries, header, report)
+    report.where = "entry 2 (reveals)"
     seeds = seed_entry.body.get("seeds")
     if not isinstance(seeds, list) or len(seeds) != len(seats):
         raise Mismatch("entry 2 (reveals)", "the reveal set must hold one seed per seat")
@@ -182,19 +189,22 @@ def _audit(items: list[Signed], report: Report) -> None:
             raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
     report.checks.append("every shuffle recomputed from the seeds; the dealt hands match")
 
+    report.where = end_name
     moves = end.get("moves")
     move_entries = entries[3:-1]
     if not isinstance(moves, list) or len(moves) != len(move_entries):
-        raise Mismatch(_name(len(entries) - 1, end, names),
-                       f"it lists {len(moves) if isinstance(moves, list) else 'no'} moves for {len(move_entries)} move entries")
+        raise Mismatch(end_name, f"it lists {len(moves) if isinstance(moves, list) else 'no'} moves for {len(move_entries)} move entries")
     for i, (entry, move) in enumerate(zip(move_entries, moves), 3):
-        where = _name(i, entry.body, names)
-        if entry.body["t"] != "move" or not isinstance(move, list) or len(move) != 2 or move[0] != entry.body.get("seat"):
+        where = report.where = _name(i, entry.body, names)
+        # type(): a seat of True or 1.0 would equal seat 1.
+        if entry.body["t"] != "move" or not isinstance(move, list) or len(move) != 2 \
+                or type(move[0]) is not int or type(entry.body.get("seat")) is not int \
+                or move[0] != entry.body["seat"]:
             raise Mismatch(where, "the move list of the final entry does not match this entry")
         try:
             events = engine.apply(state, move[0], move[1], streams)
         except IllegalAction as e:
-            raise Mismatch(where, f"the move {move[1]!r} is not legal in the replay: {e.message}") from None
+            raise Mismatch(where, f"the move {short_repr(move[1])} is not legal in the replay: {e.message}") from None
         shown = public_events(events)
         if (events_digest(shown) if shown else None) != entry.body.get("events"):
             raise Mismatch(where, "the public events differ from the replay")
@@ -205,23 +215,23 @@ def _audit(items: list[Signed], report: Report) -> None:
                 raise Mismatch(where, f"the cards shown to {names[seat]} differ from the replay")
     report.checks.append(f"{len(moves)} moves replayed; every public event and every card shown matches")
 
+    report.where = end_name
     result = engine.result(state)
     if end["t"] == "final":
         totals = [sc["total"] for sc in result["scores"]]
-        where = _name(len(entries) - 1, end, names)
         if engine.to_act(state):
-            raise Mismatch(where, "the replayed game is not over")
+            raise Mismatch(end_name, "the replayed game is not over")
         if end.get("scores") != totals:
-            raise Mismatch(where, f"the final scores {end.get('scores')} differ from the replay's {totals}")
+            raise Mismatch(end_name, f"the final scores {short_repr(end.get('scores'))} differ from the replay's {totals}")
         if end.get("winners") != result["winners"]:
-            raise Mismatch(where, "the winners differ from the replay's")
+            raise Mismatch(end_name, "the winners differ from the replay's")
         report.scores, report.winners = totals, result["winners"]
         report.checks.append("the final scores and winners equal the replay's")
     else:
         if not engine.to_act(state):
-            raise Mismatch(_name(len(entries) - 1, end, names), "the replayed game is over: it cannot be cancelled")
+            raise Mismatch(end_name, "the replayed game is over: it cannot be cancelled")
         _check_cancel_seeds(end, seats, commits, game_id, len(entries) - 1)
-        report.checks.append(f"match cancelled: {end.get('reason')!r}")
+        report.checks.append(f"match cancelled: {short_repr(end.get('reason'))}")
 
 
 def _check_cancel_seeds(end: dict, seats: list, commits: list | None, game_id: bytes, at: int) -> None:
@@ -242,8 +252,8 @@ def _cancelled_early(entries: list[Signed], header: dict, report: Report) -> Non
     if end["t"] != "cancel":
         raise Mismatch(f"entry {at} ({end['t']})", "the commitments and seeds are missing")
     seed = end.get("server_seed")
-    if not isinstance(seed, bytes) or server_commit(header["game_id"], seed) != header.get("server_commit"):
+    if not isinstance(seed, bytes) or server_commit(header["game_id"], seed) != header["server_commit"]:
         raise Mismatch(f"entry {at} (cancel)", "the revealed server seed does not match the server's commitment")
     commits = entries[1].body.get("commits") if len(entries) > 2 and entries[1].body["t"] == "commits" else None
     _check_cancel_seeds(end, header["seats"], commits, header["game_id"], at)
-    report.checks.append(f"match cancelled before play: {end.get('reason')!r}; the server seed matches its commitment, and so do the player seeds revealed")
+    report.checks.append(f"match cancelled before play: {short_repr(end.get('reason'))}; the server seed matches its commitment, and so do the player seeds revealed")

@@ -69,3 +69,21 @@ def test_hash_ignores_key_order_but_not_content():
 def test_malformed_or_misapplied_deltas_are_refused(ops):
     with pytest.raises(PatchError):
         patch({"a": [1, 2], "b": {}}, ops)
+
+
+@pytest.mark.parametrize("ops", [
+    [["set", [[1]], 1]],                 # a list as a map key: not even hashable
+    [["del", [[1]]]],
+    [["set", ["a", [1]], 1]],
+    [["del", ["b", {"x": 1}]]],
+    [["splice", ["a", True], 0, 0, [9]]],  # True is not the index 1
+    [["set", ["a", 0, False], 9]],
+    [["set", ["b", 1], 1]],              # view maps have string keys only
+    [["set", ["b", None], 1]],
+    [["set", ["b", 1.5], 1]],
+])
+def test_a_path_is_made_of_map_keys_and_list_indices(ops):
+    view = {"a": [[1], [2]], "b": {}}
+    with pytest.raises(PatchError, match="bad path|cannot set"):
+        patch(view, ops)
+    assert view == {"a": [[1], [2]], "b": {}}

@@ -669,10 +669,10 @@ def test_header_not_naming_this_player(table):
     server, _ = table
     stranger = PlayerExchange("p9", _bytes("p9"), server_key=server.signer.public_key)
     refuses(stranger, server.header, "not_seated")
-    # Nor a header that names the player twice.
+    # Nor a header that names the player twice: player ids differ, so that is no header at all.
     doubled = resign(server.signer, server.header,
                      seats=[{"id": "p0", "name": "A"}, {"id": "p0", "name": "B"}, {"id": "p2", "name": "C"}])
-    refuses(PlayerExchange("p0", player_seed(0), server_key=server.signer.public_key), doubled, "not_seated")
+    refuses(PlayerExchange("p0", player_seed(0), server_key=server.signer.public_key), doubled, "bad_header")
 
 
 def test_header_that_is_not_a_header(table):
