@@ -2,7 +2,16 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from math import comb
+
+
+@lru_cache(maxsize=None)
+def _size_weights(n: int, lo: int, hi: int) -> tuple[int, tuple[int, ...]]:
+    """For subsets of n options with a size from lo to hi: how many there are in all, and how
+    many have each size lo, lo + 1, ..., hi - 1 (the last size takes whatever is left). Only a
+    few hundred (n, lo, hi) ever occur, so each is worked out once."""
+    return sum(comb(n, k) for k in range(lo, hi + 1)), tuple(comb(n, k) for k in range(lo, hi))
 
 
 def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> list:
@@ -16,9 +25,10 @@ def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> list:
     size = lo
     if lo != hi:
         # Subsets of size k number comb(n, k): draw a size with those weights.
-        x = rnd.random() * sum(comb(n, k) for k in range(lo, hi + 1))
-        while size < hi:
-            x -= comb(n, size)
+        total, counts = _size_weights(n, lo, hi)
+        x = rnd.random() * total
+        for count in counts:
+            x -= count
             if x < 0:
                 break
             size += 1

@@ -58,6 +58,15 @@ def _draw(s: State, rng) -> int | None:
 
 
 def _draw_n(s: State, rng, k: int) -> list[int]:
+    """Up to k cards from the top of the supply, in the order drawn."""
+    deck = s.deck
+    if k <= len(deck):
+        # The common case, no reshuffle on the way: the top k cards are the last k, top first.
+        cut = len(deck) - k
+        out = deck[cut:]
+        out.reverse()
+        del deck[cut:]
+        return out
     out = []
     for _ in range(k):
         c = _draw(s, rng)
@@ -281,9 +290,12 @@ def _end_round(s: State, rng, ev: list) -> None:
 # Round start, in order: office building, chapel, bank, hand limit (rules/sanjuan.md §3).
 
 def _start_office(s: State, rng, ev: list) -> None:
-    s.pending = {seat: ("office", tuple(s.players[seat].hand), 0, min(2, len(s.players[seat].hand)))
-                 for seat in s.order
-                 if OFFICE_BUILDING in s.players[seat].active and s.players[seat].hand}
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        if OFFICE_BUILDING in p.active and p.hand:
+            pending[seat] = ("office", tuple(p.hand), 0, min(2, len(p.hand)))
+    s.pending = pending
     s.stage = "office"
     if not s.pending:
         _start_chapel(s, rng, ev)
@@ -305,9 +317,12 @@ def _resolve_office(s: State, rng, ev: list) -> None:
 
 
 def _start_chapel(s: State, rng, ev: list) -> None:
-    s.pending = {seat: ("chapel", tuple(s.players[seat].hand), 0, 1)
-                 for seat in s.order
-                 if CHAPEL in s.players[seat].active and s.players[seat].hand}
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        if CHAPEL in p.active and p.hand:
+            pending[seat] = ("chapel", tuple(p.hand), 0, 1)
+    s.pending = pending
     s.stage = "chapel"
     if not s.pending:
         _start_bank(s, rng, ev)
@@ -327,10 +342,12 @@ def _resolve_chapel(s: State, rng, ev: list) -> None:
 
 
 def _start_bank(s: State, rng, ev: list) -> None:
-    s.pending = {seat: ("bank", tuple(s.players[seat].hand), 0, len(s.players[seat].hand))
-                 for seat in s.order
-                 if BANK in s.players[seat].active and not s.players[seat].bank_used
-                 and s.players[seat].hand}
+    pending = {}
+    for seat in s.order:
+        p = s.players[seat]
+        if BANK in p.active and not p.bank_used and p.hand:
+            pending[seat] = ("bank", tuple(p.hand), 0, len(p.hand))
+    s.pending = pending
     s.stage = "bank"
     if not s.pending:
         _start_limit(s, rng, ev)
@@ -427,26 +444,34 @@ def _buildable(s: State, seat: int) -> tuple:
     p = s.players[seat]
     kinds = s.kinds
     active = p.active
-    priv = privilege(s, seat)
-    production_off = priv + (SMITHY in active)
-    city_off = priv + (QUARRY in active)
-    goods_off = min(2, len(p.goods)) if BLACK_MARKET in active else 0
-    crane = CRANE in active
-    owned = {kinds[b] for b in p.city if not PRODUCTION[kinds[b]]}
     hand = p.hand
+    cathedral = s.cathedral
+    priv = privilege(s, seat)
+    # Without the crane, a card from the hand is affordable when its cost is at most what the
+    # seat can put against it: the rest of the hand, up to 2 goods at the black market, and the
+    # reductions. Worked out once per seat, so each card costs one comparison.
+    means = len(hand) - 1 + (min(2, len(p.goods)) if BLACK_MARKET in active else 0) + priv
+    production_means = means + (SMITHY in active)
+    city_means = means + (QUARRY in active)
+    crane = CRANE in active
+    built = {kinds[b] for b in p.city}
     out = []
-    candidates = hand if s.cathedral is None else [*hand, s.cathedral]
-    for card in candidates:
+    for card in (hand if cathedral is None else [*hand, cathedral]):
         kind = kinds[card]
-        if kind in owned:
-            continue
-        avail = len(hand) - (card != s.cathedral)
-        # Fast test without the crane; the crane's many targets are tried only when needed.
-        need = COST[kind] - (production_off if PRODUCTION[kind] else city_off) - goods_off
-        if need <= avail or (crane and any(
-                _affordable(s, p, kind, priv, avail, t) for t in _cover_targets(s, p, kind))):
+        if PRODUCTION[kind]:
+            fits = COST[kind] <= production_means
+        elif kind in built:
+            continue    # a city building can be built only once
+        else:
+            fits = COST[kind] <= city_means + (card == cathedral)   # the cathedral is not in the hand
+        # The crane's many targets are tried only when needed.
+        if fits or (crane and _affordable_by_covering(s, p, kind, priv, _avail(s, p, card))):
             out.append(card)
     return tuple(out)
+
+
+def _affordable_by_covering(s: State, p: Player, kind: int, priv: int, avail: int) -> bool:
+    return any(_affordable(s, p, kind, priv, avail, t) for t in _cover_targets(s, p, kind))
 
 
 def min_build_cost(s: State, seat: int, card: int) -> int:
@@ -489,14 +514,16 @@ def _on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     p = s.players[seat]
     kind = s.kinds[card]
     s.build = (card, None, ())
-    priv = privilege(s, seat)
-    avail = _avail(s, p, card)
-    targets = [t for t in _cover_targets(s, p, kind) if _affordable(s, p, kind, priv, avail, t)]
-    if targets:
-        must = not _affordable(s, p, kind, priv, avail, None)
-        s.stage = "cover"
-        s.pending = {seat: ("cover", tuple(targets), 1 if must else 0, 1)}
-        return
+    targets = _cover_targets(s, p, kind)
+    if targets:  # only with a crane: which buildings could it cover and still pay?
+        priv = privilege(s, seat)
+        avail = _avail(s, p, card)
+        targets = [t for t in targets if _affordable(s, p, kind, priv, avail, t)]
+        if targets:
+            must = not _affordable(s, p, kind, priv, avail, None)
+            s.stage = "cover"
+            s.pending = {seat: ("cover", tuple(targets), 1 if must else 0, 1)}
+            return
     _ask_black_market(s, seat, rng, ev)
 
 
@@ -517,21 +544,21 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
         s.stage = "black_market"
         s.pending = {seat: ("black_market", tuple(goods), lo, hi)}
         return
-    _ask_payment(s, seat, rng, ev)
+    _ask_payment(s, seat, need, rng, ev)
 
 
 def _on_black_market(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     card, cover, _ = s.build
     s.build = (card, cover, picks)
-    _ask_payment(s, seat, rng, ev)
+    need = _cost(s, s.players[seat], s.kinds[card], privilege(s, seat), cover)[0]
+    _ask_payment(s, seat, need - len(picks), rng, ev)
 
 
-def _ask_payment(s: State, seat: int, rng, ev: list) -> None:
-    card, cover, goods = s.build
-    p = s.players[seat]
-    kind = s.kinds[card]
-    cost = max(0, _cost(s, p, kind, privilege(s, seat), cover)[0] - len(goods))
-    payable = tuple(c for c in p.hand if c != card)
+def _ask_payment(s: State, seat: int, cost: int, rng, ev: list) -> None:
+    """`cost`: the cards still to pay once the black market has taken its goods."""
+    card = s.build[0]
+    cost = max(0, cost)
+    payable = tuple([c for c in s.players[seat].hand if c != card])
     if 0 < cost < len(payable):
         s.stage = "pay"
         s.pending = {seat: ("pay", payable, cost, cost)}
@@ -607,7 +634,7 @@ def _start_producer(s: State, rng, ev: list) -> None:
     pending = {}
     for seat in s.order:
         p = s.players[seat]
-        empty = tuple(b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods)
+        empty = tuple([b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods])
         if empty:
             cap = 1 + privilege(s, seat) + (AQUEDUCT in p.active)
             pending[seat] = ("produce", empty, 0, min(cap, len(empty)))
@@ -630,7 +657,7 @@ def _resolve_producer(s: State, rng, ev: list) -> None:
                 break
             p.goods[b] = good
             made.append(b)
-        what = " and ".join(GOODS[GOOD[s.kinds[b]]] for b in made) or "nothing"
+        what = " and ".join([GOODS[GOOD[s.kinds[b]]] for b in made]) or "nothing"
         _say(ev, "produce", f"{s.names[seat]} produces {what}.")
         if len(made) >= 2 and WELL in p.active:
             _give(s, seat, 1, "well", rng, ev)
@@ -644,6 +671,11 @@ def current_tile(s: State) -> tuple[int, ...] | None:
     return TILES[s.tiles[(s.tiles_turned - 1) % len(s.tiles)]] if s.tiles_turned else None
 
 
+# What the trader announces for each tile; five fixed sentences, so they are written once.
+_TILE_TEXT = {tile: "The trading house pays " + ", ".join(f"{g} {v}" for g, v in zip(GOODS, tile)) + "."
+              for tile in TILES}
+
+
 def good_price(s: State, building: int) -> int:
     kind = s.kinds[building]
     return CUSTOMS_PRICE if kind == CUSTOMS_OFFICE else current_tile(s)[GOOD[kind]]
@@ -652,15 +684,13 @@ def good_price(s: State, building: int) -> int:
 def _start_trader(s: State, rng, ev: list) -> None:
     # The tile is turned and moved under the stack even when nobody sells.
     s.tiles_turned += 1
-    tile = current_tile(s)
-    _say(ev, "tile", "The trading house pays " +
-         ", ".join(f"{g} {v}" for g, v in zip(GOODS, tile)) + ".")
+    _say(ev, "tile", _TILE_TEXT[current_tile(s)])
     pending = {}
     for seat in s.order:
         p = s.players[seat]
         if p.goods:
             cap = 1 + privilege(s, seat) + (TRADING_POST in p.active)
-            goods = tuple(b for b in p.city if b in p.goods)
+            goods = tuple([b for b in p.city if b in p.goods])
             pending[seat] = ("sell", goods, 0, min(cap, len(goods)))
     s.stage = "sell"
     s.pending = pending
