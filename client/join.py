@@ -496,7 +496,7 @@ async def interactive(args) -> int:
                                patience=args.patience, rate=args.pace, cafile=args.cafile)
     if what == "watch":
         from .watch import watch_table
-        return await watch_table(link, table, colour=colour, patience=args.patience)
+        return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
     try:
         name = args.name or await _ask(keyboard, "Your name", "Player")
         session = await net.sit(link, table, _name(name), args.data_dir)

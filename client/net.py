@@ -468,7 +468,9 @@ def _why(e: BaseException) -> str:
 
 
 class Spectator:
-    """Watches a table (the public view) until its match ends; reconnects like a seat."""
+    """Watches a table (the public view) until its match ends; reconnects like a seat. It is
+    sent every signed public entry too, and audits the match at its end as a player does (bar
+    the hands: FAIRNESS.md §5 without private messages)."""
 
     def __init__(self, url: str, table: str, player: Player, *, link: Link | None = None,
                  patience: float = PATIENCE, cafile: str | None = None) -> None:
@@ -478,37 +480,49 @@ class Spectator:
         self.player = player
         self.link = link
         self.backoff = Backoff(patience)
-        self.table = Table(table)
+        self.server_key = link.welcome["key"] if link is not None and link.welcome else None
+        self.table = Table(table, server_key=self.server_key)
 
     async def run(self) -> Table:
         try:
-            while not self._over():
+            while not self.table.ended:
                 try:
                     if self.link is None or self.link.ws is None:
                         await self._connect()
-                    await self.link.send({"type": "watch", "table": self.table.table})
-                    while not self._over():
-                        msg = await self.link.recv()
-                        if msg["type"] == "error" and self.table.view is None:
-                            raise ServerRefused(msg["code"], msg["message"])
-                        for out in self.table.feed(msg):
-                            await self.link.send(out)
-                        happened = self.table.drain()
-                        if happened:
-                            self.player.update(self.table, happened)
+                    await self.link.send({"type": "watch", "table": self.table.table, "have": self.table.held})
+                    while not self.table.ended:
+                        await self._step(await self.link.recv())
                 except _DROPPED as e:
-                    if self._over():
+                    if self.table.ended:
                         break
                     self.player.connection("reconnecting", _why(e))
                     await self.link.close()
                     self.link = None
+            await self._last_view()
             return self.table
         finally:
             if self.link is not None:
                 await self.link.close()
 
-    def _over(self) -> bool:
-        return bool((self.table.view or {}).get("over")) or self.table.status == "cancelled"
+    async def _step(self, msg: dict) -> None:
+        if msg["type"] == "error" and self.table.view is None:
+            raise ServerRefused(msg["code"], msg["message"])
+        for out in self.table.feed(msg):
+            await self.link.send(out)
+        happened = self.table.drain()
+        if happened:
+            self.player.update(self.table, happened)
+
+    async def _last_view(self) -> None:
+        """The final entry and the view that shows the result may come in either order: wait a
+        little for that view (a cancelled match has none)."""
+        deadline = time.monotonic() + 2.0
+        try:
+            while (self.link is not None and self.table.status != "cancelled"
+                   and not (self.table.view or {}).get("over") and time.monotonic() < deadline):
+                await self._step(await asyncio.wait_for(self.link.recv(), deadline - time.monotonic()))
+        except (*_DROPPED, ClientError):
+            pass
 
     async def _connect(self) -> None:
         while True:
@@ -523,6 +537,12 @@ class Spectator:
             except _DROPPED:
                 await link.close()
                 continue
+            if self.server_key is None:
+                self.server_key = self.table.exchange.pinned_key = welcome["key"]
+            elif welcome["key"] != self.server_key:
+                await link.close()
+                raise ClientError("the server at this address now has another key "
+                                  f"({welcome['server']}): it is not the server this match is played on")
             self.link = link
             self.backoff.reset()
             self.player.connection("connected", welcome["server"])

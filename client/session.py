@@ -176,7 +176,9 @@ def _read_messages(path: Path) -> list[Signed]:
     return out
 
 
-def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None) -> Path:
-    """Write a finished match's signed messages to `<data>/records/<game id>.govrec`."""
+def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, public: bool = False) -> Path:
+    """Write a finished match's signed messages to `<data>/records/<game id>.govrec`, or a
+    spectator's (the public entries only) to `<game id>.public.govrec`, so that watching a match
+    never overwrites the record of one's own seat in it."""
     name = game_id.hex() if isinstance(game_id, bytes) else f"match-{int(time.time())}"
-    return record.write(Path(data_dir) / "records" / f"{name}.govrec", items)
+    return record.write(Path(data_dir) / "records" / f"{name}{'.public' * public}.govrec", items)

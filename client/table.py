@@ -65,7 +65,6 @@ class Table:
                  server_key: bytes | None = None) -> None:
         self.table = table
         self.session = session
-        self.exchange: PlayerExchange | None = None
         self.view: dict | None = None
         self.seq: int | None = None
         self.log: list[dict] = []           # every event shown to us, in order
@@ -78,7 +77,9 @@ class Table:
         self.answered: tuple | None = None  # (prompt, seq at ack, time of ack) of the last accepted act
         self.happened: list[tuple] = []
         self.ended = False
-        if session is not None:
+        if session is None:                  # a spectator audits the public entries
+            self.exchange = PlayerExchange(None, server_key=server_key)
+        else:
             self.exchange = PlayerExchange(session.player_id, session.seed,
                                            server_key=server_key or session.server_key)
             for m in session.messages:       # a restarted client: catch up from disk
@@ -89,7 +90,8 @@ class Table:
 
     @property
     def held(self) -> int:
-        return len(self.session.messages) if self.session else 0
+        """The signed messages we hold (a spectator holds entries only)."""
+        return len(self.exchange.record)
 
     @property
     def started(self) -> bool:
@@ -122,8 +124,6 @@ class Table:
             signed = Signed.parse(msg["type"], msg["payload"], msg["sig"])
         except ProtocolError as e:
             raise ClientError(f"the server sent a malformed signed message: {e.message}") from None
-        if self.exchange is None:
-            return []      # a spectator has no part in the exchange
         if self._already_held(signed):
             return []
         try:
@@ -135,9 +135,14 @@ class Table:
                                   "cheats. Our seed stays secret; the match goes on without us.") from None
             raise ClientError(f"the server's signed log failed a check ({e.code}): {e.message}. "
                               "Leaving the table: this match cannot be trusted.") from None
-        self.session.append(signed)
         out = []
         kind = signed.body["t"]
+        if self.session is None:             # a spectator: no part in the exchange, no notices
+            if kind in ("final", "cancel"):
+                self.ended = True
+                self.happened.append(("end", kind))
+            return out
+        self.session.append(signed)
         if kind == "header":
             self.happened.append(("notice", "The table is full: the match header is signed; "
                                   "committing to our secret seed."))
@@ -219,7 +224,7 @@ class Table:
     def should_ask(self, now: float) -> bool | float:
         """True when our seat owes an answer to the current view; a number of seconds to wait
         before asking again when the question looks like the one just answered."""
-        if self.exchange is None or self.ended or self.prompt is None or self.want_snapshot \
+        if self.session is None or self.ended or self.prompt is None or self.want_snapshot \
                 or self.pending is not None:
             return False
         if self.answered is not None:

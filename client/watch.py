@@ -2,19 +2,23 @@
 
 You see the public view — every city, the roles, the supply, how many cards each player holds,
 never a card in anybody's hand — and the public game log, until the match ends (Ctrl-C leaves).
-Spectators take no part in the fair-dealing exchange; each player's own client audits the match.
+Spectators take no part in the fair-dealing exchange, but they are sent its signed public log:
+at the end the client audits the match (the deal, every move and the scores; the hands only
+their players can check), prints the verdict and saves the public record. Exit status 0 when
+the match ended and the audit passed.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from . import net
 from .errors import ClientError
 from .join import _open, add_connection_arguments, renderer_for
-from .render import seats_line
-from .render import use_colour
+from .render import seats_line, use_colour
+from .session import default_data_dir, save_record
 from .table import Table
 
 HELP = "watch a table being played"
@@ -24,6 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("table", help="the table id (see `governor join URL` for the list)")
     add_connection_arguments(p)
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help="where the public record is saved (default $GOVERNOR_DATA, else ~/.local/share/governor/client)")
 
 
 class Watcher(net.Player):
@@ -68,7 +74,7 @@ class Watcher(net.Player):
         sys.stdout.flush()
 
 
-async def watch_table(link: net.Link, table: str, *, colour: bool = False,
+async def watch_table(link: net.Link, table: str, data_dir: Path, *, colour: bool = False,
                       patience: float = net.PATIENCE) -> int:
     watcher = Watcher(colour)
     print(f"Watching table {table} (Ctrl-C to leave).", flush=True)
@@ -86,13 +92,19 @@ async def watch_table(link: net.Link, table: str, *, colour: bool = False,
     elif t.status == "cancelled":
         print("The match was cancelled.")
     print("The match is over.")
-    return 0
+    report = t.exchange.report
+    print()
+    print(report.text())
+    path = save_record(data_dir, t.exchange.record, t.header["game_id"], public=True)
+    print(f"Public match record saved: {path}")
+    return 0 if report.ok else 1
 
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         link = await _open(args.url, cafile=args.cafile)
-        return await watch_table(link, args.table, colour=use_colour(sys.stdout), patience=args.patience)
+        return await watch_table(link, args.table, args.data_dir or default_data_dir(),
+                                 colour=use_colour(sys.stdout), patience=args.patience)
 
     try:
         return asyncio.run(main())

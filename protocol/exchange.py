@@ -172,12 +172,15 @@ class ServerExchange:
 class PlayerExchange:
     """One player's side. `receive` checks each message and returns what to send back (a
     commitment, then the seed), or None. At the final or cancel entry the whole record is
-    audited (protocol.verify) and the report kept in `report`."""
+    audited (protocol.verify) and the report kept in `report`.
 
-    def __init__(self, player_id: str, seed: bytes | None = None, *,
+    With `player_id` None it is a spectator's side: the same checks of the public entries, no
+    seat, no seed, nothing to send, and no private message is for it."""
+
+    def __init__(self, player_id: str | None, seed: bytes | None = None, *,
                  server_key: bytes | None = None) -> None:
         self.player_id = player_id
-        self.seed = seed or secrets.token_bytes(SEED_BYTES)
+        self.seed = None if player_id is None else seed or secrets.token_bytes(SEED_BYTES)
         self.pinned_key = server_key
         self.entries: list[Signed] = []
         self.privates: list[Signed] = []
@@ -209,6 +212,9 @@ class PlayerExchange:
             raise ProtocolError("bad_seq", f"entry {body['seq']} arrived where entry {seq} was expected")
         if seq == 0:
             return self._check_header(msg)
+        if self.report is not None:
+            raise ProtocolError("out_of_order", f"entry {seq} follows the {self.entries[-1].body['t']} "
+                                                "entry, which ended the match")
         key = self.header["server_key"]
         if not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
             raise ProtocolError("bad_signature", f"entry {seq} is not signed by the server")
@@ -225,12 +231,13 @@ class PlayerExchange:
             n = len(self.header["seats"])
             if not isinstance(commits, list) or len(commits) != n:
                 raise ProtocolError("bad_commits", f"the commitment set must hold exactly {n} commitments")
-            mine = player_commit(self.header["game_id"], self.player_id, self.seed)
-            if commits[self.seat] != mine:
-                raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
+            if self.player_id is not None:
+                mine = player_commit(self.header["game_id"], self.player_id, self.seed)
+                if commits[self.seat] != mine:
+                    raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
             if not all(isinstance(c, bytes) and len(c) == 32 for c in commits):
                 raise ProtocolError("bad_commits", "the commitment set must hold one 32-byte commitment per seat")
-            return self.seed  # only now may the seed leave this machine
+            return self.seed  # only now may the seed leave this machine (a spectator has none)
         if kind == "reveals":
             seeds = body.get("seeds")
             commits = self.entries[1].body["commits"]
@@ -249,6 +256,8 @@ class PlayerExchange:
             raise ProtocolError("wrong_server", "the header is signed by another server key than expected")
         if not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
             raise ProtocolError("bad_signature", "the header is not signed by the key it names")
+        if self.player_id is None:
+            return None
         ids = [s["id"] for s in body["seats"]]
         if self.player_id not in ids:
             raise ProtocolError("not_seated", f"player {self.player_id!r} has no seat in this match")
@@ -263,7 +272,7 @@ class PlayerExchange:
             raise ProtocolError("bad_signature", "a private message is not signed by the server")
         if body.get("game_id") != self.header["game_id"]:
             raise ProtocolError("wrong_match", "a private message from another match")
-        if body.get("seat") != self.seat:
+        if self.seat is None or body.get("seat") != self.seat:
             raise ProtocolError("not_for_us", "a private message addressed to another seat")
         if body["seq"] != len(self.entries) - 1:
             raise ProtocolError("bad_seq", "a private message that does not follow the latest entry")

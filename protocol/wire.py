@@ -54,7 +54,7 @@ CLIENT = {
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
                "bot": (_STR, False), "options": (_MAP, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
-    "watch": {"table": (_STR, True)},
+    "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},
     "commit": {"commitment": (_BIN, True)},
     "reveal": {"seed": (_BIN, True)},

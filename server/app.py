@@ -311,7 +311,7 @@ class Server:
                     return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
                 args = (name,)
             else:
-                args = ()
+                args = (msg.get("have", 0),)   # the signed entries the spectator holds already
             if conn.table is not None and conn.table is not table:  # stop watching the other table
                 await conn.table.request("leave", conn)
                 table = await self.table(msg["table"]) or table  # a finished one may have left memory

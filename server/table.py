@@ -305,13 +305,16 @@ class Table:
         ex = self.exchange
         humans = [s for s in self.seats if s.human]
         for m in ex.sent[n0:]:
-            frame = wire.encode({"type": m.kind, "table": self.id, "payload": m.payload, "sig": m.sig})
+            frame = self._frame(m)
             targets = humans if m.kind == "entry" else [self.seats[m.body["seat"]]]
             for s in targets:
                 if s.human:
                     s.stream.append(frame)
                     if push and s.conn is not None:
                         self.broadcaster.send(s.conn, frame)
+            if push and m.kind == "entry":
+                for c in list(self.broadcaster.spectators):
+                    self.broadcaster.send(c, frame)
         self.seq = len(ex.log) - 1
         answered_late = False
         if ex.state is not None:
@@ -328,6 +331,10 @@ class Table:
                 self.broadcaster.broadcast_status(self.status)
         else:
             self.broadcaster.follow(ex.state, self.seq, events)
+
+    def _frame(self, m) -> bytes:
+        """A signed message as sent on the wire."""
+        return wire.encode({"type": m.kind, "table": self.id, "payload": m.payload, "sig": m.sig})
 
     def _seat_of(self, conn: Conn) -> Seat | None:
         """The seat this connection holds here, if any."""
@@ -387,8 +394,13 @@ class Table:
         self.broadcaster.broadcast_status(self.status)
         conn.push(self.broadcaster.status_frame(self.status))
 
-    async def _on_watch(self, conn: Conn) -> None:
+    async def _on_watch(self, conn: Conn, have: int = 0) -> None:
+        """A spectator: the signed public entries it lacks (every entry is public, so anyone
+        can audit the match as a player does, bar the hands), then the status and the view."""
         conn.table, conn.seat = self, None
+        if self.exchange is not None:
+            entries = [m for m in self.exchange.sent if m.kind == "entry"]
+            conn.push_backlog([self._frame(m) for m in entries[max(0, have):]])
         self.broadcaster.watch(conn, self.status)
 
     async def _on_attach(self, conn: Conn, index: int, have: int, token_hash: str) -> None:

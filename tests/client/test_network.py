@@ -89,7 +89,7 @@ def test_reconnects_after_the_server_drops_every_connection(tmp_path):
         proc = bot_seat(live.url, data, "--create", "sanjuan", "--seats", "2", "--bots", "1", "--think", "0.02")
         table = first_line(proc)
         wait_for(lambda: held_messages(data) >= 8)
-        watcher = governor("watch", live.url, table)
+        watcher = governor("watch", live.url, table, "--data-dir", str(tmp_path / "w"))
         assert watcher.stdout.readline().startswith("Connected to")
         live.stop()                      # every connection closed (1001), the port is gone ...
         live.start()                     # ... and back, rebuilt from its database
@@ -99,6 +99,8 @@ def test_reconnects_after_the_server_drops_every_connection(tmp_path):
         out, err = watcher.communicate(timeout=30)
         assert watcher.returncode == 0, err
         assert "[reconnecting" in out and "The match is over." in out
+        # it resumed the signed log where it was: the audit holds every entry exactly once
+        assert "VERIFIED" in out and "Players: " in out
     finally:
         live.close()
 
@@ -130,11 +132,17 @@ def test_watch_follows_a_match_to_its_end(server, tmp_path):
     player = bot_seat(server.url, tmp_path / "p", "--create", "sanjuan", "--seats", "2", "--bots", "1",
                       "--think", "0.01")
     table = first_line(player)
-    watcher = governor("watch", server.url, table)
+    watcher = governor("watch", server.url, table, "--data-dir", str(tmp_path / "w"))
     out, err = watcher.communicate(timeout=60)
     assert watcher.returncode == 0, err
     result = outcome(player)
     assert f"Watching table {table}" in out and "The match is over." in out
+    # The spectator audited the match from the signed public log, and kept it.
+    assert "VERIFIED: the deal and the scores are honest." in out and "0 private messages" in out
+    saved = Path(re.search(r"Public match record saved: (\S+)", out).group(1))
+    assert saved == tmp_path / "w" / "records" / f"{result['game_id']}.public.govrec"
+    report = verify(record.read(saved))
+    assert report.ok and report.seats_checked == [] and report.scores == result["scores"]
     assert "Cities" in out and "Your hand" not in out          # the public view only
     assert re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", out)
     assert " ".join(str(s) for s in result["scores"]) in re.sub(r"\s+", " ", out[out.rindex("\ntotal"):])

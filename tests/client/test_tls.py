@@ -59,14 +59,14 @@ def test_a_match_over_wss_verifies_and_can_be_watched(tls_server, certificate, t
     ana = bot_seat(tls_server.url, tmp_path / "a", "--cafile", cafile, "--create", "sanjuan",
                    "--seats", "2", "--think", "0.01")
     table = first_line(ana)
-    watcher = governor("watch", tls_server.url, table, "--cafile", cafile)
+    watcher = governor("watch", tls_server.url, table, "--cafile", cafile, "--data-dir", str(tmp_path / "w"))
     bo = bot_seat(tls_server.url, tmp_path / "b", "--cafile", cafile, "--table", table)
     results = [outcome(ana), outcome(bo)]
     assert all(r["verified"] and r["finished"] for r in results), results
     assert results[0]["scores"] == results[1]["scores"]
     out, err = watcher.communicate(timeout=60)
     assert watcher.returncode == 0, err
-    assert "The match is over." in out
+    assert "The match is over." in out and "VERIFIED" in out
 
 
 def test_an_untrusted_certificate_is_refused_with_the_way_out(tls_server, tmp_path):

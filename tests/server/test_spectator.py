@@ -15,7 +15,9 @@ import games
 from games.sanjuan.cards import KEY
 from protocol.codec import pack, unpack
 from protocol.diff import patch, view_hash
+from protocol.exchange import PlayerExchange
 from protocol.fairness import Streams, master_key
+from protocol.messages import Signed
 
 from .rawclient import Raw, SeatPlayer, play_all
 
@@ -63,9 +65,15 @@ def card_pairs(value, state, out):
 
 
 def check_spectator(frames_msgs, states):
+    """Views, statuses and the signed public entries only; every view exactly the public one.
+    The entries make an audit of the match that passes, as a player's would, bar the hands."""
     view, seq, checked = None, None, 0
+    audit = PlayerExchange(None)
     for msg in frames_msgs:
-        assert msg["type"] in ("status", "snapshot", "delta"), f"a spectator got a {msg['type']}"
+        assert msg["type"] in ("status", "snapshot", "delta", "entry"), f"a spectator got a {msg['type']}"
+        if msg["type"] == "entry":
+            assert audit.receive(Signed.parse("entry", msg["payload"], msg["sig"])) is None
+            continue
         if msg["type"] == "status":
             continue
         state = states[msg["seq"]]
@@ -82,6 +90,8 @@ def check_spectator(frames_msgs, states):
         assert view == unpack(pack(engine.view(state, None))), f"the public view at seq {seq} differs"
         assert "you" not in view and "prompt" not in view
         checked += 1
+    assert audit.report is not None and audit.report.ok, audit.report and audit.report.text()
+    assert audit.report.seats_checked == [] and audit.privates == []
     return checked
 
 
