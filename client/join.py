@@ -430,11 +430,11 @@ async def headless(args) -> int:
                 options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
                 table = await link.create(args.create, args.seats, args.bots, options)
                 print(table, flush=True)
-                session = await net.sit(link, table, args.name or "Bot", args.data_dir)
+                session = await _sit_as_bot(link, table, args)
             elif args.table:
-                session = await net.sit(link, args.table, args.name or "Bot", args.data_dir)
+                session = await _sit_as_bot(link, args.table, args)
             else:
-                session = await _sit_anywhere(link, args.name or "Bot", args.data_dir, args.patience)
+                session = await _sit_anywhere(link, args)
         except BaseException:
             await link.close()
             raise
@@ -448,16 +448,29 @@ async def headless(args) -> int:
     return 0 if outcome.verified else 1
 
 
-async def _sit_anywhere(link: net.Link, name: str, data_dir: Path, patience: float) -> SeatSession:
+async def _sit_as_bot(link: net.Link, table: str, args) -> SeatSession:
+    """Sit as --name, or as "<Level> NNN": names are unique at a table, so when another seat has
+    that one, a fresh number is drawn."""
+    for _ in range(20):
+        name = args.name or f"{args.bot.capitalize()} {secrets.randbelow(900) + 100}"
+        try:
+            return await net.sit(link, table, name, args.data_dir)
+        except net.ServerRefused as e:
+            if e.code != "name_taken" or args.name:
+                raise
+    raise ClientError(f"no free name for a bot at table {table}")
+
+
+async def _sit_anywhere(link: net.Link, args) -> SeatSession:
     """The first waiting table with a free seat; wait for one to appear."""
-    deadline = time.monotonic() + patience
+    deadline = time.monotonic() + args.patience
     while True:
         for t in await link.tables():
             if net.table_is_open(t):
                 try:
-                    return await net.sit(link, net.table_id(t), name, data_dir)
+                    return await _sit_as_bot(link, net.table_id(t), args)
                 except net.ServerRefused:
-                    continue   # taken in the meantime
+                    continue   # taken in the meantime, or our --name is
         if time.monotonic() > deadline:
             raise ClientError("no table with a free seat appeared on this server")
         await asyncio.sleep(0.3)
@@ -497,16 +510,27 @@ async def interactive(args) -> int:
     if what == "watch":
         from .watch import watch_table
         return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
-    try:
-        name = args.name or await _ask(keyboard, "Your name", "Player")
-        session = await net.sit(link, table, _name(name), args.data_dir)
-    except (net.ServerRefused, argparse.ArgumentTypeError) as e:
-        await link.close()
-        print(f"Could not sit at table {table}: {e}")
-        return 1
-    except EOFError:
-        await link.close()
-        return 0
+    name = args.name
+    while True:
+        try:
+            name = name or await _ask(keyboard, "Your name", "Player")
+            session = await net.sit(link, table, _name(name), args.data_dir)
+            break
+        except net.ServerRefused as e:
+            if e.code == "name_taken":   # names are unique at a table: ask for another
+                print(e)
+                name = None
+                continue
+            await link.close()
+            print(f"Could not sit at table {table}: {e}")
+            return 1
+        except argparse.ArgumentTypeError as e:
+            await link.close()
+            print(f"Could not sit at table {table}: {e}")
+            return 1
+        except EOFError:
+            await link.close()
+            return 0
     return await play_seat(Terminal(url, keyboard, colour=colour), session=session, link=link,
                            patience=args.patience)
 

@@ -244,7 +244,7 @@ class Table:
             self.answered = (self.pending_prompt, self.seq, time.monotonic())
             self.happened.append(("ack", msg["id"]))
             return []
-        if msg["code"] == "stale":
+        if msg["code"] in ("stale", "bad_seq"):
             self.want_snapshot = True   # the server sends one; the question is asked again on it
         self.happened.append(("reject", (msg["code"], msg["message"])))
         return []

@@ -351,6 +351,10 @@ class Table:
         free = next((s for s in self.seats if not s.taken), None)
         if free is None:
             return self.broadcaster.error(conn, "table_full", f"Every seat at table {self.id} is taken.")
+        if any(s.name is not None and s.name.casefold() == name.casefold() for s in self.seats):
+            # the game log names players: two of one name (or a person called "Bot 2") would muddle it
+            return self.broadcaster.error(conn, "name_taken", f"Someone at table {self.id} is already "
+                                                              f"called {name!r}; pick another name.")
         token = secrets.token_urlsafe(32)
         free.name, free.player_id, free.token_hash = name, "p-" + secrets.token_hex(8), hash_token(token)
         try:
@@ -376,6 +380,10 @@ class Table:
         s = self._seat_of(conn)
         if s is None:
             return self.broadcaster.error(conn, "not_seated", "You have no seat at this table.")
+        if self.status in ("over", "cancelled"):   # the seat stays in the record; the connection is free
+            s.conn = None
+            conn.table, conn.seat = None, None
+            return conn.push(self.broadcaster.status_frame(self.status))
         if self.status != "waiting":
             return self.broadcaster.error(conn, "started", "The match has started: the seat stays yours; "
                                                            "reconnect with your seat token to play on.")
@@ -527,7 +535,10 @@ class Table:
             return _reject(cid, "not_started", "The match has not started yet."), False
         if ex.phase != "play":
             return _reject(cid, "game_over", f"The match is {ex.phase}."), False
-        if not s.prompt_seq <= msg["seq"] <= self.seq:
+        if msg["seq"] > self.seq:
+            return _reject(cid, "bad_seq", f"This was decided on a view at seq {msg['seq']}, but the table is at "
+                                           f"seq {self.seq}: there is no such view; a fresh snapshot follows."), True
+        if msg["seq"] < s.prompt_seq:
             return _reject(cid, "stale", f"This was decided on the view at seq {msg['seq']}, but the question "
                                          f"changed at seq {s.prompt_seq}; a fresh snapshot follows."), True
         try:

@@ -119,7 +119,10 @@ def setup(names, options: dict | None, rng) -> State:
     options = dict(options or {})
     unknown = set(options) - set(OPTIONS)
     if unknown:
-        raise IllegalAction("bad_setup", f"Unknown table option(s): {', '.join(sorted(unknown))}.")
+        raise IllegalAction("bad_setup", f"Unknown table option(s): {', '.join(sorted(map(str, unknown)))}.")
+    not_yes_no = [k for k, v in options.items() if type(v) is not bool]
+    if not_yes_no:   # bool("no") is True: a word or number here is a mistake, not a choice
+        raise IllegalAction("bad_setup", f"Table option(s) {', '.join(sorted(not_yes_no))} must be true or false.")
     expansion = bool(options.get("expansion", False))
     variant = bool(options.get("setup_variant", False))
     n = len(names)

@@ -125,6 +125,7 @@ async def test_tables_per_server_are_limited(make_server):
     ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 2}, "bad_table"),
     ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "bot": "oracle"}, "unknown_bot"),
     ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {"fog": True}}, "bad_options"),
+    ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {"expansion": "no"}}, "bad_options"),
     ({"type": "sit", "table": "nope", "name": "Ana"}, "no_table"),
     ({"type": "watch", "table": "nope"}, "no_table"),
     ({"type": "leave"}, "not_seated"),
@@ -132,6 +133,7 @@ async def test_tables_per_server_are_limited(make_server):
     ({"type": "resync"}, "not_seated"),
 ])
 async def test_refused_lobby_requests_are_errors_not_closes(server, msg, code):
+    """Refused, named, nothing created, and the connection stays."""
     raw = await Raw.connect(server.url)
     await raw.send(msg)
     err = await raw.expect("error")
@@ -151,6 +153,11 @@ async def test_sit_leave_and_listing(server):
     assert seated["seat"] == 0 and len(seated["token"]) >= 43
     await ana.send({"type": "sit", "table": table, "name": "Ana"})
     assert (await ana.expect("error"))["code"] == "already_seated"
+    # names tell the players apart in the game log: no second Ana, and nobody poses as a bot
+    cy = await Raw.connect(server.url)
+    for name in ("ANA", "Bot 3"):
+        await cy.send({"type": "sit", "table": table, "name": name})
+        assert (await cy.expect("error"))["code"] == "name_taken"
     await lobby.send({"type": "list"})
     [t] = [t for t in (await lobby.expect("tables"))["tables"] if t["id"] == table]
     assert t["status"] == "waiting" and t["game"] == "sanjuan"
@@ -173,6 +180,19 @@ async def test_sit_leave_and_listing(server):
     assert (await lobby.expect("error"))["code"] == "not_started"
     await lobby.send({"type": "sit", "table": table, "name": "Bo"})
     assert (await lobby.expect("seated"))["seat"] == 0
+
+
+async def test_a_finished_match_can_be_left_for_another_table(server):
+    table, (ana, bo) = await table_with(server.url, 2)
+    await play_all([ana, bo])
+    await ana.raw.send({"type": "leave"})
+    late = ("delta", "snapshot", "ack", "entry", "private")   # the end of the match, still arriving
+    status = await ana.raw.expect("status", skip=late)
+    assert status["status"] == "over" and status["seats"][ana.seat]["name"] == "Ana"  # the record keeps it
+    await ana.raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {}})
+    other = (await ana.raw.expect("created", skip=late + ("status",)))["table"]
+    await ana.raw.send({"type": "sit", "table": other, "name": "Ana"})
+    assert (await ana.raw.expect("seated", skip=late + ("status",)))["table"] == other
 
 
 # ---------------------------------------------------------------------- commands
@@ -222,6 +242,12 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
     assert rej["code"] == "stale"
     snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
     assert snap["seq"] == server.tables[table].seq
+    # from the future: a view the table never had
+    await mover.raw.send({"type": "act", "id": 11, "seq": 10**6, "action": [role]})
+    rej = await mover.raw.expect("reject", skip=("status", "delta", "entry", "private"))
+    assert rej["code"] == "bad_seq" and f"the table is at seq {server.tables[table].seq}" in rej["message"]
+    snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
+    assert snap["seq"] == server.tables[table].seq == table_seq
 
 
 def _no_act(p):

@@ -1007,9 +1007,11 @@ def test_first_governor_comes_from_rng():
 
 @pytest.mark.parametrize("names, options", [
     (["A"], {}), (["A", "B", "C", "D", "E"], {}), (["A", "B"], {"variant": True}),
-    (["A", "B"], {"expansion": True, "turbo": 1})])
+    (["A", "B"], {"expansion": True, "turbo": 1}), (["A", "B"], {"expansion": "no"}),
+    (["A", "B"], {"setup_variant": 1}), (["A", "B"], {b"expansion": True})])
 def test_setup_refuses_bad_tables(names, options):
-    """San Juan is for 2-4 players; unknown table options are refused."""
+    """San Juan is for 2-4 players; unknown table options, and options that are not true or
+    false, are refused."""
     with pytest.raises(IllegalAction) as e:
         sanjuan.setup(names, options, local_streams(1))
     assert e.value.code == "bad_setup"
