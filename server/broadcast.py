@@ -17,7 +17,7 @@ it reads the table's seats (who sits where, over which connection) and never wri
 from __future__ import annotations
 
 from protocol import wire
-from protocol.codec import pack, unpack
+from protocol.codec import as_received
 from protocol.diff import diff, view_hash
 
 from .conn import Conn
@@ -30,7 +30,7 @@ SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a sna
 def decoded_view(engine, state, seat: int | None):
     """The engine's view exactly as the receiver decodes it (tuples become lists), so that what
     is compared, hashed and shown to bots is what a client holds."""
-    return unpack(pack(engine.view(state, seat)), wire.MAX_SERVER_FRAME)
+    return as_received(engine.view(state, seat))
 
 
 class Broadcaster:

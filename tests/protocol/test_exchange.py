@@ -679,3 +679,31 @@ def test_header_that_is_not_a_header(table):
     server, players = table
     refuses(players[0], resign(server.signer, server.header, protocol="bgfair/v0"), "bad_header")
     refuses(players[0], resign(server.signer, server.header, t="commits"), "bad_header")
+
+
+# --- the spectator's side ---------------------------------------------------------------------
+
+def test_a_spectator_checks_the_public_entries_and_audits_them():
+    """PlayerExchange(None): every entry checked as a player checks it, nothing sent back, no
+    private message taken, nothing after the last entry; the audit passes without the hands."""
+    server, _ = _match(3, True, "spectator")
+    watcher = PlayerExchange(None, server_key=server.signer.public_key)
+    entries = [m for m in server.sent if m.kind == "entry"]
+    refuses(watcher, entries[1], "bad_seq")
+    replies = [watcher.receive(m) for m in entries]
+    assert replies == [None] * len(entries) and watcher.seat is None and watcher.seed is None
+    assert watcher.report.ok and watcher.report.seats_checked == []
+    assert watcher.report.scores == [sc["total"] for sc in sanjuan.result(server.state)["scores"]]
+    refuses(watcher, next(m for m in server.sent if m.kind == "private"), "not_for_us")
+    after = resign(server.signer, entries[-1], seq=len(entries), prev=entries[-1].hash)
+    refuses(watcher, after, "out_of_order")
+
+
+def test_a_spectator_catches_a_forged_entry():
+    server, _ = _match(2, False, "spectator-forged")
+    watcher = PlayerExchange(None, server_key=server.signer.public_key)
+    entries = [m for m in server.sent if m.kind == "entry"]
+    for m in entries[:5]:
+        watcher.receive(m)
+    forged = resign(_signer("someone else"), entries[5])
+    refuses(watcher, forged, "bad_signature")
