@@ -82,6 +82,7 @@ class Table:
         else:
             self.exchange = PlayerExchange(session.player_id, session.seed,
                                            server_key=server_key or session.server_key)
+            self.exchange.seed_made_by_server = session.seed_made_by_server
             for m in session.messages:       # a restarted client: catch up from disk
                 self.exchange.receive(m)
             self.ended = self.exchange.report is not None
@@ -110,10 +111,10 @@ class Table:
         ex = self.exchange
         if ex is not None and ex.report is None:
             kinds = [e.body["t"] for e in ex.entries]
-            if kinds == ["header"]:
-                out.append({"type": "commit", "commitment": player_commit(
-                    ex.header["game_id"], ex.player_id, ex.seed)})
-            elif kinds == ["header", "commits"]:
+            mine = player_commit(ex.header["game_id"], ex.player_id, ex.seed) if ex.header else None
+            if kinds == ["header"] and not ex.seed_made_by_server:
+                out.append({"type": "commit", "commitment": mine})
+            elif kinds == ["header", "commits"] and ex.entries[1].body["commits"][ex.seat] == mine:
                 out.append({"type": "reveal", "seed": ex.seed})
         if self.pending is not None:
             out.append(self.pending)
@@ -130,9 +131,9 @@ class Table:
             reply = self.exchange.receive(signed)
         except ProtocolError as e:
             if e.code == "commit_changed":
-                raise ClientError("the commitment set does not hold our commitment: either we were away "
-                                  "so long that the server committed a seed for our seat, or the server "
-                                  "cheats. Our seed stays secret; the match goes on without us.") from None
+                raise ClientError("the commitment set does not hold our commitment, and the server did "
+                                  "not say it made our seat's seed while we were away: it cheats. Our "
+                                  "seed stays secret; leaving the table.") from None
             raise ClientError(f"the server's signed log failed a check ({e.code}): {e.message}. "
                               "Leaving the table: this match cannot be trusted.") from None
         out = []
@@ -143,11 +144,11 @@ class Table:
                 self.happened.append(("end", kind))
             return out
         self.session.append(signed)
-        if kind == "header":
+        if kind == "header" and not self.exchange.seed_made_by_server:
             self.happened.append(("notice", "The table is full: the match header is signed; "
                                   "committing to our secret seed."))
             out.append({"type": "commit", "commitment": reply})
-        elif kind == "commits":
+        elif kind == "commits" and reply is not None:
             self.happened.append(("notice", "Every seat has committed; revealing our seed."))
             out.append({"type": "reveal", "seed": reply})
         elif kind == "reveals":
@@ -157,6 +158,18 @@ class Table:
             self.ended = True
             self.happened.append(("end", kind))
         return out
+
+    def _seed_made_by_server(self) -> None:
+        """The status says the server made our seat's seed (we were away past the grace period
+        before we committed): our seed takes no part in this deal, and we say so once."""
+        ex, me = self.exchange, self.session.seat if self.session else None
+        if me is None or ex.seed_made_by_server or me >= len(self.seats):
+            return
+        if isinstance(self.seats[me], dict) and self.seats[me].get("server_seed"):
+            ex.seed_made_by_server = self.session.seed_made_by_server = True
+            self.session.save()
+            self.happened.append(("notice", "While you were away the server made the seed for your seat: "
+                                  "your own seed takes no part in this deal (everyone else's still does)."))
 
     def _already_held(self, m: Signed) -> bool:
         """A message resent after a reconnect (the server sent from an older point than `have`)."""
@@ -268,6 +281,7 @@ class Table:
             self.status = msg.get("status", self.status)
             self.turn_time = msg.get("turn_time")
             self.happened.append(("status", self.seats))
+            self._seed_made_by_server()
             return []
         if kind == "error":
             self.happened.append(("error", (msg["code"], msg["message"])))

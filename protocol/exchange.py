@@ -187,6 +187,10 @@ class PlayerExchange:
         self.seat: int | None = None
         self.record: list[Signed] = []   # every signed message received, in order of arrival
         self.report = None
+        # The server says it committed a seed for our seat while we were away (FAIRNESS.md §4:
+        # a seat whose player is gone gets a server-made seed). Then the commitment set may hold
+        # that one instead of ours; our seed takes no part in the deal, the others' still do.
+        self.seed_made_by_server = False
 
     @property
     def header(self) -> dict | None:
@@ -231,13 +235,14 @@ class PlayerExchange:
             n = len(self.header["seats"])
             if not isinstance(commits, list) or len(commits) != n:
                 raise ProtocolError("bad_commits", f"the commitment set must hold exactly {n} commitments")
-            if self.player_id is not None:
-                mine = player_commit(self.header["game_id"], self.player_id, self.seed)
-                if commits[self.seat] != mine:
-                    raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
+            ours = self.player_id is not None and commits[self.seat] == player_commit(
+                self.header["game_id"], self.player_id, self.seed)
+            if self.player_id is not None and not ours and not self.seed_made_by_server:
+                raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
             if not all(isinstance(c, bytes) and len(c) == 32 for c in commits):
                 raise ProtocolError("bad_commits", "the commitment set must hold one 32-byte commitment per seat")
-            return self.seed  # only now may the seed leave this machine (a spectator has none)
+            # Only now may the seed leave this machine, and only if it is the one committed to.
+            return self.seed if ours else None
         if kind == "reveals":
             seeds = body.get("seeds")
             commits = self.entries[1].body["commits"]

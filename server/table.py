@@ -431,6 +431,9 @@ class Table:
             s.timer.cancel()
             s.timer = None
         s.standin = False
+        # The status first: it tells a returning player whether the server made their seed
+        # while they were away, which the signed messages in the backlog depend on.
+        conn.push(self.broadcaster.status_frame(self.status))
         have = max(0, min(have, len(s.stream)))
         conn.push_backlog(s.stream[have:])
         if self.exchange is not None and self.exchange.state is not None:

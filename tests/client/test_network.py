@@ -81,6 +81,30 @@ def test_killed_client_resumes_its_seat_and_finishes(server, tmp_path):
     assert len(items) > held
 
 
+def test_a_player_away_when_the_match_started_gets_the_seat_back(tmp_path):
+    """Gone before committing: the server makes the seat's seed (and says so); coming back, the
+    client accepts that its own seed takes no part, plays the seat to the end and verifies."""
+    live = LiveServer(tmp_path / "server", grace=0.3)
+    live.start()
+    try:
+        ana_data = tmp_path / "ana"
+        ana = bot_seat(live.url, ana_data, "--create", "sanjuan", "--seats", "3", "--bots", "1", "--name", "Ana")
+        table = first_line(ana)
+        wait_for(lambda: (ana_data / "sessions").is_dir() and any((ana_data / "sessions").glob("*.json")))
+        ana.send_signal(signal.SIGKILL)          # gone before the match starts
+        ana.wait()
+        bo = bot_seat(live.url, tmp_path / "bo", "--table", table, "--name", "Bo", "--think", "0.02")
+        wait_for(lambda: held_messages(tmp_path / "bo") >= 12)    # the match is well under way
+        result = outcome(bot_seat(live.url, ana_data, "--table", table))
+        assert "the server made the seed for your seat" in result["_stderr"]
+        assert result["verified"] and result["finished"], result
+        check_match([result, outcome(bo)], 3)
+        assert not any(p.kind == "private" and p.body["seat"] != result["seat"]
+                       for p in record.read(result["record"]))
+    finally:
+        live.close()
+
+
 def test_reconnects_after_the_server_drops_every_connection(tmp_path):
     live = LiveServer(tmp_path / "server")
     live.start()

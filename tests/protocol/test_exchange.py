@@ -538,6 +538,25 @@ def test_commitment_set_with_our_commitment_changed_or_missing(table, seat, chan
     assert p.receive(entry(server, 1)) == p.seed
 
 
+def test_a_seed_the_server_said_it_made_is_accepted_and_ours_never_leaves(table):
+    """A player away past the grace period before committing gets a server-made seed (the
+    server says so in its status). The returning client then accepts a commitment set without
+    its own commitment, and never sends its seed: it is not the one committed to."""
+    server, players = table
+    p = players[1]
+    p.receive(entry(server, 0))
+    commits = list(entry(server, 1).body["commits"])
+    commits[1] = commitment(server, 1, _bytes("made by the server"))
+    replaced = resign(server.signer, entry(server, 1), commits=commits)
+    p.seed_made_by_server = True
+    assert p.receive(replaced) is None
+    # with our own commitment in the set after all, the seed is ours to reveal as usual
+    q = players[2]
+    q.seed_made_by_server = True
+    q.receive(entry(server, 0))
+    assert q.receive(entry(server, 1)) == q.seed
+
+
 @pytest.mark.parametrize("hole", [None, b"", bytes(31), "not bytes"], ids=["None", "empty", "31-bytes", "str"])
 def test_commitment_set_missing_another_seats_commitment(table, hole):
     """FAIRNESS.md §4.3: exactly one commitment per seat. A set in which another seat has no
