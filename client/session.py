@@ -70,6 +70,7 @@ class SeatSession:
     server_key: bytes | None = None
     next_id: int = 1
     finished: bool = False
+    committed: bool = False               # we sent our commitment: nobody may replace it
     seed_made_by_server: bool = False     # the server said so: our own seed is not in this deal
     messages: list[Signed] = field(default_factory=list)
 
@@ -91,7 +92,8 @@ class SeatSession:
             "url": self.url, "table": self.table, "seat": self.seat, "token": self.token,
             "player_id": self.player_id, "name": self.name, "seed": self.seed.hex(),
             "server_key": self.server_key.hex() if self.server_key else None,
-            "next_id": self.next_id, "finished": self.finished, "seed_made_by_server": self.seed_made_by_server,
+            "next_id": self.next_id, "finished": self.finished, "committed": self.committed,
+            "seed_made_by_server": self.seed_made_by_server,
         })
         if not self.msgs_path.exists():
             fd = os.open(self.msgs_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -123,7 +125,7 @@ class SeatSession:
                 seed=bytes.fromhex(data["seed"]),
                 server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
-                seed_made_by_server=data.get("seed_made_by_server", False))
+                committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False))
         s.messages = _read_messages(s.msgs_path)
         return s
 

@@ -113,7 +113,7 @@ class Table:
             kinds = [e.body["t"] for e in ex.entries]
             mine = player_commit(ex.header["game_id"], ex.player_id, ex.seed) if ex.header else None
             if kinds == ["header"] and not ex.seed_made_by_server:
-                out.append({"type": "commit", "commitment": mine})
+                out.append(self._commit(mine))
             elif kinds == ["header", "commits"] and ex.entries[1].body["commits"][ex.seat] == mine:
                 out.append({"type": "reveal", "seed": ex.seed})
         if self.pending is not None:
@@ -147,7 +147,7 @@ class Table:
         if kind == "header" and not self.exchange.seed_made_by_server:
             self.happened.append(("notice", "The table is full: the match header is signed; "
                                   "committing to our secret seed."))
-            out.append({"type": "commit", "commitment": reply})
+            out.append(self._commit(reply))
         elif kind == "commits" and reply is not None:
             self.happened.append(("notice", "Every seat has committed; revealing our seed."))
             out.append({"type": "reveal", "seed": reply})
@@ -159,11 +159,19 @@ class Table:
             self.happened.append(("end", kind))
         return out
 
+    def _commit(self, commitment: bytes) -> dict:
+        """Our commitment, to send; once sent, no server-made seed may take its place."""
+        if not self.session.committed:
+            self.session.committed = True
+            self.session.save()
+        return {"type": "commit", "commitment": commitment}
+
     def _seed_made_by_server(self) -> None:
         """The status says the server made our seat's seed (we were away past the grace period
-        before we committed): our seed takes no part in this deal, and we say so once."""
+        before we committed): our seed takes no part in this deal, and we say so once. Not once
+        we have sent our commitment: then the server had it, and a set without it is cheating."""
         ex, me = self.exchange, self.session.seat if self.session else None
-        if me is None or ex.seed_made_by_server or me >= len(self.seats):
+        if me is None or ex.seed_made_by_server or self.session.committed or me >= len(self.seats):
             return
         if isinstance(self.seats[me], dict) and self.seats[me].get("server_seed"):
             ex.seed_made_by_server = self.session.seed_made_by_server = True
