@@ -1,13 +1,12 @@
-"""The `governor` command: one subcommand per job, each a module with HELP, add_arguments(parser)
-and run(args) -> exit code. join, watch, serve and verify will be entries in COMMANDS."""
+"""The `governor` command: one subcommand per job (COMMANDS), each a module with HELP,
+add_arguments(parser) and run(args) -> exit code."""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
 
-from . import join, play, selfplay, verify, watch
-from . import serve
+from . import join, play, selfplay, serve, verify, watch
 
 COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify, "join": join, "watch": watch,
             "serve": serve}

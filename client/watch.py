@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("table", help="the table id (see `governor join URL` for the list)")
     add_connection_arguments(p)
-    p.add_argument("--data-dir", type=Path, default=None,
+    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                    help="where the public record is saved (default $GOVERNOR_DATA, else ~/.local/share/governor/client)")
 
 
