@@ -261,6 +261,8 @@ class Terminal(net.Player):
         say()
         if outcome.report is not None:
             say(outcome.report.text())
+        if outcome.caveat:
+            say(outcome.caveat, "warn")
         say(f"Match record saved: {outcome.record}")
         say(f"Check it again any time, on any machine: governor verify {outcome.record}", "dim")
 
@@ -444,6 +446,8 @@ async def headless(args) -> int:
         print(json.dumps(outcome.as_dict(), sort_keys=True), flush=True)
     else:
         print(outcome.report.text() if outcome.report else outcome.reason)
+        if outcome.caveat:
+            print(outcome.caveat)
         print(f"Match record saved: {outcome.record}")
     return 0 if outcome.verified else 1
 

@@ -88,7 +88,10 @@ class Link:
                    timeout: float = REQUEST_TIMEOUT) -> dict:
         tls = None
         if self.url.startswith("wss://"):
-            tls = ssl.create_default_context(cafile=self.cafile)
+            try:
+                tls = ssl.create_default_context(cafile=self.cafile)
+            except (OSError, ssl.SSLError) as e:   # not a dropped connection: nothing to retry
+                raise ClientError(f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
         elif self.cafile:
             raise ClientError(f"--cafile is for wss:// servers; {self.url} does not use TLS")
         try:
@@ -358,6 +361,7 @@ class SeatRunner:
             self.link = link
             self.player.connection("connected", welcome["server"])
             self.backoff.reset()
+            self.table.resumed()
             for msg in self.table.resume_messages():
                 await link.send(msg)
             # The server sends a snapshot on every (re)connect once play began; ask if it does not.
@@ -443,7 +447,8 @@ class SeatRunner:
         return Outcome(finished=final["t"] == "final", report=report, record=path,
                        table=self.session.table, seat=ex.seat, names=self.table.names(),
                        result=view.get("result"),
-                       reason=final.get("reason") if final["t"] == "cancel" else None)
+                       reason=final.get("reason") if final["t"] == "cancel" else None,
+                       own_seed=not ex.seed_made_by_server)
 
 
 def unreachable(url: str, e: BaseException) -> str:
@@ -485,15 +490,15 @@ class Spectator:
 
     async def run(self) -> Table:
         try:
-            while not self.table.ended:
+            while not self._over():
                 try:
                     if self.link is None or self.link.ws is None:
                         await self._connect()
                     await self.link.send({"type": "watch", "table": self.table.table, "have": self.table.held})
-                    while not self.table.ended:
+                    while not self._over():
                         await self._step(await self.link.recv())
                 except _DROPPED as e:
-                    if self.table.ended:
+                    if self._over():
                         break
                     self.player.connection("reconnecting", _why(e))
                     await self.link.close()
@@ -503,6 +508,10 @@ class Spectator:
         finally:
             if self.link is not None:
                 await self.link.close()
+
+    def _over(self) -> bool:
+        """The match ended (its last signed entry is in), or the table closed before it began."""
+        return self.table.ended or (self.table.header is None and self.table.status in ("cancelled", "over"))
 
     async def _step(self, msg: dict) -> None:
         if msg["type"] == "error" and self.table.view is None:

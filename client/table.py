@@ -32,10 +32,19 @@ class Outcome:
     names: list[str]
     result: dict | None = None      # the engine's result from the final view, when we saw it
     reason: str | None = None       # why it did not finish
+    own_seed: bool = True           # False: the server made our seat's seed (we were away, it says)
 
     @property
     def verified(self) -> bool:
         return self.finished and self.report is not None and self.report.ok
+
+    @property
+    def caveat(self) -> str | None:
+        """What the audit cannot vouch for in this match, if anything."""
+        if self.own_seed:
+            return None
+        return ("Your own seed took no part in this deal: the server says it made your seat's seed "
+                "while you were away, so the deal rests on the other players' seeds.")
 
     def as_dict(self) -> dict:
         r = self.report
@@ -50,7 +59,7 @@ class Outcome:
                         self.reason or "no record"),
             "checks": r.checks if r else [], "game_id": r.game_id if r else None,
             "server": r.server if r else None, "record": str(self.record) if self.record else None,
-            "reason": self.reason,
+            "reason": self.reason, "own_seed": self.own_seed,
         }
 
 
@@ -71,6 +80,7 @@ class Table:
         self.seats: list = []               # the latest status: who sits where, connected, bots
         self.status: str | None = None      # the table's: waiting, playing, over, cancelled
         self.turn_time: float | None = None  # seconds to answer a question before a bot does
+        self.trust_seed_claim = False       # see resumed()
         self.want_snapshot = False          # a resync is under way: deltas are ignored until it comes
         self.pending: dict | None = None    # the act sent and not yet answered
         self.pending_prompt: dict | None = None
@@ -158,6 +168,14 @@ class Table:
             self.ended = True
             self.happened.append(("end", kind))
         return out
+
+    def resumed(self) -> None:
+        """We came back to the seat with its token. The server's first word then is the seat's
+        status, which says whether it made our seed while we were away; that claim is heard
+        then and only then (never on the connection we sat down with, nor midway through one),
+        and only if we never sent our commitment. Even so it is the server's word: the outcome
+        says that our own seed took no part."""
+        self.trust_seed_claim = True
 
     def _commit(self, commitment: bytes) -> dict:
         """Our commitment, to send; once sent, no server-made seed may take its place."""
@@ -289,7 +307,9 @@ class Table:
             self.status = msg.get("status", self.status)
             self.turn_time = msg.get("turn_time")
             self.happened.append(("status", self.seats))
-            self._seed_made_by_server()
+            if self.trust_seed_claim:       # only the first status of a resumed connection
+                self.trust_seed_claim = False
+                self._seed_made_by_server()
             return []
         if kind == "error":
             self.happened.append(("error", (msg["code"], msg["message"])))

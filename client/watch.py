@@ -83,6 +83,9 @@ async def watch_table(link: net.Link, table: str, data_dir: Path, *, colour: boo
     except net.ServerRefused as e:
         print(f"Cannot watch table {table}: {e}")
         return 1
+    if t.header is None:
+        print("The table was closed before its match began.")
+        return 0
     v = t.view or {}
     if v.get("result") and watcher.screen:
         print()

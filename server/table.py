@@ -664,11 +664,14 @@ class Table:
         if self.broken or ex is None:
             return
         if index is None:   # the commit or reveal phase ran out of time
-            self.phase_clock = None
+            if self.phase_clock_for == key:
+                self.phase_clock = self.phase_clock_for = None
             if ex.phase != key:
                 return
             owed = ex.commits if key == "commit" else ex.seeds
-            late = [s.name for s in self.seats if s.human and owed[s.index] is None and not s.server_plays]
+            # Those away are the grace period's: it gives their seat a seed, or cancels in the reveal.
+            late = [s.name for s in self.seats
+                    if s.human and owed[s.index] is None and not s.server_plays and s.conn is not None]
             if late:
                 verb = "commit to" if key == "commit" else "reveal"
                 log.info("table %s: %s did not %s a seed in %s s; the match is cancelled",

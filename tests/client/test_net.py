@@ -100,24 +100,29 @@ def status(server_seed: bool) -> dict:
                       {"name": "Bo", "bot": None, "connected": True, "standin": False, "server_seed": False}]}
 
 
-@pytest.mark.parametrize("committed", [False, True])
-def test_a_server_made_seed_is_accepted_only_if_we_never_committed(tmp_path, committed):
-    """Away before the header: the status says the server made our seed, and the commitment set
-    without ours is accepted (our seed is never sent). Had we sent our commitment, the server
-    held it, and the same claim is cheating."""
+@pytest.mark.parametrize("resumed, committed", [(True, False), (True, True), (False, False)])
+def test_a_server_made_seed_is_accepted_only_from_a_resumed_seat_that_never_committed(
+        tmp_path, resumed, committed):
+    """Away before the header: on coming back, the status says the server made our seed, and the
+    commitment set without ours is accepted (our seed is never sent). Had we sent our
+    commitment, the server held it; and on the connection we sat down with we were never away:
+    either way the same claim is cheating."""
     signer = Signer.generate()
     server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer)
     session = new_session(tmp_path)
     table = Table("t1", session, server_key=signer.public_key)
     if committed:
         assert table.feed(frame(server.header))[0]["type"] == "commit"
+    if resumed:
+        table.resumed()
     table.feed(status(server_seed=True))       # a returning seat hears the status first
     if not committed:
-        assert table.feed(frame(server.header)) == []      # nothing to commit: it is done for us
+        out = table.feed(frame(server.header))
+        assert out == [] if resumed else out[0]["type"] == "commit"
     server.commit(0, PlayerExchange("p0", b"s" * 32).receive(server.header))   # the server's seed
     other = PlayerExchange("p1")
     [commits] = server.commit(1, other.receive(server.header))
-    if committed:
+    if committed or not resumed:
         with pytest.raises(ClientError, match="cheats"):
             table.feed(frame(commits))
         return
@@ -125,6 +130,9 @@ def test_a_server_made_seed_is_accepted_only_if_we_never_committed(tmp_path, com
     assert "takes no part" in " ".join(str(d) for _, d in table.drain())
     assert SeatSession.load(session.path).seed_made_by_server
     assert Table("t1", SeatSession.load(session.path)).resume_messages() == []
+    # a later status saying the same is not heard again, and changes nothing
+    table.feed(status(server_seed=True))
+    assert table.exchange.seed_made_by_server
 
 
 def test_resent_entries_are_ignored_and_changed_ones_refused(tmp_path):

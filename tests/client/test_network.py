@@ -3,6 +3,7 @@
 Every client is a separate process, as on a LAN: its seat is played by a random bot from its own
 view (`--bot random --no-input --json`), it audits the match by itself and saves the record.
 """
+import asyncio
 import json
 import re
 import signal
@@ -13,6 +14,8 @@ import pytest
 from client.cli import main
 from protocol import record
 from protocol.verify import verify
+
+from tests.server.rawclient import Raw
 
 from .live import LiveServer, bot_seat, first_line, governor, held_messages, outcome, wait_for
 
@@ -97,7 +100,7 @@ def test_a_player_away_when_the_match_started_gets_the_seat_back(tmp_path):
         wait_for(lambda: held_messages(tmp_path / "bo") >= 12)    # the match is well under way
         result = outcome(bot_seat(live.url, ana_data, "--table", table))
         assert "the server made the seed for your seat" in result["_stderr"]
-        assert result["verified"] and result["finished"], result
+        assert result["verified"] and result["finished"] and result["own_seed"] is False, result
         check_match([result, outcome(bo)], 3)
         assert not any(p.kind == "private" and p.body["seat"] != result["seat"]
                        for p in record.read(result["record"]))
@@ -170,6 +173,24 @@ def test_watch_follows_a_match_to_its_end(server, tmp_path):
     assert "Cities" in out and "Your hand" not in out          # the public view only
     assert re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", out)
     assert " ".join(str(s) for s in result["scores"]) in re.sub(r"\s+", " ", out[out.rindex("\ntotal"):])
+
+
+def test_watching_a_table_closed_before_its_match_began(tmp_path):
+    live = LiveServer(tmp_path / "server", idle_table=0.5)
+    live.start()
+    try:
+        async def create():
+            raw = await Raw.connect(live.url)
+            table = await raw.create(2)
+            await raw.close()
+            return table
+        table = asyncio.run(create())
+        watcher = governor("watch", live.url, table, "--data-dir", str(tmp_path / "w"))
+        out, err = watcher.communicate(timeout=30)
+        assert watcher.returncode == 0 and "The table was closed before its match began." in out, (out, err)
+        assert not (tmp_path / "w" / "records").exists()
+    finally:
+        live.close()
 
 
 def test_watch_an_unknown_table(server):

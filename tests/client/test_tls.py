@@ -77,6 +77,14 @@ def test_an_untrusted_certificate_is_refused_with_the_way_out(tls_server, tmp_pa
     assert "Traceback" not in err and json.loads(out)["verified"] is False
 
 
+def test_a_cafile_that_cannot_be_read_is_named(tls_server, tmp_path):
+    (tmp_path / "junk.pem").write_text("not a certificate")
+    for cafile in (str(tmp_path / "missing.pem"), str(tmp_path / "junk.pem")):
+        proc = bot_seat(tls_server.url, tmp_path / "d", "--cafile", cafile, "--create", "sanjuan")
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 1 and f"cannot use --cafile {cafile}" in err and "Traceback" not in err, err
+
+
 def test_a_certificate_for_another_server_is_refused(tls_server, tmp_path):
     other, _ = self_signed(tmp_path, "someone-else")
     proc = bot_seat(tls_server.url, tmp_path / "c", "--cafile", str(other), "--create", "sanjuan")

@@ -82,3 +82,17 @@ async def test_no_clock_when_turn_time_is_zero(make_server):
     assert server.tables[table].seq == seq         # nobody answered for Bo
     assert "turn_time" not in bo.status
     assert all(s.clock is None for s in server.tables[table].seats)
+
+
+async def test_the_commit_clock_leaves_a_player_away_to_the_grace_period(make_server):
+    """Bo left before committing but is within his grace period: the clock does not cancel the
+    match in his name (the grace period decides: his seed, or his return)."""
+    server = await make_server(turn_time=0.3, grace=30)
+    table, ana, bo = await two_seats(server)
+    await bo.drop()
+    await ana.play(until=lambda p: p.px.entries and server.tables[table].exchange.commits[ana.seat] is not None)
+    await asyncio.sleep(0.8)
+    assert server.tables[table].exchange.phase == "commit"      # still waiting for Bo, not cancelled
+    await bo.resume()
+    await play_all([ana, bo])
+    assert ana.report.ok and bo.report.ok and server.tables[table].status == "over"
