@@ -119,7 +119,7 @@ class Table:
         a repeat), and the unanswered command (same id: applied at most once)."""
         out: list[dict] = []
         ex = self.exchange
-        if ex is not None and ex.report is None:
+        if self.session is not None and ex.report is None:   # a spectator owes nothing
             kinds = [e.body["t"] for e in ex.entries]
             mine = player_commit(ex.header["game_id"], ex.player_id, ex.seed) if ex.header else None
             if kinds == ["header"] and not ex.seed_made_by_server:
