@@ -180,9 +180,9 @@ def _read_messages(path: Path) -> list[Signed]:
     return out
 
 
-def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, public: bool = False) -> Path:
-    """Write a finished match's signed messages to `<data>/records/<game id>.govrec`, or a
-    spectator's (the public entries only) to `<game id>.public.govrec`, so that watching a match
-    never overwrites the record of one's own seat in it."""
+def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind: str = "") -> Path:
+    """Write a match's signed messages to `<data>/records/<game id>.govrec`; another `kind` of
+    record gets its own name, so that none overwrites the record of one's own seat: "public" (a
+    spectator's, the public entries only) or "refused" (the evidence of a server caught out)."""
     name = game_id.hex() if isinstance(game_id, bytes) else f"match-{int(time.time())}"
-    return record.write(Path(data_dir) / "records" / f"{name}{'.public' * public}.govrec", items)
+    return record.write(Path(data_dir) / "records" / f"{name}{'.' + kind if kind else ''}.govrec", items)

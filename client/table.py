@@ -16,7 +16,7 @@ from protocol.messages import ProtocolError, Signed
 from protocol.verify import Report
 
 from .errors import ClientError
-from .session import SeatSession
+from .session import SeatSession, save_record
 
 HOLD = 2.0              # after an ack, how long an unchanged question waits for the next update
 
@@ -140,12 +140,13 @@ class Table:
         try:
             reply = self.exchange.receive(signed)
         except ProtocolError as e:
+            evidence = self._keep_evidence(signed)
             if e.code == "commit_changed":
                 raise ClientError("the commitment set does not hold our commitment, and the server did "
                                   "not say it made our seat's seed while we were away: it cheats. Our "
-                                  "seed stays secret; leaving the table.") from None
+                                  f"seed stays secret; leaving the table.{evidence}") from None
             raise ClientError(f"the server's signed log failed a check ({e.code}): {e.message}. "
-                              "Leaving the table: this match cannot be trusted.") from None
+                              f"Leaving the table: this match cannot be trusted.{evidence}") from None
         out = []
         kind = signed.body["t"]
         if self.session is None:             # a spectator: no part in the exchange, no notices
@@ -168,6 +169,18 @@ class Table:
             self.ended = True
             self.happened.append(("end", kind))
         return out
+
+    def _keep_evidence(self, refused: Signed) -> str:
+        """The signed messages so far and the one refused, saved where `governor verify` can
+        show anyone what the server signed; the words to add to the error."""
+        if self.session is None or self.exchange.header is None:
+            return ""
+        try:
+            path = save_record(self.session.data_dir, [*self.exchange.record, refused],
+                               self.exchange.header["game_id"], "refused")
+        except OSError:
+            return ""
+        return f" What the server signed is kept in {path}."
 
     def resumed(self) -> None:
         """We came back to the seat with its token. The server's first word then is the seat's

@@ -98,7 +98,7 @@ async def watch_table(link: net.Link, table: str, data_dir: Path, *, colour: boo
     report = t.exchange.report
     print()
     print(report.text())
-    path = save_record(data_dir, t.exchange.record, t.header["game_id"], public=True)
+    path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public")
     print(f"Public match record saved: {path}")
     return 0 if report.ok else 1
 

@@ -123,8 +123,12 @@ def test_a_server_made_seed_is_accepted_only_from_a_resumed_seat_that_never_comm
     other = PlayerExchange("p1")
     [commits] = server.commit(1, other.receive(server.header))
     if committed or not resumed:
-        with pytest.raises(ClientError, match="cheats"):
+        with pytest.raises(ClientError, match="cheats") as refused:
             table.feed(frame(commits))
+        # what the server signed is kept as evidence: the set without our commitment included
+        kept = tmp_path / "records" / f"{server.game_id.hex()}.refused.govrec"
+        assert str(kept) in str(refused.value)
+        assert [m.payload for m in record.read(kept)][-1] == commits.payload
         return
     assert table.feed(frame(commits)) == []     # no reveal: our seed is not the one committed to
     assert "takes no part" in " ".join(str(d) for _, d in table.drain())
