@@ -399,7 +399,7 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
 
 
 async def _serve(server: Server) -> int:
-    port = await server.start()
+    await server.start()          # binds the port (a real one for --port 0): server.url says it
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     print(f"listening on {server.url}", flush=True)

@@ -11,7 +11,7 @@ from itertools import combinations
 
 from games.choice import pick_uniform
 
-from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP, catalog
+from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP
 from .rules import current_tile, good_price, hand_limit, min_build_cost, to_act
 from .scoring import result
 from .state import State

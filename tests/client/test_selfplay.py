@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import bots
 from client.cli import main
 from protocol import record
 from protocol.verify import verify

@@ -207,17 +207,23 @@ async def test_a_waiting_table_everyone_left_is_closed_after_a_while(make_server
     await lobby.create(2)                              # the table limit is free again
 
 
+async def unloaded(server, table: str) -> None:
+    """Wait (at most 2 s) until a finished table has left the server's memory."""
+    for _ in range(200):
+        if table not in server.tables:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"table {table} is still in memory")
+
+
 async def test_a_finished_table_nobody_is_at_leaves_memory_and_is_rebuilt_on_demand(server):
     table, (ana, bo) = await table_with(server.url, 2)
     await play_all([ana, bo])
     task = server.tables[table].task
     await ana.drop()
     await bo.drop()
-    for _ in range(200):
-        if table not in server.tables:
-            break
-        await asyncio.sleep(0.01)
-    assert table not in server.tables and task.done()
+    await unloaded(server, table)
+    assert task.done()
     assert not any(t.id == table for t, _ in server.tokens.values())
     lobby = await Raw.connect(server.url)
     await lobby.send({"type": "list"})
@@ -230,11 +236,7 @@ async def test_a_finished_table_nobody_is_at_leaves_memory_and_is_rebuilt_on_dem
     assert server.tables[table].seats[bo.seat].conn is not None
     await lobby.close()
     await again.close()
-    for _ in range(200):
-        if table not in server.tables:
-            break
-        await asyncio.sleep(0.01)
-    assert table not in server.tables
+    await unloaded(server, table)
 
 
 # ---------------------------------------------------------------------- 7. the last frames
