@@ -15,14 +15,15 @@ entry, C1), and per type:
   move     seat, events: digest of the public events the move caused (absent when none)
   final    server_seed, moves: [[seat, action], ...], scores: [total per seat], winners
   cancel   server_seed, seeds: [seed or None per seat], moves, reason
-Private messages: game_id, seq (the entry they belong to), seat, and either "hand" (the cards
-dealt, as ids) or "events" (the texts only that seat may see).
+Private messages: game_id, seq (the entry they belong to), seat, and either "dealt" (what the
+game shows that seat alone at setup, e.g. its cards as ids) or "events" (the texts only that seat may see).
 """
 from __future__ import annotations
 
 import secrets
 
 import games
+from games.errors import IllegalAction
 
 from .codec import pack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
@@ -40,16 +41,19 @@ class ServerExchange:
     def __init__(self, game: str, options: dict, seats: list[tuple[str, str]], signer: Signer, *,
                  game_id: bytes | None = None, server_seed: bytes | None = None) -> None:
         self.engine = games.get(game)
-        if not self.engine.MIN_PLAYERS <= len(seats) <= self.engine.MAX_PLAYERS:
-            raise ProtocolError("bad_table", f"{self.engine.TITLE} is for {self.engine.MIN_PLAYERS} "
-                                f"to {self.engine.MAX_PLAYERS} players")
+        info = self.engine.INFO
+        if len(seats) not in info.players:
+            raise ProtocolError("bad_table", f"{info.title} is for {info.min_players} to {info.max_players} players")
         if len({pid for pid, _ in seats}) != len(seats):
             raise ProtocolError("bad_table", "player ids must differ")
         self.signer = signer
         self.game_id = game_id or secrets.token_bytes(16)
         self.server_seed = server_seed or secrets.token_bytes(SEED_BYTES)
         self.seats = list(seats)
-        self.options = dict(options)
+        try:
+            self.options = info.check_options(options)
+        except IllegalAction as e:
+            raise ProtocolError(e.code, e.message) from None
         self.commits: list[bytes | None] = [None] * len(seats)
         self.seeds: list[bytes | None] = [None] * len(seats)
         self.moves: list[list] = []
@@ -61,8 +65,8 @@ class ServerExchange:
         self.sent: list[Signed] = []        # every message, entries and private ones, in order
         self._append({
             "t": "header", "protocol": PROTOCOL, "game_id": self.game_id, "game": game,
-            "rules": self.engine.RULES_VERSION, "options": self.options,
-            "manifest": self.engine.manifest_hash(bool(self.options.get("expansion"))),
+            "rules": info.rules_version, "options": self.options,
+            "manifest": self.engine.manifest_hash(self.options),
             "seats": [{"id": pid, "name": name} for pid, name in seats],
             "server_key": signer.public_key,
             "server_commit": server_commit(self.game_id, self.server_seed),
@@ -129,8 +133,9 @@ class ServerExchange:
         self.state = self.engine.setup([name for _, name in self.seats], self.options, self.streams)
         self.phase = "play"
         for seat_no in range(len(self.seats)):
-            hand = self.engine.view(self.state, seat_no)["you"]["hand"]
-            out.append(self._private(seat_no, {"hand": [c for c, _ in hand]}))
+            dealt = self.engine.dealt(self.state, seat_no)
+            if dealt is not None:
+                out.append(self._private(seat_no, {"dealt": dealt}))
         return out + self._finish_if_over()
 
     def act(self, seat: int, action) -> list[Signed]:

@@ -90,8 +90,9 @@ def check_header(body: dict):
     if not isinstance(seats, list) or not all(
             isinstance(s, dict) and type(s.get("id")) is str and type(s.get("name")) is str for s in seats):
         bad(f"the seats must be a list of {{id, name}} maps, not {short_repr(seats)}")
-    if not engine.MIN_PLAYERS <= len(seats) <= engine.MAX_PLAYERS:
-        bad(f"{engine.TITLE} is for {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} players, not {len(seats)}")
+    info = engine.INFO
+    if len(seats) not in info.players:
+        bad(f"{info.title} is for {info.min_players} to {info.max_players} players, not {len(seats)}")
     if len({s["id"] for s in seats}) != len(seats):
         bad("two seats have the same player id")
     return engine

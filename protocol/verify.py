@@ -102,17 +102,21 @@ def _audit(items: list[Signed], report: Report) -> None:
     report.server = fingerprint(key)
     game_id = header["game_id"]
     report.game_id = game_id.hex()
-    report.game = engine.TITLE
-    if header["rules"] != engine.RULES_VERSION:
+    info = engine.INFO
+    report.game = info.title
+    if header["rules"] != info.rules_version:
         raise Mismatch("entry 0 (header)", f"the match used rules version {header['rules']!r}; "
-                       f"this verifier implements {engine.RULES_VERSION!r}")
-    options = header["options"]
+                       f"this verifier implements {info.rules_version!r}")
+    try:
+        options = info.check_options(header["options"])
+    except IllegalAction as e:
+        raise Mismatch("entry 0 (header)", e.message) from None
     seats = header["seats"]
-    if header["manifest"] != engine.manifest_hash(bool(options.get("expansion"))):
+    if header["manifest"] != engine.manifest_hash(options):
         raise Mismatch("entry 0 (header)", "the card manifest hash is not the one of these rules")
     names = [s["name"] for s in seats]
     report.names = names
-    report.checks.append(f"header signed by the server key, {len(seats)} seats, rules {engine.RULES_VERSION}")
+    report.checks.append(f"header signed by the server key, {len(seats)} seats, rules {info.rules_version}")
 
     # The hash chain: every entry signed, numbered, and pointing at the one before.
     for i, entry in enumerate(entries[1:], 1):
@@ -184,8 +188,8 @@ def _audit(items: list[Signed], report: Report) -> None:
         raise Mismatch("entry 0 (header)", e.message) from None
     for seat in checked:
         shown = by_seq.get(2, {}).get(seat)
-        dealt = [c for c, _ in engine.view(state, seat)["you"]["hand"]]
-        if shown is None or shown.body.get("hand") != dealt:
+        dealt = engine.dealt(state, seat)
+        if (shown.body.get("dealt") if shown else None) != dealt:
             raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
     report.checks.append("every shuffle recomputed from the seeds; the dealt hands match")
 

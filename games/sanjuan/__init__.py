@@ -1,6 +1,6 @@
 """San Juan (2nd edition, with the expansion "The New Buildings") as a pure rules engine.
 
-The contract every title offers (DESIGN.md §2):
+The contract every title offers (games/contract.py):
 
     >>> from protocol.fairness import local_streams
     >>> from games import sanjuan
@@ -14,24 +14,39 @@ The contract every title offers (DESIGN.md §2):
 Actions are lists of picked option values (card ids, role names, words). Randomness comes only
 from `rng`, an object with named streams (protocol.fairness.Streams). Nothing here does I/O.
 """
-from .cards import catalog, manifest_hash
+from . import cards
+from .cards import catalog
 from .determinize import Determinizer, determinize
+from .hidden import permute_hidden
+from .info import INFO
 from .rules import apply, setup, to_act
 from .scoring import result
 from .state import State, dump, load
 from .view import legal, prompt, random_action, view, visible_events
-
-NAME = "sanjuan"
-# Bump whenever a rule change could make an old match replay differently: records name it.
-RULES_VERSION = "sanjuan-2e/1"
-TITLE = "San Juan"
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 
 def copy(s: State) -> State:
     return s.copy()
 
 
-__all__ = ["NAME", "RULES_VERSION", "TITLE", "MIN_PLAYERS", "MAX_PLAYERS", "State", "setup", "to_act", "prompt",
-           "legal", "random_action", "apply", "view", "visible_events", "result", "dump", "load", "copy",
-           "catalog", "manifest_hash", "determinize", "Determinizer"]
+def manifest(options: dict) -> list[str]:
+    """The deck by card id, as kind keys (the cathedral is not a deck card)."""
+    return [cards.KEY[k] for k in cards.MANIFEST[bool(INFO.check_options(options)["expansion"])]]
+
+
+def manifest_hash(options: dict) -> bytes:
+    return cards.manifest_hash(bool(INFO.check_options(options)["expansion"]))
+
+
+def dealt(s: State, seat: int) -> list[int]:
+    """The starting hand dealt to `seat`, as card ids, before any decision."""
+    return list(s.players[seat].hand)
+
+
+__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view",
+           "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
+           "permute_hidden", "catalog", "determinize", "Determinizer"]
+
+# TEMPORARY until the client and server are generic (this session): the old names.
+NAME, TITLE, RULES_VERSION = INFO.id, INFO.title, INFO.rules_version
+MIN_PLAYERS, MAX_PLAYERS = INFO.min_players, INFO.max_players

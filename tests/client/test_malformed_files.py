@@ -42,7 +42,7 @@ def _self_signed_record(**header_changes) -> list[Signed]:
     """A record anyone can make: a header and a cancel entry, signed with one's own key."""
     signer = Signer.generate()
     header = {"t": "header", "seq": 0, "protocol": "bgfair/v1", "game_id": b"g" * 16, "game": "sanjuan",
-              "rules": sanjuan.RULES_VERSION, "options": {}, "manifest": sanjuan.manifest_hash(False),
+              "rules": sanjuan.INFO.rules_version, "options": {}, "manifest": sanjuan.manifest_hash({}),
               "seats": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}],
               "server_key": signer.public_key, "server_commit": b"c" * 32, **header_changes}
     items = []

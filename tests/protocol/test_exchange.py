@@ -141,8 +141,8 @@ def test_the_header_and_the_seeds(match):
     n, expansion, _, server, players = match
     header = server.header.body
     assert header["protocol"] == "bgfair/v1"
-    assert header["game"] == "sanjuan" and header["rules"] == sanjuan.RULES_VERSION
-    assert header["manifest"] == sanjuan.manifest_hash(expansion)
+    assert header["game"] == "sanjuan" and header["rules"] == sanjuan.INFO.rules_version
+    assert header["manifest"] == sanjuan.manifest_hash({"expansion": expansion})
     assert header["server_key"] == server.signer.public_key
     assert header["server_commit"] == server_commit(server.game_id, server.server_seed)
     assert [s["name"] for s in header["seats"]] == NAMES[:n]
@@ -655,7 +655,7 @@ def test_private_message_with_a_bad_signature(table):
     refuses(p, Signed.parse("private", msg.payload, server.signer.sign(SIG_ENTRY, msg.payload)), "bad_signature")
     # Changed cards, old signature.
     body = unpack(msg.payload)
-    body["hand"] = list(reversed(body["hand"]))
+    body["dealt"] = list(reversed(body["dealt"]))
     refuses(p, Signed.parse("private", pack(body), msg.sig), "bad_signature")
     p.receive(msg)
 

@@ -87,7 +87,7 @@ def _entry(body: dict) -> Signed:
 
 def _header(**changes) -> dict:
     header = {"t": "header", "seq": 0, "protocol": "bgfair/v1", "game_id": b"g" * 16, "game": "sanjuan",
-              "rules": sanjuan.RULES_VERSION, "options": {}, "manifest": sanjuan.manifest_hash(False),
+              "rules": sanjuan.INFO.rules_version, "options": {}, "manifest": sanjuan.manifest_hash({}),
               "seats": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}],
               "server_key": SIGNER.public_key, "server_commit": b"c" * 32}
     for k, v in changes.items():

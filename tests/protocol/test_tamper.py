@@ -307,7 +307,7 @@ def test_a_dropped_private_message_of_another_seat(match):
 
 
 def test_a_dropped_hand(mine):
-    [i] = [i for i in privates(mine, SEAT) if "hand" in mine[i].body]
+    [i] = [i for i in privates(mine, SEAT) if "dealt" in mine[i].body]
     fails(mine[:i] + mine[i + 1:], "entry 2 (reveals)", f"the cards dealt to {NAMES[SEAT]} are not")
 
 
@@ -385,17 +385,17 @@ def test_a_changed_server_seed_with_a_matching_commitment(items, signer, match):
 
 @pytest.mark.parametrize("index", [0, 3])
 def test_a_changed_dealt_card(items, signer, index):
-    i = next(i for i in privates(items) if "hand" in items[i].body)
+    i = next(i for i in privates(items) if "dealt" in items[i].body)
     seat = items[i].body["seat"]
-    hand = items[i].body["hand"]
+    hand = items[i].body["dealt"]
     other = next(c for c in range(200) if c not in hand)
-    forged = forge(signer, items, i, lambda b: b["hand"].__setitem__(index, other))
+    forged = forge(signer, items, i, lambda b: b["dealt"].__setitem__(index, other))
     fails(forged, "entry 2 (reveals)", f"the cards dealt to {NAMES[seat]} are not the ones the seeds deal")
 
 
 def test_reordered_dealt_cards(items, signer):
-    i = next(i for i in privates(items) if "hand" in items[i].body)
-    forged = forge(signer, items, i, lambda b: b["hand"].reverse())
+    i = next(i for i in privates(items) if "dealt" in items[i].body)
+    forged = forge(signer, items, i, lambda b: b["dealt"].reverse())
     fails(forged, "entry 2 (reveals)", "the cards dealt to")
 
 

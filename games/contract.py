@@ -1,0 +1,247 @@
+"""The contract every game offers: all that the server, the protocol, the bots, the terminal and
+the tests may know about a game. A game is one package under games/ whose module has the names
+of `Game` below; games/__init__.py registers it with one line, and from then on it is played,
+served, audited, searched and tested like every other.
+
+Three kinds of thing make up the contract:
+
+- `Info`, the metadata: id, title, seat range, rules version, the table options (each with its
+  type, default and one line of help; the CLI flags, the lobby's create dialog and the server's
+  check are generated from them) and the tie-break rule in words.
+- The engine functions of `Game` (DESIGN.md §2): setup, to_act, prompt, legal, random_action,
+  apply, view, visible_events, result, dump, load, copy; plus what the fair exchange needs
+  without knowing the game: the card manifest and its hash for the options, and what each seat
+  is privately shown at setup (`dealt`).
+- Declared shapes: every view is a `View` envelope around the game's own fields, every prompt a
+  `Prompt`, every result a `Result`. `check_view` and `check_result` hold a game to them (the
+  conformance suite calls them on every view of random games).
+
+Games may also bring `Search` support (determinize a seat's view, a fast playout policy, a
+position estimate) that the generic ISMCTS bot uses, their own rule-of-thumb bots, and `Text`,
+the terminal rendering of their views.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, TypedDict
+
+from games.errors import IllegalAction
+
+
+@dataclass(frozen=True)
+class Option:
+    """One table option. `name` is the key in the options dict (the CLI flag is `--name` with
+    dashes); a bool option is a switch, an int option takes a value in `choices`."""
+    name: str
+    default: bool | int
+    help: str
+    choices: tuple[int, ...] = ()
+
+    @property
+    def type(self) -> type:
+        return type(self.default)
+
+    def check(self, value) -> bool | int:
+        if type(value) is not self.type:   # bool("no") is True: a word here is a mistake
+            kind = "true or false" if self.type is bool else "a whole number"
+            raise IllegalAction("bad_options", f"Table option {self.name} must be {kind}, not {value!r}.")
+        if self.choices and value not in self.choices:
+            raise IllegalAction("bad_options", f"Table option {self.name} is one of "
+                                f"{', '.join(map(str, self.choices))}, not {value!r}.")
+        return value
+
+
+@dataclass(frozen=True)
+class Info:
+    """What a game is, before any table of it exists."""
+    id: str                  # the registry key, in records and on the wire: "sanjuan"
+    title: str               # for people: "San Juan"
+    min_players: int
+    max_players: int
+    rules_version: str       # bumped whenever an old match could replay differently; records name it
+    tiebreak: str            # the tie-break rule in words, for score tables
+    options: tuple[Option, ...] = ()
+
+    @property
+    def players(self) -> range:
+        return range(self.min_players, self.max_players + 1)
+
+    def check_players(self, n) -> int:
+        if type(n) is not int or n not in self.players:
+            raise IllegalAction("bad_table", f"{self.title} is for {self.min_players} to {self.max_players} "
+                                f"players, not {n!r}.")
+        return n
+
+    def check_options(self, options) -> dict:
+        """The options of a table with every default filled in; an unknown name or a value of
+        the wrong type is refused by name."""
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise IllegalAction("bad_options", "Table options are a map of names to values.")
+        known = {o.name: o for o in self.options}
+        unknown = sorted(str(k) for k in options if k not in known)
+        if unknown:
+            raise IllegalAction("bad_options", f"{self.title} has no table option {', '.join(unknown)}; "
+                                f"there is: {', '.join(known) or 'none'}.")
+        return {name: o.check(options[name]) if name in options else o.default for name, o in known.items()}
+
+
+class Prompt(TypedDict):
+    """A decision: pick between `min` and `max` distinct values of `options`; every such pick
+    is legal. `labels[i]` names option i for people, `help[i]` explains it in a sentence (or is
+    empty); `kind` names the decision for programs, `text` asks it."""
+    kind: str
+    text: str
+    options: list
+    min: int
+    max: int
+    labels: list[str]
+    help: list[str]
+
+
+class Result(TypedDict):
+    """Scores at the end (or so far). `scores[seat]` maps each score part to points, with the
+    sum as "total"; `tiebreak[seat]` is the value the tie-break compares; `winners` are the seats
+    that share the win."""
+    scores: list[dict[str, int]]
+    tiebreak: list
+    winners: list[int]
+
+
+class View(TypedDict, total=False):
+    """The envelope of every view; a game adds its own fields beside these. `seat` is None for a
+    spectator, who gets no `prompt`. `result` is there once `over`."""
+    game: str
+    seat: int | None
+    to_act: list[int]
+    prompt: Prompt | None
+    players: list[dict]      # each with at least "name"
+    options: dict
+    over: bool
+    result: Result
+
+
+def check_prompt(p) -> None:
+    """Raise AssertionError naming what is wrong with a prompt's shape."""
+    assert isinstance(p, dict), "a prompt is a map"
+    for key, kind in (("kind", str), ("text", str), ("options", list), ("min", int), ("max", int),
+                      ("labels", list), ("help", list)):
+        assert isinstance(p.get(key), kind), f"prompt[{key!r}] must be a {kind.__name__}"
+    n = len(p["options"])
+    assert 0 <= p["min"] <= p["max"] <= n, f"prompt bounds {p['min']}..{p['max']} with {n} options"
+    assert len(p["labels"]) == n and all(isinstance(x, str) and x for x in p["labels"]), "a label per option"
+    assert len(p["help"]) == n and all(isinstance(x, str) for x in p["help"]), "a help text per option"
+    assert len(set(map(repr, p["options"]))) == n, "options are distinct"
+
+
+def check_result(r, seats: int) -> None:
+    assert isinstance(r, dict), "a result is a map"
+    assert isinstance(r.get("scores"), list) and len(r["scores"]) == seats, "a score per seat"
+    for sc in r["scores"]:
+        assert isinstance(sc, dict) and isinstance(sc.get("total"), int), "each score has an int total"
+        parts = {k: v for k, v in sc.items() if k != "total"}
+        assert all(isinstance(v, int) for v in parts.values()), "score parts are ints"
+        assert sum(parts.values()) == sc["total"], "the parts add up to the total"
+    assert isinstance(r.get("tiebreak"), list) and len(r["tiebreak"]) == seats, "a tie-break value per seat"
+    w = r.get("winners")
+    assert isinstance(w, list) and w and all(type(i) is int and 0 <= i < seats for i in w), "winners are seats"
+
+
+def check_view(v, game: str, seat: int | None, seats: int) -> None:
+    """Raise AssertionError naming what is wrong with a view's envelope."""
+    assert isinstance(v, dict), "a view is a map"
+    assert v.get("game") == game, "view['game'] names the game"
+    assert v.get("seat") == seat, "view['seat'] is the seat it was made for"
+    assert isinstance(v.get("to_act"), list) and all(0 <= i < seats for i in v["to_act"]), "to_act lists seats"
+    players = v.get("players")
+    assert isinstance(players, list) and len(players) == seats, "a player entry per seat"
+    assert all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in players), "players have names"
+    assert isinstance(v.get("options"), dict), "the table options"
+    assert isinstance(v.get("over"), bool), "over is a bool"
+    if seat is None:
+        assert v.get("prompt") is None, "a spectator is never asked"
+    elif v.get("prompt") is not None:
+        check_prompt(v["prompt"])
+        assert seat in v["to_act"], "a seat with a prompt is to act"
+    if v["over"]:
+        check_result(v.get("result"), seats)
+
+
+class Search(Protocol):
+    """What a game offers a search bot (bots/ismcts.py). States here are the game's own; the
+    search never looks inside them, it only passes them back."""
+
+    searched: frozenset[str]     # prompt kinds worth a search (the others: the game's heuristic)
+    tree_kinds: frozenset[str]   # kinds of own decisions expanded inside the tree
+
+    def sampler(self, view: dict) -> Any:
+        """An object with sample(rnd) -> state: full states consistent with the seat's view."""
+
+    def streams(self, rnd) -> Any:
+        """Named streams for imagined play, drawn from the plain generator `rnd`."""
+
+    def skip(self, view: dict) -> bool:
+        """True when this decision is never searched (e.g. the starting deal)."""
+
+    def root_key(self, view: dict) -> Callable[[Any], Any]:
+        """option -> what it means in any sample (a card id -> its kind), for the root."""
+
+    def next_decision(self, state) -> tuple[int, str, tuple, int, int]:
+        """(seat, kind, options, min, max) of the next pending decision."""
+
+    def option_key(self, state, option) -> Any:
+        """What an option means in any sample (a card id -> its kind)."""
+
+    def apply(self, state, seat: int, action: list, streams) -> None: ...
+
+    def policy(self, state, seat: int, rnd) -> list:
+        """A fast, reasonable action for imagined play: the search's model of every player."""
+
+    def progress(self, state_or_view) -> int:
+        """A count that only grows (San Juan: the round); playouts stop `horizon` beyond the root's."""
+
+    def over(self, state) -> bool: ...
+
+    def winners(self, state) -> list[int]: ...
+
+    def estimates(self, state) -> list[float]:
+        """Each seat's expected final score, in points, for a game stopped early."""
+
+
+class Game(Protocol):
+    """The module of a registered game. The functions' contracts are in DESIGN.md §2 and in the
+    README's "The engine contract"."""
+
+    INFO: Info
+
+    def setup(self, names: list[str], options: dict, rng) -> Any: ...
+    def to_act(self, state) -> list[int]: ...
+    def prompt(self, state, seat: int) -> Prompt | None: ...
+    def legal(self, state, seat: int) -> list[list]: ...
+    def random_action(self, state, seat: int, rnd) -> list: ...
+    def apply(self, state, seat: int, action: list, rng) -> list[dict]: ...
+    def view(self, state, seat: int | None) -> View: ...
+    def visible_events(self, events: list[dict], seat: int | None) -> list[dict]: ...
+    def result(self, state) -> Result: ...
+    def dump(self, state) -> dict: ...
+    def load(self, data: dict) -> Any: ...
+    def copy(self, state) -> Any: ...
+
+    def manifest(self, options: dict) -> list[str]:
+        """The card instances the deal permutes, by id: their kind keys. Empty for no cards."""
+
+    def manifest_hash(self, options: dict) -> bytes:
+        """SHA-256 of the manifest, signed in every match's header."""
+
+    def dealt(self, state, seat: int) -> list | None:
+        """What `seat` is privately shown at setup (its dealt cards, as ids), or None. The
+        exchange signs it to that seat alone; the audit compares it with its own replay."""
+
+    def permute_hidden(self, state, seat: int | None, rnd) -> Any:
+        """A copy of the state in which everything `seat` may not see is dealt anew with `rnd`
+        (the leak test: the seat's view must not change)."""
+
+    search: Search | None
+    bots: dict[str, Callable[..., Any]]   # the game's own bot levels (e.g. "heuristic"): seed -> bot
+    text: Any                            # the game's Text class (games/<id>/text.py)

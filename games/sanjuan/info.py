@@ -1,0 +1,16 @@
+"""What San Juan is, for the registry: id, title, seats, rules version, table options."""
+from games.contract import Info, Option
+
+INFO = Info(
+    id="sanjuan",
+    title="San Juan",
+    min_players=2,
+    max_players=4,
+    # Bump whenever a rule change could make an old match replay differently: records name it.
+    rules_version="sanjuan-2e/1",
+    tiebreak="most cards in hand plus goods; still tied, the tied players share the win",
+    options=(
+        Option("expansion", False, 'add "The New Buildings"'),
+        Option("setup_variant", False, "deal more starting cards and let everyone keep 4"),
+    ),
+)
