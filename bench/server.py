@@ -1,9 +1,12 @@
-"""Server load: N concurrent 4-player tables of headless clients over loopback, one server process.
+"""Server load: N concurrent full tables of headless clients over loopback, one server process.
 
     python bench/server.py [--tables 200] [--seconds 30] [--think 0.1] [--json]
+                           [--game ID] [--option NAME=VALUE ...] [--seats N]
 
-The server runs in its own process (server.app.Server, limits raised for 4N loopback clients);
-this process runs 4N websocket clients that speak the wire protocol: hello, create/sit, commit
+A table has --seats players (default: 4, or the game's most if fewer) and every switch on (or the
+options given).
+The server runs in its own process (server.app.Server, limits raised for the loopback clients);
+this process runs a websocket client per seat that speak the wire protocol: hello, create/sit, commit
 and reveal, then every decision picked at random from the seat's prompt after a think time drawn
 uniformly from [0, 2 × think] seconds. Measured over a fixed window once every table is dealt:
 actions per second, command-to-ack latency (p50, p99), bytes per delta against bytes per
@@ -26,16 +29,15 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import add_game_arguments, engine_and_options
+from websockets.asyncio.client import connect
 
-from websockets.asyncio.client import connect  # noqa: E402
-
-from games.choice import pick_uniform  # noqa: E402
-from protocol import wire  # noqa: E402
-from protocol.codec import pack  # noqa: E402
-from protocol.diff import patch  # noqa: E402
-from protocol.fairness import player_commit  # noqa: E402
-from protocol.messages import Signed  # noqa: E402
+from games.choice import pick_uniform
+from protocol import wire
+from protocol.codec import pack
+from protocol.diff import patch
+from protocol.fairness import player_commit
+from protocol.messages import Signed
 
 
 def run_server(data_dir: str, tables: int, port_pipe) -> None:
@@ -79,7 +81,7 @@ class Stats:
         self.rejects = 0
 
 
-async def player(url: str, table_q: asyncio.Queue | None, table: str | None, name: str,
+async def player(url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
                  think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> None:
     async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
         async def send(msg):
@@ -92,10 +94,10 @@ async def player(url: str, table_q: asyncio.Queue | None, table: str | None, nam
         await send({"type": "hello", "version": wire.VERSION})
         await recv()
         if table is None:  # the table's first player creates it and tells the others
-            await send({"type": "create", "game": "sanjuan", "seats": 4, "bots": 0, "options": {"expansion": True}})
+            await send(create)
             _, created = await recv()
             table = created["table"]
-            for _ in range(3):
+            for _ in range(create["seats"] - 1):
                 table_q.put_nowait(table)
         await send({"type": "sit", "table": table, "name": name})
         seed = secrets.token_bytes(32)
@@ -167,19 +169,21 @@ async def player(url: str, table_q: asyncio.Queue | None, table: str | None, nam
                     await maybe_act()
 
 
-async def load(url: str, tables: int, seconds: float, think: float, server_pid: int) -> dict:
+async def load(url: str, create: dict, tables: int, seconds: float, think: float, server_pid: int) -> dict:
+    seats = create["seats"]
     stats = Stats()
-    stats.target = 4 * tables
+    stats.target = seats * tables
     dealt = asyncio.Event()
     rss_before = rss_kib(server_pid)
     tasks = []
     for t in range(tables):
         q: asyncio.Queue = asyncio.Queue()
         rnd = random.Random(t)
-        tasks.append(asyncio.create_task(player(url, q, None, f"T{t}P0", think, stats, rnd, dealt)))
-        for i in range(1, 4):
+        tasks.append(asyncio.create_task(player(url, create, q, None, f"T{t}P0", think, stats, rnd, dealt)))
+        for i in range(1, seats):
             async def later(i=i, q=q, t=t):
-                await player(url, None, await q.get(), f"T{t}P{i}", think, stats, random.Random(f"{t}/{i}"), dealt)
+                await player(url, create, None, await q.get(), f"T{t}P{i}", think, stats,
+                             random.Random(f"{t}/{i}"), dealt)
             tasks.append(asyncio.create_task(later()))
     start = time.perf_counter()
     await asyncio.wait_for(dealt.wait(), timeout=300)
@@ -197,7 +201,8 @@ async def load(url: str, tables: int, seconds: float, think: float, server_pid: 
     q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
     mean_delta = statistics.mean(stats.delta_bytes) if stats.delta_bytes else 0
     mean_snap = statistics.mean(stats.snapshot_bytes) if stats.snapshot_bytes else 0
-    return {"bench": "server", "tables": tables, "clients": 4 * tables, "think_s": think,
+    return {"bench": "server", "game": create["game"], "options": create["options"], "seats": seats,
+            "tables": tables, "clients": seats * tables, "think_s": think,
             "setup_s": round(setup_s, 2), "window_s": round(window, 2),
             "actions_per_s": round(len(lat) / window, 1),
             "ack_p50_ms": round(q[49] * 1000, 2), "ack_p99_ms": round(q[98] * 1000, 2),
@@ -211,20 +216,28 @@ async def load(url: str, tables: int, seconds: float, think: float, server_pid: 
             "server_kib_per_table": round((rss_playing - rss_before) / tables, 1)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=30.0, help="length of the measured window")
     ap.add_argument("--think", type=float, default=0.1, help="mean thinking time per decision, seconds")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
-    args = ap.parse_args()
+    add_game_arguments(ap)
+    ap.add_argument("--seats", type=int, help="players per table")
+    args = ap.parse_args(argv)
+    engine, option_sets = engine_and_options(ap, args)
+    info = engine.INFO
+    seats = args.seats or min(4, info.max_players)
+    if seats not in info.players:
+        ap.error(f"--seats: {info.min_players} to {info.max_players}")
+    create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1]}
     with tempfile.TemporaryDirectory() as data_dir:
         parent, child = multiprocessing.Pipe()
         proc = multiprocessing.Process(target=run_server, args=(data_dir, args.tables, child), daemon=True)
         proc.start()
         port = parent.recv()
         try:
-            out = asyncio.run(load(f"ws://127.0.0.1:{port}", args.tables, args.seconds, args.think, proc.pid))
+            out = asyncio.run(load(f"ws://127.0.0.1:{port}", create, args.tables, args.seconds, args.think, proc.pid))
         finally:
             proc.terminate()
             proc.join()

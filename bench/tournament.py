@@ -1,6 +1,7 @@
 """Seat-rotated series between bot levels: win rates with 95% Wilson intervals, per seat, scores, speed.
 
     python bench/tournament.py --lineup heuristic,random,random,random --games 400 [--json]
+        [--game ID] [--option NAME=VALUE ...]
     python bench/tournament.py --lineup ismcts,heuristic,heuristic,heuristic --games 200 \\
         --iterations 300 --workers 2
 
@@ -20,13 +21,13 @@ import sys
 import time
 from collections import defaultdict
 from multiprocessing import Pool
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import add_game_arguments, engine_and_options
 
-import bots  # noqa: E402
-from games import sanjuan  # noqa: E402
-from protocol.fairness import local_streams  # noqa: E402
+import bots
+import games
+from bots.ismcts import trivial
+from protocol.fairness import local_streams
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -41,34 +42,35 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def play_game(job: tuple) -> dict:
     """One game of the series: levels per seat, and per seat the decision count and think time."""
-    g, lineup, seed, options, budget = job
+    game, g, lineup, seed, options, budget = job
+    engine = games.get(game)
     n = len(lineup)
     rot = g % n
     levels = [lineup[(i + rot) % n] for i in range(n)]
     deal = f"{seed}/{g // n}"
     rng = local_streams(deal)
-    s = sanjuan.setup([f"P{i}" for i in range(n)], options, rng)
-    players = [bots.make(lv, f"{seed}/{g}/{i}", **budget) for i, lv in enumerate(levels)]
+    s = engine.setup([f"P{i}" for i in range(n)], options, rng)
+    players = [bots.make(game, lv, f"{seed}/{g}/{i}", **budget) for i, lv in enumerate(levels)]
     think = [0.0] * n
     asked = [0] * n
     searched = [0] * n      # decisions with more than one legal action
     slowest = [0.0] * n
-    while not s.over:
-        seat = sanjuan.to_act(s)[0]
-        view = sanjuan.view(s, seat)
+    decisions = 0
+    while engine.to_act(s):
+        seat = engine.to_act(s)[0]
+        view = engine.view(s, seat)
         t = time.perf_counter()
         action = players[seat].choose(view)
         dt = time.perf_counter() - t
         think[seat] += dt
         asked[seat] += 1
-        p = view["prompt"]
-        searched[seat] += not (p["max"] == 0 or p["min"] == len(p["options"]) or (
-            len(p["options"]) == 1 and p["min"] == 1))
+        searched[seat] += not trivial(view["prompt"])
         slowest[seat] = max(slowest[seat], dt)
-        sanjuan.apply(s, seat, action, rng)
-    r = sanjuan.result(s)
+        engine.apply(s, seat, action, rng)
+        decisions += 1
+    r = engine.result(s)
     return {"game": g, "levels": levels, "scores": [sc["total"] for sc in r["scores"]],
-            "winners": r["winners"], "rounds": r["rounds"], "think": think, "asked": asked,
+            "winners": r["winners"], "decisions": decisions, "think": think, "asked": asked,
             "searched": searched, "slowest": slowest}
 
 
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="one bot level per seat, comma-separated (2 to 4)")
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", default="tournament")
-    ap.add_argument("--expansion", action="store_true")
+    add_game_arguments(ap)
     ap.add_argument("--iterations", type=int, help="search budget per decision, in iterations")
     ap.add_argument("--seconds", type=float, help="search budget per decision, in seconds")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
@@ -123,16 +125,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--progress", action="store_true", help="print a line per finished game")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     args = ap.parse_args(argv)
+    engine, option_sets = engine_and_options(ap, args)
+    info = engine.INFO
     lineup = args.lineup.split(",")
-    if not 2 <= len(lineup) <= 4 or any(lv not in bots.BOTS for lv in lineup):
-        ap.error(f"--lineup: 2 to 4 of {', '.join(bots.BOTS)}")
+    levels = bots.levels(info.id)
+    if len(lineup) not in info.players or any(lv not in levels for lv in lineup):
+        ap.error(f"--lineup: {info.min_players} to {info.max_players} of {', '.join(levels)}")
     budget = {k: v for k, v in (("iterations", args.iterations), ("seconds", args.seconds))
               if v is not None}
     for item in args.set:
         name, _, value = item.partition("=")
         budget[name] = float(value) if "." in value else int(value)
-    options = {"expansion": args.expansion}
-    jobs = [(g, lineup, args.seed, options, budget) for g in range(args.games)]
+    options = option_sets[0]   # the defaults, or the options given
+    jobs = [(info.id, g, lineup, args.seed, options, budget) for g in range(args.games)]
     start = time.perf_counter()
     records = []
     if args.workers > 1:
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     wall = time.perf_counter() - start
     levels = summarize(records, lineup)
     out = {"bench": "tournament", "lineup": lineup, "games": len(records), "seed": args.seed,
-           "expansion": args.expansion, "budget": budget, "workers": args.workers,
+           "game": info.id, "options": options, "budget": budget, "workers": args.workers,
            "ties": "a win shared by k players counts 1/k", "wall_s": round(wall, 1),
            "levels": levels}
     if not args.json:

@@ -1,6 +1,9 @@
-"""Audit cost: the time to verify a recorded 4-player San Juan match (expansion on) and its size.
+"""Audit cost: the time to verify a recorded match at the most players and its size.
 
-    python bench/verify.py [--bots heuristic] [--games N] [--json]
+    python bench/verify.py [--game ID] [--option NAME=VALUE ...] [--bots LEVEL] [--games N] [--json]
+
+The table has every switch on (or the options given) and is played by the game's own computer
+players (or --bots).
 
 Plays N matches through both sides of the fair-dealing exchange (client.recorded.play_match), then
 verifies each player's record (what a client keeps) and the server's full record (every private
@@ -14,16 +17,13 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import add_game_arguments, engine_and_options
 
-import bots  # noqa: E402
-from client.recorded import play_match  # noqa: E402
-from protocol import record  # noqa: E402
-from protocol.verify import verify  # noqa: E402
-
-NAMES = ["Ana", "Bo", "Cy", "Di"]
+import bots
+from client.recorded import play_match
+from protocol import record
+from protocol.verify import verify
 
 
 def best_time(data: bytes, repeat: int = 3) -> float:
@@ -37,17 +37,24 @@ def best_time(data: bytes, repeat: int = 3) -> float:
     return min(times)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bots", default="heuristic", choices=sorted(bots.BOTS), help="who plays the matches")
+    add_game_arguments(ap)
+    ap.add_argument("--bots", metavar="LEVEL", help="who plays the matches (default: the game's own player)")
     ap.add_argument("--games", type=int, default=5)
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    engine, option_sets = engine_and_options(ap, args)
+    game = engine.INFO.id
+    level = args.bots or bots.default_level(game)
+    if level not in bots.levels(game):
+        ap.error(f"--bots: one of {', '.join(bots.levels(game))}")
+    names = [f"P{i}" for i in range(engine.INFO.max_players)]
 
     rows = []
     for g in range(args.games):
-        deciders = [bots.make(args.bots, f"bench/{g}/{i}").choose for i in range(4)]
-        server, players = play_match("sanjuan", NAMES, {"expansion": True}, deciders, f"bench-verify/{g}")
+        deciders = [bots.make(game, level, f"bench/{g}/{i}").choose for i in range(len(names))]
+        server, players = play_match(game, names, option_sets[-1], deciders, f"bench-verify/{g}")
         seat_records = [record.dumps(p.record) for p in players]
         full = record.dumps(server.sent)
         rows.append({"moves": len(server.moves),
@@ -55,7 +62,7 @@ def main() -> None:
                      "full_record_bytes": len(full),
                      "verify_player_s": max(best_time(r) for r in seat_records),
                      "verify_full_s": best_time(full)})
-    out = {"bench": "verify", "bots": args.bots, "games": args.games,
+    out = {"bench": "verify", "game": game, "options": option_sets[-1], "bots": level, "games": args.games,
            "moves_mean": round(statistics.mean(r["moves"] for r in rows), 1),
            "player_record_kib_max": round(max(r["player_record_bytes"] for r in rows) / 1024, 1),
            "full_record_kib_max": round(max(r["full_record_bytes"] for r in rows) / 1024, 1),

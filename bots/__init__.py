@@ -1,26 +1,74 @@
-"""Computer players. They decide from a seat's view (its prompt included), never from the state.
+"""Computer players for every registered game. They decide from a seat's view (its prompt
+included), never from the state.
 
-    bot = bots.make("ismcts", seed=7, iterations=500)   # or seconds=0.5, or both
-    action = bot.choose(view)                           # a legal pick for view["prompt"]
+    bot = bots.make("sanjuan", "ismcts", seed=7, iterations=500)   # or seconds=0.5, or both
+    action = bot.choose(view)                                       # a legal pick for view["prompt"]
 
-Levels: "random" (uniform legal moves), "heuristic" (rules of thumb), "ismcts" (information-set
-Monte Carlo tree search over states sampled consistently with the view). A bot is deterministic
-given its seed, except under a seconds budget, which depends on the machine's speed.
+Levels, by game (`levels(game)`): "random" (uniform legal picks) for every game, with no code of
+the game's own; the game's own players (San Juan: "heuristic", rules of thumb); and "ismcts"
+(information-set Monte Carlo tree search, bots/ismcts.py) for every game that offers search
+support, answering what it does not search with the game's first own player. A bot is
+deterministic given its seed, except under a seconds budget, which depends on the machine.
 """
-from .heuristic import HeuristicBot
+from inspect import signature
+
+import games
+
 from .ismcts import ISMCTSBot
 from .random_bot import RandomBot
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "ismcts": ISMCTSBot}
+# The search's own parameters; any other keyword given to make() goes to the game's search support.
+_SEARCH_PARAMS = frozenset(signature(ISMCTSBot).parameters) - {"search", "fallback", "seed"}
 
 
-def make(level: str, seed: int | str = 0, **budget):
-    """A bot of `level`; `budget` (iterations=, seconds=) applies to searching levels only."""
+def levels(game: str) -> list[str]:
+    engine = games.get(game)
+    return ["random", *engine.bots, *(["ismcts"] if engine.search else [])]
+
+
+def all_levels() -> list[str]:
+    """Every level some registered game has, for a seat whose game is not known yet."""
+    return list(dict.fromkeys(lv for game in games.GAMES for lv in levels(game)))
+
+
+def default_level(game: str) -> str:
+    """What fills a computer seat when nobody says: the game's own first player, else random."""
+    return next(iter(games.get(game).bots), "random")
+
+
+def make(game: str, level: str, seed: int | str = 0, **params):
+    """A bot of `level` for `game`; `params` (iterations=, seconds=, …) apply to searching levels
+    only. An unknown game or level raises ValueError naming what there is."""
     try:
-        cls = BOTS[level]
-    except KeyError:
-        raise ValueError(f"No bot level {level!r}; there is: {', '.join(BOTS)}.") from None
-    return cls(seed, **budget) if getattr(cls, "searches", False) else cls(seed)
+        engine = games.get(game)
+    except games.IllegalAction as e:
+        raise ValueError(e.message) from None
+    if level not in levels(game):
+        raise ValueError(f"No bot level {level!r} for {engine.INFO.title}; there is: {', '.join(levels(game))}.")
+    if level == "random":
+        return RandomBot(seed)
+    if level != "ismcts":
+        return engine.bots[level](seed)
+    own = {k: v for k, v in params.items() if k in _SEARCH_PARAMS}
+    support = engine.search(**{k: v for k, v in params.items() if k not in _SEARCH_PARAMS})
+    fallback = engine.bots[next(iter(engine.bots))](seed) if engine.bots else RandomBot(seed)
+    return ISMCTSBot(support, fallback, seed, **own)
 
 
-__all__ = ["BOTS", "HeuristicBot", "ISMCTSBot", "RandomBot", "make"]
+class AnyGame:
+    """A bot of `level` for the game of the views it is shown: for a seat taken before its game
+    is known (a headless client joining a table by id). The bot is made on the first view."""
+
+    def __init__(self, level: str, seed: int | str = 0, **params) -> None:
+        if level not in all_levels():
+            raise ValueError(f"No bot level {level!r}; there is: {', '.join(all_levels())}.")
+        self.level, self.seed, self.params = level, seed, params
+        self.bot = None
+
+    def choose(self, view: dict) -> list:
+        if self.bot is None:
+            self.bot = make(view["game"], self.level, self.seed, **self.params)
+        return self.bot.choose(view)
+
+
+__all__ = ["AnyGame", "ISMCTSBot", "RandomBot", "all_levels", "default_level", "levels", "make"]

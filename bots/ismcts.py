@@ -1,25 +1,24 @@
-"""Information-set Monte Carlo tree search (single observer) from one seat's view.
+"""Information-set Monte Carlo tree search (single observer) from one seat's view, for any game
+that offers search support (games/contract.Search).
 
-Each iteration samples a full state consistent with the view (games/sanjuan/determinize.py),
-walks down the tree choosing with UCB1, expands one node, plays on with the fast policy of
-bots/policy.py, and scores the position reached. The tree holds this seat's own decisions only:
-a node is the sequence of its own choices so far (its information set as far as its own actions
-go), children are keyed by what was picked (a role, a kind of building, "none") so that they mean
-the same in every sample, and UCB counts a child's availability, since a sampled hand may not
-allow every child. The other seats act by the policy, which is the search's model of them.
+Each iteration samples a full state consistent with the view (the game's sampler), walks down the
+tree choosing with UCB1, expands one node, plays on with the game's fast policy, and scores the
+position reached. The tree holds this seat's own decisions only: a node is the sequence of its own
+choices so far (its information set as far as its own actions go), children are keyed by what was
+picked as the game names it in any sample (a role, a kind of building, "none"), and UCB counts a
+child's availability, since a sampled hand may not allow every child. The other seats act by the
+policy, which is the search's model of them.
 
-What is searched: the role, what to build and what to cover, which councillor card to keep,
-what to tuck under the chapel, the library, and which goods to produce and sell when there is a
-choice. Card-level decisions with combinatorial options (pay, discard, hand limit, office, bank,
-black market) are answered by the heuristic player; a decision with one legal action at once.
+What is searched is the game's choice (`searched`, `tree_kinds`); every other decision is answered
+by the fallback bot (the game's rule-of-thumb player), a decision with one legal action at once.
 
-Playouts stop after `horizon` rounds (or at the game's end) and the position is scored by
-bots/policy.estimate: reward = sigmoid((own estimate - best other estimate) / temperature), or at
-the game's end a win (1/k when k players share it). The move played is the most visited child.
+Playouts stop `horizon` steps of the game's progress (San Juan: rounds) beyond the root, or at the
+game's end, and the position is scored from the game's estimates: reward = sigmoid((own estimate -
+best other estimate) / temperature), or at the game's end a win (1/k when k players share it).
+The move played is the most visited child.
 
-Parameters (defaults chosen by series against the heuristic, bench/tournament.py --set): horizon
-2 rounds (1 was clearly weaker, 3 no better and slower), exploration 0.7, temperature 3 VP,
-role_noise 0.5 (the policy's role choice: the heuristic's values plus that much noise).
+Parameters (defaults chosen by series against San Juan's heuristic, bench/tournament.py --set):
+horizon 2 (1 was clearly weaker, 3 no better and slower), exploration 0.7, temperature 3 points.
 """
 from __future__ import annotations
 
@@ -28,17 +27,6 @@ import random
 import time
 from itertools import combinations
 
-from games import sanjuan
-from games.sanjuan.determinize import ImaginedStreams
-from games.sanjuan.rules import apply
-from games.sanjuan.scoring import result
-
-from . import policy
-from . import values as V
-from .heuristic import HeuristicBot, Seat
-
-SEARCHED = frozenset({"role", "build", "cover", "keep", "chapel", "library", "produce", "sell"})
-TREE_KINDS = frozenset({"role", "build", "cover", "keep", "chapel", "library"})
 DEFAULT_ITERATIONS = 400
 MAX_CANDIDATES = 8
 
@@ -64,20 +52,22 @@ class ISMCTSBot:
     searches = True
     default_iterations = DEFAULT_ITERATIONS
 
-    def __init__(self, seed: int | str = 0, iterations: int | None = None,
+    def __init__(self, search, fallback, seed: int | str = 0, iterations: int | None = None,
                  seconds: float | None = None, horizon: int = 2, exploration: float = 0.7,
-                 temperature: float = 3.0, role_noise: float | None = 0.5) -> None:
+                 temperature: float = 3.0) -> None:
+        """`search`: the game's search support; `fallback`: the bot that answers what is not
+        searched, and anything when there is no time at all."""
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
+        self.search = search
         self.iterations = iterations
         self.seconds = seconds
         self.horizon = horizon
         self.c = exploration
         self.temperature = temperature
-        self.role_noise = role_noise
         self.rnd = random.Random(f"ismcts/{seed}")
-        self.streams = ImaginedStreams(self.rnd)
-        self.heuristic = HeuristicBot(seed)
+        self.streams = search.streams(self.rnd)
+        self.fallback = fallback
         self.last_iterations = 0
 
     # ------------------------------------------------------------ entry point
@@ -87,8 +77,8 @@ class ISMCTSBot:
         p = view["prompt"]
         if trivial(p):
             return list(p["options"]) if p["max"] else []
-        fallback = self.heuristic.choose(view)
-        if p["kind"] not in SEARCHED or view["stage"] == "deal":
+        fallback = self.fallback.choose(view)
+        if p["kind"] not in self.search.searched or self.search.skip(view):
             return fallback
         candidates = self._candidates(view, fallback)
         if len(candidates) == 1:
@@ -100,13 +90,12 @@ class ISMCTSBot:
     def _candidates(self, view: dict, fallback: list) -> list[list]:
         p = view["prompt"]
         options, lo, hi = p["options"], p["min"], p["max"]
-        kind = p["kind"]
         if hi == 1:
             # One pick or none: every option, one per kind of card (copies play the same).
             seen, out = set(), []
-            kinds = Seat(view).kind if kind not in ("role", "library") else {}
+            meaning = self.search.root_key(view)
             for o in options:
-                key = kinds.get(o, o)
+                key = meaning(o)
                 if key not in seen:
                     seen.add(key)
                     out.append([o])
@@ -127,12 +116,12 @@ class ISMCTSBot:
 
     def _search(self, view: dict, candidates: list[list], start: float) -> list | None:
         seat = view["seat"]
-        det = sanjuan.Determinizer(view)
+        sampler = self.search.sampler(view)
         root = Node()
         keys = [tuple(c) for c in candidates]
         for k in keys:
             root.children[k] = Node()
-        stop_round = view["round"] + self.horizon
+        stop = self.search.progress(view) + self.horizon
         deadline = start + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
@@ -141,8 +130,8 @@ class ISMCTSBot:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            s = det.sample(self.rnd)
-            self._iterate(s, seat, root, keys, stop_round)
+            s = sampler.sample(self.rnd)
+            self._iterate(s, seat, root, keys, stop)
             done += 1
         self.last_iterations = done
         if not done:
@@ -150,20 +139,24 @@ class ISMCTSBot:
         best = max(keys, key=lambda k: (root.children[k].visits, root.children[k].total))
         return list(best)
 
-    def _iterate(self, s, seat: int, root: Node, keys: list, stop_round: int) -> None:
+    def _iterate(self, s, seat: int, root: Node, keys: list, stop: int) -> None:
         rnd = self.rnd
         streams = self.streams
+        search = self.search
+        apply, over, progress, next_decision, policy = (search.apply, search.over, search.progress,
+                                                        search.next_decision, search.policy)
+        tree_kinds = search.tree_kinds
         path = []
         # The root decision: our pending one, the same in every sample.
         key, node = self._select(root, keys)
         path.append(node)
         apply(s, seat, list(key), streams)
         expanded = node.visits == 0
-        while not s.over and s.round < stop_round:
-            actor = min(s.pending)
-            kind = s.pending[actor][0]
-            if actor == seat and not expanded and kind in TREE_KINDS:
-                opts = self._tree_options(s, seat)
+        while not over(s) and progress(s) < stop:
+            decision = next_decision(s)
+            actor = decision[0]
+            if actor == seat and not expanded and decision[1] in tree_kinds:
+                opts = self._tree_options(s, decision)
                 if len(opts) > 1:
                     node_keys = list(opts)
                     for k in node_keys:
@@ -174,22 +167,22 @@ class ISMCTSBot:
                     expanded = node.visits == 0
                     apply(s, seat, opts[key], streams)
                     continue
-            apply(s, actor, policy.choose(s, actor, rnd, self.role_noise), streams)
+            apply(s, actor, policy(s, actor, rnd), streams)
         reward = self._reward(s, seat)
         root.visits += 1
         for n in path:
             n.visits += 1
             n.total += reward
 
-    def _tree_options(self, s, seat: int) -> dict:
+    def _tree_options(self, s, decision: tuple) -> dict:
         """Our decision inside the tree: the picks keyed by what they mean in any sample."""
-        kind, options, lo, hi = s.pending[seat]
+        seat, _, options, lo, hi = decision
         if hi != 1:
-            return {("policy",): policy.choose(s, seat, self.rnd, self.role_noise)}
-        kinds = s.kinds
+            return {("policy",): self.search.policy(s, seat, self.rnd)}
+        meaning = self.search.option_key
         out = {}
         for o in options:
-            key = o if type(o) is str else kinds[o]
+            key = meaning(s, o)
             if key not in out:
                 out[key] = [o]
         if lo == 0:
@@ -218,11 +211,10 @@ class ISMCTSBot:
         return best, children[best]
 
     def _reward(self, s, seat: int) -> float:
-        if s.over:
-            w = result(s)["winners"]
+        if self.search.over(s):
+            w = self.search.winners(s)
             return 1 / len(w) if seat in w else 0.0
-        rl = V.rounds_left(policy.most_buildings(s))
-        est = [policy.estimate(s, i, rl) for i in range(len(s.players))]
+        est = self.search.estimates(s)
         mine = est[seat]
         best = max(e for i, e in enumerate(est) if i != seat)
         x = (mine - best) / self.temperature

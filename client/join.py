@@ -71,7 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="computer players at a created table (default 0)")
     p.add_argument("--expansion", action="store_true", help='a created table plays with "The New Buildings"')
     p.add_argument("--setup-variant", action="store_true", help="a created table deals with the setup variant")
-    p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.BOTS)})")
+    p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.all_levels())})")
     p.add_argument("--seed", help="seed of the --bot's own choices (not of the deal, which is fair)")
     p.add_argument("--no-input", action="store_true", help="never read the keyboard (needs --bot)")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
@@ -373,7 +373,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.bot:
         try:
-            bots.make(args.bot, 0)
+            bots.AnyGame(args.bot)
         except ValueError as e:
             print(f"governor join: {e}", file=sys.stderr)
             return 2
@@ -421,7 +421,7 @@ async def _resume(session: SeatSession, player: net.Player, patience: float, rat
 async def headless(args) -> int:
     url = normalize_url(args.url)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
-    player = Headless(bots.make(args.bot, seed), args.think)
+    player = Headless(bots.AnyGame(args.bot, seed), args.think)
     session = SeatSession.find(args.data_dir, url, args.table) if args.table else None
     if session is not None and not session.finished:
         outcome = await _resume(session, player, args.patience, args.pace, args.cafile)

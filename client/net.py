@@ -222,7 +222,7 @@ class Player:
 
 
 class BotPlayer(Player):
-    """A seat played by bots.make(level, seed) from its own view; prints nothing itself."""
+    """A seat played by a bot (bots.make or bots.AnyGame) from its own view; prints nothing itself."""
 
     def __init__(self, bot, delay: float = 0.0) -> None:
         self.bot = bot

@@ -194,7 +194,7 @@ async def _play(args) -> int:
             auto = None
             if args.auto:
                 seed = args.seed if args.seed is not None else secrets.token_hex(8)
-                auto = AutoAnswers(bots.make("random", f"{seed}/auto"))
+                auto = AutoAnswers(bots.make("sanjuan", "random", f"{seed}/auto"))
             player = Terminal(url, Keyboard(), auto=auto, colour=use_colour(sys.stdout))
             print(f"You are seat {session.seat + 1} at table {table}, as {session.name}.")
             return await play_seat(player, session=session, link=link, intro=False, resumable=False)

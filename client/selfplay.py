@@ -6,7 +6,7 @@
 implies `--players`. Every game is played through both sides of the fair-dealing exchange
 (client.recorded.play_match): a server that signs, and one PlayerExchange per seat with its own
 seed, which audits the match at the end ("verified" in the output). Game i derives its server key,
-game id and seeds from the seed f"{S}/{i}", and bot seat k is bots.make(level, f"{S}/{i}/{k}",
+game id and seeds from the seed f"{S}/{i}", and bot seat k is bots.make(game, level, f"{S}/{i}/{k}",
 iterations=N) deciding from its own view only, so the same arguments print the same lines, byte
 for byte. `--record-dir DIR` writes each game's full record (every seat's private messages) to
 DIR/game-<i>.govrec, which `governor verify` checks. (`--seconds` caps search time instead of
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import bots
-from games import sanjuan
+import games
 from games.errors import IllegalAction
 from protocol import record as records
 from protocol.exchange import ProtocolError
@@ -28,7 +28,6 @@ from protocol.exchange import ProtocolError
 from .recorded import play_match
 
 HELP = "let bots play each other and print the results"
-GAMES = {"sanjuan": sanjuan}
 BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
 
 
@@ -41,8 +40,8 @@ def _game_count(text: str) -> int:
 def _levels(text: str) -> list[str]:
     levels = text.split(",")
     for lv in levels:
-        if lv not in bots.BOTS:
-            raise argparse.ArgumentTypeError(f"{lv!r} is not a bot level: there is {', '.join(bots.BOTS)}")
+        if lv not in bots.all_levels():
+            raise argparse.ArgumentTypeError(f"{lv!r} is not a bot level: there is {', '.join(bots.all_levels())}")
     if not 1 <= len(levels) <= 4:
         raise argparse.ArgumentTypeError("name one bot level per seat, 2 to 4 of them")
     return levels
@@ -66,9 +65,9 @@ def _seconds(text: str) -> float:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(players=None)  # implied by --bots; 4 otherwise
-    p.add_argument("--game", choices=sorted(GAMES), default="sanjuan", help="the title to play")
+    p.add_argument("--game", choices=sorted(games.GAMES), default=next(iter(games.GAMES)), help="the title to play")
     p.add_argument("--bots", type=_levels, metavar="LEVELS",
-                   help=f"bot level per seat, comma-separated ({', '.join(bots.BOTS)}); default all random")
+                   help=f"bot level per seat, comma-separated ({', '.join(bots.all_levels())}); default all random")
     p.add_argument("--iterations", type=_iterations, metavar="N",
                    help=f"search budget per decision (default {bots.ISMCTSBot.default_iterations})")
     p.add_argument("--seconds", type=_seconds, metavar="S",
@@ -84,8 +83,9 @@ def play_one(game_module, players: int, options: dict, seed: str, levels=None, b
     """One bots-only match to the end, through the fair-dealing exchange, as printed with --json."""
     names = list(BOT_NAMES[:players])
     levels = list(levels or ["random"] * players)
-    deciders = [bots.make(lv, f"{seed}/{seat}", **(budget or {})).choose for seat, lv in enumerate(levels)]
-    server, seats = play_match(game_module.NAME, names, options, deciders, seed)
+    game = game_module.INFO.id
+    deciders = [bots.make(game, lv, f"{seed}/{seat}", **(budget or {})).choose for seat, lv in enumerate(levels)]
+    server, seats = play_match(game, names, options, deciders, seed)
     if record_to is not None:
         records.write(record_to, server.sent)
     r = game_module.result(server.state)
@@ -134,9 +134,12 @@ def run(args: argparse.Namespace) -> int:
     for i in range(args.games):
         record_to = args.record_dir / f"game-{i}.govrec" if args.record_dir else None
         try:
-            record = play_one(GAMES[args.game], players, options, f"{seed}/{i}", levels, budget, record_to)
+            record = play_one(games.GAMES[args.game], players, options, f"{seed}/{i}", levels, budget, record_to)
         except (IllegalAction, ProtocolError) as e:  # a table refused, e.g. an unknown option
             print(f"governor selfplay: {e.message}", file=sys.stderr)
+            return 2
+        except ValueError as e:  # a bot level this game has not
+            print(f"governor selfplay: {e}", file=sys.stderr)
             return 2
         except OSError as e:
             print(f"governor selfplay: cannot write the record: {e}", file=sys.stderr)

@@ -43,7 +43,6 @@ import bots
 import games
 from games.errors import IllegalAction
 from protocol import wire
-from protocol.fairness import local_streams
 from protocol.signing import load_or_create
 
 from .conn import Conn
@@ -81,10 +80,6 @@ def default_data_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return Path.home() / ".local" / "share" / "governor" / "server"
-
-
-def default_bot_level() -> str:
-    return "heuristic" if "heuristic" in bots.BOTS else "random"
 
 
 class Server:
@@ -349,24 +344,20 @@ class Server:
             engine = games.get(msg["game"])
         except IllegalAction as e:
             return self._error(conn, e.code, e.message)
+        info = engine.INFO
         n, nbots = msg["seats"], msg["bots"]
-        if not engine.MIN_PLAYERS <= n <= engine.MAX_PLAYERS:
-            return self._error(conn, "bad_table", f"{engine.TITLE} is for {engine.MIN_PLAYERS} to "
-                                                  f"{engine.MAX_PLAYERS} players.")
+        try:
+            info.check_players(n)
+            options = info.check_options(msg.get("options"))
+        except IllegalAction as e:
+            return self._error(conn, e.code, e.message)
         if not 0 <= nbots < n:
             return self._error(conn, "bad_table", f"A table of {n} has 0 to {n - 1} computer seats: "
                                                   "at least one seat is for a person.")
-        level = msg.get("bot") or default_bot_level()
-        if level not in bots.BOTS:
-            return self._error(conn, "unknown_bot", f"No bot level {level!r}; there is: {', '.join(bots.BOTS)}.")
-        options = msg.get("options") or {}
-        if len(options) > 16 or not all(isinstance(k, str) and isinstance(v, (bool, int, str))
-                                        for k, v in options.items()):
-            return self._error(conn, "bad_options", "Options are a few names with plain values.")
-        try:
-            engine.setup([f"seat {i}" for i in range(n)], options, local_streams(0))
-        except IllegalAction as e:
-            return self._error(conn, "bad_options", e.message)
+        level = msg.get("bot") or bots.default_level(info.id)
+        if level not in bots.levels(info.id):
+            return self._error(conn, "unknown_bot", f"No bot level {level!r} for {info.title}; there is: "
+                                                    f"{', '.join(bots.levels(info.id))}.")
         if sum(t.active for t in self.tables.values()) >= self.limits.max_tables:
             return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
                                                         "open tables; join one or try later.")
@@ -378,12 +369,12 @@ class Server:
         seats = [{"name": None, "player_id": None, "token_hash": None, "bot": None} for _ in range(humans)]
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
                    "token_hash": None, "bot": level} for i in range(humans, n)]
-        row = TableRow(tid, engine.NAME, dict(options), level, seats, None, None, "waiting", time.time())
+        row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time())
         await self.store.create_table(row)
         table = Table(self, row)
         self.tables[tid] = table
         table.ensure_running()
-        log.info("table %s created: %s, %d seats, %d bots (%s)", tid, engine.NAME, n, nbots, level)
+        log.info("table %s created: %s, %d seats, %d bots (%s)", tid, info.id, n, nbots, level)
         conn.push(wire.encode({"type": "created", "table": tid}))
 
 

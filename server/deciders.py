@@ -1,7 +1,7 @@
 """Computer players' decisions, made outside the event loop.
 
 A bot sees only its seat's view (prompt included) and is made fresh for every decision with
-`bots.make(level, seed)`. Searching bots are CPU-bound, so by default decisions run in a pool of
+`bots.make(game, level, seed)`. Searching bots are CPU-bound, so by default decisions run in a pool of
 worker processes: a bot thinking at one table never delays any other table or connection. A
 thread pool is available for embedding and tests (`processes=False`).
 
@@ -40,10 +40,8 @@ def _watch_parent(parent: int) -> None:
 def decide(level: str, seed: int, view: dict, seconds: float | None = None) -> list:
     """Runs in a worker: one decision of a fresh bot."""
     import bots
-    cls = bots.BOTS[level]
-    if seconds is not None and getattr(cls, "searches", False):
-        return bots.make(level, seed, seconds=seconds).choose(view)
-    return bots.make(level, seed).choose(view)
+    budget = {} if seconds is None else {"seconds": seconds}   # a searching level's cap
+    return bots.make(view["game"], level, seed, **budget).choose(view)
 
 
 class Deciders:

@@ -17,12 +17,18 @@ from `rng`, an object with named streams (protocol.fairness.Streams). Nothing he
 from . import cards
 from .cards import catalog
 from .determinize import Determinizer, determinize
+from .heuristic import HeuristicBot
 from .hidden import permute_hidden
 from .info import INFO
 from .rules import apply, setup, to_act
 from .scoring import result
+from .search import Search as search
 from .state import State, dump, load
 from .view import legal, prompt, random_action, view, visible_events
+
+
+# Computer players of San Juan's own (bots/ adds "random" and, with `search`, "ismcts").
+bots = {"heuristic": HeuristicBot}
 
 
 def copy(s: State) -> State:
@@ -45,7 +51,7 @@ def dealt(s: State, seat: int) -> list[int]:
 
 __all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view",
            "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
-           "permute_hidden", "catalog", "determinize", "Determinizer"]
+           "permute_hidden", "bots", "search", "catalog", "determinize", "Determinizer"]
 
 # TEMPORARY until the client and server are generic (this session): the old names.
 NAME, TITLE, RULES_VERSION = INFO.id, INFO.title, INFO.rules_version

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load(name: str):
+    if str(ROOT / "bench") not in sys.path:   # as when run as a script: bench/common.py importable
+        sys.path.insert(0, str(ROOT / "bench"))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -37,8 +40,19 @@ def test_a_small_series_rotates_seats_and_splits_ties(capsys):
     assert all(x is not None for x in levels["heuristic"]["by_seat"])
 
 
-def test_search_positions_are_found():
+def test_search_positions_are_found_and_searched():
     s = load("search")
-    for players, expansion, after, kind in s.POSITIONS[:2]:
-        view = s.position(players, expansion, after, kind)
-        assert view["prompt"]["kind"] == kind
+    from games import sanjuan
+    view, bot, _ = s.searched_position(sanjuan, 4, {"expansion": True, "setup_variant": False}, 0.5, 20)
+    assert view["prompt"]["kind"] in sanjuan.search().searched
+    assert bot.last_iterations == 20
+
+
+def test_every_benchmark_runs_for_the_game_and_options_given(capsys):
+    e = load("engine")
+    e.main(["--game", "sanjuan", "--option", "expansion=true", "--games", "2", "--json"])
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["game"] == "sanjuan"
+    assert {tuple(sorted(r["options"].items())) for r in out["configs"]} == {
+        (("expansion", True), ("setup_variant", False))}
+    assert [r["players"] for r in out["configs"]] == [2, 3, 4]

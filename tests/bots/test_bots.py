@@ -12,7 +12,6 @@ import pytest
 import bots
 from games import sanjuan
 from protocol.fairness import local_streams
-from tests.games.sanjuan.test_properties import _permute_hidden
 
 
 def legal_for(prompt: dict, action) -> bool:
@@ -26,7 +25,7 @@ def play(levels, seed, expansion=False, variant=False, check=None, **budget):
     n = len(levels)
     rng = local_streams(seed)
     s = sanjuan.setup([f"P{i}" for i in range(n)], {"expansion": expansion, "setup_variant": variant}, rng)
-    players = [bots.make(lv, f"{seed}/{i}", **budget) for i, lv in enumerate(levels)]
+    players = [bots.make("sanjuan", lv, f"{seed}/{i}", **budget) for i, lv in enumerate(levels)]
     while not s.over:
         seat = sanjuan.to_act(s)[0]
         view = json.loads(json.dumps(sanjuan.view(s, seat)))
@@ -39,11 +38,12 @@ def play(levels, seed, expansion=False, variant=False, check=None, **budget):
 
 
 def test_registry_and_make():
-    assert set(bots.BOTS) == {"random", "heuristic", "ismcts"}
-    assert bots.make("ismcts", 1, iterations=5).iterations == 5
-    assert bots.make("heuristic", 1).level == "heuristic"
+    assert bots.levels("sanjuan") == ["random", "heuristic", "ismcts"]
+    assert bots.default_level("sanjuan") == "heuristic"
+    assert bots.make("sanjuan", "ismcts", 1, iterations=5).iterations == 5
+    assert bots.make("sanjuan", "heuristic", 1).level == "heuristic"
     with pytest.raises(ValueError, match="no bot level|No bot level"):
-        bots.make("grandmaster")
+        bots.make("sanjuan", "grandmaster")
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -64,7 +64,7 @@ def test_ismcts_moves_are_always_legal(players, expansion, variant):
 def mid_game(seed="mid", players=4, expansion=True, at=120):
     rng = local_streams(seed)
     s = sanjuan.setup([f"P{i}" for i in range(players)], {"expansion": expansion}, rng)
-    movers = [bots.make("heuristic", i) for i in range(players)]
+    movers = [bots.make("sanjuan", "heuristic", i) for i in range(players)]
     while s.decisions < at or sanjuan.prompt(s, sanjuan.to_act(s)[0])["kind"] != "role":
         seat = sanjuan.to_act(s)[0]
         sanjuan.apply(s, seat, movers[seat].choose(sanjuan.view(s, seat)), rng)
@@ -80,11 +80,11 @@ def test_decisions_depend_on_the_view_only(level):
     for at in (40, 90, 140):
         s = mid_game(f"hidden/{at}", at=at)
         seat = sanjuan.to_act(s)[0]
-        twin = _permute_hidden(s, seat, rnd)
+        twin = sanjuan.permute_hidden(s, seat, rnd)
         assert sanjuan.dump(twin) != sanjuan.dump(s)
         view = sanjuan.view(s, seat)
         assert sanjuan.view(twin, seat) == view
-        picks = [bots.make(level, 9, iterations=30).choose(v) for v in
+        picks = [bots.make("sanjuan", level, 9, iterations=30).choose(v) for v in
                  (view, copy.deepcopy(sanjuan.view(twin, seat)), json.loads(json.dumps(view)))]
         assert picks[0] == picks[1] == picks[2]
         checked += 1
@@ -96,8 +96,8 @@ def test_bots_do_not_change_the_view_they_are_given():
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
     before = copy.deepcopy(view)
-    for level in bots.BOTS:
-        bots.make(level, 1, iterations=20).choose(view)
+    for level in bots.levels("sanjuan"):
+        bots.make("sanjuan", level, 1, iterations=20).choose(view)
     assert view == before
 
 
@@ -105,7 +105,7 @@ def test_ismcts_is_deterministic_with_an_iteration_budget():
     s = mid_game("det")
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
-    a, b = bots.make("ismcts", 3, iterations=150), bots.make("ismcts", 3, iterations=150)
+    a, b = bots.make("sanjuan", "ismcts", 3, iterations=150), bots.make("sanjuan", "ismcts", 3, iterations=150)
     assert a.choose(view) == b.choose(view)
     assert a.last_iterations == 150
 
@@ -115,7 +115,7 @@ def test_ismcts_answers_within_a_seconds_budget(seconds):
     s = mid_game("time")
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
-    bot = bots.make("ismcts", 1, seconds=seconds)
+    bot = bots.make("sanjuan", "ismcts", 1, seconds=seconds)
     t = time.perf_counter()
     action = bot.choose(view)
     elapsed = time.perf_counter() - t
@@ -123,7 +123,7 @@ def test_ismcts_answers_within_a_seconds_budget(seconds):
     assert elapsed <= seconds + 0.1, elapsed
     assert bot.last_iterations > 0
     # Both budgets: whichever runs out first.
-    bot = bots.make("ismcts", 1, seconds=seconds, iterations=3)
+    bot = bots.make("sanjuan", "ismcts", 1, seconds=seconds, iterations=3)
     bot.choose(view)
     assert bot.last_iterations == 3
 
@@ -132,7 +132,7 @@ def test_a_decision_with_one_legal_action_is_answered_at_once():
     s = mid_game("one")
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
-    bot = bots.make("ismcts", 1, iterations=10**9)
+    bot = bots.make("sanjuan", "ismcts", 1, iterations=10**9)
     card = view["you"]["hand"][0][0]
     for options, lo, hi, want in (([card], 1, 1, [card]), ([card], 0, 0, []), (["a", "b"], 2, 2, ["a", "b"])):
         view["prompt"] = {**view["prompt"], "kind": "keep", "options": options, "min": lo, "max": hi}
@@ -164,6 +164,6 @@ def test_a_bot_can_be_sent_to_a_worker_process():
     s = mid_game("pickle")
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
-    bot = bots.make("ismcts", 4, iterations=40)
+    bot = bots.make("sanjuan", "ismcts", 4, iterations=40)
     twin = pickle.loads(pickle.dumps(bot))
     assert twin.choose(view) == bot.choose(view)

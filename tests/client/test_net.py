@@ -154,7 +154,7 @@ def test_a_tampered_entry_ends_the_session(tmp_path):
     m = Match(tmp_path)
     m.start()
     seat = GAME.to_act(m.server.state)[0]
-    [entry, *_] = m.server.act(seat, __import__("bots").make("random", 1).choose(GAME.view(m.server.state, seat)))
+    [entry, *_] = m.server.act(seat, __import__("bots").make("sanjuan", "random", 1).choose(GAME.view(m.server.state, seat)))
     bad = frame(entry)
     bad["sig"] = bytes(64)
     with pytest.raises(ClientError, match="bad_signature"):
@@ -198,7 +198,7 @@ def test_commands_acks_and_rejects(tmp_path):
     m.start()
     while 0 not in GAME.to_act(m.server.state):
         seat = GAME.to_act(m.server.state)[0]
-        m.server.act(seat, __import__("bots").make("random", 1).choose(GAME.view(m.server.state, seat)))
+        m.server.act(seat, __import__("bots").make("sanjuan", "random", 1).choose(GAME.view(m.server.state, seat)))
     m.snapshot()
     assert m.table.should_ask(time.monotonic()) is True
     cmd = m.table.act(["x"])

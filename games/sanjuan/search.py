@@ -1,0 +1,58 @@
+"""What San Juan offers a search bot (games/contract.Search): states sampled from a seat's view,
+imagined streams, the fast playout policy (policy.py) and the position estimate.
+
+The generic ISMCTS (bots/ismcts.py) knows nothing else of the game. `role_noise` is the policy's:
+its role choice is the heuristic's values plus that much uniform noise, so that playouts do not
+all follow one line (None: a cruder and cheaper rule).
+"""
+from __future__ import annotations
+
+from . import policy
+from . import values as V
+from .determinize import Determinizer, ImaginedStreams
+from .heuristic import Seat
+from .rules import apply
+from .scoring import result
+
+
+class Search:
+    # Card-level decisions with combinatorial options (pay, discard, hand limit, office, bank,
+    # black market) are left to the heuristic: their branching is large and their stakes small.
+    searched = frozenset({"role", "build", "cover", "keep", "chapel", "library", "produce", "sell"})
+    tree_kinds = frozenset({"role", "build", "cover", "keep", "chapel", "library"})
+    apply = staticmethod(apply)
+    sampler = staticmethod(Determinizer)
+    streams = staticmethod(ImaginedStreams)
+
+    def __init__(self, role_noise: float | None = 0.5) -> None:
+        self.role_noise = role_noise
+
+    def skip(self, view: dict) -> bool:
+        return view["stage"] == "deal"   # the starting keep: the heuristic's answer
+
+    def root_key(self, view: dict):
+        kinds = Seat(view).kind   # copies of a card play the same: one child per kind
+        return lambda option: kinds.get(option, option)
+
+    def next_decision(self, s) -> tuple:
+        actor = min(s.pending)
+        return (actor, *s.pending[actor])
+
+    def option_key(self, s, option):
+        return option if type(option) is str else s.kinds[option]
+
+    def policy(self, s, seat: int, rnd) -> list:
+        return policy.choose(s, seat, rnd, self.role_noise)
+
+    def progress(self, state_or_view) -> int:
+        return state_or_view["round"] if isinstance(state_or_view, dict) else state_or_view.round
+
+    def over(self, s) -> bool:
+        return s.over
+
+    def winners(self, s) -> list[int]:
+        return result(s)["winners"]
+
+    def estimates(self, s) -> list[float]:
+        rl = V.rounds_left(policy.most_buildings(s))
+        return [policy.estimate(s, i, rl) for i in range(len(s.players))]
