@@ -1,0 +1,172 @@
+"""The engine contract (games/contract.py), checked on random games of every registered game."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.contract import check_result, check_view
+from games.errors import IllegalAction
+from protocol.fairness import local_streams
+
+MAX_DECISIONS = 20_000
+GAMES_PER_TABLE = 3
+
+
+def random_game(game, players: int, options: dict, seed: str, check=None):
+    """A game of uniformly random legal moves; each seat draws from its own generator. Returns
+    the final state, the moves [(seat, action)] and every event."""
+    rng = local_streams(seed)
+    s = game.setup([f"P{i}" for i in range(players)], options, rng)
+    movers = [random.Random(f"{seed}/{i}") for i in range(players)]
+    moves, events = [], []
+    while game.to_act(s):
+        assert len(moves) < MAX_DECISIONS, "a random game did not end"
+        seat = game.to_act(s)[0]
+        if check:
+            check(s, len(moves))
+        action = game.random_action(s, seat, movers[seat])
+        events += game.apply(s, seat, action, rng)
+        moves.append((seat, action))
+    return s, moves, events
+
+
+def replay(game, players, options, seed, moves):
+    rng = local_streams(seed)
+    s = game.setup([f"P{i}" for i in range(players)], options, rng)
+    for seat, action in moves:
+        game.apply(s, seat, action, rng)
+    return s
+
+
+def test_same_seed_and_moves_same_game(game, table):
+    players, options = table
+    a, moves, events_a = random_game(game, players, options, "determinism")
+    b, _, events_b = random_game(game, players, options, "determinism")
+    assert game.dump(a) == game.dump(b) and events_a == events_b
+    assert game.dump(replay(game, players, options, "determinism", moves)) == game.dump(a)
+    c, _, _ = random_game(game, players, options, "determinism/other")
+    assert game.dump(c) != game.dump(a), "another seed deals another game"
+
+
+def test_dump_load_round_trip_and_independent_copies(game, table):
+    players, options = table
+    _, moves, _ = random_game(game, players, options, "dump")
+    rng = local_streams("dump")
+    s = game.setup([f"P{i}" for i in range(players)], options, rng)
+    for i, (seat, action) in enumerate(moves):
+        if i % 17 == 0:
+            data = game.dump(s)
+            assert game.dump(game.load(data)) == data
+            twin = game.copy(s)
+            game.apply(twin, seat, action, local_streams(f"dump/{i}"))
+            assert game.dump(s) == data, "playing on a copy changed the original"
+        game.apply(s, seat, action, rng)
+
+
+def _picks(prompt: dict, rnd: random.Random) -> list[list]:
+    """Picks at the bounds and one in between, each of distinct options."""
+    options, lo, hi = prompt["options"], prompt["min"], prompt["max"]
+    return [rnd.sample(options, k) for k in sorted({lo, hi, rnd.randint(lo, hi)})]
+
+
+def test_every_pick_within_the_bounds_is_legal(game, table):
+    players, options = table
+    rnd = random.Random("bounds")
+
+    def check(s, i):
+        if i % 3:
+            return
+        for seat in game.to_act(s):
+            p = game.prompt(s, seat)
+            for pick in _picks(p, rnd):
+                game.apply(game.copy(s), seat, pick, local_streams(f"bounds/{i}"))
+
+    random_game(game, players, options, "bounds", check)
+
+
+def _illegal(prompt: dict) -> list:
+    options, lo, hi = prompt["options"], prompt["min"], prompt["max"]
+    bad = ["not a list", [object()], [[1] * 3]]
+    if lo > 0:
+        bad.append(options[:lo - 1])
+    if hi < len(options):
+        bad.append(options[:hi + 1])
+    if hi >= 2 or (hi >= 1 and lo <= 2 <= len(options) + 1):
+        bad.append([options[0], options[0]])
+    return bad
+
+
+def test_an_illegal_pick_raises_and_changes_nothing(game, table):
+    players, options = table
+
+    def check(s, i):
+        if i % 5:
+            return
+        before = game.dump(s)
+        rng = local_streams(f"illegal/{i}")
+        for seat in game.to_act(s):
+            for pick in _illegal(game.prompt(s, seat)):
+                with pytest.raises(IllegalAction):
+                    game.apply(s, seat, pick, rng)
+        for seat in set(range(players)) - set(game.to_act(s)):
+            with pytest.raises(IllegalAction):
+                game.apply(s, seat, [], rng)
+        assert game.dump(s) == before
+
+    random_game(game, players, options, "illegal", check)
+
+
+def test_no_view_depends_on_what_it_may_not_see(game, table):
+    """Deal anew everything a seat (or a spectator) may not see: its view must not change."""
+    players, options = table
+    rnd = random.Random("leak")
+
+    def check(s, i):
+        if i % 7:
+            return
+        for seat in [None, *range(players)]:
+            assert game.view(game.permute_hidden(s, seat, rnd), seat) == game.view(s, seat), \
+                f"seat {seat}'s view depends on something hidden from it"
+
+    random_game(game, players, options, "leak", check)
+
+
+def test_games_end_and_views_and_results_are_well_formed(game, table):
+    players, options = table
+    info = game.INFO
+
+    def check(s, i):
+        if i % 11:
+            return
+        for seat in [None, *range(players)]:
+            check_view(game.view(s, seat), info.id, seat, players)
+
+    for g in range(GAMES_PER_TABLE):
+        s, moves, events = random_game(game, players, options, f"end/{g}", check)
+        assert game.to_act(s) == [] and moves
+        check_result(game.result(s), players)
+        for seat in [None, *range(players)]:
+            v = game.view(s, seat)
+            check_view(v, info.id, seat, players)
+            assert v["over"] and v["result"]["winners"] == game.result(s)["winners"]
+        for e in events:
+            assert e["to"] is None or 0 <= e["to"] < players
+            assert isinstance(e["type"], str) and isinstance(e["text"], str) and e["text"]
+        for seat in [None, *range(players)]:
+            assert all(e["to"] in (None, seat) for e in game.visible_events(events, seat))
+
+
+def test_setup_refuses_bad_tables(game):
+    info = game.INFO
+    rng = local_streams("setup")
+    with pytest.raises(IllegalAction):
+        game.setup(["a"] * (info.max_players + 1), {}, rng)
+    with pytest.raises(IllegalAction):
+        game.setup(["a"] * info.min_players, {"no_such_option": True}, rng)
+    for o in info.options:
+        with pytest.raises(IllegalAction):
+            game.setup(["a"] * info.min_players, {o.name: "yes"}, rng)
+    manifest = game.manifest({})
+    assert isinstance(manifest, list) and all(isinstance(k, str) for k in manifest)
+    assert len(game.manifest_hash({})) == 32
