@@ -13,8 +13,8 @@ From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [-
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
-(server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is
-server/store.py; bots think in worker processes (server/deciders.py).
+(server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
+Store (server/store.py; SQLite in server/sqlite_store.py); bots think in worker processes (server/deciders.py).
 
 Open tables are kept in memory; a finished one only while someone is at it: it is loaded
 from the database when someone watches it, comes back to it with a seat token, or sits down at
@@ -49,6 +49,7 @@ from protocol.signing import load_or_create
 from .conn import Conn
 from .deciders import Deciders
 from .seats import hash_token
+from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
 from .table import Table, summary_of
 
@@ -98,7 +99,7 @@ class Server:
         self.tls = tls
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
-        self.store = Store(self.data_dir, synchronous)
+        self.store: Store = SQLiteStore(self.data_dir, synchronous)
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
