@@ -51,7 +51,9 @@ from .deciders import Deciders
 from .seats import hash_token
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
-from .table import Table, summary_of
+from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
+from .table import Table
+from .table_core import summary_of
 
 log = logging.getLogger("governor.server")
 
@@ -141,7 +143,7 @@ class Server:
             await asyncio.sleep(max(0.05, min(60.0, idle / 4)))
             for table in list(self.tables.values()):
                 if table.status == "waiting":
-                    table.post(("expire", idle))
+                    table.post(Expire(idle))
 
     def _adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
@@ -229,7 +231,7 @@ class Server:
             if not self._per_addr[conn.addr]:
                 del self._per_addr[conn.addr]
             if conn.table is not None:
-                conn.table.post(("detach", conn))
+                conn.table.post(Detach(conn))
             conn.closed = True      # nothing more is queued ...
             await conn.flush()      # ... and what is goes out first, briefly (at once if closed)
             writer.cancel()
@@ -273,7 +275,7 @@ class Server:
                                "key": self.signer.public_key}))
         if seat is not None:  # the table checks that the seat is still the token's
             table, index = seat
-            await table.request("attach", conn, index, max(0, hello.get("have", 0)), token_hash)
+            await table.request(Attach(conn, index, max(0, hello.get("have", 0)), token_hash))
         async for frame in ws:
             if conn.closed:
                 continue  # closing (replaced, overflowed): read on until the close frame comes
@@ -310,17 +312,17 @@ class Server:
                 name = msg["name"].strip()
                 if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
                     return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
-                args = (name,)
+                request = Sit(conn, name)
             else:
-                args = (msg.get("have", 0),)   # the signed entries the spectator holds already
+                request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
             if conn.table is not None and conn.table is not table:  # stop watching the other table
-                await conn.table.request("leave", conn)
+                await conn.table.request(Leave(conn))
                 table = await self.table(msg["table"]) or table  # a finished one may have left memory
-            return await table.request(kind, conn, *args)
+            return await table.request(request)
         if kind == "leave":
             if conn.table is None:
                 return self._error(conn, "not_seated", "This connection has no seat and watches no table.")
-            return await conn.table.request("leave", conn)
+            return await conn.table.request(Leave(conn))
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
         if table is None or (conn.seat is None and kind != "resync"):
@@ -328,7 +330,7 @@ class Server:
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "not_seated",
                                               "message": "You have no seat at a table."}))
             return self._error(conn, "not_seated", "You have no seat at a table.")
-        if not table.post_command((kind, conn, msg)):
+        if not table.post_command(seat_command(conn, msg)):
             if kind == "act":
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
                                               "message": "The table is busy; send the command again."}))
