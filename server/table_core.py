@@ -59,6 +59,13 @@ Effects = list[Effect]
 
 
 class TableCore:
+    """Inputs, each a method returning effects: from the lobby and the connections `sit`,
+    `leave`, `watch`, `attach`, `detach`, `expire`; the seats' commands `commit`, `reveal`, `act`,
+    `resync`; the timers `grace_over`, `turn_clock_ran_out`, `phase_clock_ran_out`; a bot's
+    `bot_moved`; `restore` (a started match from its log) and `drive` (the server's own next
+    step); and the outcome of the write or read it waits for: `stored` or `not_stored`,
+    `log_loaded` or `log_not_loaded`."""
+
     def __init__(self, row: TableRow, signer, *, turn_time: float = 0.0, grace: float = 60.0, now: float = 0.0,
                  random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> None:
         self.id = row.id
