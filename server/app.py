@@ -13,8 +13,8 @@ From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [-
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
-(server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is
-server/store.py; bots think in worker processes (server/deciders.py).
+(server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
+Store (server/store.py; SQLite in server/sqlite_store.py); bots think in worker processes (server/deciders.py).
 
 Open tables are kept in memory; a finished one only while someone is at it: it is loaded
 from the database when someone watches it, comes back to it with a seat token, or sits down at
@@ -48,8 +48,11 @@ from protocol.signing import load_or_create
 from .conn import Conn
 from .deciders import Deciders
 from .seats import hash_token
+from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
-from .table import Table, summary_of
+from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
+from .table import Table
+from .table_core import summary_of
 
 log = logging.getLogger("governor.server")
 
@@ -93,7 +96,7 @@ class Server:
         self.tls = tls
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
-        self.store = Store(self.data_dir, synchronous)
+        self.store: Store = SQLiteStore(self.data_dir, synchronous)
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
@@ -135,7 +138,7 @@ class Server:
             await asyncio.sleep(max(0.05, min(60.0, idle / 4)))
             for table in list(self.tables.values()):
                 if table.status == "waiting":
-                    table.post(("expire", idle))
+                    table.post(Expire(idle))
 
     def _adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
@@ -223,7 +226,7 @@ class Server:
             if not self._per_addr[conn.addr]:
                 del self._per_addr[conn.addr]
             if conn.table is not None:
-                conn.table.post(("detach", conn))
+                conn.table.post(Detach(conn))
             conn.closed = True      # nothing more is queued ...
             await conn.flush()      # ... and what is goes out first, briefly (at once if closed)
             writer.cancel()
@@ -267,7 +270,7 @@ class Server:
                                "key": self.signer.public_key}))
         if seat is not None:  # the table checks that the seat is still the token's
             table, index = seat
-            await table.request("attach", conn, index, max(0, hello.get("have", 0)), token_hash)
+            await table.request(Attach(conn, index, max(0, hello.get("have", 0)), token_hash))
         async for frame in ws:
             if conn.closed:
                 continue  # closing (replaced, overflowed): read on until the close frame comes
@@ -304,17 +307,17 @@ class Server:
                 name = msg["name"].strip()
                 if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
                     return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
-                args = (name,)
+                request = Sit(conn, name)
             else:
-                args = (msg.get("have", 0),)   # the signed entries the spectator holds already
+                request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
             if conn.table is not None and conn.table is not table:  # stop watching the other table
-                await conn.table.request("leave", conn)
+                await conn.table.request(Leave(conn))
                 table = await self.table(msg["table"]) or table  # a finished one may have left memory
-            return await table.request(kind, conn, *args)
+            return await table.request(request)
         if kind == "leave":
             if conn.table is None:
                 return self._error(conn, "not_seated", "This connection has no seat and watches no table.")
-            return await conn.table.request("leave", conn)
+            return await conn.table.request(Leave(conn))
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
         if table is None or (conn.seat is None and kind != "resync"):
@@ -322,7 +325,7 @@ class Server:
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "not_seated",
                                               "message": "You have no seat at a table."}))
             return self._error(conn, "not_seated", "You have no seat at a table.")
-        if not table.post_command((kind, conn, msg)):
+        if not table.post_command(seat_command(conn, msg)):
             if kind == "act":
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
                                               "message": "The table is busy; send the command again."}))

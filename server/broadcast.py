@@ -1,4 +1,4 @@
-"""What the connections at one table are sent: views of the match, statuses, answers and errors.
+"""The views of the match that one table's connections are sent: snapshots and deltas.
 
 Each seated person is sent its own view, numbered with the table's `seq`: a `snapshot` first,
 then `delta`s against the view it was last sent (protocol.diff) — or a snapshot again when that
@@ -10,9 +10,9 @@ A connection that falls behind loses its queued view updates, never the frames t
 (server/conn.py); whatever this class pushes, it then checks for that and follows with one fresh
 snapshot, so that the client never waits on a delta that was dropped.
 
-The Broadcaster never changes the match. The table tells it what the match looks like after
-every accepted input (`show`, or `follow` while replaying the log, when nobody is listening);
-it reads the table's seats (who sits where, over which connection) and never writes them.
+The Broadcaster never changes the match: it reads the table's core (server/table_core.py) —
+the match state, its seq and events, who sits where over which connection, the spectators — and
+carries out the core's `Send`, `Show` and `Snapshot` effects.
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from protocol.codec import as_received
 from protocol.diff import diff, view_hash
 
 from .conn import Conn
-from .seats import Seat, seat_info
 
 EVENTS_IN_SNAPSHOT = 50   # the latest events a snapshot carries: the game log a client shows
 SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
@@ -34,91 +33,63 @@ def decoded_view(engine, state, seat: int | None):
 
 
 class Broadcaster:
-    def __init__(self, table_id: str, engine, seats: list[Seat], turn_time: float = 0.0) -> None:
-        self.table_id = table_id
-        self.turn_time = turn_time             # statuses tell the players their clock
-        self.engine = engine
-        self.seats = seats                     # the table's own list: read, never changed here
-        self.spectators: set[Conn] = set()
-        self.state = None                      # the match state shown; None before the deal
-        self.seq = 0
-        self.events: list[dict] = []           # every event of the match so far
-        self._sent: dict[int, tuple] = {}      # seat index -> (view, seq) its connection has
+    def __init__(self, core) -> None:
+        self.core = core                       # read, never changed here
+        self.table_id = core.id
+        self.engine = core.engine
+        self._sent: dict[int, tuple] = {}      # seat index -> (conn, view, seq): what that connection has
         self._pub_view = None                  # the public view the spectators have ...
         self._pub_seq = -1                     # ... and its seq
         self._pub_snap: tuple[int, bytes] | None = None  # (seq, frame): the public snapshot, encoded once
-        self.frozen: str | None = None         # why the table is frozen, if it is: statuses say so
 
-    # ------------------------------------------------------------------ the match as shown
+    @property
+    def seq(self) -> int:
+        return self.core.seq
 
-    def follow(self, state, seq: int, events: list[dict]) -> None:
-        """The match is now at `seq` with these new events; nobody is told (a replay)."""
-        self.state, self.seq = state, seq
-        self.events.extend(events)
+    @property
+    def state(self):
+        return self.core.state
 
-    def show(self, state, seq: int, events: list[dict], actor: int | None) -> None:
-        """The match is now at `seq`: every connected seat gets its view update (the seat that
-        moved, `actor`, gets one even when its view did not change: its command is answered at
-        that seq), then the spectators get theirs."""
-        self.follow(state, seq, events)
-        if state is None:
-            return
-        for s in self.seats:
+    def show(self, events: list[dict], actor: int | None) -> None:
+        """The match is now at the core's `seq`, with these new events: every connected seat gets
+        its view update (the seat that moved, `actor`, gets one even when its view did not
+        change: its command is answered at that seq), then the spectators get theirs."""
+        for s in self.core.seats:
             if s.human and s.conn is not None:
                 self._send_view(s, events, force=s.index == actor)
         self._send_public(events)
 
-    def restart(self) -> None:
-        """The match is being rebuilt from its log: its events come again. What each connection
-        has stays valid, since the rebuilt match is the one they were shown."""
-        self.state = None
-        self.events = []
+    def snapshot_to(self, conn: Conn) -> None:
+        """Send a seat's or a spectator's connection a fresh snapshot: it (re)connected, asked for
+        one, or sent a command decided on an old view."""
+        s = self._seat_of(conn)
+        if s is not None:
+            self._sent.pop(s.index, None)
+            self._send_view(s, [], force=True)
+        elif conn in self.core.spectators:
+            self.public_snapshot_to(conn)
 
-    # ------------------------------------------------------------------ seats
+    def _seat_of(self, conn: Conn):
+        return next((s for s in self.core.seats if s.conn is conn), None)
 
-    def snapshot_to(self, seat: Seat) -> None:
-        """Send this seat's connection a fresh snapshot: it (re)connected, asked for one, or
-        sent a command decided on an old view."""
-        self._sent.pop(seat.index, None)
-        self._send_view(seat, [], force=True)
-
-    def forget(self, seat: Seat) -> None:
-        """The seat's connection is gone: what it had no longer matters."""
-        self._sent.pop(seat.index, None)
-
-    def _send_view(self, s: Seat, events: list[dict], force: bool = False) -> None:
+    def _send_view(self, s, events: list[dict], force: bool = False) -> None:
         conn = s.conn
         view = decoded_view(self.engine, self.state, s.index)
         mine = self.engine.visible_events(events, s.index)
         sent = self._sent.get(s.index)
-        if sent is None or conn.stale_view:
+        if sent is None or sent[0] is not conn or conn.stale_view:   # a new connection has nothing yet
             conn.stale_view = False
             frame = self._snapshot(view, s.index)
-        elif not force and not mine and view == sent[0]:
+        elif not force and not mine and view == sent[1]:
             return
         else:
-            frame = self._delta(sent[0], view, sent[1], mine, s.index)
-        self._sent[s.index] = (view, self.seq)
+            frame = self._delta(sent[1], view, sent[2], mine, s.index)
+        self._sent[s.index] = (conn, view, self.seq)
         conn.push(frame, droppable=True)
         if conn.stale_view:
             self._resnap(conn)
 
     # ------------------------------------------------------------------ spectators
-
-    def watch(self, conn: Conn, status: str) -> None:
-        """A new spectator: the table's status, then the public view if the match is dealt."""
-        self.spectators.add(conn)
-        conn.seq = -1
-        conn.push(self.status_frame(status))
-        if self.state is not None:
-            self.public_snapshot_to(conn)
-
-    def unwatch(self, conn: Conn) -> bool:
-        """Stop sending to this spectator; False if it was not one."""
-        if conn not in self.spectators:
-            return False
-        self.spectators.discard(conn)
-        return True
 
     def public_snapshot_to(self, conn: Conn) -> None:
         conn.push(self._pub_snapshot(), droppable=True)
@@ -134,7 +105,8 @@ class Broadcaster:
     def _send_public(self, events: list[dict]) -> None:
         """The public view: computed and encoded once per change, the same bytes to everyone. A
         spectator that missed the previous update gets the snapshot instead of the delta."""
-        if not self.spectators:
+        spectators = self.core.spectators
+        if not spectators:
             self._pub_view = None
             return
         view = decoded_view(self.engine, self.state, None)
@@ -149,7 +121,7 @@ class Broadcaster:
             base = self._pub_seq
             frame = self._delta(self._pub_view, view, base, shown, None)
             self._pub_view, self._pub_seq = view, self.seq
-        for c in list(self.spectators):
+        for c in list(spectators):
             if c.stale_view or (base is not None and c.seq != base):
                 c.stale_view = False
                 c.push(self._pub_snapshot(), droppable=True)
@@ -164,7 +136,7 @@ class Broadcaster:
     def _snapshot(self, view, seat: int | None) -> bytes:
         return wire.encode({"type": "snapshot", "table": self.table_id, "seq": self.seq, "view": view,
                             "hash": view_hash(view),
-                            "events": self.engine.visible_events(self.events, seat)[-EVENTS_IN_SNAPSHOT:]})
+                            "events": self.engine.visible_events(self.core.events, seat)[-EVENTS_IN_SNAPSHOT:]})
 
     def _delta(self, old, new, base: int, events: list[dict], seat: int | None) -> bytes:
         """A delta from the view at `base`, or the snapshot when that is no larger."""
@@ -181,12 +153,12 @@ class Broadcaster:
         conn.stale_view = False
         if conn.closed or self.state is None:
             return
-        s = next((s for s in self.seats if s.conn is conn), None)
+        s = self._seat_of(conn)
         if s is not None:
             view = decoded_view(self.engine, self.state, s.index)
-            self._sent[s.index] = (view, self.seq)
+            self._sent[s.index] = (conn, view, self.seq)
             conn.push(self._snapshot(view, s.index), droppable=True)
-        elif conn in self.spectators:
+        elif conn in self.core.spectators:
             self.public_snapshot_to(conn)
 
     # ------------------------------------------------------------------ frames that must arrive
@@ -196,23 +168,3 @@ class Broadcaster:
         conn.push(frame)
         if conn.stale_view:
             self._resnap(conn)
-
-    def error(self, conn: Conn, code: str, message: str) -> None:
-        self.send(conn, wire.encode({"type": "error", "code": code, "message": message}))
-
-    def status_frame(self, status: str) -> bytes:
-        msg = {"type": "status", "table": self.table_id, "seats": seat_info(self.seats), "status": status}
-        if self.turn_time:
-            msg["turn_time"] = self.turn_time
-        if self.frozen:
-            msg["frozen"] = self.frozen
-        return wire.encode(msg)
-
-    def broadcast_status(self, status: str) -> None:
-        """Who sits where, who is connected, and the table's status, to everyone at the table."""
-        frame = self.status_frame(status)
-        for s in self.seats:
-            if s.conn is not None:
-                self.send(s.conn, frame)
-        for c in list(self.spectators):
-            self.send(c, frame)

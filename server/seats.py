@@ -2,16 +2,15 @@
 
 A seat belongs to a person (known by the hash of its seat token; the token itself is never
 stored) or to a computer player (`bot`, its level). Everything here is plain bookkeeping: the
-table's task is the only one that changes a seat, and it persists `record()` whenever the people
-at the table change.
+table's core (server/table_core.py) is the only one that changes a seat, and it persists
+`record()` whenever the people at the table change.
 """
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections import OrderedDict
 
-from .conn import Conn
+from .effects import GraceTimer, TurnClock
 
 ANSWERS_KEPT = 64   # answers a seat keeps, so that a resent command gets the same answer again
 
@@ -28,12 +27,11 @@ class Seat:
         self.player_id: str | None = player_id
         self.token_hash: str | None = token_hash
         self.bot: str | None = bot            # the level of a computer seat
-        self.conn: Conn | None = None
+        self.conn: object | None = None       # the connection holding the seat (opaque here)
         self.standin = False                  # the server plays for this absent player now
         self.epoch = 0                        # bumped on every (dis)connection
-        self.timer: asyncio.TimerHandle | None = None  # the grace period of an absent player
-        self.clock: asyncio.TimerHandle | None = None  # the time to answer the current question ...
-        self.clock_for: int | None = None     # ... put at this seq
+        self.grace: GraceTimer | None = None  # the grace period of an absent player, running
+        self.clock: TurnClock | None = None   # the time to answer the current question, running
         self.overtime: int | None = None      # the seq of a question whose time ran out
         self.own_seed: bytes | None = None    # a seed the server made for this seat
         self.job: tuple | None = None         # (prompt_seq, epoch) of the bot decision under way
@@ -59,12 +57,6 @@ class Seat:
     @property
     def out_of_time(self) -> bool:
         return self.overtime is not None and self.overtime == self.prompt_seq
-
-    def stop_timers(self) -> None:
-        for timer in (self.timer, self.clock):
-            if timer is not None:
-                timer.cancel()
-        self.timer = self.clock = self.clock_for = None
 
     def record(self) -> dict:
         """What the database keeps of this seat."""

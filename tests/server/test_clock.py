@@ -65,7 +65,7 @@ async def test_a_seed_held_back_cancels_the_match(make_server, step, says):
     server = await make_server(turn_time=0.3)
     table, ana, bo = await two_seats(server, type("Withholding", (Withholding,), {"withholds": step}))
     await play_all([ana, bo])
-    ex = server.tables[table].exchange
+    ex = server.tables[table].core.exchange
     assert ex.phase == "cancelled" and ex.log[-1].body["reason"] == "Bo " + says
     assert ana.report.ok and bo.report.ok       # a cancelled match verifies: every seed revealed
     assert server.tables[table].status == "cancelled"
@@ -77,9 +77,9 @@ async def test_no_clock_when_turn_time_is_zero(make_server):
     bo.answering = False
     await asyncio.gather(ana.play(until=lambda p: p.view is not None and bo.seat in p.view["to_act"]),
                          bo.play(until=lambda p: p.view is not None and p.seat in p.view["to_act"]))
-    seq = server.tables[table].seq
+    seq = server.tables[table].core.seq
     await asyncio.sleep(0.6)
-    assert server.tables[table].seq == seq         # nobody answered for Bo
+    assert server.tables[table].core.seq == seq         # nobody answered for Bo
     assert "turn_time" not in bo.status
     assert all(s.clock is None for s in server.tables[table].seats)
 
@@ -90,9 +90,9 @@ async def test_the_commit_clock_leaves_a_player_away_to_the_grace_period(make_se
     server = await make_server(turn_time=0.3, grace=30)
     table, ana, bo = await two_seats(server)
     await bo.drop()
-    await ana.play(until=lambda p: p.px.entries and server.tables[table].exchange.commits[ana.seat] is not None)
+    await ana.play(until=lambda p: p.px.entries and server.tables[table].core.exchange.commits[ana.seat] is not None)
     await asyncio.sleep(0.8)
-    assert server.tables[table].exchange.phase == "commit"      # still waiting for Bo, not cancelled
+    assert server.tables[table].core.exchange.phase == "commit"      # still waiting for Bo, not cancelled
     await bo.resume()
     await play_all([ana, bo])
     assert ana.report.ok and bo.report.ok and server.tables[table].status == "over"

@@ -9,7 +9,7 @@ import signal
 import sqlite3
 
 import games
-from server import table as table_module
+from server import table_core
 from protocol import wire
 from protocol.exchange import ServerExchange
 from protocol.fairness import local_streams
@@ -101,7 +101,7 @@ async def test_a_bot_whose_decision_fails_plays_a_random_move(server, monkeypatc
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await play_all([ana], timeout=20)
     assert ana.report.ok, ana.report.text()
-    assert ana.errors == [] and not server.tables[table].broken
+    assert ana.errors == [] and not server.tables[table].core.broken
 
 
 async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(server, monkeypatch):
@@ -109,11 +109,11 @@ async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(serve
         raise RuntimeError("no bot workers can be started")
 
     monkeypatch.setattr(server.deciders, "submit", no_workers)
-    monkeypatch.setattr(table_module, "pick_uniform", lambda *args: ["no such move"])
+    monkeypatch.setattr(table_core, "pick_uniform", lambda *args: ["no such move"])
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await ana.play(until=frozen, timeout=15)
     assert [e["code"] for e in ana.errors] == ["table_frozen"], ana.errors
-    assert server.tables[table].broken
+    assert server.tables[table].core.broken
     assert ana.status["frozen"]                        # the table's status says so too
     await ana.raw.send({"type": "act", "id": 99, "seq": ana.seq, "action": []})
     rej = await ana.raw.expect("reject", skip=SKIP + ("snapshot",))
@@ -132,14 +132,14 @@ async def test_an_accepted_commitment_is_never_answered_with_an_internal_error(s
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await ana.play(until=frozen, timeout=10)
     assert [e["code"] for e in ana.errors] == ["table_frozen"], ana.errors
-    assert server.tables[table].broken
+    assert server.tables[table].core.broken
 
 
 # ---------------------------------------------------------------------- 3. every command is answered
 
 async def test_a_command_whose_handler_fails_is_rejected_and_changes_nothing(server):
     table, players, mover = await quiet_start(server)
-    t = server.tables[table]
+    t = server.tables[table].core
     seat = t.seats[mover.seat]
 
     def broken(cid):
@@ -163,7 +163,7 @@ async def test_a_command_whose_handler_fails_is_rejected_and_changes_nothing(ser
 
 async def test_a_failed_write_undoes_the_move_which_no_one_is_shown(server, monkeypatch):
     table, players, mover = await quiet_start(server)
-    t = server.tables[table]
+    t = server.tables[table].core
     real, failed = server.store.append, []
 
     async def append(*args, **kw):

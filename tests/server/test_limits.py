@@ -232,22 +232,22 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
         if msg["type"] == "ack":
             break
     assert msg == {"type": "ack", "id": 9}
-    table_seq = server.tables[table].seq
+    table_seq = server.tables[table].core.seq
     await mover.raw.send({"type": "act", "id": 9, "seq": seq0, "action": [role]})
     assert await mover.raw.expect("ack", skip=("status", "delta", "entry", "private")) == {"type": "ack", "id": 9}
-    assert server.tables[table].seq == table_seq
+    assert server.tables[table].core.seq == table_seq
     # stale: a new command decided on the view before the question changed
     await mover.raw.send({"type": "act", "id": 10, "seq": seq0, "action": [role]})
     rej = await mover.raw.expect("reject", skip=("status", "delta", "entry", "private"))
     assert rej["code"] == "stale"
     snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
-    assert snap["seq"] == server.tables[table].seq
+    assert snap["seq"] == server.tables[table].core.seq
     # from the future: a view the table never had
     await mover.raw.send({"type": "act", "id": 11, "seq": 10**6, "action": [role]})
     rej = await mover.raw.expect("reject", skip=("status", "delta", "entry", "private"))
-    assert rej["code"] == "bad_seq" and f"the table is at seq {server.tables[table].seq}" in rej["message"]
+    assert rej["code"] == "bad_seq" and f"the table is at seq {server.tables[table].core.seq}" in rej["message"]
     snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
-    assert snap["seq"] == server.tables[table].seq == table_seq
+    assert snap["seq"] == server.tables[table].core.seq == table_seq
 
 
 def _no_act(p):
@@ -273,13 +273,13 @@ async def test_answers_to_a_simultaneous_decision_are_not_stale(server):
         await p.raw.send({"type": "act", "id": 1, "seq": seq, "action": action})
         ack = await p.raw.expect("ack", skip=("status", "delta", "entry", "private", "snapshot"))
         assert ack["id"] == 1
-    assert server.tables[table].seq == decided[0][1] + 3
+    assert server.tables[table].core.seq == decided[0][1] + 3
 
 
 async def test_an_exception_in_the_rules_rejects_the_command_and_the_table_lives_on(server):
     table, players = await table_with(server.url, 2)
     await asyncio.gather(*(p.play(until=lambda p: p.seq >= 10) for p in players))
-    t = server.tables[table]
+    t = server.tables[table].core
     real = t.exchange.act
     calls = []
 
@@ -305,7 +305,7 @@ async def test_a_client_that_stops_reading_slows_no_one(make_server):
     sleeper = await Raw.connect(server.url, rcvbuf=1024, max_queue=1)
     await sleeper.send({"type": "watch", "table": table_a})
     await sleeper.expect("status", skip=("entry",))
-    [conn] = server.tables[table_a].broadcaster.spectators
+    [conn] = server.tables[table_a].core.spectators
     # small buffers on both ends, so that not reading soon blocks the server's writes to it
     conn.ws.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     conn.ws.transport.set_write_buffer_limits(high=4096)
@@ -335,7 +335,7 @@ async def test_a_client_that_stops_reading_slows_no_one(make_server):
             audit.receive(Signed.parse("entry", msg["payload"], msg["sig"]))
         elif msg["type"] == "snapshot":
             view = msg["view"]
-            assert view_hash(view) == msg["hash"] and msg["seq"] == server.tables[table_a].seq
+            assert view_hash(view) == msg["hash"] and msg["seq"] == server.tables[table_a].core.seq
     assert audit.report.ok and view["over"]
     await again.close()
 

@@ -168,14 +168,14 @@ async def test_a_restarted_server_remembers_answered_commands(make_server, tmp_p
         pass
     ana.maybe_act = wait
     await ana.play(until=lambda p: p.view is not None)
-    seq = server.tables[table].seq
+    seq = server.tables[table].core.seq
     assert ana.seq == seq
     ana.pending = {"type": "act", "id": last, "seq": 0, "action": []}
     acks = ana.acks
     await ana.raw.send(ana.pending)
     await ana.play(until=lambda p: p.pending is None)
     assert ana.acks == acks + 1 and ana.rejects == []   # answered again with its ack ...
-    assert server.tables[table].seq == seq       # ... and not applied again
+    assert server.tables[table].core.seq == seq       # ... and not applied again
     await ana.raw.send({"type": "resync"})
     snapshots = ana.snapshots
     await ana.play(until=lambda p: p.snapshots > snapshots)

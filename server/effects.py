@@ -1,0 +1,170 @@
+"""What a table's core (server/table_core.py) asks its shell (server/table.py) to do: plain data.
+
+The core returns a list of effects for every input, to be carried out in order. A store write
+(`Persist`) or a log read (`LoadLog`) is always the last effect of its list: the core waits for
+its outcome, which the shell reports back (`stored()` or `not_stored()`, `log_loaded(rows)` or
+`log_not_loaded()`), and gets the effects that follow. That is how every accepted input is in
+the store before anyone hears of it.
+
+Connections are opaque to the core: it names them in effects and never calls them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------------- timers
+# A timer's key says what it is for; when it fires, the shell posts the key itself to the
+# table's inbox. A key that no longer matches what the core waits for is ignored.
+
+
+@dataclass(frozen=True)
+class GraceTimer:
+    """The grace period of a player who left seat `seat` (its `epoch` then)."""
+    seat: int
+    epoch: int
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """The time a person has to answer the question put to seat `seat` at `seq`."""
+    seat: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class PhaseClock:
+    """The time to commit to (or reveal) the seeds of the fair exchange."""
+    phase: str
+
+
+TimerKey = GraceTimer | TurnClock | PhaseClock
+
+
+@dataclass(frozen=True)
+class StartTimer:
+    key: TimerKey
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CancelTimer:
+    key: TimerKey
+
+
+# ---------------------------------------------------------------------- the store
+
+
+class Persist:
+    """A write to the store. The core waits for it: nothing after it happens before it is stored."""
+
+
+@dataclass(frozen=True, eq=False)
+class SaveSeats(Persist):
+    seats: list[dict]
+
+
+@dataclass(frozen=True, eq=False)
+class SaveStart(Persist):
+    game_id: bytes
+    server_seed: bytes
+
+
+@dataclass(frozen=True, eq=False)
+class SaveStatus(Persist):
+    status: str
+
+
+@dataclass(frozen=True, eq=False)
+class AppendRow(Persist):
+    """Row n of the log, and the table's new status when it changed (else None)."""
+    n: int
+    kind: str
+    seat: int | None
+    data: dict
+    status: str | None
+
+
+@dataclass(frozen=True)
+class LoadLog:
+    """Read the table's log and hand it to the core (`log_loaded`)."""
+
+
+# ---------------------------------------------------------------------- connections
+
+
+@dataclass(frozen=True, eq=False)
+class Send:
+    """A frame that must arrive: a signed message, an answer, an error, a status."""
+    conn: object
+    frame: bytes
+
+
+@dataclass(frozen=True, eq=False)
+class SendBacklog:
+    """The signed messages a connection lacks, before anything sent after them."""
+    conn: object
+    frames: list[bytes]
+
+
+@dataclass(frozen=True, eq=False)
+class Show:
+    """The match moved: each connected seat and spectator gets its view update (the seat that
+    moved, `actor`, even when its view did not change)."""
+    events: list[dict]
+    actor: int | None
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """A fresh snapshot of its view to this seat's or spectator's connection."""
+    conn: object
+
+
+@dataclass(frozen=True, eq=False)
+class Close:
+    conn: object
+    code: int
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class Bind:
+    """The connection now holds this seat at the table (None: it watches)."""
+    conn: object
+    seat: int | None
+
+
+@dataclass(frozen=True, eq=False)
+class Unbind:
+    """The connection is no longer at the table."""
+    conn: object
+
+
+@dataclass(frozen=True)
+class RegisterToken:
+    """A seat token's hash now names this seat, server-wide."""
+    token_hash: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class UnregisterToken:
+    token_hash: str
+
+
+# ---------------------------------------------------------------------- bots
+
+
+@dataclass(frozen=True, eq=False)
+class AskBot:
+    """Have a bot of `level` decide on `view` (away from the event loop) and post the answer
+    back with `key`, the question it answers."""
+    seat: int
+    key: tuple
+    level: str
+    seed: int
+    view: dict
+
+
+Effect = (StartTimer | CancelTimer | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
+          | Unbind | RegisterToken | UnregisterToken | AskBot)

@@ -1,0 +1,93 @@
+"""What a table's inbox holds: one message type per input, handled by the table's task in order.
+
+Connections post the lobby's requests and the seats' commands; the table's own timers post their
+keys (server/effects.py: GraceTimer, TurnClock, PhaseClock) and its bots their decisions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False)
+class Sit:
+    conn: object
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class Leave:
+    conn: object
+
+
+@dataclass(frozen=True, eq=False)
+class Watch:
+    conn: object
+    have: int       # the signed public entries the spectator holds already
+
+
+@dataclass(frozen=True, eq=False)
+class Attach:
+    """A seat token said hello on this connection."""
+    conn: object
+    seat: int
+    have: int       # the signed messages the seat's client holds already
+    token_hash: str
+
+
+@dataclass(frozen=True, eq=False)
+class Detach:
+    """The connection closed."""
+    conn: object
+
+
+@dataclass(frozen=True, eq=False)
+class Expire:
+    """Close the table if it waited `idle` seconds with nobody at it."""
+    idle: float
+
+
+@dataclass(frozen=True, eq=False)
+class Commit:
+    conn: object
+    commitment: bytes
+
+
+@dataclass(frozen=True, eq=False)
+class Reveal:
+    conn: object
+    seed: bytes
+
+
+@dataclass(frozen=True, eq=False)
+class Act:
+    conn: object
+    id: int
+    seq: int
+    action: list
+
+
+@dataclass(frozen=True, eq=False)
+class Resync:
+    conn: object
+
+
+@dataclass(frozen=True, eq=False)
+class BotMove:
+    """A bot's decision for the question `key` of `seat`; None when the bot failed."""
+    seat: int
+    key: tuple
+    action: list | None
+
+
+def seat_command(conn, msg: dict) -> Commit | Reveal | Act | Resync:
+    """A seat's command, decoded from the wire (protocol.wire), as the inbox takes it."""
+    match msg["type"]:
+        case "commit":
+            return Commit(conn, msg["commitment"])
+        case "reveal":
+            return Reveal(conn, msg["seed"])
+        case "act":
+            return Act(conn, msg["id"], msg["seq"], msg["action"])
+        case "resync":
+            return Resync(conn)
+    raise ValueError(f"{msg['type']!r} is not a seat's command")

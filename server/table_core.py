@@ -1,0 +1,772 @@
+"""One table's decisions, with no I/O: fed inputs, it returns effects (server/effects.py).
+
+TableCore owns a table's match (a ServerExchange), its seats and spectators, and decides
+everything: who may sit, leave or take a seat back, which commitment, seed or move is accepted
+and how each command is answered (a stale or out-of-turn one refused, a resent one answered again
+without being applied twice), which clock runs, when a player away or out of time is played by
+the table's bot, which seeds the server makes, when the match is cancelled or over. It reads no
+clock (the time comes as an argument), touches no socket, store or event loop, and makes its
+secrets from `random_bytes`. Its shell, server/table.py, feeds it one input at a time and carries
+out the effects in order.
+
+An accepted input is applied to the match, then written to the store (the core returns a
+`Persist` and waits), and only once stored announced: signed messages to the seats, then view
+updates and the answer. A refused input changes nothing. When the rules or the store fail on an
+input, the match is rebuilt from its log (`LoadLog`), which does not hold it, and the input is
+answered as failed. When the server cannot take a step of its own (a seed, a bot's move: a bot
+that fails plays a random legal move instead), the table is frozen: logged, everyone at it is
+told, every command is refused, and a restarted server tries again from the log.
+
+`seq` is the sequence number of the latest signed public entry of the match (the header is 0,
+the commitment set 1, the reveal set 2, then one per move and the final entry). A seat's views
+are numbered with it; each seat remembers the seq at which its current question was put, and a
+command decided on an older view is "stale".
+
+The clocks: a connected player who never answers must not hold a table forever. After
+`turn_time` seconds on one question the table's bot answers that question for them (they keep
+the seat); a seed not committed or revealed in time cancels the match, naming who held it up
+(before the reveal set nobody knows the deal, so nothing is given away). Players away are left
+to the grace period: after `grace` seconds the bot plays their seat until they come back.
+"""
+from __future__ import annotations
+
+import base64
+import logging
+import random
+import secrets
+from typing import Callable
+
+import games
+from games.choice import pick_uniform
+from games.errors import IllegalAction
+from protocol import wire
+from protocol.exchange import SEED_BYTES, ServerExchange
+from protocol.fairness import player_commit
+from protocol.messages import ProtocolError
+
+from .broadcast import decoded_view
+from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
+                      RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
+                      TurnClock, Unbind, UnregisterToken)
+from .seats import Seat, hash_token, seat_info
+from .store import LogRow, TableRow
+
+log = logging.getLogger("governor.server")
+
+MAX_INTERNAL_ERRORS = 20  # a table with more is frozen
+
+Effects = list[Effect]
+
+
+class TableCore:
+    """Inputs, each a method returning effects: from the lobby and the connections `sit`,
+    `leave`, `watch`, `attach`, `detach`, `expire`; the seats' commands `commit`, `reveal`, `act`,
+    `resync`; the timers `grace_over`, `turn_clock_ran_out`, `phase_clock_ran_out`; a bot's
+    `bot_moved`; `restore` (a started match from its log) and `drive` (the server's own next
+    step); and the outcome of the write or read it waits for: `stored` or `not_stored`,
+    `log_loaded` or `log_not_loaded`."""
+
+    def __init__(self, row: TableRow, signer, *, turn_time: float = 0.0, grace: float = 60.0, now: float = 0.0,
+                 random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> None:
+        self.id = row.id
+        self.game = row.game
+        self.engine = games.get(row.game)
+        self.options = row.options
+        self.bot_level = row.bot
+        self.created = row.created
+        self.seats = _seats(row)
+        self.spectators: set = set()
+        self.signer = signer
+        self.turn_time = turn_time          # seconds per question (0: no clock)
+        self.grace = grace                  # seconds a player away keeps the seat before the bot plays it
+        self.random_bytes = random_bytes
+        self.game_id = row.game_id
+        self.server_seed = row.server_seed
+        self.status = row.status
+        self.exchange: ServerExchange | None = None
+        self.restored = row.status == "waiting"   # a started match is rebuilt from its log first
+        self.nrows = 0                      # rows in the log
+        self.seq = 0
+        self.events: list[dict] = []        # every event of the match so far
+        self.phase_clock: PhaseClock | None = None   # the time to commit, then to reveal, running
+        self.broken: str | None = None      # why the table is frozen, if it is
+        self.internal_errors = 0
+        self.touched = now                  # the last time someone sat down, left or came back
+        self._waiting: tuple | None = None  # (then, otherwise) of the Persist or LoadLog returned last
+
+    # ------------------------------------------------------------------ the table as seen from outside
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("waiting", "playing")
+
+    @property
+    def state(self):
+        """The match state (None before the deal)."""
+        return self.exchange.state if self.exchange is not None else None
+
+    @property
+    def idle(self) -> bool:
+        """Finished, and nobody is at the table: it may leave memory."""
+        return not self.active and not self.spectators and all(s.conn is None for s in self.seats)
+
+    def summary(self) -> dict:
+        out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
+               "status": self.status}
+        if self.broken:
+            out["frozen"] = self.broken
+        return out
+
+    def status_frame(self) -> bytes:
+        msg = {"type": "status", "table": self.id, "seats": seat_info(self.seats), "status": self.status}
+        if self.turn_time:
+            msg["turn_time"] = self.turn_time
+        if self.broken:
+            msg["frozen"] = self.broken
+        return wire.encode(msg)
+
+    # ------------------------------------------------------------------ what the shell reports back
+
+    def _wait(self, io: Persist | LoadLog, then: Callable, otherwise: Callable[[], Effects]) -> Effects:
+        """Return `io` as the last effect and wait for its outcome: `then` follows if it succeeds
+        (with the rows for a LoadLog), `otherwise` if it fails."""
+        self._waiting = (then, otherwise)
+        return [io]
+
+    def _outcome(self) -> tuple:
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:
+            raise RuntimeError("the table waits for no write or read")
+        return waiting
+
+    def stored(self) -> Effects:
+        """The Persist returned last is in the store."""
+        return self._outcome()[0]()
+
+    def not_stored(self) -> Effects:
+        """The store refused the Persist returned last: it is undone."""
+        return self._outcome()[1]()
+
+    def log_loaded(self, rows: list[LogRow]) -> Effects:
+        """The table's log, as the LoadLog returned last asked."""
+        return self._outcome()[0](rows)
+
+    def log_not_loaded(self) -> Effects:
+        return self._outcome()[1]()
+
+    # ------------------------------------------------------------------ rebuilding the match
+
+    @property
+    def started(self) -> bool:
+        return self.status != "waiting" and self.game_id is not None
+
+    def restore(self) -> Effects:
+        """A started match is rebuilt from its log before it goes on (after a restart, or when
+        someone asks for a finished table); then every player away has their grace period."""
+        self.restored = True
+        if not self.started:
+            return []
+
+        def loaded(rows):
+            try:
+                self._build(rows)
+            except Exception:
+                log.exception("table %s could not be rebuilt from its log", self.id)
+                return self.freeze("it could not be rebuilt from its log")
+            if self.status != "playing":
+                return []
+            return [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
+
+        return self._wait(LoadLog(), loaded, lambda: self.freeze("it could not be rebuilt from its log"))
+
+    def _new_exchange(self) -> ServerExchange:
+        """The match before its first input; with the same game id, seeds and key, it signs the
+        same messages every time."""
+        return ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
+                              self.signer, game_id=self.game_id, server_seed=self.server_seed)
+
+    def _build(self, rows: list[LogRow]) -> None:
+        """The match from its log: every signed message comes out exactly as first sent."""
+        self.exchange = self._new_exchange()
+        self.events = []
+        for s in self.seats:
+            s.stream = []
+            s.prompt = None
+            s.own_seed = None
+        self._absorb(0, [], None, announce=False)
+        for row in rows:
+            n0 = len(self.exchange.sent)
+            self._apply(row.kind, row.seat, row.data)
+            act = row.kind == "act"
+            self._absorb(n0, self.exchange.last_events if act else [], row.seat if act else None, announce=False)
+            if act and "id" in row.data:
+                self.seats[row.seat].remember(row.data["id"], _ack(row.data["id"]))
+        self.nrows = len(rows)
+        self.status = self._phase_status()
+
+    def _recover(self, then: Callable[[], Effects]) -> Effects:
+        """After the rules or the store failed on an input: rebuild the match from the log, which
+        does not hold it, so that memory and store agree again; then `then()`."""
+        self.internal_errors += 1
+        lengths = [len(s.stream) for s in self.seats]
+
+        def loaded(rows):
+            try:
+                self._build(rows)
+            except Exception:
+                log.exception("table %s could not be rebuilt", self.id)
+                return self.freeze("it could not be rebuilt after an internal error") + then()
+            out = []
+            if [len(s.stream) for s in self.seats] != lengths:
+                out = self.freeze("its rebuilt match differs from what was sent")
+            elif self.internal_errors >= MAX_INTERNAL_ERRORS:
+                out = self.freeze("too many internal errors")
+            return out + then()
+
+        return self._wait(LoadLog(), loaded, lambda: self.freeze("it could not be rebuilt after an internal error")
+                          + then())
+
+    def freeze(self, reason: str) -> Effects:
+        """Refuse every command from now on (a restarted server rebuilds the table from its log
+        and tries again); logged, and everyone at the table is told."""
+        if self.broken:
+            return []
+        self.broken = reason
+        log.error("table %s is frozen: %s", self.id, reason)
+        notice = wire.encode({"type": "error", "code": "table_frozen",
+                              "message": f"Table {self.id} is frozen: {reason}. Its log is kept; it can go "
+                                         "on when the server is restarted."})
+        return self._to_everyone(self.status_frame()) + self._to_everyone(notice)
+
+    # ------------------------------------------------------------------ accepting inputs
+
+    def _phase_status(self) -> str:
+        ex = self.exchange
+        if ex is None:
+            return "waiting"
+        return {"over": "over", "cancelled": "cancelled"}.get(ex.phase, "playing")
+
+    def _apply(self, kind: str, seat, data: dict) -> None:
+        ex = self.exchange
+        if kind == "commit":
+            ex.commit(seat, data["commitment"])
+            if "seed" in data:
+                self.seats[seat].own_seed = data["seed"]
+        elif kind == "reveal":
+            ex.reveal(seat, data["seed"])
+        elif kind == "act":
+            ex.act(seat, data["action"])
+        elif kind == "cancel":
+            ex.cancel(data["reason"])
+        else:
+            raise ValueError(f"unknown log row {kind!r}")
+
+    def _accept(self, kind: str, seat, data: dict, then: Callable[[], Effects],
+                failed: Callable[[], Effects]) -> Effects:
+        """Apply an input, have it stored, then announce it and go on with `then()`. Raises
+        IllegalAction or ProtocolError, changing nothing, when it is refused. When the rules or
+        the store fail on it, the match is rebuilt from the log, which does not hold it, and
+        `failed()` follows. Once stored, the input stands: a failure while announcing it freezes
+        the table."""
+        ex = self.exchange
+        n0 = len(ex.sent)
+        try:
+            self._apply(kind, seat, data)
+        except (IllegalAction, ProtocolError):
+            raise
+        except Exception:
+            log.exception("table %s: the rules failed on %s by seat %s: %r", self.id, kind, seat, data)
+            return self._recover(failed)
+        status = self._phase_status()
+
+        def stored():
+            self.nrows += 1
+            changed, self.status = status != self.status, status
+            if changed:
+                log.info("table %s is %s", self.id, status)
+            act = kind == "act"
+            try:
+                out = self._absorb(n0, ex.last_events if act else [], seat if act else None)
+                if changed or (kind == "commit" and "seed" in data and self.seats[seat].human):
+                    out += self._to_everyone(self.status_frame())
+            except Exception:
+                log.exception("table %s: announcing %s by seat %s failed", self.id, kind, seat)
+                out = self.freeze("an accepted input could not be announced")
+            return out + then()
+
+        def not_stored():
+            log.error("table %s: the store refused %s by seat %s; it is undone", self.id, kind, seat)
+            return self._recover(failed)
+
+        write = AppendRow(self.nrows, kind, seat, data, status if status != self.status else None)
+        return self._wait(write, stored, not_stored)
+
+    def _absorb(self, n0: int, events: list[dict], actor, announce: bool = True) -> Effects:
+        """Take in what the exchange produced since message n0: signed messages into the seats'
+        streams, new questions, the events; with `announce`, the effects that tell everyone."""
+        ex = self.exchange
+        out = []
+        humans = [s for s in self.seats if s.human]
+        for m in ex.sent[n0:]:
+            frame = self._frame(m)
+            for s in humans if m.kind == "entry" else [self.seats[m.body["seat"]]]:
+                if s.human:
+                    s.stream.append(frame)
+                    if announce and s.conn is not None:
+                        out.append(Send(s.conn, frame))
+            if announce and m.kind == "entry":
+                out += [Send(c, frame) for c in self.spectators]
+        self.seq = len(ex.log) - 1
+        self.events.extend(events)
+        answered_late = False
+        if ex.state is not None:
+            for s in self.seats:
+                p = self.engine.prompt(ex.state, s.index)
+                if p != s.prompt or s.index == actor:
+                    s.prompt, s.prompt_seq = p, self.seq
+                if s.overtime is not None and not s.out_of_time:
+                    s.overtime = None   # the question that ran out of time is answered
+                    answered_late = True
+        if announce and ex.state is not None:
+            out.append(Show(events, actor))
+            if answered_late:
+                out += self._to_everyone(self.status_frame())
+        return out
+
+    def _frame(self, m) -> bytes:
+        """A signed message as sent on the wire."""
+        return wire.encode({"type": m.kind, "table": self.id, "payload": m.payload, "sig": m.sig})
+
+    # ------------------------------------------------------------------ who is at the table
+
+    def _seat_of(self, conn) -> Seat | None:
+        """The seat this connection holds here, if any."""
+        return next((s for s in self.seats if s.conn is conn), None)
+
+    def _connections(self) -> list:
+        return [s.conn for s in self.seats if s.conn is not None] + list(self.spectators)
+
+    def _to_everyone(self, frame: bytes) -> Effects:
+        return [Send(c, frame) for c in self._connections()]
+
+    def sit(self, conn, name: str, now: float) -> Effects:
+        """A person sits down at a waiting table, in the first free seat; the match starts when
+        the last one is taken."""
+        if self.status != "waiting":
+            return [_error(conn, "started", f"Table {self.id} has already started.")]
+        free = next((s for s in self.seats if not s.taken), None)
+        if free is None:
+            return [_error(conn, "table_full", f"Every seat at table {self.id} is taken.")]
+        if any(s.name is not None and s.name.casefold() == name.casefold() for s in self.seats):
+            # the game log names players: two of one name (or a person called "Bot 2") would muddle it
+            return [_error(conn, "name_taken", f"Someone at table {self.id} is already called {name!r}; "
+                                               "pick another name.")]
+        token = base64.urlsafe_b64encode(self.random_bytes(32)).rstrip(b"=").decode()
+        free.name, free.player_id, free.token_hash = name, "p-" + self.random_bytes(8).hex(), hash_token(token)
+
+        def stored():
+            self.touched = now
+            self.spectators.discard(conn)
+            free.conn = conn
+            seated = wire.encode({"type": "seated", "table": self.id, "seat": free.index, "token": token,
+                                  "player_id": free.player_id})
+            out = [RegisterToken(free.token_hash, free.index), Bind(conn, free.index), Send(conn, seated)]
+            out += self._to_everyone(self.status_frame())
+            if all(s.taken for s in self.seats) and not self.broken:
+                out += self._start()
+            return out
+
+        def not_stored():
+            free.name = free.player_id = free.token_hash = None
+            return [_error(conn, "internal_error", "The server failed to handle this request.")]
+
+        return self._wait(SaveSeats([s.record() for s in self.seats]), stored, not_stored)
+
+    def leave(self, conn, now: float) -> Effects:
+        """A spectator stops watching; a person leaves a waiting table (the seat is free again)
+        or a finished one (the seat stays in the record)."""
+        if conn in self.spectators:
+            self.spectators.discard(conn)
+            return [Unbind(conn)]
+        s = self._seat_of(conn)
+        if s is None:
+            return [_error(conn, "not_seated", "You have no seat at this table.")]
+        if not self.active:
+            s.conn = None
+            return [Unbind(conn), Send(conn, self.status_frame())]
+        if self.status != "waiting":
+            return [_error(conn, "started", "The match has started: the seat stays yours; reconnect with your "
+                                            "seat token to play on.")]
+        was = (s.name, s.player_id, s.token_hash)
+        s.name = s.player_id = s.token_hash = None
+
+        def stored():
+            s.conn = None
+            self.touched = now
+            return ([UnregisterToken(was[2]), Unbind(conn)] + self._to_everyone(self.status_frame())
+                    + [Send(conn, self.status_frame())])
+
+        def not_stored():
+            s.name, s.player_id, s.token_hash = was
+            return [_error(conn, "internal_error", "The server failed to handle this request.")]
+
+        return self._wait(SaveSeats([x.record() for x in self.seats]), stored, not_stored)
+
+    def watch(self, conn, have: int = 0) -> Effects:
+        """A spectator: the signed public entries it lacks (every entry is public, so anyone
+        can audit the match as a player does, bar the hands), then the status and the view."""
+        out = [Bind(conn, None)]
+        if self.exchange is not None:
+            out.append(SendBacklog(conn, [self._frame(m) for m in self.exchange.log[max(0, have):]]))
+        self.spectators.add(conn)
+        out.append(Send(conn, self.status_frame()))
+        if self.state is not None:
+            out.append(Snapshot(conn))
+        return out
+
+    def attach(self, conn, index: int, have: int, token_hash: str, now: float) -> Effects:
+        """A seat token said hello: this connection is now the seat's, if the token still is (its
+        player may have left the seat to someone else meanwhile). The signed messages it lacks
+        come first, then a snapshot of its view."""
+        s = self.seats[index]
+        if s.token_hash != token_hash:
+            return [Close(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")]
+        self.touched = now
+        out = []
+        if s.conn is not None and s.conn is not conn:
+            out += [Unbind(s.conn), Close(s.conn, wire.CLOSE_REPLACED, "this seat connected again elsewhere")]
+        s.conn = conn
+        out.append(Bind(conn, index))
+        if s.grace is not None:
+            out.append(CancelTimer(s.grace))
+            s.grace = None
+        s.epoch += 1
+        s.standin = False
+        # The status first: it tells a returning player whether the server made their seed
+        # while they were away, which the signed messages in the backlog depend on.
+        out.append(Send(conn, self.status_frame()))
+        out.append(SendBacklog(conn, s.stream[max(0, min(have, len(s.stream))):]))
+        if self.state is not None:
+            out.append(Snapshot(conn))
+        return out + self._to_everyone(self.status_frame())
+
+    def detach(self, conn, now: float) -> Effects:
+        """A connection closed. A seat keeps its player for the grace period."""
+        if conn in self.spectators:
+            self.spectators.discard(conn)
+            return []
+        s = self._seat_of(conn)
+        if s is None:
+            return []
+        s.conn = None
+        self.touched = now
+        s.epoch += 1
+        out = self._start_grace(s) if self.status == "playing" else []
+        return out + self._to_everyone(self.status_frame())
+
+    def expire(self, idle: float, now: float) -> Effects:
+        """A waiting table no person has been at for `idle` seconds (nobody sat down, or all who
+        did are disconnected) is closed, so that abandoned tables do not hold the server's table
+        limit."""
+        if (self.status != "waiting" or any(s.human and s.conn is not None for s in self.seats)
+                or now - self.touched < idle):
+            return []
+
+        def stored():
+            self.status = "cancelled"
+            log.info("table %s: nobody has been at it for %.0f s; it is closed", self.id, idle)
+            return self._to_everyone(self.status_frame())
+
+        return self._wait(SaveStatus("cancelled"), stored, lambda: [])
+
+    # ------------------------------------------------------------------ seats' commands
+
+    def commit(self, conn, commitment: bytes) -> Effects:
+        s = self._seat_of(conn)
+        ex = self.exchange
+        if s is None:
+            return [_error(conn, "not_seated", "Only a seated player commits.")]
+        if ex is None:
+            return [_error(conn, "not_started", "The match has not started yet.")]
+        if ex.commits[s.index] == commitment:
+            return []   # a resent commitment changes nothing
+        if s.own_seed is not None:
+            return [_error(conn, "already_committed", "The server committed a seed for this seat while you were away.")]
+        failed = [_error(conn, "internal_error", "The server failed to take your commitment.")]
+        if self.broken:
+            return failed
+        try:
+            return self._accept("commit", s.index, {"commitment": commitment}, then=_nothing, failed=lambda: failed)
+        except (ProtocolError, IllegalAction) as e:
+            return [_error(conn, e.code, e.message)]
+
+    def reveal(self, conn, seed: bytes) -> Effects:
+        s = self._seat_of(conn)
+        ex = self.exchange
+        if s is None:
+            return [_error(conn, "not_seated", "Only a seated player reveals a seed.")]
+        if ex is None:
+            return [_error(conn, "not_started", "The match has not started yet.")]
+        if ex.seeds[s.index] == seed:
+            return []
+        failed = [_error(conn, "internal_error", "The server failed to take your seed.")]
+        if self.broken:
+            return failed
+        try:
+            return self._accept("reveal", s.index, {"seed": seed}, then=_nothing, failed=lambda: failed)
+        except (ProtocolError, IllegalAction) as e:
+            return [_error(conn, e.code, e.message)]
+
+    def act(self, conn, cid: int, seq: int, action: list) -> Effects:
+        """A decision. Every act is answered exactly once: an ack, or a reject with nothing
+        changed; a resent one (the same command id) gets the same answer again, applied once."""
+        s = self._seat_of(conn)
+        if s is None:
+            return [Send(conn, _reject(cid, "not_seated", "You have no seat at this table."))]
+        try:
+            answered = s.answer(cid)
+            if answered is not None:
+                return [Send(conn, answered)]
+            return self._judge(s, cid, seq, action)
+        except Exception:
+            log.exception("table %s: command %d of seat %d failed", self.id, cid, s.index)
+            return [Send(conn, _reject(cid, "internal_error", "The server failed on this command; it was not "
+                                                              "applied."))]
+
+    def _judge(self, s: Seat, cid: int, seq: int, action: list) -> Effects:
+        ex = self.exchange
+        if self.broken:
+            return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.broken}."))
+        if ex is None or ex.phase in ("commit", "reveal"):
+            return self._answer(s, cid, _reject(cid, "not_started", "The match has not started yet."))
+        if ex.phase != "play":
+            return self._answer(s, cid, _reject(cid, "game_over", f"The match is {ex.phase}."))
+        if seq > self.seq:
+            return self._answer(s, cid, _reject(cid, "bad_seq", f"This was decided on a view at seq {seq}, but the "
+                                                                f"table is at seq {self.seq}: there is no such view; "
+                                                                "a fresh snapshot follows."), stale=True)
+        if seq < s.prompt_seq:
+            return self._answer(s, cid, _reject(cid, "stale", f"This was decided on the view at seq {seq}, but the "
+                                                              f"question changed at seq {s.prompt_seq}; a fresh "
+                                                              "snapshot follows."), stale=True)
+        failed = _reject(cid, "internal_error", "The server failed on this command; it was not applied.")
+        try:
+            return self._accept("act", s.index, {"action": action, "id": cid},
+                                then=lambda: self._answer(s, cid, _ack(cid)),
+                                failed=lambda: self._answer(s, cid, failed))
+        except (IllegalAction, ProtocolError) as e:
+            return self._answer(s, cid, _reject(cid, e.code, e.message))
+
+    def _answer(self, s: Seat, cid: int, answer: bytes, stale: bool = False) -> Effects:
+        """Remember the answer to command `cid` and send it; a stale command is followed by a
+        fresh snapshot."""
+        s.remember(cid, answer)
+        if s.conn is None:
+            return []
+        return [Send(s.conn, answer)] + ([Snapshot(s.conn)] if stale else [])
+
+    def resync(self, conn) -> Effects:
+        if self.state is None:
+            return [_error(conn, "not_started", "There is no view before the match starts.")]
+        if self._seat_of(conn) is not None or conn in self.spectators:
+            return [Snapshot(conn)]
+        return []
+
+    # ------------------------------------------------------------------ the server's own moves
+
+    def _start(self) -> Effects:
+        """Every seat is taken: the match starts with a fresh game id and server seed."""
+        game_id, server_seed = self.random_bytes(16), self.random_bytes(SEED_BYTES)
+
+        def stored():
+            try:
+                self.game_id, self.server_seed = game_id, server_seed
+                self.exchange = self._new_exchange()
+                self.status = "playing"
+                log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats))
+                out = self._absorb(0, [], None) + self._to_everyone(self.status_frame())
+            except Exception:
+                log.exception("table %s: the match could not be started", self.id)
+                return self.freeze("its match could not be started")
+            return out + [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
+
+        return self._wait(SaveStart(game_id, server_seed), stored, lambda: self.freeze("its match could not be "
+                                                                                       "started"))
+
+    def drive(self) -> Effects:
+        """The next step that is the server's to take, if any: the seeds of computer seats (and
+        of players away), the cancel when a seed can no longer come, a bot's decision to ask for,
+        a clock to wind. The shell calls it after every input until it returns nothing. Never
+        raises: a step that fails freezes the table."""
+        try:
+            return self._next_step()
+        except Exception:
+            log.exception("table %s: a step of the server's own failed", self.id)
+            return self._step_failed()
+
+    def _next_step(self) -> Effects:
+        ex = self.exchange
+        if self.broken or ex is None:
+            return []
+        if ex.phase == "commit":
+            s = next((s for s in self.seats if ex.commits[s.index] is None and s.server_plays), None)
+            if s is None:
+                return self._wind_phase_clock("commit")
+            seed = self.random_bytes(SEED_BYTES)
+            return self._accept("commit", s.index, {"commitment": player_commit(ex.game_id, s.player_id, seed),
+                                                    "seed": seed}, then=_nothing, failed=self._step_failed)
+        if ex.phase == "reveal":
+            s = next((s for s in self.seats if ex.seeds[s.index] is None and s.own_seed is not None), None)
+            if s is not None:
+                return self._accept("reveal", s.index, {"seed": s.own_seed}, then=_nothing, failed=self._step_failed)
+            # a player who committed but is gone cannot be replaced: only they know their seed
+            gone = next((s for s in self.seats if ex.seeds[s.index] is None and s.standin), None)
+            if gone is not None:
+                return self._accept("cancel", None, {"reason": f"{gone.name} did not reveal their seed in time"},
+                                    then=_nothing, failed=self._step_failed)
+            return self._wind_phase_clock("reveal")
+        out = []
+        if ex.phase == "play":
+            for i in self.engine.to_act(ex.state):
+                s = self.seats[i]
+                if not s.server_plays:
+                    out += self._wind_clock(s)
+                elif s.job != (s.prompt_seq, s.epoch):
+                    out += self._ask_bot(s)
+        return out
+
+    def _step_failed(self) -> Effects:
+        return self.freeze("the server could not take a step of its own")
+
+    def _start_grace(self, s: Seat) -> Effects:
+        out = [CancelTimer(s.grace)] if s.grace is not None else []
+        s.grace = GraceTimer(s.index, s.epoch)
+        return out + [StartTimer(s.grace, self.grace)]
+
+    def grace_over(self, key: GraceTimer) -> Effects:
+        """A player has been away for the grace period: the table's bot plays their seat until
+        they come back (and, before the commitments are complete, the server makes their seed)."""
+        s = self.seats[key.seat]
+        if s.grace == key:
+            s.grace = None
+        if s.epoch != key.epoch or s.conn is not None or self.status != "playing":
+            return []
+        log.info("table %s: seat %d (%s) has been away for %s s; a bot plays for it", self.id, s.index, s.name,
+                 self.grace)
+        s.standin = True
+        return self._to_everyone(self.status_frame())
+
+    def _wind_clock(self, s: Seat) -> Effects:
+        """Start the clock of a person's question, unless it already runs for that question."""
+        if not self.turn_time or s.clock == TurnClock(s.index, s.prompt_seq):
+            return []
+        out = [CancelTimer(s.clock)] if s.clock is not None else []
+        s.clock = TurnClock(s.index, s.prompt_seq)
+        return out + [StartTimer(s.clock, self.turn_time)]
+
+    def _wind_phase_clock(self, phase: str) -> Effects:
+        if not self.turn_time or self.phase_clock == PhaseClock(phase):
+            return []
+        out = [CancelTimer(self.phase_clock)] if self.phase_clock is not None else []
+        self.phase_clock = PhaseClock(phase)
+        return out + [StartTimer(self.phase_clock, self.turn_time)]
+
+    def turn_clock_ran_out(self, key: TurnClock) -> Effects:
+        """A person took `turn_time` over one question: the table's bot answers that one (they
+        keep the seat and answer the next)."""
+        s = self.seats[key.seat]
+        if s.clock == key:
+            s.clock = None
+        ex = self.exchange
+        if (self.broken or ex is None or ex.phase != "play" or s.prompt_seq != key.seq or s.server_plays
+                or s.index not in self.engine.to_act(ex.state)):
+            return []
+        log.info("table %s: seat %d (%s) took more than %s s; the bot answers this question", self.id, s.index,
+                 s.name, self.turn_time)
+        s.overtime = key.seq
+        return self._to_everyone(self.status_frame())
+
+    def phase_clock_ran_out(self, key: PhaseClock) -> Effects:
+        """The commit or reveal step ran out of time: the match is cancelled, naming who held it
+        up. Those away are the grace period's: it gives their seat a seed, or cancels in the reveal."""
+        if self.phase_clock == key:
+            self.phase_clock = None
+        ex = self.exchange
+        if self.broken or ex is None or ex.phase != key.phase:
+            return []
+        owed = ex.commits if key.phase == "commit" else ex.seeds
+        late = [s.name for s in self.seats
+                if s.human and owed[s.index] is None and not s.server_plays and s.conn is not None]
+        if not late:
+            return []
+        verb = "commit to" if key.phase == "commit" else "reveal"
+        log.info("table %s: %s did not %s a seed in %s s; the match is cancelled", self.id, ", ".join(late), verb,
+                 self.turn_time)
+        return self._accept("cancel", None, {"reason": f"{' and '.join(late)} did not {verb} their seed within "
+                                                       f"{self.turn_time:g} s"},
+                            then=_nothing, failed=self._step_failed)
+
+    def _ask_bot(self, s: Seat) -> Effects:
+        s.job = (s.prompt_seq, s.epoch)
+        view = decoded_view(self.engine, self.exchange.state, s.index)   # what a client would hold
+        return [AskBot(s.index, s.job, s.bot or self.bot_level, int.from_bytes(self.random_bytes(8)) >> 1, view)]
+
+    def bot_moved(self, index: int, key: tuple, action: list | None) -> Effects:
+        """A bot's decision for the question `key` (None: the bot failed). It is played if it
+        still answers the seat's question and can be played; otherwise a random legal move is."""
+        s = self.seats[index]
+        if s.job == key:
+            s.job = None
+        ex = self.exchange
+        if (self.broken or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
+                or not s.server_plays or index not in self.engine.to_act(ex.state)):
+            return []
+        if action is None:
+            return self._random_move(s)
+        try:
+            return self._accept("act", index, {"action": action}, then=_nothing, failed=lambda: self._random_move(s))
+        except (IllegalAction, ProtocolError) as e:
+            log.error("table %s: the move %r of the bot of seat %d was refused (%s); it plays a random one",
+                      self.id, action, index, e)
+            return self._random_move(s)
+
+    def _random_move(self, s: Seat) -> Effects:
+        """A random legal move for a seat whose bot failed; if even that fails, the table freezes."""
+        if self.broken:
+            return []
+        try:
+            p = s.prompt
+            action = pick_uniform(p["options"], p["min"], p["max"], random.Random(self.random_bytes(8)))
+            return self._accept("act", s.index, {"action": action}, then=_nothing, failed=lambda: self._stuck(s))
+        except Exception:
+            log.exception("table %s: a random move for seat %d failed too", self.id, s.index)
+            return self._stuck(s)
+
+    def _stuck(self, s: Seat) -> Effects:
+        return self.freeze(f"no move could be made for seat {s.index + 1} ({s.name})")
+
+
+def _seats(row: TableRow) -> list[Seat]:
+    return [Seat(i, s["name"], s["player_id"], s["token_hash"], s["bot"]) for i, s in enumerate(row.seats)]
+
+
+def summary_of(row: TableRow) -> dict:
+    """A table's entry in a listing, from its record (a finished table not in memory)."""
+    return {"id": row.id, "game": row.game, "options": row.options, "seats": seat_info(_seats(row)),
+            "status": row.status}
+
+
+def _nothing() -> Effects:
+    return []
+
+
+def _error(conn, code: str, message: str) -> Send:
+    return Send(conn, wire.encode({"type": "error", "code": code, "message": message}))
+
+
+def _ack(cid: int) -> bytes:
+    return wire.encode({"type": "ack", "id": cid})
+
+
+def _reject(cid: int, code: str, message: str) -> bytes:
+    return wire.encode({"type": "reject", "id": cid, "code": code, "message": message})
