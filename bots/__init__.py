@@ -1,7 +1,7 @@
 """Computer players for every registered game. They decide from a seat's view (its prompt
 included), never from the state.
 
-    bot = bots.make("sanjuan", "ismcts", seed=7, iterations=500)   # or seconds=0.5, or both
+    bot = bots.make(view["game"], "ismcts", seed=7, iterations=500)   # or seconds=0.5, or both
     action = bot.choose(view)                                       # a legal pick for view["prompt"]
 
 Levels, by game (`levels(game)`): "random" (uniform legal picks) for every game, with no code of

@@ -72,6 +72,15 @@ class Info:
                                 f"players, not {n!r}.")
         return n
 
+    def describe(self, options: dict) -> str:
+        """The options that differ from the defaults, in words: "expansion, setup variant"."""
+        words = []
+        for o in self.options:
+            value = options.get(o.name, o.default)
+            if value != o.default:
+                words.append(o.name.replace("_", " ") + ("" if value is True else f" {value}"))
+        return ", ".join(words)
+
     def check_options(self, options) -> dict:
         """The options of a table with every default filled in; an unknown name or a value of
         the wrong type is refused by name."""

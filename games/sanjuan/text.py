@@ -1,0 +1,120 @@
+"""San Juan as text for a terminal: the board, the cities, your cards, the final score table.
+
+Everything here reads only a view (what one seat, or a spectator, may see) and the public card
+catalog, never the engine state: the same code renders a view that arrived over the network, and
+a renderer that cannot reach the state cannot leak a hidden card. The client gives `paint(text,
+style)` for colour (styles: head, you, good, dim); without it, plain text.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from .cards import catalog
+from .info import INFO
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, width=88, initial_indent="    ", subsequent_indent="    ")
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}{'s' * (k != 1)}"
+
+
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+class Text:
+    def __init__(self, options: dict, paint=_plain) -> None:
+        self.cards = catalog(bool(options.get("expansion")))["cards"]
+        self.paint = paint
+
+    def name(self, key: str) -> str:
+        return self.cards[key]["name"] if key in self.cards else key
+
+    def card(self, key: str) -> str:
+        """A card with what matters when holding it: name, cost and printed VP."""
+        k = self.cards.get(key)
+        return f"{k['name']} (cost {k['cost']}, {k['vp']} VP)" if k else key
+
+    def _goods(self, text: str) -> str:
+        return text.replace("*", self.paint("*", "good"))
+
+    def board(self, v: dict) -> str:
+        """Everything a view shows but its prompt: the round and roles, every city, your cards."""
+        parts = [self.table(v), self.cities(v)]
+        if v.get("you"):
+            parts.append(self.hand(v))
+        return "\n\n".join(parts)
+
+    def table(self, v: dict) -> str:
+        names = [p["name"] for p in v["players"]]
+        extra = INFO.describe(v["options"])
+        lines = [self.paint(f"San Juan — round {v['round']}, governor {names[v['governor']]}", "head")
+                 + (f"  ({extra})" if extra else "")]
+        taken = ", ".join(f"{role} ({names[seat]})" for role, seat in v["taken"])
+        lines.append(f"Roles left: {', '.join(v['roles_left']) or 'none'}"
+                     + (f"   taken: {taken}" if taken else ""))
+        if v["role"]:
+            lines.append(f"Phase: {v['role']}, chosen by {names[v['chooser']]}")
+        if v.get("tile"):
+            label = "Trading house pays" if v.get("role") == "trader" else "Last trading tile"
+            lines.append(f"{label}: " + ", ".join(f"{g} {p}" for g, p in v["tile"].items()))
+        supply = f"Supply {_plural(v['deck'], 'card')}, discard pile {_plural(v['discard'], 'card')}"
+        if v.get("cathedral") is not None:
+            cost = self.cards.get("cathedral", {}).get("cost", "?")
+            supply += f"; the cathedral (cost {cost}) is still there for anyone to build"
+        lines.append(supply + ".")
+        return "\n".join(lines)
+
+    def cities(self, v: dict) -> str:
+        lines = [self.paint("Cities", "head") + self.paint("   (* = holds a good)", "dim")]
+        width = max(len(p["name"]) for p in v["players"])
+        for seat, p in enumerate(v["players"]):
+            who = p["name"].ljust(width)
+            who = self.paint(who, "you") if seat == v["seat"] else who
+            marks = ("  [governor]" if seat == v["governor"] else "") + \
+                    ("  [to act]" if seat in v["to_act"] else "")
+            lines.append(f"  {who}  {_plural(p['hand'], 'card')} in hand, "
+                         f"{_plural(p['buildings'], 'building')}{marks}")
+            # Wrap before painting: escape codes would count as width.
+            city = ", ".join(self.name(key) + ("*" if good else "") for _, key, good in p["city"])
+            lines.append(self._goods(_wrap(city)))
+            if p["covered"]:
+                covered = ", ".join(self.name(key) for _, key in p["covered"])
+                lines.append(self.paint(_wrap(f"covered by the crane: {covered}"), "dim"))
+        return "\n".join(lines)
+
+    def hand(self, v: dict) -> str:
+        you = v["you"]
+        cards = sorted(you["hand"], key=lambda c: (self.cards.get(c[1], {}).get("cost", 0), self.name(c[1])))
+        lines = [self.paint(f"Your hand ({_plural(len(cards), 'card')}, limit {you['hand_limit']})", "head")]
+        lines += [f"  {self.card(key)}" for _, key in cards] or ["  (empty)"]
+        for pile in ("chapel", "bank"):
+            if you[pile]:
+                lines.append(f"Under your {pile}: " + ", ".join(self.name(k) for _, k in you[pile]))
+        if you["drawn"]:
+            lines.append("Drawn this councillor phase: " + ", ".join(self.name(k) for _, k in you["drawn"]))
+        return "\n".join(lines)
+
+    def result(self, result: dict, names: list[str]) -> str:
+        """The final table: one row per score part anybody scored, then totals and winners."""
+        scores = result["scores"]
+        rows = [(part.replace("_", " "), [sc[part] for sc in scores])
+                for part in scores[0] if part != "total"
+                and (part == "buildings" or any(sc[part] for sc in scores))]
+        rows.append(("total", [sc["total"] for sc in scores]))
+        rows.append(("tie-break", result["tiebreak"]))
+        width = max(6, *(len(n) for n in names))
+        first = max(len(label) for label, _ in rows)
+        lines = [self.paint(" " * first + "".join(f"  {n:>{width}}" for n in names), "head")]
+        for label, values in rows:
+            line = label.ljust(first) + "".join(f"  {x:>{width}}" for x in values)
+            lines.append(self.paint(line, "head") if label == "total" else line)
+        lines.append(self.paint("(tie-break: cards in hand plus goods)", "dim"))
+        won = " and ".join(names[i] for i in result["winners"])
+        # No verb: "You wins" would read badly, and "You" is the default name at the table.
+        title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"
+        lines.append(self.paint(f"{title}: {won}, after {_plural(result['rounds'], 'round')}.", "you"))
+        return "\n".join(lines)
