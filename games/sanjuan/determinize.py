@@ -19,7 +19,7 @@ import random
 from .cards import (AQUEDUCT, ARCHIVE, BANK, CARD_KIND, CHAPEL, HARBOR, MANIFEST,
                     OFFICE_BUILDING, PREFECTURE, PRODUCTION, TILES, TRADING_POST, cathedral_id)
 from .rules import _buildable, apply, hand_limit, privilege
-from .state import Player, State
+from .state import State
 
 BUILD_STAGES = ("build", "cover", "black_market", "pay")
 _RETRIES = 50   # deals tried for another seat's build in progress before giving up on exactness
@@ -81,12 +81,7 @@ def _turn_order_for(view: dict) -> tuple[int, ...]:
 def _deal(t: _Template, rnd: random.Random) -> State:
     v = t.view
     seat = t.seat
-    s = State.__new__(State)
-    s.names = tuple(p["name"] for p in v["players"])
-    s.expansion = t.expansion
-    s.setup_variant = v["options"]["setup_variant"]
-    s.kinds = CARD_KIND[t.expansion]
-    s.reshuffles = 0
+    s = State([p["name"] for p in v["players"]], t.expansion, v["options"]["setup_variant"])
     s.tiles, s.tiles_turned = _tiles(v, rnd)
     s.governor = v["governor"]
     s.round = v["round"]
@@ -97,12 +92,7 @@ def _deal(t: _Template, rnd: random.Random) -> State:
     s.doubled = v["doubled"]
     s.stage = v["stage"]
     s.order = t.order
-    s.turn = 0
-    s.pending = {}
-    s.answers = {}
-    s.build = None
     s.cathedral = t.cathedral
-    s.decisions = 0
     s.over = v["over"]
 
     pool = t.unknown[:]
@@ -113,10 +103,8 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         del pool[len(pool) - k:]
         return out
 
-    s.players = []
-    for i, pv in enumerate(v["players"]):
+    for i, (p, pv) in enumerate(zip(s.players, v["players"])):
         city, covered, with_goods, active, _ = t.cities[i]
-        p = Player()
         p.city = city[:]
         p.covered = covered[:]
         p.goods = {b: c for b, c in zip(with_goods, take(len(with_goods)))}
@@ -128,7 +116,6 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         else:
             p.hand = take(pv["hand"])
             p.drawn = take(pv["drawn"])
-        s.players.append(p)
     s.discard = take(v["discard"])
     s.deck = take(v["deck"])
     _hide_the_rest(s, t, pool, rnd)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from games.errors import IllegalAction
 
-from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARD_KIND, CARPENTER,
+from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
                     GOOD, GOODS, GUARD_ROOM, HARBOR, HUT, INDIGO, LIBRARY, MANIFEST, MARKET_HALL,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
-                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL, cathedral_id)
+                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
 from .state import ROLES, Player, State
 
 OPTIONS = {"expansion": False, "setup_variant": False}
@@ -127,29 +127,7 @@ def setup(names, options: dict | None, rng) -> State:
     variant = bool(options.get("setup_variant", False))
     n = len(names)
 
-    s = State.__new__(State)
-    s.names = names
-    s.expansion = expansion
-    s.setup_variant = variant
-    s.kinds = CARD_KIND[expansion]
-    s.players = [Player() for _ in range(n)]
-    s.discard = []
-    s.reshuffles = 0
-    s.tiles_turned = 0
-    s.round = 1
-    s.roles_left = list(ROLES)
-    s.taken = []
-    s.role = None
-    s.chooser = None
-    s.doubled = False
-    s.order = ()
-    s.turn = 0
-    s.pending = {}
-    s.answers = {}
-    s.build = None
-    s.cathedral = cathedral_id(expansion)
-    s.decisions = 0
-    s.over = False
+    s = State(names, expansion, variant)
 
     # FAIRNESS.md §3: the governor is drawn first; the starting indigo plants are the lowest ids,
     # given in turn order from the governor, and stay out of the shuffle.
