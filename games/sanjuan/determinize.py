@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import random
 
-from .cards import (AQUEDUCT, ARCHIVE, BANK, CARD_KIND, CHAPEL, HARBOR, MANIFEST,
-                    OFFICE_BUILDING, PREFECTURE, PRODUCTION, TILES, TRADING_POST, cathedral_id)
-from .rules import _buildable, apply, hand_limit, privilege
+from .cards import BANK, CARD_KIND, CHAPEL, HARBOR, MANIFEST, TILES, cathedral_id
+from .rules import apply, buildable, stage_decision
 from .state import State
 
 BUILD_STAGES = ("build", "cover", "black_market", "pay")
@@ -146,42 +145,6 @@ def _bank_pending(v: dict, seat: int) -> bool:
     return v["stage"] == "bank" and seat in v["to_act"]
 
 
-def _start_pending(s: State, seat: int):
-    """The decision a seat owes at the start of the current simultaneous stage, or None."""
-    p = s.players[seat]
-    hand = tuple(p.hand)
-    stage = s.stage
-    if stage == "deal":
-        return ("keep", hand, 4, 4)
-    if stage == "office":
-        return ("office", hand, 0, min(2, len(hand))) if OFFICE_BUILDING in p.active and hand else None
-    if stage == "chapel":
-        return ("chapel", hand, 0, 1) if CHAPEL in p.active and hand else None
-    if stage == "bank":
-        return ("bank", hand, 0, len(hand)) if BANK in p.active and not p.bank_used and hand else None
-    if stage == "limit":
-        excess = len(hand) - hand_limit(s, p)
-        return ("limit", hand, excess, excess) if excess > 0 else None
-    kinds = s.kinds
-    if stage == "produce":
-        empty = tuple(b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods)
-        cap = 1 + privilege(s, seat) + (AQUEDUCT in p.active)
-        return ("produce", empty, 0, min(cap, len(empty))) if empty else None
-    if stage == "sell":
-        goods = tuple(b for b in p.city if b in p.goods)
-        cap = 1 + privilege(s, seat) + (TRADING_POST in p.active)
-        return ("sell", goods, 0, min(cap, len(goods))) if goods else None
-    if stage == "council":
-        keep = 2 if PREFECTURE in p.active else 1
-        if ARCHIVE in p.active:
-            # The archive draws into the hand; how many were drawn is assumed the full count.
-            drew = 2 if seat != s.chooser else (8 if s.doubled else 5)
-            extra = min(drew - keep, len(hand))
-            return ("discard", hand, extra, extra) if extra > 0 else None
-        return ("keep", tuple(p.drawn), keep, keep) if len(p.drawn) > keep else None
-    raise AssertionError(stage)
-
-
 def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
     """Fill in pending decisions (and answers); False when this deal cannot match the view."""
     v = t.view
@@ -206,7 +169,7 @@ def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
             return _replay_build(s, actor, v["stage"], rnd)
     else:
         for i in s.order:
-            d = mine if i == seat and i in to_act else _start_pending(s, i)
+            d = mine if i == seat and i in to_act else stage_decision(s, i)
             if d is None:
                 continue
             if i in to_act or answered is None:
@@ -238,7 +201,7 @@ class ImaginedStreams:
 def _replay_build(s: State, actor: int, stage: str, rnd: random.Random) -> bool:
     """Another seat is building: sample which building (and crane target, black market goods)
     by replaying its choices with the engine until the stage matches the view."""
-    options = _buildable(s, actor)
+    options = buildable(s, actor)
     if not options:
         return False
     s.stage = "build"
@@ -288,6 +251,6 @@ class Determinizer:
         actor = self.template.view["to_act"][0]
         s.turn = s.order.index(actor)
         s.stage = "build"
-        s.pending = {actor: ("build", _buildable(s, actor), 0, 1)}
+        s.pending = {actor: ("build", buildable(s, actor), 0, 1)}
         return s
 

@@ -12,7 +12,7 @@ from itertools import combinations
 from games.choice import pick_uniform
 
 from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP
-from .rules import current_tile, good_price, hand_limit, min_build_cost, to_act
+from .rules import cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
 from .scoring import result
 from .state import State
 
@@ -117,7 +117,7 @@ def prompt(s: State, seat: int) -> dict | None:
         text = (f"Crane: choose one of your buildings to cover with the {what}; it leaves play and "
                 "its cost is taken off." + (" You must cover one to afford it." if lo else
                                             " Pick none to build it beside the others."))
-        notes = [f"takes {6 if KEY[s.kinds[b]] == 'park' else COST[s.kinds[b]]} off" for b in options]
+        notes = [f"takes {cover_value(s.kinds[b])} off" for b in options]
     elif kind == "black_market":
         text = (f"Black market: discard {lo if lo == hi else f'{lo} to {hi}'} of your goods, "
                 "each paying 1 card of the cost.")
@@ -128,7 +128,8 @@ def prompt(s: State, seat: int) -> dict | None:
         notes = [GOODS[GOOD[s.kinds[b]]] for b in options]
     elif kind == "sell":
         text = f"Trader phase: sell up to {_count(hi, 'good')}."
-        notes = [f"sells for {good_price(s, b)}" for b in options]
+        tile = current_tile(s)
+        notes = [f"sells for {sale_price(tile, s.kinds[b])}" for b in options]
     elif kind == "keep" and s.stage == "deal":
         text = f"Keep 4 of your {len(options)} starting cards."
     elif kind == "keep":
