@@ -23,7 +23,7 @@ from .view import legal, prompt, random_action, view, visible_events
 
 NAME = "sanjuan"
 # Bump whenever a rule change could make an old match replay differently: records name it.
-RULES_VERSION = "sanjuan-2e/1"
+RULES_VERSION = "sanjuan-2e/2"
 TITLE = "San Juan"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 

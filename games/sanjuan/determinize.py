@@ -2,9 +2,8 @@
 
 `determinize(view, rnd)` keeps every card the view shows where it is and deals every card the
 seat cannot identify uniformly at random into the hidden places, with the counts the view makes
-public: supply, discard pile, goods, other hands, other seats' councillor draws. The rest of the
-unknown cards must lie under other players' chapels, banks and harbors, whose split is not public
-even in count; they go one by one to a random one of those a player owns (or owned, when covered).
+public: supply, discard pile, goods, other hands, other seats' councillor draws, other players'
+chapels and banks, and every harbor (its cards are hidden from its owner too).
 
 Pending decisions: the seat's own equals its prompt. In a simultaneous stage the other seats'
 decisions are recomputed from the sampled cards; an answer a seat has already given is hidden, so
@@ -16,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from .cards import BANK, CARD_KIND, CHAPEL, HARBOR, MANIFEST, TILES, cathedral_id
+from .cards import CARD_KIND, MANIFEST, TILES, cathedral_id
 from .rules import apply, buildable, stage_decision
 from .state import State
 
@@ -57,10 +56,9 @@ class _Template:
             known.update(city)
             known.update(_ids(pv["covered"]))
             inactive = set(pv["inactive"])
-            owned = {kinds[b] for b in city} | {kinds[b] for b in _ids(pv["covered"])}
             self.cities.append((city, _ids(pv["covered"]), [b for b, _, g in pv["city"] if g],
-                                frozenset(kinds[b] for b in city if b not in inactive), owned))
-        own = {f: _ids(you[f]) for f in ("hand", "chapel", "bank", "harbor", "drawn")}
+                                frozenset(kinds[b] for b in city if b not in inactive)))
+        own = {f: _ids(you[f]) for f in ("hand", "chapel", "bank", "drawn")}
         self.own = own
         for cards in own.values():
             known.update(cards)
@@ -103,7 +101,7 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         return out
 
     for i, (p, pv) in enumerate(zip(s.players, v["players"])):
-        city, covered, with_goods, active, _ = t.cities[i]
+        city, covered, with_goods, active = t.cities[i]
         p.city = city[:]
         p.covered = covered[:]
         p.goods = {b: c for b, c in zip(with_goods, take(len(with_goods)))}
@@ -115,34 +113,14 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         else:
             p.hand = take(pv["hand"])
             p.drawn = take(pv["drawn"])
+            p.chapel = take(pv["chapel"])
+            p.bank = take(pv["bank"])
+        p.harbor = take(pv["harbor"])
     s.discard = take(v["discard"])
     s.deck = take(v["deck"])
-    _hide_the_rest(s, t, pool, rnd)
-    for i, p in enumerate(s.players):
-        p.bank_used = bool(p.bank)
-    return s
-
-
-def _hide_the_rest(s: State, t: _Template, pool: list[int], rnd: random.Random) -> None:
-    """Cards under other players' chapels, banks and harbors: only how many in all is known."""
-    if not pool:
-        return
-    places = []
-    for i, p in enumerate(s.players):
-        if i == t.seat:
-            continue
-        owned = t.cities[i][4]
-        places += [box for kind, box in ((CHAPEL, p.chapel), (BANK, p.bank), (HARBOR, p.harbor))
-                   if kind in owned and not (box is p.bank and _bank_pending(t.view, i))]
-    if not places:
+    if pool:
         raise ValueError("the view is inconsistent: unknown cards with nowhere to be")
-    for c in pool:
-        places[int(rnd.random() * len(places))].append(c)
-
-
-def _bank_pending(v: dict, seat: int) -> bool:
-    # A seat still asked to use its bank has not used it: its bank is empty.
-    return v["stage"] == "bank" and seat in v["to_act"]
+    return s
 
 
 def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:

@@ -163,7 +163,7 @@ def stage_decision(s: State, seat: int, drew: int | None = None) -> Decision | N
     if stage == "chapel":
         return ("chapel", tuple(hand), 0, 1) if CHAPEL in p.active and hand else None
     if stage == "bank":
-        return ("bank", tuple(hand), 0, len(hand)) if BANK in p.active and not p.bank_used and hand else None
+        return ("bank", tuple(hand), 0, len(hand)) if BANK in p.active and not p.bank and hand else None
     if stage == "limit":
         excess = len(hand) - hand_limit(s, p)
         return ("limit", tuple(hand), excess, excess) if excess > 0 else None
@@ -264,10 +264,11 @@ def _begin_roles(s: State, rng, ev: list) -> None:
 
 
 def _stalled(s: State) -> bool:
-    """No card can ever move again: supply, discard pile and goods are all empty, and no player
-    could afford a single building even as the builder. Nothing can be drawn, sold or paid, so
-    the game could never end; the rulebook is silent, our decision is that it ends at once."""
-    if s.deck or s.discard or any(p.goods for p in s.players):
+    """No card can ever move again: supply, discard pile and goods are all empty, no hand is over
+    its limit (the round-start discard would refill the pile), and no player could afford a single
+    building even as the builder. Nothing can be drawn, sold or paid, so the game could never
+    end; the rulebook is silent, our decision is that it ends at once."""
+    if s.deck or s.discard or any(p.goods or len(p.hand) > hand_limit(s, p) for p in s.players):
         return False
     kinds = s.kinds
     for p in s.players:
@@ -384,13 +385,14 @@ def _start_chapel(s: State, rng, ev: list) -> None:
 
 
 def _resolve_chapel(s: State, rng, ev: list) -> None:
-    # Nobody else learns even the count of cards under a chapel: the event is private.
+    # Which card is the owner's secret; that a card went under the chapel is not (the hand shrinks).
     for seat in s.order:
         picks = s.answers.get(seat)
         if picks:
             p = s.players[seat]
             p.hand.remove(picks[0])
             p.chapel.append(picks[0])
+            _say(ev, "chapel", f"{s.names[seat]} puts a card under their chapel.")
             _say(ev, "chapel", f"You put {card_name(s, picks[0])} under your chapel.", seat)
     s.answers = {}
     _start_bank(s, rng, ev)
@@ -409,7 +411,7 @@ def _resolve_bank(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             p.bank.extend(picks)
-            p.bank_used = True
+            _say(ev, "bank", f"{s.names[seat]} puts {len(picks)} card{'s' * (len(picks) != 1)} under their bank.")
             _say(ev, "bank", f"You put {_names(s, picks)} under your bank.", seat)
     s.answers = {}
     _start_limit(s, rng, ev)
@@ -573,11 +575,12 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
     p = s.players[seat]
     kind = s.kinds[card]
     need, goods = _cost(s, p, kind, privilege(s, seat), cover)
-    hi = min(2, len(goods), need)   # a good beyond the cost would be thrown away for nothing
-    if hi > 0:
+    if goods:
+        # Up to 2 goods, even beyond the cost (rules/sanjuan.md: emptying a production building
+        # can be worth it); at least as many as the hand cannot pay.
         lo = max(0, need - _avail(s, p, card))
         s.stage = "black_market"
-        s.pending = {seat: ("black_market", tuple(goods), lo, hi)}
+        s.pending = {seat: ("black_market", tuple(goods), lo, min(2, len(goods)))}
         return
     _ask_payment(s, seat, need, rng, ev)
 
@@ -717,24 +720,21 @@ def _resolve_trader(s: State, rng, ev: list) -> None:
             continue
         sold_any = True
         p = s.players[seat]
-        harbor = HARBOR in p.active
         tile = current_tile(s)
-        earn = 0
-        for b in picks:
-            earn += sale_price(tile, s.kinds[b])
-            good = p.goods.pop(b)
-            if harbor:  # one sold good a phase goes under the harbor instead of the discard pile
-                p.harbor.append(good)
-                harbor = False
-                _say(ev, "harbor", f"One of your sold goods, {card_name(s, good)}, goes under your harbor.", seat)
-            else:
-                s.discard.append(good)
+        earn = sum(sale_price(tile, s.kinds[b]) for b in picks)
         if MARKET_HALL in p.active:
             earn += 1
         if len(picks) >= 2 and MARKET_STAND in p.active:
             earn += 1
         sold = " and ".join(card_name(s, b).lower() for b in picks)
         _say(ev, "sell", f"{s.names[seat]} sells the goods of their {sold}.")
+        goods = [p.goods.pop(b) for b in picks]
+        if HARBOR in p.active:
+            # One sold good a phase, the first, goes under the harbor instead of the discard pile,
+            # face down without looking: nobody, the owner included, learns which card it is.
+            p.harbor.append(goods.pop(0))
+            _say(ev, "harbor", f"{s.names[seat]} puts one of the sold goods face down under their harbor.")
+        s.discard.extend(goods)
         _give(s, seat, earn, "trader", rng, ev)
     if not sold_any:
         for seat in s.order:

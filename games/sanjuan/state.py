@@ -16,7 +16,7 @@ Decision = tuple
 
 class Player:
     __slots__ = ("hand", "city", "covered", "goods", "chapel", "bank", "harbor", "drawn",
-                 "active", "bank_used", "library_used")
+                 "active", "library_used")
 
     def __init__(self) -> None:
         self.hand: list[int] = []
@@ -24,11 +24,10 @@ class Player:
         self.covered: list[int] = []       # buildings covered with a crane, out of play
         self.goods: dict[int, int] = {}    # production building id -> face-down good card
         self.chapel: list[int] = []
-        self.bank: list[int] = []
+        self.bank: list[int] = []          # a bank is used once a game: while empty, it is not
         self.harbor: list[int] = []
         self.drawn: list[int] = []         # councillor draws waiting for the keep decision
         self.active: frozenset[int] = frozenset()  # kinds whose function works now
-        self.bank_used = False
         self.library_used = False          # two players: the library works once a round
 
     def copy(self) -> "Player":
@@ -42,7 +41,6 @@ class Player:
         p.harbor = self.harbor[:]
         p.drawn = self.drawn[:]
         p.active = self.active
-        p.bank_used = self.bank_used
         p.library_used = self.library_used
         return p
 
@@ -137,7 +135,6 @@ def dump(s: State) -> dict:
             {**{f: list(getattr(p, f)) for f in _PLAYER_LISTS},
              "goods": [[b, g] for b, g in p.goods.items()],
              "active": sorted(p.active),
-             "bank_used": p.bank_used,
              "library_used": p.library_used}
             for p in s.players
         ],
@@ -172,7 +169,6 @@ def load(data: dict) -> State:
             setattr(p, f, list(d[f]))
         p.goods = {b: g for b, g in d["goods"]}
         p.active = frozenset(d["active"])
-        p.bank_used = d["bank_used"]
         p.library_used = d["library_used"]
     s.governor = data["governor"]
     s.round = data["round"]
