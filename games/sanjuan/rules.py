@@ -154,46 +154,65 @@ def stage_decision(s: State, seat: int, drew: int | None = None) -> Decision | N
     cannot see with it. In the councillor stage `drew` is how many cards the seat drew, which an
     archive owner discards down from; None assumes the full draw, as must anyone who did not see it."""
     p = s.players[seat]
-    hand = p.hand
-    stage = s.stage
-    if stage == "deal":
-        return ("keep", tuple(hand), 4, 4)
-    if stage == "office":
-        return ("office", tuple(hand), 0, min(2, len(hand))) if OFFICE_BUILDING in p.active and hand else None
-    if stage == "chapel":
-        return ("chapel", tuple(hand), 0, 1) if CHAPEL in p.active and hand else None
-    if stage == "bank":
-        return ("bank", tuple(hand), 0, len(hand)) if BANK in p.active and not p.bank and hand else None
-    if stage == "limit":
-        excess = len(hand) - hand_limit(s, p)
-        return ("limit", tuple(hand), excess, excess) if excess > 0 else None
+    if s.stage == "council":
+        return _council_decision(s, seat, p, drew)
+    return _STAGE_DECISIONS[s.stage](s, seat, p)
+
+
+def _council_decision(s: State, seat: int, p: Player, drew: int | None) -> Decision | None:
+    keep = council_keep(p.active)
+    if ARCHIVE in p.active:   # the drawn cards are in the hand: discard from the whole hand
+        if drew is None:
+            drew = council_draw(privilege(s, seat))
+        extra = min(drew - keep, len(p.hand))
+        return ("discard", tuple(p.hand), extra, extra) if extra > 0 else None
+    return ("keep", tuple(p.drawn), keep, keep) if len(p.drawn) > keep else None
+
+
+def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
     kinds = s.kinds
-    if stage == "produce":
-        empty = tuple([b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods])
-        cap = production_cap(privilege(s, seat), p.active)
-        return ("produce", empty, 0, min(cap, len(empty))) if empty else None
-    if stage == "sell":
-        goods = tuple([b for b in p.city if b in p.goods])
-        cap = trade_cap(privilege(s, seat), p.active)
-        return ("sell", goods, 0, min(cap, len(goods))) if goods else None
-    if stage == "council":
-        keep = council_keep(p.active)
-        if ARCHIVE in p.active:   # the drawn cards are in the hand: discard from the whole hand
-            if drew is None:
-                drew = council_draw(privilege(s, seat))
-            extra = min(drew - keep, len(hand))
-            return ("discard", tuple(hand), extra, extra) if extra > 0 else None
-        return ("keep", tuple(p.drawn), keep, keep) if len(p.drawn) > keep else None
-    raise ValueError(f"{stage!r} is not a simultaneous stage")
+    empty = tuple([b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods])
+    if not empty:
+        return None
+    return ("produce", empty, 0, min(production_cap(privilege(s, seat), p.active), len(empty)))
+
+
+def _sell_decision(s: State, seat: int, p: Player) -> Decision | None:
+    if not p.goods:
+        return None
+    goods = tuple([b for b in p.city if b in p.goods])
+    return ("sell", goods, 0, min(trade_cap(privilege(s, seat), p.active), len(goods)))
+
+
+def _limit_decision(s: State, seat: int, p: Player) -> Decision | None:
+    excess = len(p.hand) - hand_limit(s, p)
+    return ("limit", tuple(p.hand), excess, excess) if excess > 0 else None
+
+
+# Simultaneous stages but the councillor's: (state, seat, player) -> the decision owed, or None.
+_STAGE_DECISIONS = {
+    "deal": lambda s, seat, p: ("keep", tuple(p.hand), 4, 4),
+    "office": lambda s, seat, p: (("office", tuple(p.hand), 0, min(2, len(p.hand)))
+                                  if OFFICE_BUILDING in p.active and p.hand else None),
+    "chapel": lambda s, seat, p: ("chapel", tuple(p.hand), 0, 1) if CHAPEL in p.active and p.hand else None,
+    # A bank is used once a game: while nothing lies under it, it has not been.
+    "bank": lambda s, seat, p: (("bank", tuple(p.hand), 0, len(p.hand))
+                                if BANK in p.active and not p.bank and p.hand else None),
+    "limit": _limit_decision,
+    "produce": _produce_decision,
+    "sell": _sell_decision,
+}
 
 
 def _open_stage(s: State, stage: str) -> bool:
     """Start a simultaneous stage in which each seat owes what `stage_decision` says. False when
     nobody owes anything, so that the caller moves on at once."""
     s.stage = stage
+    decide = _STAGE_DECISIONS[stage]
+    players = s.players
     pending = {}
     for seat in s.order:
-        d = stage_decision(s, seat)
+        d = decide(s, seat, players[seat])
         if d is not None:
             pending[seat] = d
     s.pending = pending
@@ -658,7 +677,7 @@ def _end_builder(s: State, rng, ev: list) -> None:
         if TAVERN in s.players[seat].active and counts[seat] == fewest and most > fewest:
             _give(s, seat, 1, "tavern", rng, ev)
     for p in s.players:
-        p.active = frozenset(kinds[b] for b in p.city)
+        p.active = frozenset([kinds[b] for b in p.city])
     if most >= END_BUILDINGS:
         _end_game(s, ev, "a city has 12 buildings")
         return
@@ -769,7 +788,7 @@ def _start_councillor(s: State, rng, ev: list) -> None:
             p.hand.extend(cards)   # the archive discards from the whole hand
         else:
             p.drawn = cards
-        decision = stage_decision(s, seat, len(cards))
+        decision = _council_decision(s, seat, p, len(cards))
         if decision is not None:
             pending[seat] = decision
     s.pending = pending
