@@ -25,6 +25,17 @@ class Mismatch(Exception):
         self.what = what
 
 
+class UnknownRules(Mismatch):
+    """The header names a rules version this code does not replay. The match may be honest: a
+    replay under other rules would report a false difference, so the audit refuses to judge."""
+
+    def __init__(self, rules: str, ours: str) -> None:
+        super().__init__("entry 0 (header)",
+                         f"This record was made under rules {short_repr(rules)}, which this version of "
+                         f"Governor does not replay; it replays {ours} only, so audit the record with "
+                         "the Governor release that played the match.")
+
+
 @dataclass
 class Report:
     ok: bool
@@ -38,6 +49,7 @@ class Report:
     scores: list[int] | None = None
     winners: list[int] | None = None
     seats_checked: list[int] = field(default_factory=list)
+    refused: bool = False          # not judged: the record's rules are not the ones this code replays
 
     def text(self) -> str:
         lines = []
@@ -52,6 +64,8 @@ class Report:
         lines += [f"  ok  {c}" for c in self.checks]
         if self.ok:
             lines.append("VERIFIED: the deal and the scores are honest.")
+        elif self.refused:
+            lines.append(f"NOT CHECKED: {self.what}")
         else:
             lines.append(f"FAILED at {self.where}: {self.what}")
         return "\n".join(lines)
@@ -59,7 +73,8 @@ class Report:
     def as_dict(self) -> dict:
         return {"ok": self.ok, "where": self.where, "what": self.what, "game": self.game,
                 "game_id": self.game_id, "server": self.server, "names": self.names,
-                "scores": self.scores, "winners": self.winners, "checks": self.checks}
+                "scores": self.scores, "winners": self.winners, "checks": self.checks,
+                "refused": self.refused}
 
 
 def verify(items: list[Signed]) -> Report:
@@ -69,6 +84,7 @@ def verify(items: list[Signed]) -> Report:
         report.ok, report.where = True, None
     except Mismatch as e:
         report.where, report.what = e.where, e.what
+        report.refused = isinstance(e, UnknownRules)
     except (TypeError, LookupError, ValueError) as e:
         # A backstop: every field is checked before it is used, but whoever made a record could
         # have signed anything, and a field of a shape nobody thought of must fail the audit at
@@ -105,8 +121,7 @@ def _audit(items: list[Signed], report: Report) -> None:
     info = engine.INFO
     report.game = info.title
     if header["rules"] != info.rules_version:
-        raise Mismatch("entry 0 (header)", f"the match used rules version {header['rules']!r}; "
-                       f"this verifier implements {info.rules_version!r}")
+        raise UnknownRules(header["rules"], info.rules_version)
     try:
         options = info.check_options(header["options"])
     except IllegalAction as e:

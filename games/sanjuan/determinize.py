@@ -2,9 +2,8 @@
 
 `determinize(view, rnd)` keeps every card the view shows where it is and deals every card the
 seat cannot identify uniformly at random into the hidden places, with the counts the view makes
-public: supply, discard pile, goods, other hands, other seats' councillor draws. The rest of the
-unknown cards must lie under other players' chapels, banks and harbors, whose split is not public
-even in count; they go one by one to a random one of those a player owns (or owned, when covered).
+public: supply, discard pile, goods, other hands, other seats' councillor draws, other players'
+chapels and banks, and every harbor (its cards are hidden from its owner too).
 
 Pending decisions: the seat's own equals its prompt. In a simultaneous stage the other seats'
 decisions are recomputed from the sampled cards; an answer a seat has already given is hidden, so
@@ -16,10 +15,9 @@ from __future__ import annotations
 
 import random
 
-from .cards import (AQUEDUCT, ARCHIVE, BANK, CARD_KIND, CHAPEL, HARBOR, MANIFEST,
-                    OFFICE_BUILDING, PREFECTURE, PRODUCTION, TILES, TRADING_POST, cathedral_id)
-from .rules import _buildable, apply, hand_limit, privilege
-from .state import Player, State
+from .cards import CARD_KIND, MANIFEST, TILES, cathedral_id
+from .rules import apply, buildable, stage_decision
+from .state import State
 
 BUILD_STAGES = ("build", "cover", "black_market", "pay")
 _RETRIES = 50   # deals tried for another seat's build in progress before giving up on exactness
@@ -58,10 +56,9 @@ class _Template:
             known.update(city)
             known.update(_ids(pv["covered"]))
             inactive = set(pv["inactive"])
-            owned = {kinds[b] for b in city} | {kinds[b] for b in _ids(pv["covered"])}
             self.cities.append((city, _ids(pv["covered"]), [b for b, _, g in pv["city"] if g],
-                                frozenset(kinds[b] for b in city if b not in inactive), owned))
-        own = {f: _ids(you[f]) for f in ("hand", "chapel", "bank", "harbor", "drawn")}
+                                frozenset(kinds[b] for b in city if b not in inactive)))
+        own = {f: _ids(you[f]) for f in ("hand", "chapel", "bank", "drawn")}
         self.own = own
         for cards in own.values():
             known.update(cards)
@@ -81,12 +78,7 @@ def _turn_order_for(view: dict) -> tuple[int, ...]:
 def _deal(t: _Template, rnd: random.Random) -> State:
     v = t.view
     seat = t.seat
-    s = State.__new__(State)
-    s.names = tuple(p["name"] for p in v["players"])
-    s.expansion = t.expansion
-    s.setup_variant = v["options"]["setup_variant"]
-    s.kinds = CARD_KIND[t.expansion]
-    s.reshuffles = 0
+    s = State([p["name"] for p in v["players"]], t.expansion, v["options"]["setup_variant"])
     s.tiles, s.tiles_turned = _tiles(v, rnd)
     s.governor = v["governor"]
     s.round = v["round"]
@@ -97,12 +89,7 @@ def _deal(t: _Template, rnd: random.Random) -> State:
     s.doubled = v["doubled"]
     s.stage = v["stage"]
     s.order = t.order
-    s.turn = 0
-    s.pending = {}
-    s.answers = {}
-    s.build = None
     s.cathedral = t.cathedral
-    s.decisions = 0
     s.over = v["over"]
 
     pool = t.unknown[:]
@@ -113,10 +100,8 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         del pool[len(pool) - k:]
         return out
 
-    s.players = []
-    for i, pv in enumerate(v["players"]):
-        city, covered, with_goods, active, _ = t.cities[i]
-        p = Player()
+    for i, (p, pv) in enumerate(zip(s.players, v["players"])):
+        city, covered, with_goods, active = t.cities[i]
         p.city = city[:]
         p.covered = covered[:]
         p.goods = {b: c for b, c in zip(with_goods, take(len(with_goods)))}
@@ -128,71 +113,14 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         else:
             p.hand = take(pv["hand"])
             p.drawn = take(pv["drawn"])
-        s.players.append(p)
+            p.chapel = take(pv["chapel"])
+            p.bank = take(pv["bank"])
+        p.harbor = take(pv["harbor"])
     s.discard = take(v["discard"])
     s.deck = take(v["deck"])
-    _hide_the_rest(s, t, pool, rnd)
-    for i, p in enumerate(s.players):
-        p.bank_used = bool(p.bank)
-    return s
-
-
-def _hide_the_rest(s: State, t: _Template, pool: list[int], rnd: random.Random) -> None:
-    """Cards under other players' chapels, banks and harbors: only how many in all is known."""
-    if not pool:
-        return
-    places = []
-    for i, p in enumerate(s.players):
-        if i == t.seat:
-            continue
-        owned = t.cities[i][4]
-        places += [box for kind, box in ((CHAPEL, p.chapel), (BANK, p.bank), (HARBOR, p.harbor))
-                   if kind in owned and not (box is p.bank and _bank_pending(t.view, i))]
-    if not places:
+    if pool:
         raise ValueError("the view is inconsistent: unknown cards with nowhere to be")
-    for c in pool:
-        places[int(rnd.random() * len(places))].append(c)
-
-
-def _bank_pending(v: dict, seat: int) -> bool:
-    # A seat still asked to use its bank has not used it: its bank is empty.
-    return v["stage"] == "bank" and seat in v["to_act"]
-
-
-def _start_pending(s: State, seat: int):
-    """The decision a seat owes at the start of the current simultaneous stage, or None."""
-    p = s.players[seat]
-    hand = tuple(p.hand)
-    stage = s.stage
-    if stage == "deal":
-        return ("keep", hand, 4, 4)
-    if stage == "office":
-        return ("office", hand, 0, min(2, len(hand))) if OFFICE_BUILDING in p.active and hand else None
-    if stage == "chapel":
-        return ("chapel", hand, 0, 1) if CHAPEL in p.active and hand else None
-    if stage == "bank":
-        return ("bank", hand, 0, len(hand)) if BANK in p.active and not p.bank_used and hand else None
-    if stage == "limit":
-        excess = len(hand) - hand_limit(s, p)
-        return ("limit", hand, excess, excess) if excess > 0 else None
-    kinds = s.kinds
-    if stage == "produce":
-        empty = tuple(b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods)
-        cap = 1 + privilege(s, seat) + (AQUEDUCT in p.active)
-        return ("produce", empty, 0, min(cap, len(empty))) if empty else None
-    if stage == "sell":
-        goods = tuple(b for b in p.city if b in p.goods)
-        cap = 1 + privilege(s, seat) + (TRADING_POST in p.active)
-        return ("sell", goods, 0, min(cap, len(goods))) if goods else None
-    if stage == "council":
-        keep = 2 if PREFECTURE in p.active else 1
-        if ARCHIVE in p.active:
-            # The archive draws into the hand; how many were drawn is assumed the full count.
-            drew = 2 if seat != s.chooser else (8 if s.doubled else 5)
-            extra = min(drew - keep, len(hand))
-            return ("discard", hand, extra, extra) if extra > 0 else None
-        return ("keep", tuple(p.drawn), keep, keep) if len(p.drawn) > keep else None
-    raise AssertionError(stage)
+    return s
 
 
 def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
@@ -219,7 +147,7 @@ def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
             return _replay_build(s, actor, v["stage"], rnd)
     else:
         for i in s.order:
-            d = mine if i == seat and i in to_act else _start_pending(s, i)
+            d = mine if i == seat and i in to_act else stage_decision(s, i)
             if d is None:
                 continue
             if i in to_act or answered is None:
@@ -251,7 +179,7 @@ class ImaginedStreams:
 def _replay_build(s: State, actor: int, stage: str, rnd: random.Random) -> bool:
     """Another seat is building: sample which building (and crane target, black market goods)
     by replaying its choices with the engine until the stage matches the view."""
-    options = _buildable(s, actor)
+    options = buildable(s, actor)
     if not options:
         return False
     s.stage = "build"
@@ -301,6 +229,6 @@ class Determinizer:
         actor = self.template.view["to_act"][0]
         s.turn = s.order.index(actor)
         s.stage = "build"
-        s.pending = {actor: ("build", _buildable(s, actor), 0, 1)}
+        s.pending = {actor: ("build", buildable(s, actor), 0, 1)}
         return s
 

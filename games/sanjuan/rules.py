@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from games.errors import IllegalAction
 
-from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARD_KIND, CARPENTER,
+from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
                     GOOD, GOODS, GUARD_ROOM, HARBOR, HUT, INDIGO, LIBRARY, MANIFEST, MARKET_HALL,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
-                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL, cathedral_id)
-from .state import ROLES, Player, State
+                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
+from .state import ROLES, Decision, Player, State
 
 OPTIONS = {"expansion": False, "setup_variant": False}
 SIMULTANEOUS = frozenset({"deal", "office", "chapel", "bank", "limit", "produce", "sell", "council"})
@@ -103,11 +103,120 @@ def privilege(s: State, seat: int) -> int:
 
 
 def hand_limit(s: State, p: Player) -> int:
+    """Most cards a player may keep at the round start: 7, 6 with the expansion unless they own a
+    guard room, 12 with a tower."""
     if TOWER in p.active:
         return 12
     if s.expansion and GUARD_ROOM not in p.active:
         return 6
     return 7
+
+
+# ---------------------------------------------------------------- rule facts
+# Public, so that bots and the determinizer ask the rules instead of restating them. `privilege`
+# is a seat's privilege (0, 1 or 2); `active` the kinds whose function works for it now.
+
+def cover_value(kind: int) -> int:
+    """Cards that covering a building of `kind` with the crane takes off the new building's cost:
+    its cost, and 6 for a park."""
+    return 6 if kind == PARK else COST[kind]
+
+
+def sale_price(tile: tuple[int, ...], kind: int) -> int:
+    """Cards a good on a building of `kind` sells for under the trading tile `tile`: the price of
+    its good, and 2 for a customs office's good whatever the tile says."""
+    return CUSTOMS_PRICE if kind == CUSTOMS_OFFICE else tile[GOOD[kind]]
+
+
+def production_cap(privilege: int, active) -> int:
+    """Most goods a seat may produce in a producer phase: 1, its privilege, 1 more with an aqueduct."""
+    return 1 + privilege + (AQUEDUCT in active)
+
+
+def trade_cap(privilege: int, active) -> int:
+    """Most goods a seat may sell in a trader phase: 1, its privilege, 1 more with a trading post."""
+    return 1 + privilege + (TRADING_POST in active)
+
+
+def council_draw(privilege: int) -> int:
+    """Cards a seat draws in a councillor phase: 2, the councillor 5, or 8 with the library."""
+    return (2, 5, 8)[privilege]
+
+
+def council_keep(active) -> int:
+    """Councillor cards a seat keeps: 1, or 2 with a prefecture."""
+    return 2 if PREFECTURE in active else 1
+
+
+def stage_decision(s: State, seat: int, drew: int | None = None) -> Decision | None:
+    """The decision `seat` owes at the start of the current simultaneous stage (`s.stage`), or None.
+    The engine opens every simultaneous stage with it; the determinizer rebuilds the decisions it
+    cannot see with it. In the councillor stage `drew` is how many cards the seat drew, which an
+    archive owner discards down from; None assumes the full draw, as must anyone who did not see it."""
+    p = s.players[seat]
+    if s.stage == "council":
+        return _council_decision(s, seat, p, drew)
+    return _STAGE_DECISIONS[s.stage](s, seat, p)
+
+
+def _council_decision(s: State, seat: int, p: Player, drew: int | None) -> Decision | None:
+    keep = council_keep(p.active)
+    if ARCHIVE in p.active:   # the drawn cards are in the hand: discard from the whole hand
+        if drew is None:
+            drew = council_draw(privilege(s, seat))
+        extra = min(drew - keep, len(p.hand))
+        return ("discard", tuple(p.hand), extra, extra) if extra > 0 else None
+    return ("keep", tuple(p.drawn), keep, keep) if len(p.drawn) > keep else None
+
+
+def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
+    kinds = s.kinds
+    empty = tuple([b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods])
+    if not empty:
+        return None
+    return ("produce", empty, 0, min(production_cap(privilege(s, seat), p.active), len(empty)))
+
+
+def _sell_decision(s: State, seat: int, p: Player) -> Decision | None:
+    if not p.goods:
+        return None
+    goods = tuple([b for b in p.city if b in p.goods])
+    return ("sell", goods, 0, min(trade_cap(privilege(s, seat), p.active), len(goods)))
+
+
+def _limit_decision(s: State, seat: int, p: Player) -> Decision | None:
+    excess = len(p.hand) - hand_limit(s, p)
+    return ("limit", tuple(p.hand), excess, excess) if excess > 0 else None
+
+
+# Simultaneous stages but the councillor's: (state, seat, player) -> the decision owed, or None.
+_STAGE_DECISIONS = {
+    "deal": lambda s, seat, p: ("keep", tuple(p.hand), 4, 4),
+    "office": lambda s, seat, p: (("office", tuple(p.hand), 0, min(2, len(p.hand)))
+                                  if OFFICE_BUILDING in p.active and p.hand else None),
+    "chapel": lambda s, seat, p: ("chapel", tuple(p.hand), 0, 1) if CHAPEL in p.active and p.hand else None,
+    # A bank is used once a game: while nothing lies under it, it has not been.
+    "bank": lambda s, seat, p: (("bank", tuple(p.hand), 0, len(p.hand))
+                                if BANK in p.active and not p.bank and p.hand else None),
+    "limit": _limit_decision,
+    "produce": _produce_decision,
+    "sell": _sell_decision,
+}
+
+
+def _open_stage(s: State, stage: str) -> bool:
+    """Start a simultaneous stage in which each seat owes what `stage_decision` says. False when
+    nobody owes anything, so that the caller moves on at once."""
+    s.stage = stage
+    decide = _STAGE_DECISIONS[stage]
+    players = s.players
+    pending = {}
+    for seat in s.order:
+        d = decide(s, seat, players[seat])
+        if d is not None:
+            pending[seat] = d
+    s.pending = pending
+    return bool(pending)
 
 
 # ---------------------------------------------------------------- setup
@@ -127,29 +236,7 @@ def setup(names, options: dict | None, rng) -> State:
     variant = bool(options.get("setup_variant", False))
     n = len(names)
 
-    s = State.__new__(State)
-    s.names = names
-    s.expansion = expansion
-    s.setup_variant = variant
-    s.kinds = CARD_KIND[expansion]
-    s.players = [Player() for _ in range(n)]
-    s.discard = []
-    s.reshuffles = 0
-    s.tiles_turned = 0
-    s.round = 1
-    s.roles_left = list(ROLES)
-    s.taken = []
-    s.role = None
-    s.chooser = None
-    s.doubled = False
-    s.order = ()
-    s.turn = 0
-    s.pending = {}
-    s.answers = {}
-    s.build = None
-    s.cathedral = cathedral_id(expansion)
-    s.decisions = 0
-    s.over = False
+    s = State(names, expansion, variant)
 
     # FAIRNESS.md §3: the governor is drawn first; the starting indigo plants are the lowest ids,
     # given in turn order from the governor, and stay out of the shuffle.
@@ -167,16 +254,14 @@ def setup(names, options: dict | None, rng) -> State:
         share = 4 + (i + 1 if variant else 0)
         s.players[seat].hand.extend(s.deck.pop() for _ in range(share))
 
-    if variant:
-        s.stage = "deal"
-        s.pending = {seat: ("keep", tuple(s.players[seat].hand), 4, 4) for seat in order}
-    else:
+    s.order = order
+    if not (variant and _open_stage(s, "deal")):
         _begin_roles(s, rng, [])
     return s
 
 
 def _resolve_deal(s: State, rng, ev: list) -> None:
-    for seat in _turn_order(s, s.governor):
+    for seat in s.order:
         p = s.players[seat]
         keep = s.answers[seat]
         gone = [c for c in p.hand if c not in keep]
@@ -198,10 +283,11 @@ def _begin_roles(s: State, rng, ev: list) -> None:
 
 
 def _stalled(s: State) -> bool:
-    """No card can ever move again: supply, discard pile and goods are all empty, and no player
-    could afford a single building even as the builder. Nothing can be drawn, sold or paid, so
-    the game could never end; the rulebook is silent, our decision is that it ends at once."""
-    if s.deck or s.discard or any(p.goods for p in s.players):
+    """No card can ever move again: supply, discard pile and goods are all empty, no hand is over
+    its limit (the round-start discard would refill the pile), and no player could afford a single
+    building even as the builder. Nothing can be drawn, sold or paid, so the game could never
+    end; the rulebook is silent, our decision is that it ends at once."""
+    if s.deck or s.discard or any(p.goods or len(p.hand) > hand_limit(s, p) for p in s.players):
         return False
     kinds = s.kinds
     for p in s.players:
@@ -293,14 +379,7 @@ def _end_round(s: State, rng, ev: list) -> None:
 # Round start, in order: office building, chapel, bank, hand limit (rules/sanjuan.md §3).
 
 def _start_office(s: State, rng, ev: list) -> None:
-    pending = {}
-    for seat in s.order:
-        p = s.players[seat]
-        if OFFICE_BUILDING in p.active and p.hand:
-            pending[seat] = ("office", tuple(p.hand), 0, min(2, len(p.hand)))
-    s.pending = pending
-    s.stage = "office"
-    if not s.pending:
+    if not _open_stage(s, "office"):
         _start_chapel(s, rng, ev)
 
 
@@ -320,39 +399,26 @@ def _resolve_office(s: State, rng, ev: list) -> None:
 
 
 def _start_chapel(s: State, rng, ev: list) -> None:
-    pending = {}
-    for seat in s.order:
-        p = s.players[seat]
-        if CHAPEL in p.active and p.hand:
-            pending[seat] = ("chapel", tuple(p.hand), 0, 1)
-    s.pending = pending
-    s.stage = "chapel"
-    if not s.pending:
+    if not _open_stage(s, "chapel"):
         _start_bank(s, rng, ev)
 
 
 def _resolve_chapel(s: State, rng, ev: list) -> None:
-    # Nobody else learns even the count of cards under a chapel: the event is private.
+    # Which card is the owner's secret; that a card went under the chapel is not (the hand shrinks).
     for seat in s.order:
         picks = s.answers.get(seat)
         if picks:
             p = s.players[seat]
             p.hand.remove(picks[0])
             p.chapel.append(picks[0])
+            _say(ev, "chapel", f"{s.names[seat]} puts a card under their chapel.")
             _say(ev, "chapel", f"You put {card_name(s, picks[0])} under your chapel.", seat)
     s.answers = {}
     _start_bank(s, rng, ev)
 
 
 def _start_bank(s: State, rng, ev: list) -> None:
-    pending = {}
-    for seat in s.order:
-        p = s.players[seat]
-        if BANK in p.active and not p.bank_used and p.hand:
-            pending[seat] = ("bank", tuple(p.hand), 0, len(p.hand))
-    s.pending = pending
-    s.stage = "bank"
-    if not s.pending:
+    if not _open_stage(s, "bank"):
         _start_limit(s, rng, ev)
 
 
@@ -364,22 +430,14 @@ def _resolve_bank(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             p.bank.extend(picks)
-            p.bank_used = True
+            _say(ev, "bank", f"{s.names[seat]} puts {len(picks)} card{'s' * (len(picks) != 1)} under their bank.")
             _say(ev, "bank", f"You put {_names(s, picks)} under your bank.", seat)
     s.answers = {}
     _start_limit(s, rng, ev)
 
 
 def _start_limit(s: State, rng, ev: list) -> None:
-    pending = {}
-    for seat in s.order:
-        p = s.players[seat]
-        excess = len(p.hand) - hand_limit(s, p)
-        if excess > 0:
-            pending[seat] = ("limit", tuple(p.hand), excess, excess)
-    s.pending = pending
-    s.stage = "limit"
-    if not pending:
+    if not _open_stage(s, "limit"):
         _begin_roles(s, rng, ev)
 
 
@@ -405,11 +463,6 @@ def _start_builder(s: State, rng, ev: list) -> None:
     _build_turn(s, rng, ev)
 
 
-def _cover_value(s: State, target: int) -> int:
-    k = s.kinds[target]
-    return 6 if k == PARK else COST[k]
-
-
 def _cover_targets(s: State, p: Player, kind: int) -> list[int]:
     if CRANE not in p.active:
         return []
@@ -426,7 +479,7 @@ def _cost(s: State, p: Player, kind: int, priv: int, cover: int | None) -> tuple
     off = priv
     if cover is not None:
         lost = s.kinds[cover]
-        off += _cover_value(s, cover)
+        off += cover_value(lost)
         if lost == LIBRARY and priv == 2:
             off -= 1
     if PRODUCTION[kind]:
@@ -442,7 +495,7 @@ def _affordable(s: State, p: Player, kind: int, priv: int, avail: int, cover: in
     return need - min(2, len(goods)) <= avail
 
 
-def _buildable(s: State, seat: int) -> tuple:
+def buildable(s: State, seat: int) -> tuple:
     """The cards (and the cathedral) this seat can afford to build now, with any reductions."""
     p = s.players[seat]
     kinds = s.kinds
@@ -493,7 +546,7 @@ def min_build_cost(s: State, seat: int, card: int) -> int:
 def _build_turn(s: State, rng, ev: list) -> None:
     while s.turn < len(s.order):
         seat = s.order[s.turn]
-        options = _buildable(s, seat)
+        options = buildable(s, seat)
         if options:
             s.stage = "build"
             s.pending = {seat: ("build", options, 0, 1)}
@@ -541,11 +594,12 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
     p = s.players[seat]
     kind = s.kinds[card]
     need, goods = _cost(s, p, kind, privilege(s, seat), cover)
-    hi = min(2, len(goods), need)   # a good beyond the cost would be thrown away for nothing
-    if hi > 0:
+    if goods:
+        # Up to 2 goods, even beyond the cost (rules/sanjuan.md: emptying a production building
+        # can be worth it); at least as many as the hand cannot pay.
         lo = max(0, need - _avail(s, p, card))
         s.stage = "black_market"
-        s.pending = {seat: ("black_market", tuple(goods), lo, hi)}
+        s.pending = {seat: ("black_market", tuple(goods), lo, min(2, len(goods)))}
         return
     _ask_payment(s, seat, need, rng, ev)
 
@@ -623,7 +677,7 @@ def _end_builder(s: State, rng, ev: list) -> None:
         if TAVERN in s.players[seat].active and counts[seat] == fewest and most > fewest:
             _give(s, seat, 1, "tavern", rng, ev)
     for p in s.players:
-        p.active = frozenset(kinds[b] for b in p.city)
+        p.active = frozenset([kinds[b] for b in p.city])
     if most >= END_BUILDINGS:
         _end_game(s, ev, "a city has 12 buildings")
         return
@@ -633,17 +687,7 @@ def _end_builder(s: State, rng, ev: list) -> None:
 # ---------------------------------------------------------------- producer
 
 def _start_producer(s: State, rng, ev: list) -> None:
-    kinds = s.kinds
-    pending = {}
-    for seat in s.order:
-        p = s.players[seat]
-        empty = tuple([b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods])
-        if empty:
-            cap = 1 + privilege(s, seat) + (AQUEDUCT in p.active)
-            pending[seat] = ("produce", empty, 0, min(cap, len(empty)))
-    s.stage = "produce"
-    s.pending = pending
-    if not pending:
+    if not _open_stage(s, "produce"):
         _next_role(s, rng, ev)
 
 
@@ -679,25 +723,11 @@ _TILE_TEXT = {tile: "The trading house pays " + ", ".join(f"{g} {v}" for g, v in
               for tile in TILES}
 
 
-def good_price(s: State, building: int) -> int:
-    kind = s.kinds[building]
-    return CUSTOMS_PRICE if kind == CUSTOMS_OFFICE else current_tile(s)[GOOD[kind]]
-
-
 def _start_trader(s: State, rng, ev: list) -> None:
     # The tile is turned and moved under the stack even when nobody sells.
     s.tiles_turned += 1
     _say(ev, "tile", _TILE_TEXT[current_tile(s)])
-    pending = {}
-    for seat in s.order:
-        p = s.players[seat]
-        if p.goods:
-            cap = 1 + privilege(s, seat) + (TRADING_POST in p.active)
-            goods = tuple([b for b in p.city if b in p.goods])
-            pending[seat] = ("sell", goods, 0, min(cap, len(goods)))
-    s.stage = "sell"
-    s.pending = pending
-    if not pending:
+    if not _open_stage(s, "sell"):
         _resolve_trader(s, rng, ev)
 
 
@@ -709,23 +739,21 @@ def _resolve_trader(s: State, rng, ev: list) -> None:
             continue
         sold_any = True
         p = s.players[seat]
-        harbor = HARBOR in p.active
-        earn = 0
-        for b in picks:
-            earn += good_price(s, b)
-            good = p.goods.pop(b)
-            if harbor:  # one sold good a phase goes under the harbor instead of the discard pile
-                p.harbor.append(good)
-                harbor = False
-                _say(ev, "harbor", f"One of your sold goods, {card_name(s, good)}, goes under your harbor.", seat)
-            else:
-                s.discard.append(good)
+        tile = current_tile(s)
+        earn = sum(sale_price(tile, s.kinds[b]) for b in picks)
         if MARKET_HALL in p.active:
             earn += 1
         if len(picks) >= 2 and MARKET_STAND in p.active:
             earn += 1
         sold = " and ".join(card_name(s, b).lower() for b in picks)
         _say(ev, "sell", f"{s.names[seat]} sells the goods of their {sold}.")
+        goods = [p.goods.pop(b) for b in picks]
+        if HARBOR in p.active:
+            # One sold good a phase, the first, goes under the harbor instead of the discard pile,
+            # face down without looking: nobody, the owner included, learns which card it is.
+            p.harbor.append(goods.pop(0))
+            _say(ev, "harbor", f"{s.names[seat]} puts one of the sold goods face down under their harbor.")
+        s.discard.extend(goods)
         _give(s, seat, earn, "trader", rng, ev)
     if not sold_any:
         for seat in s.order:
@@ -748,25 +776,21 @@ def _start_councillor(s: State, rng, ev: list) -> None:
                 if good is not None:
                     p.goods[office] = good
                     _say(ev, "produce", f"{s.names[seat]}'s customs office receives a good.")
+    s.stage = "council"
     pending = {}
     for seat in s.order:
         p = s.players[seat]
-        count = 2 if seat != s.chooser else (8 if s.doubled else 5)
-        cards = _draw_n(s, rng, count)
-        keep = 2 if PREFECTURE in p.active else 1
+        cards = _draw_n(s, rng, council_draw(privilege(s, seat)))
+        keep = council_keep(p.active)
         _say(ev, "council", f"{s.names[seat]} draws {len(cards)} cards to keep {keep}.")
         _say(ev, "council", f"You draw {_names(s, cards)}.", seat)
-        if ARCHIVE in p.active:
+        if ARCHIVE in p.active or len(cards) <= keep:
             p.hand.extend(cards)   # the archive discards from the whole hand
-            extra = len(cards) - keep
-            if extra > 0:
-                pending[seat] = ("discard", tuple(p.hand), extra, extra)
-        elif len(cards) <= keep:
-            p.hand.extend(cards)
         else:
             p.drawn = cards
-            pending[seat] = ("keep", tuple(cards), keep, keep)
-    s.stage = "council"
+        decision = _council_decision(s, seat, p, len(cards))
+        if decision is not None:
+            pending[seat] = decision
     s.pending = pending
     if not pending:
         _next_role(s, rng, ev)

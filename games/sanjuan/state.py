@@ -5,7 +5,7 @@ Slotted classes with a hand-written `copy`, because bots copy states thousands o
 """
 from __future__ import annotations
 
-from .cards import CARD_KIND
+from .cards import CARD_KIND, cathedral_id
 
 ROLES = ("builder", "producer", "trader", "councillor", "prospector")
 
@@ -16,7 +16,7 @@ Decision = tuple
 
 class Player:
     __slots__ = ("hand", "city", "covered", "goods", "chapel", "bank", "harbor", "drawn",
-                 "active", "bank_used", "library_used")
+                 "active", "library_used")
 
     def __init__(self) -> None:
         self.hand: list[int] = []
@@ -24,11 +24,10 @@ class Player:
         self.covered: list[int] = []       # buildings covered with a crane, out of play
         self.goods: dict[int, int] = {}    # production building id -> face-down good card
         self.chapel: list[int] = []
-        self.bank: list[int] = []
+        self.bank: list[int] = []          # a bank is used once a game: while empty, it is not
         self.harbor: list[int] = []
         self.drawn: list[int] = []         # councillor draws waiting for the keep decision
         self.active: frozenset[int] = frozenset()  # kinds whose function works now
-        self.bank_used = False
         self.library_used = False          # two players: the library works once a round
 
     def copy(self) -> "Player":
@@ -42,7 +41,6 @@ class Player:
         p.harbor = self.harbor[:]
         p.drawn = self.drawn[:]
         p.active = self.active
-        p.bank_used = self.bank_used
         p.library_used = self.library_used
         return p
 
@@ -53,13 +51,43 @@ class State:
                  "role", "chooser", "doubled", "stage", "order", "turn", "pending", "answers",
                  "build", "cathedral", "decisions", "over")
 
+    def __init__(self, names, expansion: bool, setup_variant: bool) -> None:
+        """A table before the deal: every card still unplaced, no governor drawn, nobody owing a
+        decision. `rules.setup` deals it; `load`, the determinizer and tests fill it in."""
+        self.names = tuple(names)
+        self.expansion = expansion
+        self.setup_variant = setup_variant
+        self.kinds = CARD_KIND[expansion]
+        self.deck: list[int] = []          # top of the supply is the last element
+        self.discard: list[int] = []
+        self.reshuffles = 0
+        self.tiles: tuple[int, ...] = ()   # indices into cards.TILES, in stack order
+        self.tiles_turned = 0
+        self.players = [Player() for _ in self.names]
+        self.governor = 0
+        self.round = 1
+        self.roles_left = list(ROLES)
+        self.taken: list[tuple[str, int]] = []
+        self.role: str | None = None
+        self.chooser: int | None = None
+        self.doubled = False
+        self.stage = "setup"
+        self.order: tuple[int, ...] = ()   # seats in turn order for the current phase
+        self.turn = 0                      # index into order: whose build it is
+        self.pending: dict[int, Decision] = {}
+        self.answers: dict[int, tuple] = {}
+        self.build: tuple | None = None    # (card, covered card or None, black market goods)
+        self.cathedral = cathedral_id(expansion)
+        self.decisions = 0
+        self.over = False
+
     def copy(self) -> "State":
         s = State.__new__(State)
         s.names = self.names
         s.expansion = self.expansion
         s.setup_variant = self.setup_variant
         s.kinds = self.kinds
-        s.deck = self.deck[:]              # top of the supply is the last element
+        s.deck = self.deck[:]
         s.discard = self.discard[:]
         s.reshuffles = self.reshuffles
         s.tiles = self.tiles
@@ -107,7 +135,6 @@ def dump(s: State) -> dict:
             {**{f: list(getattr(p, f)) for f in _PLAYER_LISTS},
              "goods": [[b, g] for b, g in p.goods.items()],
              "active": sorted(p.active),
-             "bank_used": p.bank_used,
              "library_used": p.library_used}
             for p in s.players
         ],
@@ -131,26 +158,18 @@ def dump(s: State) -> dict:
 
 
 def load(data: dict) -> State:
-    s = State.__new__(State)
-    s.names = tuple(data["names"])
-    s.expansion = bool(data["expansion"])
-    s.setup_variant = bool(data["setup_variant"])
-    s.kinds = CARD_KIND[s.expansion]
+    s = State(data["names"], bool(data["expansion"]), bool(data["setup_variant"]))
     s.deck = list(reversed(data["deck"]))
     s.discard = list(data["discard"])
     s.reshuffles = data["reshuffles"]
     s.tiles = tuple(data["tiles"])
     s.tiles_turned = data["tiles_turned"]
-    s.players = []
-    for d in data["players"]:
-        p = Player()
+    for p, d in zip(s.players, data["players"], strict=True):
         for f in _PLAYER_LISTS:
             setattr(p, f, list(d[f]))
         p.goods = {b: g for b, g in d["goods"]}
         p.active = frozenset(d["active"])
-        p.bank_used = d["bank_used"]
         p.library_used = d["library_used"]
-        s.players.append(p)
     s.governor = data["governor"]
     s.round = data["round"]
     s.roles_left = list(data["roles_left"])

@@ -1,9 +1,11 @@
 """What a seat, or a spectator, may see: the one door from the state to the outside.
 
 rules/sanjuan.md §3: own hand as cards, other hands as counts; goods only as "this building holds
-one"; chapel, bank and harbor cards only to their owner (others do not even get a count);
-councillor draws only to the drawer; supply and discard as counts; trading tiles only once turned.
-A hidden card never appears, not even as an id: ids map to kinds through the public manifest.
+one"; the cards under a chapel and a bank only to their owner, the cards under a harbor to nobody
+(they go under face down), and everyone sees how many lie under each; councillor draws only to
+the drawer; supply and discard as counts; trading tiles only once turned. The principle: hide only
+what no player could work out from the public log. A hidden card never appears, not even as an
+id: ids map to kinds through the public manifest.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from itertools import combinations
 from games.choice import pick_uniform
 
 from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP
-from .rules import current_tile, good_price, hand_limit, min_build_cost, to_act
+from .rules import cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
 from .scoring import result
 from .state import State
 
@@ -34,6 +36,10 @@ def view(s: State, seat: int | None = None) -> dict:
             "covered": _cards(s, p.covered),
             "buildings": len(p.city),
             "drawn": len(p.drawn),   # the count is announced when the councillor cards are drawn
+            # Every placement is announced with its count, so the counts are public.
+            "chapel": len(p.chapel),
+            "bank": len(p.bank),
+            "harbor": len(p.harbor),
             # Built in this builder phase: they work only from the next phase (public, as built).
             "inactive": [b for b in p.city if s.kinds[b] not in p.active],
             # Two players: the library works once a round; its use is announced or automatic.
@@ -69,7 +75,9 @@ def view(s: State, seat: int | None = None) -> dict:
             "hand": _cards(s, p.hand),
             "chapel": _cards(s, p.chapel),
             "bank": _cards(s, p.bank),
-            "harbor": _cards(s, p.harbor),
+            # Nobody sees the cards under a harbor, its owner included: the count is in "players".
+            # Always empty; kept until bots/heuristic.py and client/render.py stop reading it.
+            "harbor": [],
             "drawn": _cards(s, p.drawn),
             "hand_limit": hand_limit(s, p),
             # The building this seat is in the middle of building: [card, covered card, goods].
@@ -117,10 +125,10 @@ def prompt(s: State, seat: int) -> dict | None:
         text = (f"Crane: choose one of your buildings to cover with the {what}; it leaves play and "
                 "its cost is taken off." + (" You must cover one to afford it." if lo else
                                             " Pick none to build it beside the others."))
-        notes = [f"takes {6 if KEY[s.kinds[b]] == 'park' else COST[s.kinds[b]]} off" for b in options]
+        notes = [f"takes {cover_value(s.kinds[b])} off" for b in options]
     elif kind == "black_market":
         text = (f"Black market: discard {lo if lo == hi else f'{lo} to {hi}'} of your goods, "
-                "each paying 1 card of the cost.")
+                "each paying 1 card of the cost; a good beyond the cost only empties its building.")
     elif kind == "pay":
         text = f"Pay {_count(lo, 'card')} for your {NAME[s.kinds[s.build[0]]].lower()}."
     elif kind == "produce":
@@ -128,7 +136,8 @@ def prompt(s: State, seat: int) -> dict | None:
         notes = [GOODS[GOOD[s.kinds[b]]] for b in options]
     elif kind == "sell":
         text = f"Trader phase: sell up to {_count(hi, 'good')}."
-        notes = [f"sells for {good_price(s, b)}" for b in options]
+        tile = current_tile(s)
+        notes = [f"sells for {sale_price(tile, s.kinds[b])}" for b in options]
     elif kind == "keep" and s.stage == "deal":
         text = f"Keep 4 of your {len(options)} starting cards."
     elif kind == "keep":

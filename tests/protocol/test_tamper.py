@@ -669,7 +669,9 @@ def _reshuffle_coming(server, seat, action) -> bool:
     return probe.reshuffles > server.state.reshuffles
 
 
-DEVIATE_AT = 60  # the move before which the server meddles; its entry is DEVIATE_AT + 3
+DEVIATE_AT = 70  # the move before which the server meddles; its entry is DEVIATE_AT + 3
+# (a move after which the swapped card is next drawn into a hand: a swap whose two cards are only
+# ever face-down goods before they meet again in the discard pile is honestly undetectable)
 
 
 @pytest.mark.parametrize("source", ["hand", "discard"])
@@ -819,3 +821,30 @@ def test_cli_refuses_a_cut_record(tmp_path, capsys, mine):
     code, out, err = run_cli(capsys, path)
     assert code in (1, 2), (out, err)
     assert "Traceback" not in out + err and "VERIFIED" not in out
+
+
+# --- a record made under other rules --------------------------------------------------------
+
+def under_old_rules(signer: Signer, items):
+    """The match as a server running the rules before sanjuan-2e/2 would have signed it: the same
+    messages, but the header names the old rules (replayed now, its moves would not fit)."""
+    return forge(signer, items, entry_at(items, 0), lambda b: b.__setitem__("rules", "sanjuan-2e/1"))
+
+
+def test_a_record_made_under_rules_this_code_does_not_replay_is_refused_by_name(items, signer):
+    report = check(under_old_rules(signer, items))
+    assert not report.ok and report.refused and report.where == "entry 0 (header)"
+    assert report.what.startswith("This record was made under rules 'sanjuan-2e/1', which this version of "
+                                  "Governor does not replay;")
+    assert sanjuan.RULES_VERSION in report.what
+    assert "NOT CHECKED: This record" in report.text() and "FAILED" not in report.text()
+    assert report.as_dict()["refused"] is True
+    assert not check(items).refused
+
+
+def test_cli_refuses_a_record_made_under_other_rules(tmp_path, capsys, mine, signer):
+    path = record.write(tmp_path / "old.govrec", under_old_rules(signer, mine))
+    code, out, err = run_cli(capsys, path)
+    assert code == 1
+    assert "rules 'sanjuan-2e/1'" in out and "does not replay" in out
+    assert "Traceback" not in out + err and "illegal" not in out

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from games import sanjuan
 from games.sanjuan import rules
-from games.sanjuan.cards import BY_KEY, CARD_KIND, MANIFEST, cathedral_id
-from games.sanjuan.state import ROLES, Player, State
+from games.sanjuan.cards import BY_KEY, MANIFEST
+from games.sanjuan.state import State
 from protocol.fairness import local_streams
 
 
@@ -41,20 +41,13 @@ def make(players: list[dict], *, deck: list[str] = (), discard: list[str] = (),
     a good, one entry per good), `covered`, `chapel`, `bank`, `harbor` (lists of kind keys).
     `rest_to` says where the unnamed cards go: "deck" (under the named ones) or "discard"."""
     ids = _Ids(expansion)
-    s = State.__new__(State)
-    s.names = tuple(names or ["Ana", "Bo", "Cy", "Di"][: len(players)])
-    s.expansion = expansion
-    s.setup_variant = False
-    s.kinds = CARD_KIND[expansion]
-    s.players = []
-    for spec in players:
-        p = Player()
+    s = State(names or ["Ana", "Bo", "Cy", "Di"][: len(players)], expansion, False)
+    for spec, p in zip(players, s.players):
         for field in ("city", "covered", "hand", "chapel", "bank", "harbor"):
             setattr(p, field, [ids.take(k) for k in spec.get(field, [])])
         for key in spec.get("goods", []):
             building = next(b for b in p.city if s.kinds[b] == BY_KEY[key] and b not in p.goods)
             p.goods[building] = None  # filled below, once the named deck cards are reserved
-        s.players.append(p)
     top = [ids.take(k) for k in deck]
     s.discard = [ids.take(k) for k in discard]
     rest = ids.rest()
@@ -67,25 +60,10 @@ def make(players: list[dict], *, deck: list[str] = (), discard: list[str] = (),
     s.deck = (top + rest)[::-1]
     for p in s.players:
         p.active = frozenset(s.kinds[b] for b in p.city)
-    s.reshuffles = 0
     s.tiles = (0, 1, 2, 3, 4)
-    s.tiles_turned = 0
-    s.governor = 0
-    s.round = 1
-    s.roles_left = list(ROLES)
-    s.taken = []
-    s.role = None
-    s.chooser = None
-    s.doubled = False
     s.stage = "role"
-    s.order = ()
-    s.turn = 0
-    s.pending = {}
-    s.answers = {}
-    s.build = None
-    s.cathedral = cathedral_id(expansion) if cathedral else None
-    s.decisions = 0
-    s.over = False
+    if not cathedral:
+        s.cathedral = None
     return s, local_streams("scenario")
 
 

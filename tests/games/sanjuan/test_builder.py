@@ -527,6 +527,40 @@ def test_black_market_takes_at_most_two_goods_from_any_production_building():
     conserved(s)
 
 
+def test_black_market_is_offered_on_a_free_building_and_empties_its_buildings():
+    """Rules page (building): the owner may discard up to 2 goods even when the building is already
+    free; the goods pay nothing more (no refund) and simply leave their buildings."""
+    s, rng, _ = build_phase([seat(["smithy", *fill(2)], ["indigo_plant", "sugar_mill", "black_market"],
+                                  goods=["indigo_plant", "sugar_mill"]), seat(), seat()])
+    smithy, *rest = s.players[0].hand
+    indigo, sugar, _ = s.players[0].city
+    goods = sorted(s.players[0].goods.values())
+    assert sanjuan.prompt(s, 0)["notes"][0].startswith("cost 1, you pay 0,")
+    sanjuan.apply(s, 0, [smithy], rng)
+    kind, options, lo, hi = ask(s, 0)
+    assert (kind, sorted(options), lo, hi) == ("black_market", sorted([indigo, sugar]), 0, 2)
+    ev = sanjuan.apply(s, 0, [indigo, sugar], rng)
+    assert "Ana builds a smithy, paying 0 cards and 2 goods at the black market." in public(ev)
+    assert s.players[0].hand == rest and s.players[0].goods == {}
+    assert sorted(s.discard) == goods
+    conserved(s)
+
+
+def test_black_market_may_take_more_goods_than_the_cost_left():
+    """Rules page (building): 1 card still to pay, 2 goods may still go; picking none pays with a card."""
+    s, rng, _ = build_phase([seat(), seat(["smithy", *fill(2)], ["indigo_plant", "sugar_mill", "black_market"],
+                                          goods=["indigo_plant", "sugar_mill"]), seat()])
+    smithy, *rest = s.players[1].hand
+    sanjuan.apply(s, 1, [smithy], rng)
+    assert ask(s, 1)[2:] == (0, 2)
+    twin = s.copy()
+    sanjuan.apply(s, 1, list(ask(s, 1)[1]), rng)
+    assert s.players[1].hand == rest and s.players[1].goods == {}       # nothing left to pay
+    sanjuan.apply(twin, 1, [], rng)
+    assert ask(twin, 1) == ("pay", rest, 1, 1)
+    conserved(s)
+
+
 def test_black_market_one_good_pays_one_card():
     """Black market: each discarded good pays exactly 1 card of the cost."""
     s, rng, _ = build_phase([seat(), seat(["hero", *fill(5)],

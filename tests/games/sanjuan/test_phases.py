@@ -546,7 +546,8 @@ def test_customs_office_good_counts_for_market_stand():
 
 def test_harbor_one_sold_good_per_phase():
     """Rules page (harbor): one sold good a phase goes under the harbor, not one per good; the owner
-    still draws the full price; the card is shown only to the owner."""
+    still draws the full price; the card goes under face down, so no event names it, not even to
+    the owner, while everyone learns that one went under."""
     s, rng = make([
         {"city": ["indigo_plant", "sugar_mill", "harbor"], "goods": ["indigo_plant", "sugar_mill"]},
         {"city": ["indigo_plant", "harbor"], "goods": ["indigo_plant"]},
@@ -568,8 +569,10 @@ def test_harbor_one_sold_good_per_phase():
     assert p1.harbor == sorted(g1) and p1.hand == t[2:3]
     assert p2.harbor == [] and p2.goods != {} and set(p2.goods.values()) == g2
     harbor_events = [e for e in ev if e["type"] == "harbor"]
-    assert sorted(e["to"] for e in harbor_events) == [0, 1]
-    assert all(e["type"] != "harbor" for e in sanjuan.visible_events(ev, 2))
+    assert [e["to"] for e in harbor_events] == [None, None]
+    assert [e["text"] for e in harbor_events] == [f"{name} puts one of the sold goods face down under their harbor."
+                                                  for name in ("Ana", "Bo")]
+    assert [e["type"] for e in ev if e["to"] is not None] == ["draw", "draw"]   # the sale's cards only
     conserved(s)
 
 
@@ -866,7 +869,7 @@ def test_round_start_order_office_chapel_bank_limit():
 
 def test_chapel_one_card_at_round_start():
     """Rulebook (chapel): at the start of a round its owner may put one card from hand face down
-    under the chapel; only the owner learns which."""
+    under the chapel; only the owner learns which, everyone learns that one went under."""
     s, rng = make([{}, {"city": ["chapel"], "hand": ["statue", "hero"]}, {"city": ["chapel"]}])
     finish_round(s, rng)
     statue, hero = card(s, 1, "statue"), card(s, 1, "hero")
@@ -877,7 +880,8 @@ def test_chapel_one_card_at_round_start():
     assert e.value.code == "wrong_count"
     ev = sanjuan.apply(s, 1, [hero], rng)
     assert s.players[1].chapel == [hero] and s.players[1].hand == [statue]
-    assert [e["to"] for e in ev if e["type"] == "chapel"] == [1]
+    assert [(e["to"], e["text"]) for e in ev if e["type"] == "chapel"] == [
+        (None, "Bo puts a card under their chapel."), (1, "You put Hero under your chapel.")]
     assert sanjuan.visible_events(ev, 0) == [e for e in ev if e["to"] is None]
 
 
@@ -894,17 +898,19 @@ def test_chapel_owners_decide_at_once_any_order():
 
 def test_bank_once_per_game_any_number():
     """Rulebook (bank): only once in the entire game, at round start, any number of cards under the
-    bank; declining keeps it for a later round."""
+    bank; declining keeps it for a later round. How many go under is public, which ones private."""
     s, rng = make([{}, {"city": ["bank"], "hand": ["statue", "hero", "tower"]}, {}], expansion=True)
     finish_round(s, rng)
     h = list(s.players[1].hand)
     assert ask(s, 1) == ("bank", h, 0, 3)
-    sanjuan.apply(s, 1, [], rng)                       # not now
+    assert sanjuan.apply(s, 1, [], rng) == []          # not now
     assert s.players[1].bank == [] and s.players[1].hand == h
     finish_round(s, rng)
     assert ask(s, 2) is None and ask(s, 1) == ("bank", h, 0, 3)
-    sanjuan.apply(s, 1, [h[0], h[2]], rng)
+    ev = sanjuan.apply(s, 1, [h[0], h[2]], rng)
     assert s.players[1].bank == [h[0], h[2]] and s.players[1].hand == [h[1]]
+    assert [(e["to"], e["text"]) for e in ev if e["type"] == "bank"] == [
+        (None, "Bo puts 2 cards under their bank."), (1, "You put Statue, Tower under your bank.")]
     finish_round(s, rng)
     assert s.governor == 0 and ask(s, 0)[0] == "role" and ask(s, 1) is None
 
@@ -1059,6 +1065,48 @@ def test_both_piles_empty_draw_gives_nothing():
     conserved(s)
 
 
+def stuck(hand_size):
+    """Two players, supply, discard pile and goods empty. Ana holds `hand_size` cards (limit 7), all
+    copies of city buildings she has built, so she can build nothing; Bo's hand is empty and the
+    rest of the cards lie under his chapel."""
+    built = ["guild_hall", "city_hall", "triumphal_arch", "palace", "hero", "victory_column"]
+    hand = ["guild_hall", "city_hall", "triumphal_arch", "palace", "hero", "hero", "victory_column",
+            "victory_column"][:hand_size]
+    s, rng = make([{"city": ["indigo_plant", *built], "hand": hand}, {"city": ["indigo_plant", "chapel"]}])
+    s.players[1].chapel = s.deck[::-1]
+    s.deck = []
+    return s, rng
+
+
+def test_a_game_in_which_no_card_can_move_ends():
+    """Rules page (deck): supply, discard pile and goods empty, nobody can build and no hand over its
+    limit: no card can ever move again, and the game ends and is scored."""
+    s, rng = stuck(7)
+    ev = start_round(s, rng, governor=0)
+    assert s.over and sanjuan.to_act(s) == []
+    assert ev[-1]["text"].startswith("The game ends: no card can move any more")
+    assert sanjuan.view(s, None)["result"]["winners"] == [1]   # the chapel full of cards
+    conserved(s)
+
+
+def test_a_hand_over_its_limit_keeps_the_game_going_until_its_discard_is_stuck_too():
+    """Rules page (deck): a hand over its limit will refill the discard pile at the round start, so
+    the game goes on; once that card has been drawn again and nobody can use it, the game ends."""
+    s, rng = stuck(8)
+    start_round(s, rng, governor=0)
+    for seat, role in ((0, "trader"), (1, "prospector"), (0, "builder")):   # nothing moves
+        assert not s.over and ask(s, seat)[0] == "role"
+        sanjuan.apply(s, seat, [role], rng)
+    assert ask(s, 0) == ("limit", s.players[0].hand, 1, 1)   # round 2 starts with the hand limit
+    hero = card(s, 0, "hero")
+    sanjuan.apply(s, 0, [hero], rng)
+    assert not s.over and s.discard == [hero] and ask(s, 1)[0] == "role"
+    ev = sanjuan.apply(s, 1, ["prospector"], rng)   # Bo draws the hero back and cannot build it
+    assert s.players[1].hand == [hero]
+    assert s.over and ev[-1]["text"].startswith("The game ends: no card can move any more")
+    conserved(s)
+
+
 # ================================================================ hidden information
 
 def test_view_own_hand_cards_others_counts_piles_counts():
@@ -1086,19 +1134,34 @@ def test_view_goods_only_as_boolean():
         assert sanjuan.view(a, seat) == sanjuan.view(b, seat)
 
 
-def test_view_chapel_bank_harbor_only_to_owner_not_even_count():
-    """Rules page: chapel, bank and harbor cards are shown to the owner; others see nothing, not even
-    the count."""
+def test_view_chapel_and_bank_cards_only_to_owner_counts_to_everyone():
+    """Rules page: the owner sees the cards under their chapel and bank; every seat and a spectator
+    see how many lie under each player's chapel, bank and harbor (every placement is announced),
+    and nothing more: which cards they are makes no difference to another seat's view."""
     city = ["chapel", "bank", "harbor"]
-    a, _ = make([{"city": city, "chapel": ["statue", "hero"], "harbor": ["tower"]}, {}], expansion=True)
-    b, _ = make([{"city": city, "chapel": ["hero"], "bank": ["statue", "tower"]}, {}], expansion=True)
+    a, _ = make([{"city": city, "chapel": ["statue", "hero"], "bank": ["well"], "harbor": ["tower"]}, {}],
+                expansion=True)
+    b, _ = make([{"city": city, "chapel": ["tower", "well"], "bank": ["hero"], "harbor": ["statue"]}, {}],
+                expansion=True)
     for seat in (1, None):
-        assert sanjuan.view(a, seat) == sanjuan.view(b, seat)
+        v = sanjuan.view(a, seat)
+        assert v == sanjuan.view(b, seat)
+        assert [(p["chapel"], p["bank"], p["harbor"]) for p in v["players"]] == [(2, 1, 1), (0, 0, 0)]
     you = sanjuan.view(a, 0)["you"]
     assert you["chapel"] == [[card(a, 0, "statue", "chapel"), "statue"], [card(a, 0, "hero", "chapel"), "hero"]]
-    assert you["bank"] == [] and you["harbor"] == [[card(a, 0, "tower", "harbor"), "tower"]]
-    assert sanjuan.view(b, 0)["you"]["bank"] == [[card(b, 0, "statue", "bank"), "statue"],
-                                                 [card(b, 0, "tower", "bank"), "tower"]]
+    assert you["bank"] == [[card(a, 0, "well", "bank"), "well"]]
+
+
+def test_view_harbor_cards_hidden_from_their_owner_too():
+    """Rules page: the harbor's card goes under "face down (without looking at it)": its owner's
+    view shows the count like everyone's, never the cards: which cards they are changes nothing."""
+    city = ["harbor"]
+    a, _ = make([{"city": city, "harbor": ["tower", "hero"]}, {}], expansion=True)
+    b, _ = make([{"city": city, "harbor": ["statue", "well"]}, {}], expansion=True)
+    mine = sanjuan.view(a, 0)
+    assert mine["players"][0]["harbor"] == 2
+    assert mine == sanjuan.view(b, 0)
+    assert mine["you"]["harbor"] == []
 
 
 def test_councillor_draws_only_to_drawer():
@@ -1170,5 +1233,5 @@ def test_office_and_bank_owners_decide_at_once_any_order():
     done = check_simultaneous(done, rng, {0: banks[0][:1], 1: banks[1], 2: []})
     assert done.players[0].bank == banks[0][:1] and done.players[0].hand == banks[0][1:]
     assert done.players[1].bank == banks[1] and done.players[1].hand == []
-    assert done.players[2].bank == [] and not done.players[2].bank_used
+    assert done.players[2].bank == []
     assert ask(done, 1)[0] == "role"
