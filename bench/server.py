@@ -24,7 +24,6 @@ import multiprocessing
 import random
 import secrets
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from collections import defaultdict
 from multiprocessing import Pool

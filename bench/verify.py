@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 
 from common import add_game_arguments, engine_and_options

@@ -1,4 +1,4 @@
-"""The rule-of-thumb player: values every option with bots/values.py and picks the best.
+"""The rule-of-thumb player: values every option with values.py and picks the best.
 
 It reads only its seat's view. Roles: what the privilege and the phase bring this seat, minus
 what the phase gives the others. Builds: the building's worth (VP, end bonus, income over the
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 
-from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BLACK_MARKET, BY_KEY, CATHEDRAL, COST,
-                                 CUSTOMS_OFFICE, GOLD_MINE, GOLDSMITH, GOOD, LIBRARY, MARKET_HALL,
-                                 MARKET_STAND, PARK, PREFECTURE, PRODUCTION, TILES, TRADING_POST,
-                                 VP, WELL)
+from games.sanjuan.cards import (ARCHIVE, BLACK_MARKET, BY_KEY, CATHEDRAL, COST, GOLD_MINE,
+                                 GOLDSMITH, LIBRARY, MARKET_HALL, MARKET_STAND, PRODUCTION, TILES, VP,
+                                 WELL)
 
 from . import values as V
+from .rules import council_keep, cover_value, production_cap, sale_price, trade_cap
 
 TILE_INDEX = {t: i for i, t in enumerate(TILES)}
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
@@ -61,8 +61,7 @@ class Seat:
         self.cv = V.card_value(self.rl)
         self.others6 = sum(1 for i, pv in enumerate(players) if i != me
                            for _, k, _ in pv["city"] if BY_KEY[k] in V.SIX)
-        self.score = (sum(VP[k] for k in self.city) + len(you["chapel"]) + len(you["bank"])
-                      + len(you["harbor"]))
+        self.score = sum(VP[k] for k in self.city) + mine["chapel"] + mine["bank"] + mine["harbor"]
         self.priv = (2 if view["doubled"] else 1) if view["chooser"] == me else 0
         self.prices = _next_prices(view)
 
@@ -109,7 +108,7 @@ class Seat:
         prices = self.prices
 
         def price(kind: int) -> float:
-            return 2 if kind == CUSTOMS_OFFICE else prices[GOOD[kind]]
+            return sale_price(prices, kind)
 
         out = {}
         # Builder: the privilege saves cards (and may make a build possible at all).
@@ -120,7 +119,7 @@ class Seat:
                           - w["others"] * others_build)
         # Producer: goods on empty buildings, the dearest first.
         empty = sorted((V.good_value(k, rl) for k in self.my_empty), reverse=True)
-        cap = 1 + doubled + (AQUEDUCT in self.active)
+        cap = production_cap(doubled, self.active)
         gain = sum(empty[:cap])
         if len(empty[:cap]) >= 2 and WELL in self.active:
             gain += cv
@@ -128,14 +127,14 @@ class Seat:
         out["producer"] = gain - w["others"] * theirs
         # Trader: what the goods fetch now.
         mine = sorted((price(k) for k in self.my_goods), reverse=True)
-        cap = 1 + doubled + (TRADING_POST in self.active)
+        cap = trade_cap(doubled, self.active)
         sold = mine[:cap]
         gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
                 + (MARKET_STAND in self.active and len(sold) >= 2))
         theirs = sum(max([price(k) for k in g], default=0) for _, g, _ in self.others)
         out["trader"] = (gain - w["others"] * theirs) * cv
         # Councillor: a card, chosen among five (or eight).
-        keep = 2 if PREFECTURE in self.active else 1
+        keep = council_keep(self.active)
         out["councillor"] = (keep * cv + 0.3 * doubled + (0.2 if ARCHIVE in self.active else 0)
                              - w["others"] * len(self.others) * 0.8 * cv)
         # Prospector: a card for nobody else.
@@ -216,7 +215,7 @@ class HeuristicBot:
 
         def loss(b):
             kind = k.kind[b]
-            return V.worth(kind, k.city, k.hand_kinds, k.rl) - (6 if kind == PARK else COST[kind]) * k.cv
+            return V.worth(kind, k.city, k.hand_kinds, k.rl) - cover_value(kind) * k.cv
         best = min(options, key=loss)
         if lo or loss(best) < -0.5 or (COST[building] >= 5 and loss(best) < 0.5 and k.rl < 3):
             return [best]
@@ -278,7 +277,4 @@ class HeuristicBot:
         tile = k.view["tile"]
         prices = tuple(tile.values())
 
-        def price(b):
-            kind = k.kind[b]
-            return 2 if kind == CUSTOMS_OFFICE else prices[GOOD[kind]]
-        return sorted(options, key=lambda b: -price(b))[:hi]
+        return sorted(options, key=lambda b: -sale_price(prices, k.kind[b]))[:hi]

@@ -9,9 +9,9 @@ state is the bot's own guess, not the real game.
 """
 from __future__ import annotations
 
-from games.sanjuan.cards import (BLACK_MARKET, COST, CUSTOMS_OFFICE, GOOD, KINDS, PALACE, PARK,
-                                 PRODUCTION, QUARRY, SMITHY, TILES, VP)
-from games.sanjuan.rules import current_tile, hand_limit
+from games.sanjuan.cards import (BLACK_MARKET, COST, GOOD, KINDS, PALACE, PRODUCTION, QUARRY, SMITHY,
+                                 TILES, VP)
+from games.sanjuan.rules import cover_value, current_tile, hand_limit, sale_price
 
 from . import values as V
 from .heuristic import WEIGHTS, Seat
@@ -19,8 +19,7 @@ from .heuristic import WEIGHTS, Seat
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
 HOLD = tuple(max(0.0, V.worth(k, [0, 1, 5], [], 6.0) - COST[k] * 0.75) for k in range(N_KINDS))
-GOOD_PRICE = tuple(2.0 if k == CUSTOMS_OFFICE else (V.AVG_PRICE[GOOD[k]] if PRODUCTION[k] else 0.0)
-                   for k in range(N_KINDS))
+GOOD_PRICE = V.AVG_PRICE
 
 
 def most_buildings(s) -> int:
@@ -143,7 +142,7 @@ def choose(s, seat, rnd, role_noise: float | None = None) -> list:
     if kind == "sell":
         tile = current_tile(s)
         kinds = s.kinds
-        return sorted(options, key=lambda b: -(2 if kinds[b] == CUSTOMS_OFFICE else tile[GOOD[kinds[b]]]))[:hi]
+        return sorted(options, key=lambda b: -sale_price(tile, kinds[b]))[:hi]
     if kind == "chapel":
         worst = _hold_order(s, p, options)[0]
         return [worst] if len(options) >= 3 or most_buildings(s) >= 10 else []
@@ -158,7 +157,7 @@ def choose(s, seat, rnd, role_noise: float | None = None) -> list:
         if not lo:
             return []
         kinds = s.kinds
-        return [min(options, key=lambda b: 6 if kinds[b] == PARK else COST[kinds[b]])]
+        return [min(options, key=lambda b: cover_value(kinds[b]))]
     if kind == "library":
         return ["use"]
     return list(options[:lo])

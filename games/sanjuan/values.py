@@ -14,6 +14,7 @@ from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTE
                                  PALACE, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION, QUARRY,
                                  RESIDENCE, SMITHY, TAVERN, TILES, TOWER, TRADING_POST,
                                  TRIUMPHAL_ARCH, VP, WELL)
+from games.sanjuan.rules import sale_price
 from games.sanjuan.scoring import ARCH_BONUS, CATHEDRAL_BONUS, residence_sets
 
 # Cards a production building earns per round through producer and trader, by good; later copies
@@ -26,7 +27,9 @@ RATE = {SMITHY: 0.10, GOLD_MINE: 0.25, ARCHIVE: 0.15, POOR_HOUSE: 0.25, BLACK_MA
         LIBRARY: 0.90, GUARD_ROOM: 0.10, OFFICE_BUILDING: 0.20, HUT: 0.15, TAVERN: 0.20,
         CUSTOMS_OFFICE: 0.55, GOLDSMITH: 0.20}
 ENGINE = 0.7          # income late in the game is worth less: a flat discount on rate * rounds
-AVG_PRICE = tuple(sum(t[g] for t in TILES) / len(TILES) for g in range(5))
+# What a good on a production building of each kind sells for, on average over the tiles.
+AVG_PRICE = tuple(sum(sale_price(t, k) for t in TILES) / len(TILES) if PRODUCTION[k] else 0.0
+                  for k in range(len(KINDS)))
 SIX = frozenset(k.index for k in KINDS if k.cost == 6 and not k.production)
 
 
@@ -132,5 +135,4 @@ def hold_values(hand_kinds: list[int], city: list[int], rl: float, others6: int 
 
 def good_value(kind: int, rl: float) -> float:
     """A good on a building: a likely sale at an average price, if a trader phase comes."""
-    price = 2.0 if kind == CUSTOMS_OFFICE else AVG_PRICE[GOOD[kind]]
-    return price * card_value(rl) * 0.75
+    return AVG_PRICE[kind] * card_value(rl) * 0.75

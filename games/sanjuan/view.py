@@ -13,7 +13,7 @@ from itertools import combinations
 
 from games.choice import pick_uniform
 
-from .cards import COST, GOOD, GOODS, KEY, NAME, TILES, VP
+from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
 from .rules import cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
 from .scoring import result
 from .state import State
@@ -75,9 +75,6 @@ def view(s: State, seat: int | None = None) -> dict:
             "hand": _cards(s, p.hand),
             "chapel": _cards(s, p.chapel),
             "bank": _cards(s, p.bank),
-            # Nobody sees the cards under a harbor, its owner included: the count is in "players".
-            # Always empty; kept until bots/heuristic.py and client/render.py stop reading it.
-            "harbor": [],
             "drawn": _cards(s, p.drawn),
             "hand_limit": hand_limit(s, p),
             # The building this seat is in the middle of building: [card, covered card, goods].
@@ -103,7 +100,8 @@ def _count(k: int, what: str) -> str:
 
 def prompt(s: State, seat: int) -> dict | None:
     """What the seat must decide, as data a client renders without knowing the rules: pick
-    between `min` and `max` distinct values of `options`; `notes` says something about each."""
+    between `min` and `max` distinct values of `options`; `labels` names each for people (with a
+    note of what matters for this decision), `help` explains it."""
     decision = s.pending.get(seat)
     if decision is None:
         return None
@@ -155,8 +153,32 @@ def prompt(s: State, seat: int) -> dict | None:
         text = f"Hand limit {hand_limit_now}: discard {_count(lo, 'card')}."
     else:  # pragma: no cover - every kind the rules create is named above
         raise AssertionError(kind)
+    labels, help_texts = _labels(s, options, notes)
     return {"kind": kind, "text": text, "options": list(options), "min": lo, "max": hi,
-            "notes": notes}
+            "labels": labels, "help": help_texts}
+
+
+def _labels(s: State, options, notes) -> tuple[list[str], list[str]]:
+    """A label per option for people, and a sentence of help. A building already in a city is
+    just its name; a card to play or keep also shows cost and VP, unless the note says what
+    matters for this decision (the builder's note has the price you would pay). Every option is a
+    card the seat can see (its hand, its city, its draws) or a word, so a label tells nothing the
+    view does not."""
+    built = {b for p in s.players for b in p.city}
+    named = []
+    for value, note in zip(options, notes or [None] * len(options)):
+        if isinstance(value, str):
+            label = value.capitalize()
+        else:
+            k = s.kinds[value]
+            label = NAME[k] if value in built or note else f"{NAME[k]} (cost {COST[k]}, {VP[k]} VP)"
+        named.append((label, note))
+    width = max((len(label) for label, _ in named), default=0)
+    labels = [f"{label.ljust(width)}   {note}" if note else label for label, note in named]
+    help_texts = [ROLE_TEXT.get(value, "") if isinstance(value, str) else
+                  f"{NAME[s.kinds[value]]} (cost {COST[s.kinds[value]]}, {VP[s.kinds[value]]} VP): "
+                  f"{KINDS[s.kinds[value]].text}" for value in options]
+    return labels, help_texts
 
 
 def legal(s: State, seat: int) -> list[list]:

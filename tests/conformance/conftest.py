@@ -3,7 +3,6 @@ registry in turn, and `table` each (players, options) worth playing: every playe
 default options and with every switch on."""
 from __future__ import annotations
 
-import pytest
 
 import games
 

@@ -115,7 +115,7 @@ def test_library_doubles_the_builder_privilege():
     s, rng, _ = build_phase([seat(["tobacco_storage", "well", "market_stand"],
                                   ["indigo_plant", "library"]), seat(), seat()])
     tob, well, stand = s.players[0].hand
-    assert sanjuan.prompt(s, 0)["notes"][0] == "cost 3, you pay 1, 2 VP"
+    assert sanjuan.prompt(s, 0)["labels"][0].endswith("cost 3, you pay 1, 2 VP")
     sanjuan.apply(s, 0, [tob], rng)
     assert ask(s, 0) == ("pay", [well, stand], 1, 1)
     sanjuan.apply(s, 0, [stand], rng)
@@ -144,7 +144,7 @@ def test_smithy_reduces_production_buildings_only(building, pay):
     """Smithy: 1 card less for a production building; no reduction for a city building."""
     s, rng, _ = build_phase([seat(), seat([building, *fill(4)], ["indigo_plant", "smithy"]), seat()])
     target, *rest = s.players[1].hand
-    assert sanjuan.prompt(s, 1)["notes"][0].startswith(f"cost 3, you pay {pay},")
+    assert sanjuan.prompt(s, 1)["labels"][0].split("   ")[-1].startswith(f"cost 3, you pay {pay},")
     sanjuan.apply(s, 1, [target], rng)
     assert ask(s, 1) == ("pay", rest, pay, pay)
     sanjuan.apply(s, 1, rest[:pay], rng)
@@ -169,7 +169,7 @@ def test_quarry_builder_builds_a_crane_for_free():
     """Rulebook (Nicole): the builder with a quarry builds a crane (2) for free."""
     s, rng, _ = build_phase([seat(["crane", "well"], ["indigo_plant", "quarry"]), seat(), seat()])
     crane, well = s.players[0].hand
-    assert sanjuan.prompt(s, 0)["notes"][0] == "cost 2, you pay 0, 1 VP"
+    assert sanjuan.prompt(s, 0)["labels"][0].endswith("cost 2, you pay 0, 1 VP")
     ev = sanjuan.apply(s, 0, [crane], rng)
     assert "Ana builds a crane, paying 0 cards." in public(ev)
     assert s.players[0].hand == [well]
@@ -183,7 +183,7 @@ def test_library_and_quarry_builder_pays_three_less_for_a_city_building():
     s, rng, _ = build_phase([seat(["hero", *fill(4)], ["indigo_plant", "quarry", "library"]),
                              seat(), seat()])
     hero, *rest = s.players[0].hand
-    assert sanjuan.prompt(s, 0)["notes"][0] == "cost 5, you pay 2, 5 VP"
+    assert sanjuan.prompt(s, 0)["labels"][0].endswith("cost 5, you pay 2, 5 VP")
     sanjuan.apply(s, 0, [hero], rng)
     assert ask(s, 0) == ("pay", rest, 2, 2)
     sanjuan.apply(s, 0, rest[1:3], rng)
@@ -535,7 +535,7 @@ def test_black_market_is_offered_on_a_free_building_and_empties_its_buildings():
     smithy, *rest = s.players[0].hand
     indigo, sugar, _ = s.players[0].city
     goods = sorted(s.players[0].goods.values())
-    assert sanjuan.prompt(s, 0)["notes"][0].startswith("cost 1, you pay 0,")
+    assert sanjuan.prompt(s, 0)["labels"][0].split("   ")[-1].startswith("cost 1, you pay 0,")
     sanjuan.apply(s, 0, [smithy], rng)
     kind, options, lo, hi = ask(s, 0)
     assert (kind, sorted(options), lo, hi) == ("black_market", sorted([indigo, sugar]), 0, 2)
@@ -819,7 +819,7 @@ def test_cathedral_any_player_may_build_it_once():
     hand = s.players[1].hand[:]
     kind, options, lo, hi = ask(s, 1)
     assert options[-1] == cathedral and options[:-1] == hand
-    assert sanjuan.prompt(s, 1)["notes"][-1] == "cost 7, you pay 6, 0 VP"
+    assert sanjuan.prompt(s, 1)["labels"][-1].endswith("cost 7, you pay 6, 0 VP")
     ev = sanjuan.apply(s, 1, [cathedral], rng)       # 7 - 1 (quarry) = 6: the whole hand
     assert "Bo builds a cathedral, paying 6 cards." in public(ev)
     assert s.players[1].city[-1] == cathedral and s.cathedral is None
