@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import msgpack
 
+from games.errors import Refused
+
 MAX_MESSAGE = 1 << 20       # one wire message or one record item
 MAX_CONTAINER = 4096        # entries of one list or map
 MAX_STRING = 1 << 16
 
 
-class DecodeError(ValueError):
-    """Bytes that are not an acceptable msgpack message; str() says why."""
+class DecodeError(Refused):
+    """Bytes that are not an acceptable msgpack message; `message` says why."""
 
 
 def pack(obj) -> bytes:
@@ -29,14 +31,14 @@ def as_received(obj):
 
 
 def _no_ext(code, data):
-    raise DecodeError(f"msgpack extension type {code} is not allowed")
+    raise DecodeError("bad_msgpack", f"msgpack extension type {code} is not allowed")
 
 
 def _str_keys(obj: dict) -> dict:
     # strict_map_key still lets bytes keys through; code everywhere assumes str keys.
     for k in obj:
         if type(k) is not str:
-            raise DecodeError(f"a map key is {type(k).__name__}, not a string")
+            raise DecodeError("bad_msgpack", f"a map key is {type(k).__name__}, not a string")
     return obj
 
 
@@ -51,7 +53,7 @@ _OPTIONS = dict(raw=False, strict_map_key=True, object_hook=_str_keys, ext_hook=
 def reason(e: Exception) -> str:
     """Why msgpack refused some bytes, in words (some of its exceptions carry no text)."""
     if isinstance(e, DecodeError):
-        return str(e)
+        return e.message
     if isinstance(e, ValueError) and "max_ext_len" in str(e):
         return "msgpack extension types are not allowed"  # max_ext_len=0 above: msgpack names the limit
     if isinstance(e, (msgpack.StackError, RecursionError)):
@@ -61,15 +63,15 @@ def reason(e: Exception) -> str:
 
 def unpack(data: bytes, max_size: int = MAX_MESSAGE):
     if len(data) > max_size:
-        raise DecodeError(f"message of {len(data)} bytes is over the limit of {max_size}")
+        raise DecodeError("bad_msgpack", f"message of {len(data)} bytes is over the limit of {max_size}")
     try:
         return msgpack.unpackb(data, max_bin_len=max_size, **_OPTIONS)
     except DecodeError:
         raise
     except msgpack.ExtraData:
-        raise DecodeError("extra bytes after the msgpack message") from None
+        raise DecodeError("bad_msgpack", "extra bytes after the msgpack message") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as e:
-        raise DecodeError(f"not a valid msgpack message ({reason(e)})") from None
+        raise DecodeError("bad_msgpack", f"not a valid msgpack message ({reason(e)})") from None
 
 
 def unpacker(max_size: int) -> msgpack.Unpacker:

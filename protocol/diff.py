@@ -12,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 
+from games.errors import Refused
 
-class PatchError(ValueError):
+
+class PatchError(Refused):
     """A delta that does not apply to the view it is said to apply to."""
 
 
@@ -73,9 +75,9 @@ def _copy_path(root, path: list):
         try:
             child = node[k]
         except (KeyError, IndexError, TypeError):
-            raise PatchError(f"no element at {path!r}") from None
+            raise PatchError("bad_delta", f"no element at {path!r}") from None
         if not isinstance(child, (dict, list)):
-            raise PatchError(f"no container at {path!r}")
+            raise PatchError("bad_delta", f"no container at {path!r}")
         node[k] = child = child.copy()
         node = child
     return root, node
@@ -86,12 +88,12 @@ def patch(view, ops: list):
     out = view
     for op in ops:
         if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
-            raise PatchError(f"malformed operation {op!r}")
+            raise PatchError("bad_delta", f"malformed operation {op!r}")
         kind, path = op[0], op[1]
         # Map keys are strings and list indices ints (type(): True would index like 1); anything
         # else, a list say, would not even be hashable.
         if not all(type(k) in (str, int) for k in path):
-            raise PatchError(f"bad path {path!r}: its elements are map keys and list indices")
+            raise PatchError("bad_delta", f"bad path {path!r}: its elements are map keys and list indices")
         if kind == "set" and len(op) == 3:
             if not path:
                 out = op[2]
@@ -102,11 +104,11 @@ def patch(view, ops: list):
                     (isinstance(parent, list) and type(key) is int and 0 <= key < len(parent)):
                 parent[key] = op[2]
             else:
-                raise PatchError(f"cannot set {path!r}")
+                raise PatchError("bad_delta", f"cannot set {path!r}")
         elif kind == "del" and len(op) == 2 and path:
             out, parent = _copy_path(out, path[:-1])
             if not isinstance(parent, dict) or path[-1] not in parent:
-                raise PatchError(f"nothing to delete at {path!r}")
+                raise PatchError("bad_delta", f"nothing to delete at {path!r}")
             del parent[path[-1]]
         elif kind == "splice" and len(op) == 5:
             out, target = _copy_path(out, path)
@@ -114,8 +116,8 @@ def patch(view, ops: list):
             if not isinstance(target, list) or type(start) is not int or type(count) is not int \
                     or not isinstance(items, list) or not 0 <= start <= len(target) or count < 0 \
                     or start + count > len(target):
-                raise PatchError(f"bad splice at {path!r}")
+                raise PatchError("bad_delta", f"bad splice at {path!r}")
             target[start:start + count] = items
         else:
-            raise PatchError(f"unknown operation {op!r}")
+            raise PatchError("bad_delta", f"unknown operation {op!r}")
     return out

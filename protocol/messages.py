@@ -6,19 +6,14 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 import games
-from games.errors import IllegalAction
+from games.errors import IllegalAction, Refused
 
 from .codec import DecodeError, unpack
 from .fairness import PROTOCOL, entry_hash, lp, tag, u32
 
 
-class ProtocolError(Exception):
-    """A message the protocol forbids here. `code` for programs, `message` for people."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+class ProtocolError(Refused):
+    """A message the protocol forbids here; the exchange is as it was."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +33,7 @@ class Signed:
         try:
             body = unpack(payload)
         except DecodeError as e:
-            raise ProtocolError("bad_payload", str(e)) from None
+            raise ProtocolError("bad_payload", e.message) from None
         if not isinstance(body, dict) or not isinstance(body.get("t"), str) or type(body.get("seq")) is not int:
             raise ProtocolError("bad_payload", "a payload is a map with a type 't' and a 'seq'")
         return cls(kind, payload, sig, body)

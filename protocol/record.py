@@ -13,6 +13,8 @@ from pathlib import Path
 
 import msgpack
 
+from games.errors import Refused
+
 from .codec import DecodeError, pack, reason, unpacker
 from .messages import ProtocolError, Signed
 
@@ -21,8 +23,8 @@ MAX_RECORD = 16 << 20
 _KINDS = ("entry", "private")
 
 
-class RecordError(ValueError):
-    """A file that is not a readable match record; str() says why."""
+class RecordError(Refused):
+    """A file that is not a readable match record; `message` says why."""
 
 
 def dump_item(m: Signed) -> bytes:
@@ -38,11 +40,11 @@ def parse_item(raw, n: int) -> Signed:
     [kind, payload, signature] triple holding a well-formed signed message."""
     # type() and not `in (0, 1)`: 1.0 and True equal 1 but are not a kind.
     if not (isinstance(raw, list) and len(raw) == 3 and type(raw[0]) is int and raw[0] in (0, 1)):
-        raise RecordError(f"item {n} is not a [kind, payload, signature] triple")
+        raise RecordError("bad_record", f"item {n} is not a [kind, payload, signature] triple")
     try:
         return Signed.parse(_KINDS[raw[0]], raw[1], raw[2])
     except ProtocolError as e:
-        raise RecordError(f"item {n}: {e.message}") from None
+        raise RecordError("bad_record", f"item {n}: {e.message}") from None
 
 
 def write(path: str | os.PathLike, items: list[Signed]) -> Path:
@@ -57,9 +59,9 @@ def write(path: str | os.PathLike, items: list[Signed]) -> Path:
 
 def loads(data: bytes) -> list[Signed]:
     if not data.startswith(MAGIC):
-        raise RecordError("not a Governor match record (it does not start with 'governor-record/1')")
+        raise RecordError("bad_record", "not a Governor match record (it does not start with 'governor-record/1')")
     if len(data) > MAX_RECORD:
-        raise RecordError(f"the record is {len(data)} bytes, over the limit of {MAX_RECORD}")
+        raise RecordError("bad_record", f"the record is {len(data)} bytes, over the limit of {MAX_RECORD}")
     reader = unpacker(len(data))
     reader.feed(data[len(MAGIC):])
     items: list[Signed] = []
@@ -69,18 +71,16 @@ def loads(data: bytes) -> list[Signed]:
             end = reader.tell()
             items.append(parse_item(raw, len(items)))
     except (msgpack.UnpackException, ValueError, DecodeError) as e:
-        if isinstance(e, RecordError):
-            raise
-        raise RecordError(f"item {len(items)} is not valid msgpack ({reason(e)})") from None
+        raise RecordError("bad_record", f"item {len(items)} is not valid msgpack ({reason(e)})") from None
     if end != len(data) - len(MAGIC):
-        raise RecordError(f"the record is cut short inside item {len(items)}")
+        raise RecordError("bad_record", f"the record is cut short inside item {len(items)}")
     if not items:
-        raise RecordError("the record holds no messages")
+        raise RecordError("bad_record", "the record holds no messages")
     return items
 
 
 def read(path: str | os.PathLike) -> list[Signed]:
     path = Path(path)
     if path.stat().st_size > MAX_RECORD:
-        raise RecordError(f"{path} is over the limit of {MAX_RECORD} bytes")
+        raise RecordError("bad_record", f"{path} is over the limit of {MAX_RECORD} bytes")
     return loads(path.read_bytes())

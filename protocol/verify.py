@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from games.errors import IllegalAction
+from games.errors import IllegalAction, Refused
 
 from .fairness import Streams, master_key, player_commit, server_commit
 from .messages import (ProtocolError, Signed, check_header, events_digest, private_events, public_events,
@@ -18,9 +18,11 @@ from .messages import (ProtocolError, Signed, check_header, events_digest, priva
 from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
 
 
-class Mismatch(Exception):
+class Mismatch(Refused):
+    """The audit refuses the record: `where` names the entry, `what` says what is wrong."""
+
     def __init__(self, where: str, what: str) -> None:
-        super().__init__(f"{where}: {what}")
+        super().__init__("audit_failed", f"{where}: {what}")
         self.where = where
         self.what = what
 
@@ -85,7 +87,7 @@ def verify(items: list[Signed]) -> Report:
     except Mismatch as e:
         report.where, report.what = e.where, e.what
         report.refused = isinstance(e, UnknownRules)
-    except (TypeError, LookupError, ValueError) as e:
+    except (TypeError, LookupError, ValueError, Refused) as e:
         # A backstop: every field is checked before it is used, but whoever made a record could
         # have signed anything, and a field of a shape nobody thought of must fail the audit at
         # the entry being checked (kept in report.where as the audit goes), never crash it.

@@ -30,6 +30,8 @@ way again. A command decided on a view older than the seat's current question is
 """
 from __future__ import annotations
 
+from games.errors import Closed
+
 from .codec import DecodeError, pack, unpack
 
 VERSION = "governor/1"
@@ -81,12 +83,13 @@ SERVER = {
 }
 
 
-class WireError(ValueError):
-    """A frame that is not an acceptable message; `code` is the close code it deserves."""
+class WireError(Closed):
+    """A frame that is not an acceptable message: a protocol violation, so the connection is
+    closed with `close`, the WebSocket close code it deserves."""
 
-    def __init__(self, message: str, code: int = CLOSE_BAD_FRAME) -> None:
-        super().__init__(message)
-        self.code = code
+    def __init__(self, code: str, message: str, close: int = CLOSE_BAD_FRAME) -> None:
+        super().__init__(code, message)
+        self.close = close
 
 
 def encode(msg: dict) -> bytes:
@@ -96,24 +99,24 @@ def encode(msg: dict) -> bytes:
 def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
     """A checked message from one frame, or WireError saying what was wrong."""
     if isinstance(frame, str):
-        raise WireError("text frames are not accepted: send binary msgpack frames")
+        raise WireError("bad_frame", "text frames are not accepted: send binary msgpack frames")
     if len(frame) > max_size:
-        raise WireError(f"frame of {len(frame)} bytes is over the limit of {max_size}", CLOSE_TOO_BIG)
+        raise WireError("too_big", f"frame of {len(frame)} bytes is over the limit of {max_size}", CLOSE_TOO_BIG)
     try:
         msg = unpack(frame, max_size)
     except DecodeError as e:
-        raise WireError(str(e)) from None
+        raise WireError("bad_frame", e.message) from None
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-        raise WireError("a message is a msgpack map with a string field 'type'")
+        raise WireError("bad_frame", "a message is a msgpack map with a string field 'type'")
     fields = schema.get(msg["type"])
     if fields is None:
-        raise WireError(f"unknown message type {msg['type']!r}")
+        raise WireError("bad_frame", f"unknown message type {msg['type']!r}")
     for name, (kind, required) in fields.items():
         if name not in msg:
             if required:
-                raise WireError(f"a {msg['type']} message needs the field {name!r}")
+                raise WireError("bad_frame", f"a {msg['type']} message needs the field {name!r}")
             continue
         value = msg[name]
         if type(value) is not kind or (kind is int and isinstance(value, bool)):
-            raise WireError(f"field {name!r} of a {msg['type']} message must be {kind.__name__}")
+            raise WireError("bad_frame", f"field {name!r} of a {msg['type']} message must be {kind.__name__}")
     return msg

@@ -253,7 +253,7 @@ class Server:
         try:
             hello = wire.decode(first, max_size=self.limits.max_frame)
         except wire.WireError as e:
-            return await self._violation(conn, e.code, str(e))
+            return await self._violation(conn, e.close, e.message)
         if hello["type"] != "hello":
             return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"the first message must be a hello, "
                                                                      f"not a {hello['type']}")
@@ -280,7 +280,7 @@ class Server:
             try:
                 msg = wire.decode(frame, max_size=self.limits.max_frame)
             except wire.WireError as e:
-                return await self._violation(conn, e.code, str(e))
+                return await self._violation(conn, e.close, e.message)
             if msg["type"] == "hello":
                 return await self._violation(conn, wire.CLOSE_BAD_FRAME, "hello is only the first message")
             await self._dispatch(conn, msg)

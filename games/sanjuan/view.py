@@ -175,9 +175,8 @@ def _labels(s: State, options, notes) -> tuple[list[str], list[str]]:
         named.append((label, note))
     width = max((len(label) for label, _ in named), default=0)
     labels = [f"{label.ljust(width)}   {note}" if note else label for label, note in named]
-    help_texts = [ROLE_TEXT.get(value, "") if isinstance(value, str) else
-                  f"{NAME[s.kinds[value]]} (cost {COST[s.kinds[value]]}, {VP[s.kinds[value]]} VP): "
-                  f"{KINDS[s.kinds[value]].text}" for value in options]
+    help_texts = [ROLE_TEXT.get(value, "") if isinstance(value, str) else KINDS[s.kinds[value]].text
+                  for value in options]
     return labels, help_texts
 
 

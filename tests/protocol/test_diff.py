@@ -49,7 +49,9 @@ def test_deltas_rebuild_every_view_of_a_real_game_and_stay_small(players, expans
             delta_bytes += len(pack(ops))
             snapshot_bytes += len(pack(new))
             seen[who] = new
-    assert delta_bytes < 0.25 * snapshot_bytes
+    # Each new question brings its options' labels and help texts whole (18.8% and 11.4% before
+    # prompts carried them; 25.9% and 13.7% since).
+    assert delta_bytes < 0.3 * snapshot_bytes
 
 
 def test_hash_ignores_key_order_but_not_content():

@@ -28,13 +28,13 @@ def test_bad_frames_name_what_is_wrong(frame, reason):
     with pytest.raises(wire.WireError) as e:
         wire.decode(frame)
     assert reason in str(e.value)
-    assert e.value.code == wire.CLOSE_BAD_FRAME
+    assert e.value.close == wire.CLOSE_BAD_FRAME and e.value.code == "bad_frame"
 
 
 def test_oversized_frames_get_their_own_close_code():
     with pytest.raises(wire.WireError) as e:
         wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": ["x" * wire.MAX_FRAME]}))
-    assert e.value.code == wire.CLOSE_TOO_BIG
+    assert e.value.close == wire.CLOSE_TOO_BIG and e.value.code == "too_big"
 
 
 def test_server_messages_are_checked_with_the_server_schema():
