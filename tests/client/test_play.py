@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from client import net
-from client.join import Terminal
-from client.play import BadAnswer, parse_answer
+from client.answers import BadAnswer, parse_answer
+from client.link import Pace
+from client.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT_END = "(? for help, q to quit)"
@@ -177,7 +177,7 @@ def test_the_screen_tells_of_the_clock_and_of_a_question_that_ran_out():
 
 def test_the_pace_keeps_under_the_servers_rate():
     async def burst():
-        pace = net.Pace(rate=50, burst=5)
+        pace = Pace(rate=50, burst=5)
         start = asyncio.get_running_loop().time()
         for _ in range(15):
             await pace.take()
