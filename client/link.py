@@ -20,7 +20,7 @@ from protocol import wire
 from protocol.signing import fingerprint
 
 from .errors import ClientError
-from .session import normalize_url
+from .session import normalize_url, read_cafile
 
 PATIENCE = 120.0        # seconds a dropped connection is retried before giving up (at least 60)
 BACKOFF_FIRST = 0.2     # first retry delay, doubled each time, with jitter, capped
@@ -86,14 +86,19 @@ class Link:
         return self.welcome["server"] if self.welcome else None
 
     def _tls(self) -> ssl.SSLContext | None:
-        if self.url.startswith("wss://"):
-            try:
-                return ssl.create_default_context(cafile=self.cafile)
-            except (OSError, ssl.SSLError) as e:   # not a dropped connection: nothing to retry
-                raise ClientError(f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
-        if self.cafile:
-            raise ClientError(f"--cafile is for wss:// servers; {self.url} does not use TLS")
-        return None
+        """wss:// trusts the system's authorities or, with --cafile, only the certificates in it."""
+        if not self.url.startswith("wss://"):
+            if self.cafile:
+                raise ClientError(f"--cafile is for wss:// servers; {self.url} does not use TLS")
+            return None
+        if self.cafile is None:
+            return ssl.create_default_context()
+        try:
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)    # checks names and certificates, trusts none yet
+            tls.load_verify_locations(cadata=read_cafile(self.cafile))
+            return tls
+        except (OSError, ValueError) as e:     # not a dropped connection: nothing to retry
+            raise ClientError(f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
 
     async def open(self, token: str | None = None, have: int | None = None,
                    timeout: float = REQUEST_TIMEOUT) -> dict:

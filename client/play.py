@@ -13,7 +13,6 @@ import asyncio
 import secrets
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
 import bots
@@ -22,7 +21,7 @@ from .errors import ClientError
 from .link import PACE_RATE, open_link
 from .lobby import player_name, sit
 from .render import plural, use_colour
-from .session import default_data_dir
+from .session import default_data_dir, server_folder
 from .terminal import AutoAnswers, Keyboard, Terminal, play_seat
 
 HELP = "play San Juan against bots (and friends on your network) in this terminal"
@@ -112,12 +111,7 @@ async def _start_server(folder: str, host: str, port: int | None):
 
 
 async def _play(args) -> int:
-    tmp = None
-    folder = args.server_data
-    if folder is None:
-        tmp = tempfile.TemporaryDirectory(prefix="governor-play-")
-        folder = tmp.name
-    try:
+    with server_folder(args.server_data) as folder:
         server, port = await _start_server(str(folder), args.host, args.port)
         try:
             local = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
@@ -150,6 +144,3 @@ async def _play(args) -> int:
             return await play_seat(player, session=session, link=link, intro=False, resumable=False)
         finally:
             await server.stop()
-    finally:
-        if tmp is not None:
-            tmp.cleanup()

@@ -22,9 +22,10 @@ from pathlib import Path
 import bots
 import games
 from games.errors import IllegalAction
-from protocol import record as records
 from protocol.exchange import ProtocolError
 from protocol.harness import play_match
+
+from .session import write_record
 
 HELP = "let bots play each other and print the results"
 BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -86,7 +87,7 @@ def play_one(game_module, players: int, options: dict, seed: str, levels=None, b
     deciders = [bots.make(game, lv, f"{seed}/{seat}", **(budget or {})).choose for seat, lv in enumerate(levels)]
     server, seats = play_match(game, names, options, deciders, seed)
     if record_to is not None:
-        records.write(record_to, server.sent)
+        write_record(record_to, server.sent)
     r = game_module.result(server.state)
     return {
         "seed": seed,

@@ -231,7 +231,7 @@ async def play_seat(player: Terminal, *, session: SeatSession, link: Link | None
     except Quit:
         if not resumable:
             print("You left the game.")
-        elif session.path.exists():
+        elif session.saved:
             print("You left the game. A computer player takes your seat after the server's grace "
                   f"period; to come back: governor join {url} --table {session.table}")
         else:
