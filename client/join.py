@@ -14,7 +14,6 @@ Exit 0 only when the match finished and the audit verified it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ import games
 
 from .errors import ClientError
 from .headless import play_headless
+from .interrupt import run_interruptibly
 from .link import ServerRefused, add_connection_arguments, open_link
 from .lobby import ask, lobby, player_name, sit
 from .render import use_colour
@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.bot:
-            return asyncio.run(play_headless(args))
-        return asyncio.run(interactive(args))
+            return run_interruptibly(play_headless(args))
+        return run_interruptibly(interactive(args))
     except ClientError as e:
         print(f"governor join: {e}", file=sys.stderr)
         if args.json:     # scripts get their one JSON object either way

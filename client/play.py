@@ -9,7 +9,6 @@ verdict and where the match record was saved.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import secrets
 import socket
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 import bots
 
 from .errors import ClientError
+from .interrupt import run_interruptibly
 from .link import PACE_RATE, open_link
 from .lobby import player_name, sit
 from .render import plural, use_colour
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     args.bots = bots_
     args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
-        return asyncio.run(_play(args))
+        return run_interruptibly(_play(args))
     except ClientError as e:
         print(f"governor play: {e}", file=sys.stderr)
         return 1

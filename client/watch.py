@@ -10,11 +10,11 @@ the match ended and the audit passed.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
 from .errors import ClientError
+from .interrupt import run_interruptibly
 from .link import add_connection_arguments, open_link
 from .render import use_colour
 from .session import default_data_dir
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
                                  colour=use_colour(sys.stdout), patience=args.patience)
 
     try:
-        return asyncio.run(main())
+        return run_interruptibly(main())
     except ClientError as e:
         print(f"governor watch: {e}", file=sys.stderr)
         return 1

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from client.answers import BadAnswer, parse_answer
+from client.interrupt import run_interruptibly
 from client.link import Pace
 from client.terminal import Terminal
 
@@ -107,6 +108,25 @@ def test_ctrl_c_exits_130_and_stops_the_server(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert "Interrupted" in err and "Traceback" not in err
+
+
+def test_a_ctrl_c_is_not_lost_when_the_command_returns_anyway():
+    """The coroutine may absorb the cancellation a Ctrl-C becomes (or have chosen to return as it
+    came, when stdin closed at the same moment): the command is interrupted all the same."""
+    async def absorbs():
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            pass
+        return 0
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptibly(absorbs())
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+    async def returns():
+        return 7
+    assert run_interruptibly(returns()) == 7
 
 
 def test_the_deal_cannot_be_chosen():
