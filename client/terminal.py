@@ -217,7 +217,7 @@ async def play_seat(player: Terminal, *, session: SeatSession, link: Link | None
     try:
         try:
             outcome = await SeatRunner(session, player, link=link, patience=patience, rate=rate,
-                                           cafile=cafile).run()
+                                       cafile=cafile).run()
         finally:
             if not resumable:
                 session.forget()     # the server goes away with this process: nothing to resume
