@@ -5,7 +5,7 @@
 The table has every switch on (or the options given) and is played by the game's own computer
 players (or --bots).
 
-Plays N matches through both sides of the fair-dealing exchange (client.recorded.play_match), then
+Plays N matches through both sides of the fair-dealing exchange (protocol.harness.play_match), then
 verifies each player's record (what a client keeps) and the server's full record (every private
 message of every seat) several times on one core. The last line is one JSON object.
 Targets (issue 3): verification under 1 second; the record under 64 KiB.
@@ -20,8 +20,8 @@ import time
 from common import add_game_arguments, engine_and_options
 
 import bots
-from client.recorded import play_match
 from protocol import record
+from protocol.harness import play_match
 from protocol.verify import verify
 
 

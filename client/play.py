@@ -5,42 +5,28 @@ a table with you and computer players, and plays your seat through the same netw
 The deal is fair (FAIRNESS.md): every seat's client, yours included, adds its own secret seed, so
 no flag can choose the cards. At the end your client audits the match by itself, prints the
 verdict and where the match record was saved.
-
-This module also holds the answer parser shared by every screen that asks a question.
 """
 from __future__ import annotations
 
 import argparse
-import asyncio
 import secrets
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
-from . import net
+import bots
+
 from .errors import ClientError
-from .session import default_data_dir
+from .interrupt import run_interruptibly
+from .link import PACE_RATE, open_link
+from .lobby import player_name, sit
+from .render import plural, use_colour
+from .session import default_data_dir, server_folder
+from .terminal import AutoAnswers, Keyboard, Terminal, play_seat
 
 HELP = "play San Juan against bots (and friends on your network) in this terminal"
-QUIT_WORDS = ("q", "quit", "exit")
 DEFAULT_PORT = 8765
 LAN_RATE = 200.0
-
-
-class BadAnswer(ValueError):
-    """An answer that does not fit the prompt; str() is the sentence to show."""
-
-
-class Quit(net.Leave):
-    """The player confirmed they want to leave."""
-
-
-def _name(text: str) -> str:
-    name = text.strip()
-    if not name or len(name) > 20 or not name.isprintable():
-        raise argparse.ArgumentTypeError("a name is 1 to 20 printable characters")
-    return name
 
 
 def _bots(text: str) -> int:
@@ -56,7 +42,7 @@ def _port(text: str) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--name", default="Player", type=_name, help="your name at the table (default: Player)")
+    p.add_argument("--name", default="Player", type=player_name, help="your name at the table (default: Player)")
     p.add_argument("--bots", type=_bots, default=None,
                    help="computer players (default: every other seat); fewer leaves seats for friends")
     p.add_argument("--host", default="127.0.0.1",
@@ -78,39 +64,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             action.help = argparse.SUPPRESS
 
 
-def _plural(k: int, word: str) -> str:
-    return f"{k} {word}{'s' * (k != 1)}"
-
-
-def _need(lo: int, hi: int) -> str:
-    if lo == hi:
-        return _plural(hi, "option") if hi <= 1 else f"exactly {hi} options"
-    if lo == 0:
-        return f"at most {_plural(hi, 'option')}"
-    return f"between {lo} and {hi} options"
-
-
-def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
-    """The 0-based option indices in a line like "3" or "1 4 5" (commas work too) for a prompt
-    of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
-    picks: list[int] = []
-    for word in text.replace(",", " ").split():
-        if not (word.isascii() and word.isdigit()):
-            raise BadAnswer(f'"{word}" is not an option number: type numbers like 2 or 1 3.')
-        n = int(word)
-        if not 1 <= n <= count:
-            raise BadAnswer(f"There is no option {n}: the options go from 1 to {count}."
-                            if count else "There are no options here: press Enter.")
-        if n - 1 in picks:
-            raise BadAnswer(f"You picked option {n} twice: each option can be picked once.")
-        picks.append(n - 1)
-    if not lo <= len(picks) <= hi:
-        need = _need(lo, hi)
-        raise BadAnswer(f"You must pick {need}." if not picks
-                        else f"You picked {len(picks)}, but you must pick {need}.")
-    return picks
-
-
 def lan_address() -> str:
     """This machine's address on the local network, as friends would dial it."""
     try:
@@ -130,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     args.bots = bots_
     args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
-        return asyncio.run(_play(args))
+        return run_interruptibly(_play(args))
     except ClientError as e:
         print(f"governor play: {e}", file=sys.stderr)
         return 1
@@ -158,25 +111,16 @@ async def _start_server(folder: str, host: str, port: int | None):
 
 
 async def _play(args) -> int:
-    from .join import AutoAnswers, Keyboard, Terminal, _open, play_seat
-    from .render import use_colour
-    import bots
-
-    tmp = None
-    folder = args.server_data
-    if folder is None:
-        tmp = tempfile.TemporaryDirectory(prefix="governor-play-")
-        folder = tmp.name
-    try:
+    with server_folder(args.server_data) as folder:
         server, port = await _start_server(str(folder), args.host, args.port)
         try:
             local = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
             url = f"ws://{local}:{port}"
-            link = await _open(url, rate=0 if args.auto else net.PACE_RATE)
+            link = await open_link(url, rate=0 if args.auto else PACE_RATE)
             try:
                 options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
                 table = await link.create("sanjuan", args.players, args.bots, options)
-                session = await net.sit(link, table, args.name, args.data_dir)
+                session = await sit(link, table, args.name, args.data_dir)
             except BaseException:
                 await link.close()
                 raise
@@ -187,7 +131,7 @@ async def _play(args) -> int:
                 if args.host in ("127.0.0.1", "localhost", "::1"):
                     print("  (the server listens on this machine only: start with --host 0.0.0.0 "
                           "so other machines can join)")
-                print(f"The game starts when {_plural(free, 'more player')} "
+                print(f"The game starts when {plural(free, 'more player')} "
                       f"{'has' if free == 1 else 'have'} joined.")
             else:
                 print(f"Others can watch with: governor watch ws://{public}:{port} {table}")
@@ -200,6 +144,3 @@ async def _play(args) -> int:
             return await play_seat(player, session=session, link=link, intro=False, resumable=False)
         finally:
             await server.stop()
-    finally:
-        if tmp is not None:
-            tmp.cleanup()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import textwrap
 
+import games
+
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 
@@ -37,7 +39,7 @@ def _wrap(text: str) -> str:
     return textwrap.fill(text, width=88, initial_indent="    ", subsequent_indent="    ")
 
 
-def _plural(k: int, word: str) -> str:
+def plural(k: int, word: str) -> str:
     return f"{k} {word}{'s' * (k != 1)}"
 
 
@@ -86,7 +88,7 @@ class Renderer:
         if v.get("tile"):
             label = "Trading house pays" if v.get("role") == "trader" else "Last trading tile"
             lines.append(f"{label}: " + ", ".join(f"{g} {p}" for g, p in v["tile"].items()))
-        supply = f"Supply {_plural(v['deck'], 'card')}, discard pile {_plural(v['discard'], 'card')}"
+        supply = f"Supply {plural(v['deck'], 'card')}, discard pile {plural(v['discard'], 'card')}"
         if v.get("cathedral") is not None:
             cost = self.catalog.get("cathedral", {}).get("cost", "?")
             supply += f"; the cathedral (cost {cost}) is still there for anyone to build"
@@ -101,8 +103,8 @@ class Renderer:
             who = self.paint(who, "you") if seat == v["seat"] else who
             marks = ("  [governor]" if seat == v["governor"] else "") + \
                     ("  [to act]" if seat in v["to_act"] else "")
-            lines.append(f"  {who}  {_plural(p['hand'], 'card')} in hand, "
-                         f"{_plural(p['buildings'], 'building')}{marks}")
+            lines.append(f"  {who}  {plural(p['hand'], 'card')} in hand, "
+                         f"{plural(p['buildings'], 'building')}{marks}")
             # Wrap before painting: escape codes would count as width.
             city = ", ".join(self.name(key) + ("*" if good else "") for _, key, good in p["city"])
             lines.append(self.paint_goods(_wrap(city)))
@@ -115,7 +117,7 @@ class Renderer:
         you = v["you"]
         cards = sorted(you["hand"], key=lambda c: (self.catalog.get(c[1], {}).get("cost", 0),
                                                    self.name(c[1])))
-        lines = [self.paint(f"Your hand ({_plural(len(cards), 'card')}, limit {you['hand_limit']})", "head")]
+        lines = [self.paint(f"Your hand ({plural(len(cards), 'card')}, limit {you['hand_limit']})", "head")]
         lines += [f"  {self.card(key)}" for _, key in cards] or ["  (empty)"]
         for pile in ("chapel", "bank", "harbor"):
             if you[pile]:
@@ -194,7 +196,7 @@ class Renderer:
         won = " and ".join(names[i] for i in result["winners"])
         # No verb: "You wins" would read badly, and "You" is the default name at the table.
         title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"
-        lines.append(self.paint(f"{title}: {won}, after {_plural(result['rounds'], 'round')}.", "you"))
+        lines.append(self.paint(f"{title}: {won}, after {plural(result['rounds'], 'round')}.", "you"))
         return "\n".join(lines)
 
 
@@ -247,7 +249,7 @@ def describe_table(t: dict) -> str:
     computers = sum(1 for s in seats if isinstance(s, dict) and s.get("bot"))
     free = sum(1 for s in seats if isinstance(s, dict) and not s.get("name") and not s.get("bot"))
     opts = t.get("options") or {}
-    parts = [title, _plural(len(seats), "seat")]
+    parts = [title, plural(len(seats), "seat")]
     if computers:
         parts.append(f"{computers} computer")
     parts.append(f"{free} free" if free else "full")
@@ -259,3 +261,9 @@ def describe_table(t: dict) -> str:
     if extra:
         line += f" [{', '.join(extra)}]"
     return line
+
+
+def renderer_for(view: dict, colour: bool) -> Renderer:
+    """The Renderer of the game and options a view is of."""
+    engine = games.get(view.get("game", "sanjuan"))
+    return Renderer(engine.catalog(bool(view["options"].get("expansion"))), colour)

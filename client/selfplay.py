@@ -4,7 +4,7 @@
 
 `--bots` names one level per seat (or one level for every seat; default: all random), and
 implies `--players`. Every game is played through both sides of the fair-dealing exchange
-(client.recorded.play_match): a server that signs, and one PlayerExchange per seat with its own
+(protocol.harness.play_match): a server that signs, and one PlayerExchange per seat with its own
 seed, which audits the match at the end ("verified" in the output). Game i derives its server key,
 game id and seeds from the seed f"{S}/{i}", and bot seat k is bots.make(game, level, f"{S}/{i}/{k}",
 iterations=N) deciding from its own view only, so the same arguments print the same lines, byte
@@ -22,10 +22,10 @@ from pathlib import Path
 import bots
 import games
 from games.errors import IllegalAction
-from protocol import record as records
 from protocol.exchange import ProtocolError
+from protocol.harness import play_match
 
-from .recorded import play_match
+from .session import write_record
 
 HELP = "let bots play each other and print the results"
 BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -87,7 +87,7 @@ def play_one(game_module, players: int, options: dict, seed: str, levels=None, b
     deciders = [bots.make(game, lv, f"{seed}/{seat}", **(budget or {})).choose for seat, lv in enumerate(levels)]
     server, seats = play_match(game, names, options, deciders, seed)
     if record_to is not None:
-        records.write(record_to, server.sent)
+        write_record(record_to, server.sent)
     r = game_module.result(server.state)
     return {
         "seed": seed,

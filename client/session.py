@@ -1,12 +1,16 @@
-"""What a seat keeps on disk: the client data directory, the saved seat (`SeatSession`: token,
-secret seed, and every signed message received, so a killed client resumes its seat), and the
-match records written when a match ends."""
+"""Every file the client reads or writes, and nothing else does: the client data directory, the
+saved seat (`SeatSession`: token, secret seed, and every signed message received, so a killed
+client resumes its seat), the match records written when a match ends (and read by `governor
+verify`), the certificates trusted with --cafile, and the scratch folder of the server that
+`governor play` runs in-process."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,6 +153,11 @@ class SeatSession:
                 out.append(s)
         return out
 
+    @property
+    def saved(self) -> bool:
+        """The seat is still on disk (leaving before the match began gives it back)."""
+        return self.path.exists()
+
     def forget(self) -> None:
         for p in (self.path, self.msgs_path):
             try:
@@ -185,4 +194,32 @@ def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind
     record gets its own name, so that none overwrites the record of one's own seat: "public" (a
     spectator's, the public entries only) or "refused" (the evidence of a server caught out)."""
     name = game_id.hex() if isinstance(game_id, bytes) else f"match-{int(time.time())}"
-    return record.write(Path(data_dir) / "records" / f"{name}{'.' + kind if kind else ''}.govrec", items)
+    return write_record(Path(data_dir) / "records" / f"{name}{'.' + kind if kind else ''}.govrec", items)
+
+
+def write_record(path: Path, items: list[Signed]) -> Path:
+    """A record file at a path of the user's choosing (its folder is made if need be)."""
+    return record.write(path, items)
+
+
+def read_record(path: str) -> list[Signed]:
+    """The signed messages of a record file; raises OSError or record.RecordError."""
+    return record.read(path)
+
+
+def read_cafile(path: str) -> str:
+    """The PEM certificates of a --cafile, for the TLS library. PEM is ASCII; a bundle may have
+    non-ASCII comments between its certificates, which the TLS library refuses in PEM text and
+    which carry nothing, so they are left out."""
+    return Path(path).read_bytes().decode("ascii", "ignore")
+
+
+@contextmanager
+def server_folder(path: Path | None):
+    """The data folder of the server `governor play` runs in-process: `path`, else a temporary
+    folder removed at the end (the server goes away with the process, so do its tables)."""
+    if path is not None:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="governor-play-") as tmp:
+        yield Path(tmp)

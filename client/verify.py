@@ -13,6 +13,8 @@ import json
 from protocol import record
 from protocol.verify import verify
 
+from .session import read_record
+
 HELP = "audit a saved match record: deal, moves and scores"
 
 
@@ -23,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        items = record.read(args.record)
+        items = read_record(args.record)
     except FileNotFoundError:
         print(f"governor verify: no file {args.record!r}.")
         return 2

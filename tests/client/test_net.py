@@ -4,8 +4,9 @@ import time
 import pytest
 
 import games
-from client import net
+from client import link
 from client.errors import ClientError
+from client.lobby import table_id, table_is_open
 from client.session import SeatSession
 from client.table import HOLD, Table
 from protocol import record
@@ -249,8 +250,8 @@ def test_sessions_are_found_by_url_and_table(tmp_path):
 
 def test_backoff_grows_with_jitter_up_to_a_cap_then_gives_up(monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr(net.time, "monotonic", lambda: clock[0])
-    b = net.Backoff(patience=60, first=0.2, cap=5)
+    monkeypatch.setattr(link.time, "monotonic", lambda: clock[0])
+    b = link.Backoff(patience=60, first=0.2, cap=5)
     delays = []
     while (d := b.next_delay()) is not None:
         delays.append(d)
@@ -267,10 +268,10 @@ def test_which_listed_tables_have_a_free_seat():
     free = {"name": None, "bot": None, "connected": False}
     ana = {"name": "Ana", "bot": None, "connected": True}
     bot = {"name": "Bot 2", "bot": "heuristic", "connected": True}
-    assert net.table_is_open({"id": "a", "status": "waiting", "seats": [ana, free, bot]})
-    assert not net.table_is_open({"id": "a", "status": "waiting", "seats": [ana, bot]})
-    assert not net.table_is_open({"id": "a", "status": "playing", "seats": [ana, free]})
-    assert net.table_id({"id": "a"}) == "a"
+    assert table_is_open({"id": "a", "status": "waiting", "seats": [ana, free, bot]})
+    assert not table_is_open({"id": "a", "status": "waiting", "seats": [ana, bot]})
+    assert not table_is_open({"id": "a", "status": "playing", "seats": [ana, free]})
+    assert table_id({"id": "a"}) == "a"
 
 
 def test_snapshot_events_already_shown_are_not_repeated(tmp_path):

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from client import net
-from client.join import Terminal
-from client.play import BadAnswer, parse_answer
+from client.answers import BadAnswer, parse_answer
+from client.interrupt import run_interruptibly
+from client.link import Pace
+from client.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT_END = "(? for help, q to quit)"
@@ -109,6 +110,25 @@ def test_ctrl_c_exits_130_and_stops_the_server(tmp_path):
     assert "Interrupted" in err and "Traceback" not in err
 
 
+def test_a_ctrl_c_is_not_lost_when_the_command_returns_anyway():
+    """The coroutine may absorb the cancellation a Ctrl-C becomes (or have chosen to return as it
+    came, when stdin closed at the same moment): the command is interrupted all the same."""
+    async def absorbs():
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            pass
+        return 0
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptibly(absorbs())
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+    async def returns():
+        return 7
+    assert run_interruptibly(returns()) == 7
+
+
 def test_the_deal_cannot_be_chosen():
     """--seed is kept (hidden) only to seed --auto's answers: it is not a play option any more."""
     from client.cli import parser
@@ -177,7 +197,7 @@ def test_the_screen_tells_of_the_clock_and_of_a_question_that_ran_out():
 
 def test_the_pace_keeps_under_the_servers_rate():
     async def burst():
-        pace = net.Pace(rate=50, burst=5)
+        pace = Pace(rate=50, burst=5)
         start = asyncio.get_running_loop().time()
         for _ in range(15):
             await pace.take()

@@ -85,6 +85,15 @@ def test_a_cafile_that_cannot_be_read_is_named(tls_server, tmp_path):
         assert proc.returncode == 1 and f"cannot use --cafile {cafile}" in err and "Traceback" not in err, err
 
 
+def test_a_cafile_bundle_with_comments_is_trusted(tls_server, certificate, tmp_path):
+    """Bundles often carry comment lines between certificates, some not in ASCII."""
+    bundle = tmp_path / "bundle.pem"
+    bundle.write_bytes("# Issuer: CN=Türkiye Güven\n".encode() + certificate[0].read_bytes())
+    proc = bot_seat(tls_server.url, tmp_path / "e", "--cafile", str(bundle), "--create", "sanjuan",
+                    "--seats", "2", "--bots", "1")
+    assert outcome(proc)["verified"]
+
+
 def test_a_certificate_for_another_server_is_refused(tls_server, tmp_path):
     other, _ = self_signed(tmp_path, "someone-else")
     proc = bot_seat(tls_server.url, tmp_path / "c", "--cafile", str(other), "--create", "sanjuan")

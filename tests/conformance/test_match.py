@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import bots
-from client.recorded import play_match
 from protocol import record
+from protocol.harness import play_match
 from protocol.verify import verify
 from tests.client.live import LiveServer, bot_seat, first_line, governor, outcome
 from tests.protocol.test_tamper import forge

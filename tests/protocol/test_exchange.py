@@ -1,6 +1,6 @@
 """protocol/exchange.py: the two state machines of the fair-dealing exchange (FAIRNESS.md §4).
 
-Whole matches through client.recorded.play_match (every record verifies, round-trips through
+Whole matches through protocol.harness.play_match (every record verifies, round-trips through
 the record file and is reproducible from its seed), then every message each side must refuse:
 a refusal raises ProtocolError with a specific code (IllegalAction for an illegal move) and
 changes nothing, and a player never lets its seed go before the complete commitment set holds
@@ -13,13 +13,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bots.random_bot import RandomBot
-from client.recorded import deliver, play_match
 from games import sanjuan
 from games.errors import IllegalAction
 from protocol import record
 from protocol.codec import pack, unpack
 from protocol.exchange import PlayerExchange, ServerExchange
 from protocol.fairness import player_commit, server_commit
+from protocol.harness import deliver, play_match
 from protocol.messages import ProtocolError, Signed
 from protocol.signing import SIG_ENTRY, SIG_PRIVATE, Signer
 from protocol.verify import verify

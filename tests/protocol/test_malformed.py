@@ -12,11 +12,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bots.random_bot import RandomBot
-from client.recorded import play_match
 from games import sanjuan
 from protocol import record
 from protocol.codec import DecodeError, pack, reason, unpack, unpacker
 from protocol.exchange import PlayerExchange
+from protocol.harness import play_match
 from protocol.messages import ProtocolError, Signed, check_header
 from protocol.record import RecordError
 from protocol.signing import SIG_ENTRY, SIG_PRIVATE, Signer

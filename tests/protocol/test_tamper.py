@@ -12,14 +12,14 @@ import re
 import pytest
 
 import client.cli
-import client.recorded
+import protocol.harness
 from bots.random_bot import RandomBot
-from client.recorded import play_match
 from games import sanjuan
 from protocol import record
 from protocol.codec import pack, unpack
 from protocol.exchange import ServerExchange
 from protocol.fairness import player_commit, server_commit
+from protocol.harness import play_match
 from protocol.messages import Signed
 from protocol.record import RecordError
 from protocol.signing import SIG_ENTRY, SIG_PRIVATE, Signer
@@ -658,7 +658,7 @@ class _Hooked(ServerExchange):
 def play_hooked(hook, seed: str = SEED):
     cls = type("Hooked", (_Hooked,), {"hook": staticmethod(hook)})
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(client.recorded, "ServerExchange", cls)
+        mp.setattr(protocol.harness, "ServerExchange", cls)
         return play_match("sanjuan", NAMES, OPTIONS, deciders(seed), seed)
 
 

@@ -1,0 +1,40 @@
+"""What a line typed in answer to a question means: the option numbers picked, or a sentence
+saying why the line does not fit the question. Shared by every screen that asks one."""
+from __future__ import annotations
+
+from .render import plural
+
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+class BadAnswer(ValueError):
+    """An answer that does not fit the prompt; str() is the sentence to show."""
+
+
+def _need(lo: int, hi: int) -> str:
+    if lo == hi:
+        return plural(hi, "option") if hi <= 1 else f"exactly {hi} options"
+    if lo == 0:
+        return f"at most {plural(hi, 'option')}"
+    return f"between {lo} and {hi} options"
+
+
+def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
+    """The 0-based option indices in a line like "3" or "1 4 5" (commas work too) for a prompt
+    of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
+    picks: list[int] = []
+    for word in text.replace(",", " ").split():
+        if not (word.isascii() and word.isdigit()):
+            raise BadAnswer(f'"{word}" is not an option number: type numbers like 2 or 1 3.')
+        n = int(word)
+        if not 1 <= n <= count:
+            raise BadAnswer(f"There is no option {n}: the options go from 1 to {count}."
+                            if count else "There are no options here: press Enter.")
+        if n - 1 in picks:
+            raise BadAnswer(f"You picked option {n} twice: each option can be picked once.")
+        picks.append(n - 1)
+    if not lo <= len(picks) <= hi:
+        need = _need(lo, hi)
+        raise BadAnswer(f"You must pick {need}." if not picks
+                        else f"You picked {len(picks)}, but you must pick {need}.")
+    return picks

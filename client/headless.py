@@ -1,0 +1,121 @@
+"""A seat played by a computer player in a client process of its own (`governor join --bot
+LEVEL`), deciding from that seat's view only, for scripts, load tests and the test suite: it
+sits (at a new table, a given one, or the first with a free seat) or resumes its saved seat,
+plays to the end reporting progress on stderr, and prints the outcome (one JSON object with
+--json)."""
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import sys
+import time
+
+import bots
+
+from .errors import ClientError
+from .link import Link, ServerRefused, open_link
+from .lobby import sit, table_id, table_is_open
+from .seat import Player, SeatRunner
+from .session import SeatSession, normalize_url
+from .table import Table
+
+MAX_REJECTS = 20        # refused moves in a row before a bot gives up: it is not going to learn
+
+
+class Headless(Player):
+    """A seat played by a bot (bots.AnyGame) from its own view; reports progress on stderr, briefly."""
+
+    def __init__(self, bot, delay: float = 0.0) -> None:
+        self.bot = bot
+        self.delay = delay
+        self.rejects = 0
+
+    async def decide(self, table: Table) -> list:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return self.bot.choose(table.view)
+
+    def connection(self, state: str, detail: str = "") -> None:
+        print(f"[{state}{': ' + detail if detail else ''}]", file=sys.stderr, flush=True)
+
+    def update(self, table: Table, happened: list[tuple]) -> None:
+        for kind, data in happened:
+            if kind == "ack":
+                self.rejects = 0
+            elif kind == "notice":
+                print(f"[{data}]", file=sys.stderr, flush=True)
+            elif kind in ("reject", "error"):
+                print(f"[server: {data[1]}]", file=sys.stderr, flush=True)
+                if kind == "reject" and data[0] != "stale":
+                    self.rejects += 1
+                    if self.rejects > MAX_REJECTS:
+                        raise ClientError(f"the server keeps refusing the bot's moves: {data[1]}")
+
+
+async def play_headless(args) -> int:
+    """The bot seat of `governor join --bot` to the end; the exit code: 0 when the match
+    finished and its audit verified it."""
+    url = normalize_url(args.url)
+    seed = args.seed if args.seed is not None else secrets.token_hex(8)
+    player = Headless(bots.AnyGame(args.bot, seed), args.think)
+    session = SeatSession.find(args.data_dir, url, args.table) if args.table else None
+    if session is not None and not session.finished:
+        print(f"Resuming your seat at table {session.table} (seat {session.seat + 1}, as {session.name}).",
+              file=sys.stderr, flush=True)
+        runner = SeatRunner(session, player, patience=args.patience, rate=args.pace, cafile=args.cafile)
+    else:
+        link = await open_link(url, quiet=True, rate=args.pace, cafile=args.cafile)
+        try:
+            if args.create:
+                options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
+                table = await link.create(args.create, args.seats, args.bots, options)
+                print(table, flush=True)
+                session = await _sit_as_bot(link, table, args)
+            elif args.table:
+                session = await _sit_as_bot(link, args.table, args)
+            else:
+                session = await _sit_anywhere(link, args)
+        except BaseException:
+            await link.close()
+            raise
+        print(f"Seated at table {session.table}, seat {session.seat + 1}.", file=sys.stderr, flush=True)
+        runner = SeatRunner(session, player, link=link, patience=args.patience)
+    outcome = await runner.run()
+    if args.json:
+        print(json.dumps(outcome.as_dict(), sort_keys=True), flush=True)
+    else:
+        print(outcome.report.text() if outcome.report else outcome.reason)
+        if outcome.caveat:
+            print(outcome.caveat)
+        print(f"Match record saved: {outcome.record}")
+    return 0 if outcome.verified else 1
+
+
+async def _sit_as_bot(link: Link, table: str, args) -> SeatSession:
+    """Sit as --name, or as "<Level> NNN": names are unique at a table, so when another seat has
+    that one, a fresh number is drawn."""
+    for _ in range(20):
+        name = args.name or f"{args.bot.capitalize()} {secrets.randbelow(900) + 100}"
+        try:
+            return await sit(link, table, name, args.data_dir)
+        except ServerRefused as e:
+            if e.code != "name_taken" or args.name:
+                raise
+    raise ClientError(f"no free name for a bot at table {table}")
+
+
+async def _sit_anywhere(link: Link, args) -> SeatSession:
+    """The first waiting table with a free seat; wait for one to appear."""
+    deadline = time.monotonic() + args.patience
+    while True:
+        for t in await link.tables():
+            if table_is_open(t):
+                try:
+                    return await _sit_as_bot(link, table_id(t), args)
+                except ServerRefused:
+                    continue   # taken in the meantime, or our --name is
+        if time.monotonic() > deadline:
+            raise ClientError("no table with a free seat appeared on this server")
+        await asyncio.sleep(0.3)
+

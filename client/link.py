@@ -1,0 +1,248 @@
+"""One WebSocket to a Governor server: `Link` (hello/welcome, then messages in and out, paced
+under the server's rate limit by `Pace`), the lobby requests it carries, the `Backoff` that
+spaces out reconnection attempts, why a connection failed in words, and the command-line flags
+that configure a connection (shared by `governor join` and `governor watch`).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import socket
+import ssl
+import sys
+import time
+
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from protocol import wire
+from protocol.signing import fingerprint
+
+from .errors import ClientError
+from .session import normalize_url, read_cafile
+
+PATIENCE = 120.0        # seconds a dropped connection is retried before giving up (at least 60)
+BACKOFF_FIRST = 0.2     # first retry delay, doubled each time, with jitter, capped
+BACKOFF_CAP = 5.0
+REQUEST_TIMEOUT = 15.0
+PACE_RATE, PACE_BURST = 15.0, 30   # our messages a second, and at once: under the server's default 20 and 40
+
+# What a dropped or unreachable connection raises: the loops retry on these.
+DROPPED = (ConnectionClosed, OSError, InvalidHandshake, asyncio.TimeoutError)
+
+
+class ServerRefused(ClientError):
+    """The server answered a lobby request with an error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def add_connection_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cafile", metavar="FILE",
+                   help="trust the wss:// server whose certificate (or its issuer's) is in this PEM file, "
+                        "e.g. a self-signed one its host gave you; default: the system's authorities")
+    # How long a dropped connection is retried; only tests want it shorter.
+    p.add_argument("--patience", type=float, default=PATIENCE, help=argparse.SUPPRESS)
+    # Messages a second this client allows itself (0: no pacing), for servers with other limits.
+    p.add_argument("--pace", type=float, default=PACE_RATE, help=argparse.SUPPRESS)
+
+
+class Pace:
+    """Keeps our messages under the server's rate limit (it closes a flooding connection): at
+    most `burst` at once, `rate` a second on average. Only fast bots ever wait here."""
+
+    def __init__(self, rate: float = PACE_RATE, burst: int = PACE_BURST) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.last = time.monotonic()
+
+    async def take(self) -> None:
+        while True:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+            self.last = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+
+
+class Link:
+    """One WebSocket to the server: hello/welcome, then messages in and out."""
+
+    def __init__(self, url: str, rate: float = PACE_RATE, cafile: str | None = None) -> None:
+        self.url = normalize_url(url)
+        self.cafile = cafile      # wss:// trusts the certificates in this file, not the system's
+        self.ws = None
+        self.welcome: dict | None = None
+        self.rate = rate          # messages a second we allow ourselves; 0: no pacing
+        self.pace = Pace(rate) if rate else None
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.welcome["server"] if self.welcome else None
+
+    def _tls(self) -> ssl.SSLContext | None:
+        """wss:// trusts the system's authorities or, with --cafile, only the certificates in it."""
+        if not self.url.startswith("wss://"):
+            if self.cafile:
+                raise ClientError(f"--cafile is for wss:// servers; {self.url} does not use TLS")
+            return None
+        if self.cafile is None:
+            return ssl.create_default_context()
+        try:
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)    # checks names and certificates, trusts none yet
+            tls.load_verify_locations(cadata=read_cafile(self.cafile))
+            return tls
+        except (OSError, ValueError) as e:     # not a dropped connection: nothing to retry
+            raise ClientError(f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
+
+    async def open(self, token: str | None = None, have: int | None = None,
+                   timeout: float = REQUEST_TIMEOUT) -> dict:
+        tls = self._tls()
+        try:
+            self.ws = await websockets.connect(self.url, ssl=tls, max_size=wire.MAX_SERVER_FRAME,
+                                               open_timeout=timeout, compression=None, proxy=None,
+                                               ping_interval=10, ping_timeout=20)
+        except InvalidURI:
+            raise ClientError(f"{self.url!r} is not a server address: use ws://HOST:PORT "
+                              f"(wss://HOST:PORT for a server with TLS)") from None
+        except ssl.SSLCertVerificationError as e:
+            # Not a dropped connection to retry: the server is not who we trust it to be.
+            hint = ("pass the certificate it was given with --cafile FILE" if self.cafile is None
+                    else f"it is not signed by a certificate in {self.cafile}")
+            raise ClientError(f"the TLS certificate of {self.url} is not trusted ({e.verify_message}); "
+                              f"if this is the right server, {hint}") from None
+        except ssl.SSLError as e:
+            raise ClientError(f"no TLS at {self.url} ({e.reason or e}): if the server does not use "
+                              f"TLS, its address starts with ws://") from None
+        hello = {"type": "hello", "version": wire.VERSION}
+        if token is not None:
+            hello["token"] = token
+            hello["have"] = have or 0
+        await self.send(hello)
+        msg = await asyncio.wait_for(self.recv(), timeout)
+        if msg["type"] == "error":
+            raise ServerRefused(msg["code"], msg["message"])
+        if msg["type"] != "welcome":
+            raise ClientError(f"the server answered hello with {msg['type']!r}, not welcome")
+        if msg["version"] != wire.VERSION:
+            raise ClientError(f"the server speaks {msg['version']}, this client {wire.VERSION}")
+        if fingerprint(msg["key"]) != msg["server"]:
+            raise ClientError("the server's fingerprint does not belong to its key")
+        self.welcome = msg
+        return msg
+
+    async def send(self, msg: dict) -> None:
+        if self.pace is not None:
+            await self.pace.take()
+        await self.ws.send(wire.encode(msg))
+
+    async def recv(self) -> dict:
+        frame = await self.ws.recv()
+        try:
+            return wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
+        except wire.WireError as e:
+            raise ClientError(f"the server sent a bad message: {e}") from None
+
+    async def request(self, msg: dict, expect: tuple[str, ...], on_other=None,
+                      timeout: float = REQUEST_TIMEOUT) -> dict:
+        """Send a lobby request and wait for its reply (or the server's error)."""
+        await self.send(msg)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ClientError(f"the server did not answer {msg['type']!r} in time")
+            reply = await asyncio.wait_for(self.recv(), left)
+            if reply["type"] in expect:
+                return reply
+            if reply["type"] == "error":
+                raise ServerRefused(reply["code"], reply["message"])
+            if on_other is not None:
+                on_other(reply)
+
+    async def tables(self) -> list[dict]:
+        return (await self.request({"type": "list"}, ("tables",)))["tables"]
+
+    async def create(self, game: str, seats: int, bots: int, options: dict) -> str:
+        msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
+        return (await self.request(msg, ("created",)))["table"]
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            try:
+                await self.ws.close()
+            except Exception:
+                pass
+
+
+async def open_link(url: str, quiet: bool = False, rate: float = PACE_RATE, cafile: str | None = None) -> Link:
+    """The first connection to a server, its fingerprint printed (on stderr when `quiet`) for the
+    person to compare; a server that cannot be reached is a ClientError saying why."""
+    link = Link(url, rate, cafile)
+    try:
+        welcome = await link.open()
+    except ClientError:
+        await link.close()
+        raise
+    except DROPPED as e:
+        await link.close()
+        raise ClientError(unreachable(link.url, e)) from None
+    line = f"Connected to {link.url}, server key fingerprint {welcome['server']}"
+    print(line, file=sys.stderr if quiet else sys.stdout, flush=True)
+    return link
+
+
+class Backoff:
+    """Exponential backoff with jitter and a cap, for at most `patience` seconds in all."""
+
+    def __init__(self, patience: float = PATIENCE, first: float = BACKOFF_FIRST,
+                 cap: float = BACKOFF_CAP) -> None:
+        self.patience, self.first, self.cap = patience, first, cap
+        self.reset()
+
+    def reset(self) -> None:
+        self.tries = 0
+        self.since = None
+
+    def next_delay(self) -> float | None:
+        """Seconds to wait before the next try, or None when patience is exhausted."""
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        if now - self.since >= self.patience:
+            return None
+        delay = min(self.cap, self.first * 2 ** self.tries) * random.uniform(0.5, 1.0)
+        self.tries += 1
+        return min(delay, max(0.0, self.since + self.patience - now))
+
+
+def close_code(e: BaseException) -> int | None:
+    rcvd = getattr(e, "rcvd", None)
+    return rcvd.code if rcvd is not None else None
+
+
+def unreachable(url: str, e: BaseException) -> str:
+    """Why the first connection to a server failed, in words; when something answered but not
+    as a Governor server would, the likely mistake is ws:// for wss:// or the other way round."""
+    why = f"cannot reach a Governor server at {url}: {why_dropped(e)}"
+    if isinstance(e, (ConnectionRefusedError, socket.gaierror, asyncio.TimeoutError)):
+        return why   # nothing listens there, no such host, or no answer at all
+    if url.startswith("wss://"):
+        return f"{why} (if the server does not use TLS, its address starts with ws://)"
+    return f"{why} (if the server uses TLS, its address starts with wss://)"
+
+
+def why_dropped(e: BaseException) -> str:
+    """Why a connection ended, in words."""
+    code = close_code(e)
+    if code is not None:
+        reason = e.rcvd.reason
+        return f"closed by the server ({code}{': ' + reason if reason else ''})"
+    if isinstance(e, ConnectionClosed):
+        return "connection dropped"
+    return str(e) or type(e).__name__

@@ -1,0 +1,125 @@
+"""The server's lobby: sitting down at a table (`sit`, which saves the seat before anything
+else), what a listed table offers, and the dialogs of `governor join` that list the tables and
+let a person sit at one, watch one, resume a seat or create a table."""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import games
+
+from .answers import QUIT_WORDS
+from .link import Link, ServerRefused
+from .render import describe_table
+from .session import SeatSession
+from .terminal import Keyboard
+
+
+def player_name(text: str) -> str:
+    """A name to sit with, as typed (argparse type, and the lobby's check)."""
+    name = text.strip()
+    if not name or len(name) > 20 or not name.isprintable():
+        raise argparse.ArgumentTypeError("a name is 1 to 20 printable characters")
+    return name
+
+
+async def sit(link: Link, table: str, name: str, data_dir: Path) -> SeatSession:
+    """Take a free seat; the session is saved (with a fresh secret seed) before anything else."""
+    reply = await link.request({"type": "sit", "table": table, "name": name}, ("seated",))
+    session = SeatSession(Path(data_dir), link.url, reply["table"], reply["seat"], reply["token"],
+                          reply["player_id"], name, os.urandom(32), server_key=link.welcome["key"])
+    session.save()
+    return session
+
+
+def table_is_open(t: dict) -> bool:
+    """A listed table that is waiting for players and has a free seat."""
+    if t.get("status", t.get("state", "waiting")) != "waiting":
+        return False
+    seats = t.get("seats")
+    if isinstance(seats, list):
+        return any(seat_is_free(s) for s in seats)
+    return True
+
+
+def seat_is_free(s) -> bool:
+    return isinstance(s, dict) and not s.get("name") and not s.get("bot")
+
+
+def table_id(t: dict) -> str:
+    return str(t.get("table", t.get("id", "?")))
+
+
+# ------------------------------------------------------------------ the dialogs
+
+async def ask(keyboard: Keyboard, question: str, default: str = "") -> str:
+    answer = (await keyboard.readline(f"{question}{f' [{default}]' if default else ''}: ")).strip()
+    return answer or default
+
+
+async def _ask_yes(keyboard: Keyboard, question: str) -> bool:
+    return (await ask(keyboard, f"{question} (y/N)")).lower() in ("y", "yes")
+
+
+async def _ask_number(keyboard: Keyboard, question: str, lo: int, hi: int, default: int) -> int:
+    while True:
+        text = await ask(keyboard, f"{question} ({lo}-{hi})", str(default))
+        if text.isascii() and text.isdigit() and lo <= int(text) <= hi:
+            return int(text)
+        print(f"Please type a number from {lo} to {hi}.")
+
+
+async def lobby(link: Link, keyboard: Keyboard, data_dir: Path) -> tuple[str, str | None]:
+    """Until the person picks: ("sit", table) or ("watch", table) or ("resume", table)."""
+    saved = SeatSession.unfinished(data_dir, link.url)
+    while True:
+        listed = await link.tables()
+        tables = [t for t in listed if t.get("status", t.get("state")) in ("waiting", "playing")]
+        print()
+        if saved:
+            print("Your unfinished seats at this server:")
+            for s in saved:
+                print(f"   r {s.table}  (seat {s.seat + 1}, as {s.name})")
+        if tables:
+            print("Tables:")
+            for i, t in enumerate(tables, 1):
+                print(f"  {i:>2}. {describe_table(t)}")
+        else:
+            print("No table is waiting or being played.")
+        print("Type a number to sit at that table, w and a number to watch it, c to create a table,"
+              + (" r to resume your seat," if saved else "") + " Enter to refresh, q to quit.")
+        choice = (await keyboard.readline("lobby> ")).strip().lower()
+        if choice in QUIT_WORDS:
+            return "quit", None
+        if choice == "":
+            continue
+        if choice == "r" and saved:
+            return "resume", saved[0].table
+        if choice == "c":
+            table = await create_dialog(link, keyboard)
+            if table:
+                return "sit", table
+            continue
+        watch = choice.startswith("w")
+        num = choice[1:].strip() if watch else choice
+        if num.isdigit() and 1 <= int(num) <= len(tables):
+            return ("watch" if watch else "sit"), table_id(tables[int(num) - 1])
+        print(f"{choice!r} is not one of the choices.")
+
+
+async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
+    game = "sanjuan"
+    engine = games.get(game)
+    seats = await _ask_number(keyboard, "Players", engine.MIN_PLAYERS, engine.MAX_PLAYERS, 4)
+    bots_ = await _ask_number(keyboard, "How many of them computer players", 0, seats - 1, 0)
+    options = {"expansion": await _ask_yes(keyboard, 'Play with "The New Buildings" expansion?'),
+               "setup_variant": await _ask_yes(keyboard, "Setup variant (draw more starting cards, keep 4)?")}
+    try:
+        table = await link.create(game, seats, bots_, options)
+    except ServerRefused as e:
+        print(f"The server refused: {e}")
+        return None
+    print(f"Created table {table}.")
+    return table
+

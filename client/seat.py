@@ -1,0 +1,218 @@
+"""A seat played to the end over the network: `SeatRunner` connects (or resumes with the seat's
+token), feeds the sans-I/O table state (client/table.py), asks the seat's `Player` when the seat
+owes a decision, and reconnects by itself when the connection drops. Who decides is a `Player`:
+a person at the terminal (client/terminal.py) or a bot (client/headless.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+
+from protocol import wire
+
+from .errors import ClientError
+from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, close_code, why_dropped
+from .session import SeatSession, save_record
+from .table import Outcome, Table
+
+RESYNC_AFTER = 1.0      # after a reconnect, how long to wait for the server's snapshot before asking
+
+
+class Leave(Exception):
+    """Raised by a Player to leave the table. Before the match starts the seat is given back;
+    after, it stays ours (the server lets a bot play it after its grace period) and can be resumed."""
+
+
+class Player:
+    """Who plays a seat (or watches). Override what you need; everything but decide is optional."""
+
+    def connection(self, state: str, detail: str = "") -> None:
+        """state: "connected", "reconnecting", "lost"."""
+
+    def update(self, table: Table, happened: list[tuple]) -> None:
+        """The table changed: happened is the list of (kind, data) since the last call."""
+
+    async def decide(self, table: Table) -> list:
+        raise NotImplementedError
+
+    def stop_deciding(self, table: Table) -> None:
+        """The question being decided went away (a snapshot changed it)."""
+
+
+class SeatRunner:
+    """Plays one seat until its match ends: connects (or resumes), feeds the table, asks the
+    Player when the seat owes a decision, reconnects on its own when the connection drops.
+    `run()` returns an Outcome; the record is saved in the data directory."""
+
+    def __init__(self, session: SeatSession, player: Player, *, link: Link | None = None,
+                 patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None) -> None:
+        self.session = session
+        self.rate = link.rate if link is not None else rate
+        self.cafile = link.cafile if link is not None else cafile
+        self.player = player
+        self.link = link              # an open link to reuse (the one we sat down with)
+        self.backoff = Backoff(patience)
+        self.table = Table(session.table, session)
+        self.deciding: asyncio.Task | None = None
+        self.deciding_on: dict | None = None    # the question being decided ...
+        self.deciding_seq: int | None = None    # ... and the seq of the view it is decided on
+        self.resync_at: float | None = None
+
+    async def run(self) -> Outcome:
+        fresh = self.link is not None
+        if fresh:
+            self.player.connection("connected", self.link.fingerprint or "")
+        try:
+            while not self.table.ended:
+                try:
+                    if not fresh:
+                        await self._connect()
+                    fresh = False
+                    await self._serve()
+                except DROPPED as e:
+                    code = close_code(e)
+                    if code == wire.CLOSE_REPLACED:
+                        raise ClientError("this seat was taken over by another connection "
+                                          "with the same token (another copy of this client?)") from None
+                    if code == wire.CLOSE_BAD_HELLO:
+                        raise ClientError(f"the server refused to resume this seat: "
+                                          f"{getattr(e.rcvd, 'reason', '') or 'unknown token'}") from None
+                    if self.table.ended:
+                        break
+                    self.player.connection("reconnecting", why_dropped(e))
+            return await self._finish()
+        except Leave:
+            # Before the match starts the seat can be given back; once it started it stays ours
+            # (the server lets a bot play it after its grace period, and we may come back).
+            if not self.table.exchange.entries:
+                if self.link is not None and self.link.ws is not None:
+                    try:
+                        await self.link.send({"type": "leave"})
+                    except DROPPED:
+                        pass
+                self.session.forget()
+            raise
+        finally:
+            if self.deciding is not None:
+                self.deciding.cancel()
+            if self.link is not None:
+                await self.link.close()
+
+    async def _connect(self) -> None:
+        if self.link is not None:
+            await self.link.close()
+        while True:
+            delay = self.backoff.next_delay()
+            if delay is None:
+                self.player.connection("lost", "gave up reconnecting")
+                raise ClientError(f"lost the connection to {self.session.url} and could not get it back "
+                                  f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
+                                  f"`governor join {self.session.url} --table {self.session.table}`.")
+            await asyncio.sleep(delay)
+            link = Link(self.session.url, self.rate, self.cafile)
+            try:
+                welcome = await link.open(self.session.token, self.table.held)
+            except ServerRefused as e:
+                await link.close()
+                raise ClientError(f"the server refused to resume this seat: {e}") from None
+            except DROPPED as e:
+                await link.close()
+                if close_code(e) in (wire.CLOSE_BAD_HELLO, wire.CLOSE_REPLACED):
+                    raise
+                continue
+            if self.session.server_key and welcome["key"] != self.session.server_key:
+                await link.close()
+                raise ClientError("the server at this address now has another key "
+                                  f"({welcome['server']}): it is not the server this match started on")
+            self.link = link
+            self.player.connection("connected", welcome["server"])
+            self.backoff.reset()
+            self.table.resumed()
+            for msg in self.table.resume_messages():
+                await link.send(msg)
+            # The server sends a snapshot on every (re)connect once play began; ask if it does not.
+            if self.table.started:
+                self.table.want_snapshot = True
+                self.resync_at = time.monotonic() + RESYNC_AFTER
+            return
+
+    async def _serve(self) -> None:
+        link = self.link
+        recv = asyncio.ensure_future(link.recv())
+        try:
+            while not self.table.ended:
+                wait = self._maybe_ask()
+                if self.resync_at is not None:
+                    if not self.table.want_snapshot:
+                        self.resync_at = None
+                    elif time.monotonic() >= self.resync_at:
+                        self.resync_at = None
+                        await link.send({"type": "resync"})
+                    else:
+                        left = self.resync_at - time.monotonic()
+                        wait = left if wait is None else min(wait, left)
+                tasks = {recv} | ({self.deciding} if self.deciding else set())
+                done, _ = await asyncio.wait(tasks, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                if self.deciding is not None and self.deciding in done:
+                    task, self.deciding = self.deciding, None
+                    action = task.result()
+                    if self.table.prompt == self.deciding_on and self.table.pending is None:
+                        await link.send(self.table.act(action, self.deciding_seq))
+                if recv in done:
+                    msg = recv.result()
+                    for out in self.table.feed(msg):
+                        await link.send(out)
+                    self._changed()
+                    recv = asyncio.ensure_future(link.recv())
+        finally:
+            recv.cancel()
+
+    def _changed(self) -> None:
+        happened = self.table.drain()
+        if not happened:
+            return
+        if self.deciding is not None and self.table.prompt != self.deciding_on:
+            self.deciding.cancel()
+            self.deciding = None
+            self.player.stop_deciding(self.table)
+        self.player.update(self.table, happened)
+
+    def _maybe_ask(self) -> float | None:
+        if self.deciding is not None:
+            return None
+        ask = self.table.should_ask(time.monotonic())
+        if ask is True:
+            self.deciding_on, self.deciding_seq = self.table.prompt, self.table.seq
+            self.deciding = asyncio.ensure_future(self.player.decide(self.table))
+            return None
+        if ask is False:
+            return None
+        return ask
+
+    async def _finish(self) -> Outcome:
+        # The final entry and the last view may arrive in either order: wait a little for the
+        # view that shows the result, which the screen wants.
+        link = self.link
+        if link is not None and not (self.table.view or {}).get("over"):
+            try:
+                deadline = time.monotonic() + 2.0
+                while not (self.table.view or {}).get("over") and time.monotonic() < deadline:
+                    msg = await asyncio.wait_for(link.recv(), deadline - time.monotonic())
+                    self.table.feed(msg)
+                    self._changed()
+            except (*DROPPED, ClientError):
+                pass
+        ex = self.table.exchange
+        report = ex.report
+        path = save_record(self.session.data_dir, ex.record, ex.header["game_id"] if ex.header else None)
+        # The record holds everything now; the seat's token and files are of no further use.
+        self.session.finished = True
+        self.session.forget()
+        final = ex.entries[-1].body
+        view = self.table.view or {}
+        return Outcome(finished=final["t"] == "final", report=report, record=path,
+                       table=self.session.table, seat=ex.seat, names=self.table.names(),
+                       result=view.get("result"),
+                       reason=final.get("reason") if final["t"] == "cancel" else None,
+                       own_seed=not ex.seed_made_by_server)
+

@@ -1,0 +1,241 @@
+"""A seat played by a person on this screen: `Keyboard` reads the lines typed (or `AutoAnswers`
+lets a bot type them), `Terminal` shows the board, the log and the question and turns the answer
+into the picked options, and `play_seat` plays the seat to its end and tells how it went. Shared
+by `governor join` and `governor play`.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+
+from .answers import QUIT_WORDS, BadAnswer, parse_answer
+from .link import PACE_RATE, PATIENCE, Link
+from .render import Renderer, renderer_for, seats_line
+from .seat import Leave, Player, SeatRunner
+from .session import SeatSession
+from .table import Outcome, Table
+
+
+class Quit(Leave):
+    """The player confirmed they want to leave."""
+
+
+class Keyboard:
+    """Lines from stdin, read by a daemon thread so the connection lives while you think.
+    Lines typed ahead wait their turn, as with a pipe."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stdin
+        self.queue: asyncio.Queue | None = None
+        self.loop = None
+
+    def _start(self) -> None:
+        if self.queue is not None:
+            return
+        self.loop = asyncio.get_running_loop()
+        self.queue = asyncio.Queue()
+
+        def pump():
+            while True:
+                line = self.stream.readline()
+                try:
+                    self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
+                except RuntimeError:     # the game is over and its loop closed
+                    return
+                if not line:
+                    return
+        threading.Thread(target=pump, daemon=True, name="keyboard").start()
+
+    async def readline(self, prompt: str = "> ") -> str:
+        self._start()
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        line = await self.queue.get()
+        if not line:
+            self.queue.put_nowait("")   # EOF stays EOF
+            raise EOFError
+        return line.rstrip("\n")
+
+
+class AutoAnswers:
+    """A bot types the answers, echoed like a person's: for tests and demos (`play --auto`)."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    async def answer(self, view: dict) -> str:
+        options = view["prompt"]["options"]
+        line = " ".join(str(options.index(a) + 1) for a in self.bot.choose(view))
+        print(f"> {line}")
+        return line
+
+
+class Terminal(Player):
+    """The seat played by a person (or, with --auto, a bot typing for them) on this screen."""
+
+    def __init__(self, url: str, keyboard: Keyboard | None = None, auto: AutoAnswers | None = None,
+                 colour: bool = False, out=None) -> None:
+        self.url = url
+        self.keyboard = keyboard or Keyboard()
+        self.auto = auto
+        self.colour = colour
+        self.out = out or sys.stdout
+        self.screen: Renderer | None = None
+        self.waiting_for: tuple | None = None
+        self.status_line = ""
+        self.link_state = "connecting"
+        self.last_view: dict | None = None
+        self.told_clock = False
+
+    def say(self, text: str = "", style: str | None = None) -> None:
+        if style and self.screen:
+            text = self.screen.paint(text, style)
+        print(text, file=self.out, flush=True)
+
+    def header(self) -> str:
+        """The connection line shown above the board."""
+        state = {"connected": f"connected to {self.url}", "reconnecting": "reconnecting…",
+                 "lost": "disconnected"}.get(self.link_state, self.link_state)
+        return f"[{state}{' · ' + self.status_line if self.status_line else ''}]"
+
+    def connection(self, state: str, detail: str = "") -> None:
+        before, self.link_state = self.link_state, state
+        if state == "connected":
+            if before != "connecting":
+                self.say(f"[connected to {self.url} again]", "dim")
+        elif state == "reconnecting":
+            self.say(f"[connection lost: {detail}; reconnecting…]", "warn")
+        else:
+            self.say(f"[connection lost: {detail}]", "warn")
+
+    def update(self, table: Table, happened: list[tuple]) -> None:
+        if table.view is not None and self.screen is None:
+            self.screen = renderer_for(table.view, self.colour)
+        self.last_view = table.view
+        for kind, data in happened:
+            if kind == "events":
+                for e in data:
+                    self.say(f"  {e['text']}")
+            elif kind == "notice":
+                self.say(f"[{data}]", "dim")
+            elif kind == "status":
+                line = seats_line(data, table.view.get("seat") if table.view else None)
+                if line and line != self.status_line:
+                    self.status_line = line
+                    self.say(f"[{line}]", "dim")
+                if table.turn_time and not self.told_clock:
+                    self.told_clock = True
+                    self.say(f"[This server gives {_duration(table.turn_time)} per decision; when it runs out, "
+                             f"a computer answers that question for you.]", "dim")
+            elif kind == "reject":
+                code, message = data
+                self.say(message if code != "stale" else
+                         f"{message} (the game moved on: here is the question again)", "warn")
+            elif kind == "error":
+                self.say(f"[server: {data[1]}]", "warn")
+        self._waiting(table)
+
+    def _waiting(self, table: Table) -> None:
+        v = table.view
+        if v is None or v.get("over") or table.prompt is not None or not table.exchange:
+            return
+        others = tuple(v.get("to_act", ()))
+        if others and others != self.waiting_for:
+            names = [p["name"] for p in v["players"]]
+            self.say(f"Waiting for {', '.join(names[s] for s in others)}…", "dim")
+        self.waiting_for = others
+
+    def stop_deciding(self, table: Table) -> None:
+        me = table.view.get("seat") if table.view else None
+        if me is not None and me < len(table.seats) and table.seats[me].get("out_of_time"):
+            self.say("(Your time for that question ran out: a computer answered it for you.)", "warn")
+        else:
+            self.say("(That question has gone: the game moved on.)", "warn")
+
+    async def decide(self, table: Table) -> list:
+        v = table.view
+        screen = self.screen = self.screen or renderer_for(v, self.colour)
+        self.waiting_for = None
+        self.say()
+        self.say(self.header(), "dim")
+        self.say(screen.view(v))
+        p = v["prompt"]
+        while True:
+            line = (await self.auto.answer(v) if self.auto else await self.keyboard.readline()).strip()
+            if line == "?":
+                self.say(screen.help(v))
+                continue
+            if line.lower() in QUIT_WORDS:
+                if (await self.keyboard.readline("Quit this game? [y/N] ")).strip().lower() in ("y", "yes"):
+                    raise Quit
+                continue
+            try:
+                picks = parse_answer(line, len(p["options"]), p["min"], p["max"])
+            except BadAnswer as e:
+                self.say(str(e), "warn")
+                continue
+            return [p["options"][i] for i in picks]
+
+    def finished(self, outcome: Outcome, url: str) -> None:
+        say = self.say
+        say()
+        if outcome.result and self.screen:
+            if self.last_view and self.last_view.get("players"):
+                say(self.screen.cities(self.last_view))
+                say()
+            say(self.screen.result(outcome.result, outcome.names))
+        elif outcome.reason:
+            say(f"The match was cancelled: {outcome.reason}", "warn")
+        say()
+        if outcome.report is not None:
+            say(outcome.report.text())
+        if outcome.caveat:
+            say(outcome.caveat, "warn")
+        say(f"Match record saved: {outcome.record}")
+        say(f"Check it again any time, on any machine: governor verify {outcome.record}", "dim")
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' * (minutes != 1)}"
+    return f"{seconds:g} seconds"
+
+
+async def play_seat(player: Terminal, *, session: SeatSession, link: Link | None = None,
+                    patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None,
+                    intro: bool = True, resumable: bool = True) -> int:
+    """Play the seat to the end on this screen; the exit code of `join` and `play`. With
+    `resumable` false (the server lives in this process) leaving means abandoning the game."""
+    url = session.url
+    if intro:
+        print(f"You are at table {session.table}, seat {session.seat + 1}, as {session.name}. "
+              f"Others join with: governor join {url} --table {session.table}")
+    if link is None:
+        print("Resuming your seat…")
+    try:
+        try:
+            outcome = await SeatRunner(session, player, link=link, patience=patience, rate=rate,
+                                       cafile=cafile).run()
+        finally:
+            if not resumable:
+                session.forget()     # the server goes away with this process: nothing to resume
+    except EOFError:
+        if not resumable:
+            print("\nInput closed: the game is abandoned.")
+            return 0
+        print(f"\nInput closed: you left the screen, your seat is saved. Resume with "
+              f"`governor join {url} --table {session.table}`.")
+        return 0
+    except Quit:
+        if not resumable:
+            print("You left the game.")
+        elif session.saved:
+            print("You left the game. A computer player takes your seat after the server's grace "
+                  f"period; to come back: governor join {url} --table {session.table}")
+        else:
+            print("You left the table before the match began: your seat is free again.")
+        return 0
+    player.finished(outcome, url)
+    return 0 if outcome.verified else 1
