@@ -2,13 +2,15 @@
 saying why the line does not fit the question. Shared by every screen that asks one."""
 from __future__ import annotations
 
+from games.errors import Refused
+
 from .render import plural
 
 QUIT_WORDS = ("q", "quit", "exit")
 
 
-class BadAnswer(ValueError):
-    """An answer that does not fit the prompt; str() is the sentence to show."""
+class BadAnswer(Refused):
+    """An answer that does not fit the prompt: it is asked again."""
 
 
 def _need(lo: int, hi: int) -> str:
@@ -25,16 +27,16 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     picks: list[int] = []
     for word in text.replace(",", " ").split():
         if not (word.isascii() and word.isdigit()):
-            raise BadAnswer(f'"{word}" is not an option number: type numbers like 2 or 1 3.')
+            raise BadAnswer("bad_answer", f'"{word}" is not an option number: type numbers like 2 or 1 3.')
         n = int(word)
         if not 1 <= n <= count:
-            raise BadAnswer(f"There is no option {n}: the options go from 1 to {count}."
+            raise BadAnswer("bad_answer", f"There is no option {n}: the options go from 1 to {count}."
                             if count else "There are no options here: press Enter.")
         if n - 1 in picks:
-            raise BadAnswer(f"You picked option {n} twice: each option can be picked once.")
+            raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")
         picks.append(n - 1)
     if not lo <= len(picks) <= hi:
         need = _need(lo, hi)
-        raise BadAnswer(f"You must pick {need}." if not picks
+        raise BadAnswer("bad_answer", f"You must pick {need}." if not picks
                         else f"You picked {len(picks)}, but you must pick {need}.")
     return picks

@@ -7,17 +7,12 @@ import os
 import sys
 
 from . import join, play, selfplay, serve, verify, watch
+from .table_options import add_table_arguments
 
 COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify, "join": join, "watch": watch,
             "serve": serve}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
-
-
-def _players(text: str) -> int:
-    if text not in ("2", "3", "4"):
-        raise argparse.ArgumentTypeError(f"San Juan is for 2 to 4 players, not {text!r}")
-    return int(text)
 
 
 def _seed(text: str) -> str:
@@ -27,15 +22,12 @@ def _seed(text: str) -> str:
 
 
 def _table_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--players", type=_players, default=4, metavar="N", help="2 to 4 (default 4)")
-    p.add_argument("--expansion", action="store_true", help='add "The New Buildings"')
-    p.add_argument("--setup-variant", action="store_true",
-                   help="deal more starting cards and let everyone keep 4")
+    add_table_arguments(p)
     p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same cards")
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="governor", description="San Juan in the terminal, with dealing anyone can audit.")
+    top = argparse.ArgumentParser(prog="governor", description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     for name, module in COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__,

@@ -50,7 +50,7 @@ class Headless(Player):
                 if kind == "reject" and data[0] != "stale":
                     self.rejects += 1
                     if self.rejects > MAX_REJECTS:
-                        raise ClientError(f"the server keeps refusing the bot's moves: {data[1]}")
+                        raise ClientError("moves_refused", f"the server keeps refusing the bot's moves: {data[1]}")
 
 
 async def play_headless(args) -> int:
@@ -68,8 +68,7 @@ async def play_headless(args) -> int:
         link = await open_link(url, quiet=True, rate=args.pace, cafile=args.cafile)
         try:
             if args.create:
-                options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
-                table = await link.create(args.create, args.seats, args.bots, options)
+                table = await link.create(args.create, args.seats, args.bots, args.options)
                 print(table, flush=True)
                 session = await _sit_as_bot(link, table, args)
             elif args.table:
@@ -102,7 +101,7 @@ async def _sit_as_bot(link: Link, table: str, args) -> SeatSession:
         except ServerRefused as e:
             if e.code != "name_taken" or args.name:
                 raise
-    raise ClientError(f"no free name for a bot at table {table}")
+    raise ClientError("no_free_name", f"no free name for a bot at table {table}")
 
 
 async def _sit_anywhere(link: Link, args) -> SeatSession:
@@ -116,6 +115,6 @@ async def _sit_anywhere(link: Link, args) -> SeatSession:
                 except ServerRefused:
                     continue   # taken in the meantime, or our --name is
         if time.monotonic() > deadline:
-            raise ClientError("no table with a free seat appeared on this server")
+            raise ClientError("no_free_seat", "no table with a free seat appeared on this server")
         await asyncio.sleep(0.3)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import bots
 import games
+from games.errors import IllegalAction
 
 from .errors import ClientError
 from .headless import play_headless
@@ -29,6 +30,7 @@ from .lobby import ask, lobby, player_name, sit
 from .render import use_colour
 from .session import SeatSession, default_data_dir, normalize_url
 from .spectator import watch_table
+from .table_options import add_option_arguments, chosen_options, default_players
 from .terminal import Keyboard, Terminal, play_seat
 
 HELP = "play at a table of a Governor server (or run a headless bot seat)"
@@ -47,12 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", help="sit at (or resume your seat at) this table")
     p.add_argument("--name", type=player_name, help="your name at the table")
     p.add_argument("--create", metavar="GAME", choices=sorted(games.GAMES),
-                   help="create a table of GAME first (sanjuan) and sit at it")
-    p.add_argument("--seats", type=_count(2, 4, "--seats"), default=4, help="seats of a created table (default 4)")
-    p.add_argument("--bots", type=_count(0, 3, "--bots"), default=0,
+                   help=f"create a table of GAME first ({', '.join(games.GAMES)}) and sit at it")
+    p.add_argument("--seats", type=_count(1, 99, "--seats"), help="seats of a created table (default 4 or fewer)")
+    p.add_argument("--bots", type=_count(0, 98, "--bots"), default=0,
                    help="computer players at a created table (default 0)")
-    p.add_argument("--expansion", action="store_true", help='a created table plays with "The New Buildings"')
-    p.add_argument("--setup-variant", action="store_true", help="a created table deals with the setup variant")
+    add_option_arguments(p, "a created table: ")
     p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.all_levels())})")
     p.add_argument("--seed", help="seed of the --bot's own choices (not of the deal, which is fair)")
     p.add_argument("--no-input", action="store_true", help="never read the keyboard (needs --bot)")
@@ -76,9 +77,17 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"governor join: {e}", file=sys.stderr)
             return 2
-    if args.create and args.bots >= args.seats:
-        print("governor join: --bots must leave at least one seat (yours).", file=sys.stderr)
-        return 2
+    if args.create:
+        engine = games.get(args.create)
+        try:
+            args.seats = engine.INFO.check_players(args.seats or default_players(engine))
+            args.options = chosen_options(args, engine)
+        except IllegalAction as e:
+            print(f"governor join: {e.message}", file=sys.stderr)
+            return 2
+        if args.bots >= args.seats:
+            print("governor join: --bots must leave at least one seat (yours).", file=sys.stderr)
+            return 2
     try:
         if args.bot:
             return run_interruptibly(play_headless(args))

@@ -35,10 +35,6 @@ DROPPED = (ConnectionClosed, OSError, InvalidHandshake, asyncio.TimeoutError)
 class ServerRefused(ClientError):
     """The server answered a lobby request with an error."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
 
 def add_connection_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cafile", metavar="FILE",
@@ -89,7 +85,7 @@ class Link:
         """wss:// trusts the system's authorities or, with --cafile, only the certificates in it."""
         if not self.url.startswith("wss://"):
             if self.cafile:
-                raise ClientError(f"--cafile is for wss:// servers; {self.url} does not use TLS")
+                raise ClientError("no_tls", f"--cafile is for wss:// servers; {self.url} does not use TLS")
             return None
         if self.cafile is None:
             return ssl.create_default_context()
@@ -98,7 +94,7 @@ class Link:
             tls.load_verify_locations(cadata=read_cafile(self.cafile))
             return tls
         except (OSError, ValueError) as e:     # not a dropped connection: nothing to retry
-            raise ClientError(f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
+            raise ClientError("bad_cafile", f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
 
     async def open(self, token: str | None = None, have: int | None = None,
                    timeout: float = REQUEST_TIMEOUT) -> dict:
@@ -108,16 +104,16 @@ class Link:
                                                open_timeout=timeout, compression=None, proxy=None,
                                                ping_interval=10, ping_timeout=20)
         except InvalidURI:
-            raise ClientError(f"{self.url!r} is not a server address: use ws://HOST:PORT "
+            raise ClientError("bad_address", f"{self.url!r} is not a server address: use ws://HOST:PORT "
                               f"(wss://HOST:PORT for a server with TLS)") from None
         except ssl.SSLCertVerificationError as e:
             # Not a dropped connection to retry: the server is not who we trust it to be.
             hint = ("pass the certificate it was given with --cafile FILE" if self.cafile is None
                     else f"it is not signed by a certificate in {self.cafile}")
-            raise ClientError(f"the TLS certificate of {self.url} is not trusted ({e.verify_message}); "
+            raise ClientError("untrusted_certificate", f"the TLS certificate of {self.url} is not trusted ({e.verify_message}); "
                               f"if this is the right server, {hint}") from None
         except ssl.SSLError as e:
-            raise ClientError(f"no TLS at {self.url} ({e.reason or e}): if the server does not use "
+            raise ClientError("no_tls", f"no TLS at {self.url} ({e.reason or e}): if the server does not use "
                               f"TLS, its address starts with ws://") from None
         hello = {"type": "hello", "version": wire.VERSION}
         if token is not None:
@@ -128,11 +124,11 @@ class Link:
         if msg["type"] == "error":
             raise ServerRefused(msg["code"], msg["message"])
         if msg["type"] != "welcome":
-            raise ClientError(f"the server answered hello with {msg['type']!r}, not welcome")
+            raise ClientError("bad_welcome", f"the server answered hello with {msg['type']!r}, not welcome")
         if msg["version"] != wire.VERSION:
-            raise ClientError(f"the server speaks {msg['version']}, this client {wire.VERSION}")
+            raise ClientError("wrong_version", f"the server speaks {msg['version']}, this client {wire.VERSION}")
         if fingerprint(msg["key"]) != msg["server"]:
-            raise ClientError("the server's fingerprint does not belong to its key")
+            raise ClientError("bad_fingerprint", "the server's fingerprint does not belong to its key")
         self.welcome = msg
         return msg
 
@@ -146,7 +142,7 @@ class Link:
         try:
             return wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
         except wire.WireError as e:
-            raise ClientError(f"the server sent a bad message: {e}") from None
+            raise ClientError("bad_message", f"the server sent a bad message: {e}") from None
 
     async def request(self, msg: dict, expect: tuple[str, ...], on_other=None,
                       timeout: float = REQUEST_TIMEOUT) -> dict:
@@ -156,7 +152,7 @@ class Link:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ClientError(f"the server did not answer {msg['type']!r} in time")
+                raise ClientError("no_answer", f"the server did not answer {msg['type']!r} in time")
             reply = await asyncio.wait_for(self.recv(), left)
             if reply["type"] in expect:
                 return reply
@@ -191,7 +187,7 @@ async def open_link(url: str, quiet: bool = False, rate: float = PACE_RATE, cafi
         raise
     except DROPPED as e:
         await link.close()
-        raise ClientError(unreachable(link.url, e)) from None
+        raise ClientError("unreachable", unreachable(link.url, e)) from None
     line = f"Connected to {link.url}, server key fingerprint {welcome['server']}"
     print(line, file=sys.stderr if quiet else sys.stdout, flush=True)
     return link

@@ -58,8 +58,9 @@ async def ask(keyboard: Keyboard, question: str, default: str = "") -> str:
     return answer or default
 
 
-async def _ask_yes(keyboard: Keyboard, question: str) -> bool:
-    return (await ask(keyboard, f"{question} (y/N)")).lower() in ("y", "yes")
+async def _ask_yes(keyboard: Keyboard, question: str, default: bool = False) -> bool:
+    answer = (await ask(keyboard, f"{question} ({'Y/n' if default else 'y/N'})")).lower()
+    return answer in ("y", "yes") if answer else default
 
 
 async def _ask_number(keyboard: Keyboard, question: str, lo: int, hi: int, default: int) -> int:
@@ -109,12 +110,22 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path) -> tuple[str, st
 
 
 async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
-    game = "sanjuan"
-    engine = games.get(game)
-    seats = await _ask_number(keyboard, "Players", engine.MIN_PLAYERS, engine.MAX_PLAYERS, 4)
+    ids = list(games.GAMES)
+    if len(ids) > 1:
+        titles = ", ".join(f"{i}. {games.GAMES[g].INFO.title}" for i, g in enumerate(ids, 1))
+        game = ids[await _ask_number(keyboard, f"Game: {titles}", 1, len(ids), 1) - 1]
+    else:
+        game = ids[0]
+    info = games.get(game).INFO
+    seats = await _ask_number(keyboard, "Players", info.min_players, info.max_players, min(4, info.max_players))
     bots_ = await _ask_number(keyboard, "How many of them computer players", 0, seats - 1, 0)
-    options = {"expansion": await _ask_yes(keyboard, 'Play with "The New Buildings" expansion?'),
-               "setup_variant": await _ask_yes(keyboard, "Setup variant (draw more starting cards, keep 4)?")}
+    options = {}
+    for o in info.options:   # one question per table option, from the game's metadata
+        question = o.help[0].upper() + o.help[1:]
+        if o.type is bool:
+            options[o.name] = await _ask_yes(keyboard, f"{question}?", o.default)
+        else:
+            options[o.name] = await _ask_number(keyboard, question, min(o.choices), max(o.choices), o.default)
     try:
         table = await link.create(game, seats, bots_, options)
     except ServerRefused as e:

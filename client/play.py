@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import bots
+from games.errors import IllegalAction
 
 from .errors import ClientError
 from .interrupt import run_interruptibly
@@ -22,6 +23,7 @@ from .link import PACE_RATE, open_link
 from .lobby import player_name, sit
 from .render import plural, use_colour
 from .session import default_data_dir, server_folder
+from .table_options import chosen_table
 from .terminal import AutoAnswers, Keyboard, Terminal, play_seat
 
 HELP = "play San Juan against bots (and friends on your network) in this terminal"
@@ -75,6 +77,11 @@ def lan_address() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        args.engine, args.players, args.options = chosen_table(args)
+    except IllegalAction as e:
+        print(f"governor play: {e.message}", file=sys.stderr)
+        return 2
     bots_ = args.players - 1 if args.bots is None else args.bots
     if bots_ > args.players - 1:
         print(f"governor play: --bots {bots_} leaves no seat for you at a table of {args.players}.",
@@ -118,8 +125,7 @@ async def _play(args) -> int:
             url = f"ws://{local}:{port}"
             link = await open_link(url, rate=0 if args.auto else PACE_RATE)
             try:
-                options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
-                table = await link.create("sanjuan", args.players, args.bots, options)
+                table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options)
                 session = await sit(link, table, args.name, args.data_dir)
             except BaseException:
                 await link.close()
@@ -138,7 +144,7 @@ async def _play(args) -> int:
             auto = None
             if args.auto:
                 seed = args.seed if args.seed is not None else secrets.token_hex(8)
-                auto = AutoAnswers(bots.make("sanjuan", "random", f"{seed}/auto"))
+                auto = AutoAnswers(bots.make(args.engine.INFO.id, "random", f"{seed}/auto"))
             player = Terminal(url, Keyboard(), auto=auto, colour=use_colour(sys.stdout))
             print(f"You are seat {session.seat + 1} at table {table}, as {session.name}.")
             return await play_seat(player, session=session, link=link, intro=False, resumable=False)

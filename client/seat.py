@@ -72,10 +72,10 @@ class SeatRunner:
                 except DROPPED as e:
                     code = close_code(e)
                     if code == wire.CLOSE_REPLACED:
-                        raise ClientError("this seat was taken over by another connection "
+                        raise ClientError("taken_over", "this seat was taken over by another connection "
                                           "with the same token (another copy of this client?)") from None
                     if code == wire.CLOSE_BAD_HELLO:
-                        raise ClientError(f"the server refused to resume this seat: "
+                        raise ClientError("resume_refused", f"the server refused to resume this seat: "
                                           f"{getattr(e.rcvd, 'reason', '') or 'unknown token'}") from None
                     if self.table.ended:
                         break
@@ -105,7 +105,7 @@ class SeatRunner:
             delay = self.backoff.next_delay()
             if delay is None:
                 self.player.connection("lost", "gave up reconnecting")
-                raise ClientError(f"lost the connection to {self.session.url} and could not get it back "
+                raise ClientError("connection_lost", f"lost the connection to {self.session.url} and could not get it back "
                                   f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
                                   f"`governor join {self.session.url} --table {self.session.table}`.")
             await asyncio.sleep(delay)
@@ -114,7 +114,7 @@ class SeatRunner:
                 welcome = await link.open(self.session.token, self.table.held)
             except ServerRefused as e:
                 await link.close()
-                raise ClientError(f"the server refused to resume this seat: {e}") from None
+                raise ClientError("resume_refused", f"the server refused to resume this seat: {e}") from None
             except DROPPED as e:
                 await link.close()
                 if close_code(e) in (wire.CLOSE_BAD_HELLO, wire.CLOSE_REPLACED):
@@ -122,7 +122,7 @@ class SeatRunner:
                 continue
             if self.session.server_key and welcome["key"] != self.session.server_key:
                 await link.close()
-                raise ClientError("the server at this address now has another key "
+                raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match started on")
             self.link = link
             self.player.connection("connected", welcome["server"])

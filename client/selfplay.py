@@ -26,6 +26,7 @@ from protocol.exchange import ProtocolError
 from protocol.harness import play_match
 
 from .session import write_record
+from .table_options import chosen_options, default_players
 
 HELP = "let bots play each other and print the results"
 BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -42,8 +43,8 @@ def _levels(text: str) -> list[str]:
     for lv in levels:
         if lv not in bots.all_levels():
             raise argparse.ArgumentTypeError(f"{lv!r} is not a bot level: there is {', '.join(bots.all_levels())}")
-    if not 1 <= len(levels) <= 4:
-        raise argparse.ArgumentTypeError("name one bot level per seat, 2 to 4 of them")
+    if len(levels) > max(e.INFO.max_players for e in games.GAMES.values()):
+        raise argparse.ArgumentTypeError("name one bot level per seat, or one for every seat")
     return levels
 
 
@@ -64,8 +65,6 @@ def _seconds(text: str) -> float:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.set_defaults(players=None)  # implied by --bots; 4 otherwise
-    p.add_argument("--game", choices=sorted(games.GAMES), default=next(iter(games.GAMES)), help="the title to play")
     p.add_argument("--bots", type=_levels, metavar="LEVELS",
                    help=f"bot level per seat, comma-separated ({', '.join(bots.all_levels())}); default all random")
     p.add_argument("--iterations", type=_iterations, metavar="N",
@@ -91,13 +90,14 @@ def play_one(game_module, players: int, options: dict, seed: str, levels=None, b
     r = game_module.result(server.state)
     return {
         "seed": seed,
+        "game": game,
         "players": players,
         "bots": levels,
         "options": options,
-        "rounds": r["rounds"],
-        "decisions": r["decisions"],
+        "decisions": len(server.moves),
         "scores": [{"name": n, "total": sc["total"], "parts": {k: v for k, v in sc.items() if k != "total"}}
                    for n, sc in zip(names, r["scores"])],
+        "tiebreak": r["tiebreak"],
         "winners": r["winners"],
         "verified": all(p.report is not None and p.report.ok for p in seats),
     }
@@ -107,14 +107,14 @@ def summary(record: dict) -> str:
     scores = ", ".join(f"{s['name']} {s['total']}{'*' * (i in record['winners'])}"
                        for i, s in enumerate(record["scores"]))
     verdict = "verified" if record["verified"] else "NOT VERIFIED"
-    return (f"seed {record['seed']}: {record['rounds']} rounds, {record['decisions']} decisions; "
+    return (f"seed {record['seed']}: {record['decisions']} decisions; "
             f"{scores}  (* won); {verdict}")
 
 
-def _lineup(args: argparse.Namespace) -> tuple[int, list[str]] | str:
+def _lineup(args: argparse.Namespace, engine) -> tuple[int, list[str]] | str:
     """Players and one level per seat, or a sentence saying why the arguments disagree."""
     levels = args.bots or ["random"]
-    players = args.players or (len(levels) if len(levels) > 1 else 4)
+    players = args.players or (len(levels) if len(levels) > 1 else default_players(engine))
     if len(levels) == 1:
         levels = levels * players
     if len(levels) != players:
@@ -124,17 +124,23 @@ def _lineup(args: argparse.Namespace) -> tuple[int, list[str]] | str:
 
 def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else "0"  # a fixed default keeps runs repeatable
-    options = {"expansion": args.expansion, "setup_variant": args.setup_variant}
-    lineup = _lineup(args)
+    engine = games.get(args.game)
+    lineup = _lineup(args, engine)
     if isinstance(lineup, str):
         print(f"governor selfplay: {lineup}", file=sys.stderr)
         return 2
     players, levels = lineup
+    try:
+        engine.INFO.check_players(players)
+        options = chosen_options(args, engine)
+    except IllegalAction as e:
+        print(f"governor selfplay: {e.message}", file=sys.stderr)
+        return 2
     budget = {k: v for k, v in (("iterations", args.iterations), ("seconds", args.seconds)) if v is not None}
     for i in range(args.games):
         record_to = args.record_dir / f"game-{i}.govrec" if args.record_dir else None
         try:
-            record = play_one(games.GAMES[args.game], players, options, f"{seed}/{i}", levels, budget, record_to)
+            record = play_one(engine, players, options, f"{seed}/{i}", levels, budget, record_to)
         except (IllegalAction, ProtocolError) as e:  # a table refused, e.g. an unknown option
             print(f"governor selfplay: {e.message}", file=sys.stderr)
             return 2

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgpack
 
+from games.errors import Refused
 from protocol import record
 from protocol.codec import unpacker
 from protocol.messages import Signed
@@ -172,7 +173,7 @@ def _read_messages(path: Path) -> list[Signed]:
         return []
     data = path.read_bytes()
     if not data.startswith(record.MAGIC):
-        raise record.RecordError(f"{path} is not a message file")
+        raise record.RecordError("bad_record", f"{path} is not a message file")
     reader = unpacker(record.MAX_RECORD)
     reader.feed(data[len(record.MAGIC):])
     out: list[Signed] = []
@@ -181,7 +182,7 @@ def _read_messages(path: Path) -> list[Signed]:
         for raw in reader:
             out.append(record.parse_item(raw, len(out)))
             good = len(record.MAGIC) + reader.tell()
-    except (ValueError, msgpack.UnpackException):   # RecordError and DecodeError are ValueErrors
+    except (ValueError, msgpack.UnpackException, Refused):   # RecordError, DecodeError: Refused
         pass     # a torn or damaged tail: keep what came before it
     if good != len(data):
         with open(path, "r+b") as f:

@@ -84,7 +84,7 @@ class Spectator:
         while True:
             delay = self.backoff.next_delay()
             if delay is None:
-                raise ClientError(f"lost the connection to {self.url} and could not get it back "
+                raise ClientError("connection_lost", f"lost the connection to {self.url} and could not get it back "
                                   f"in {self.backoff.patience:.0f} s.")
             await asyncio.sleep(delay)
             link = Link(self.url, self.rate, self.cafile)
@@ -97,7 +97,7 @@ class Spectator:
                 self.server_key = self.table.exchange.pinned_key = welcome["key"]
             elif welcome["key"] != self.server_key:
                 await link.close()
-                raise ClientError("the server at this address now has another key "
+                raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match is played on")
             self.link = link
             self.backoff.reset()
@@ -163,7 +163,7 @@ async def watch_table(link: Link, table: str, data_dir: Path, *, colour: bool = 
     v = t.view or {}
     if v.get("result") and watcher.screen:
         print()
-        print(watcher.screen.board(v), watcher.screen.cities(v), sep="\n\n")
+        print(watcher.screen.board(v))
         print()
         print(watcher.screen.result(v["result"], [p["name"] for p in v["players"]]))
     elif t.status == "cancelled":

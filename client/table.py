@@ -134,7 +134,7 @@ class Table:
         try:
             signed = Signed.parse(msg["type"], msg["payload"], msg["sig"])
         except ProtocolError as e:
-            raise ClientError(f"the server sent a malformed signed message: {e.message}") from None
+            raise ClientError("bad_signed_message", f"the server sent a malformed signed message: {e.message}") from None
         if self._already_held(signed):
             return []
         try:
@@ -142,10 +142,10 @@ class Table:
         except ProtocolError as e:
             evidence = self._keep_evidence(signed)
             if e.code == "commit_changed":
-                raise ClientError("the commitment set does not hold our commitment, and the server did "
+                raise ClientError("cheating", "the commitment set does not hold our commitment, and the server did "
                                   "not say it made our seat's seed while we were away: it cheats. Our "
                                   f"seed stays secret; leaving the table.{evidence}") from None
-            raise ClientError(f"the server's signed log failed a check ({e.code}): {e.message}. "
+            raise ClientError("failed_check", f"the server's signed log failed a check ({e.code}): {e.message}. "
                               f"Leaving the table: this match cannot be trusted.{evidence}") from None
         out = []
         kind = signed.body["t"]
@@ -218,7 +218,7 @@ class Table:
             if seq < len(ex.entries):
                 if ex.entries[seq].payload == m.payload:
                     return True
-                raise ClientError(f"the server sent a different entry {seq} than before: "
+                raise ClientError("changed_entry", f"the server sent a different entry {seq} than before: "
                                   "this match cannot be trusted.")
             return False
         return any(p.payload == m.payload for p in ex.privates)

@@ -182,7 +182,7 @@ class Terminal(Player):
         say()
         if outcome.result and self.screen:
             if self.last_view and self.last_view.get("players"):
-                say(self.screen.cities(self.last_view))
+                say(self.screen.board(self.last_view))
                 say()
             say(self.screen.result(outcome.result, outcome.names))
         elif outcome.reason:

@@ -2,7 +2,7 @@
 imports nothing of ours, so everyone can import this).
 
 Every one carries `code`, a short stable name for programs (a reject's code on the wire), and
-`message`, a sentence for people; every constructor takes them in that order. Two kinds:
+`message`, a sentence for people (and str()); every constructor takes them in that order. Two kinds:
 
 - `Refused`: refused, and nothing changed. The move, message, frame, delta or file is turned
   down; the game, the table, the connection and the files are exactly as they were, and the caller
@@ -14,9 +14,12 @@ Every one carries `code`, a short stable name for programs (a reject's code on t
 
 class GovernorError(Exception):
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
+        super().__init__(code, message)
         self.code = code
         self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class Refused(GovernorError):

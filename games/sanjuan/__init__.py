@@ -24,6 +24,7 @@ from .rules import apply, setup, to_act
 from .scoring import result
 from .search import Search as search
 from .state import State, dump, load
+from .text import Text
 from .view import legal, prompt, random_action, view, visible_events
 
 
@@ -51,8 +52,4 @@ def dealt(s: State, seat: int) -> list[int]:
 
 __all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view",
            "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
-           "permute_hidden", "bots", "search", "catalog", "determinize", "Determinizer"]
-
-# TEMPORARY until the client and server are generic (this session): the old names.
-NAME, TITLE, RULES_VERSION = INFO.id, INFO.title, INFO.rules_version
-MIN_PLAYERS, MAX_PLAYERS = INFO.min_players, INFO.max_players
+           "permute_hidden", "bots", "search", "Text", "catalog", "determinize", "Determinizer"]

@@ -179,7 +179,7 @@ def test_the_screen_shows_rejects_errors_and_the_connection():
 def test_the_screen_tells_of_the_clock_and_of_a_question_that_ran_out():
     out = io.StringIO()
     t = Terminal("ws://h:1", out=out)
-    table = FakeTable({"seat": 1, "options": {}, "players": [{"name": "Ana"}, {"name": "Bo"}]})
+    table = FakeTable({"game": "sanjuan", "seat": 1, "options": {}, "players": [{"name": "Ana"}, {"name": "Bo"}]})
     table.turn_time, table.seats = 300.0, [{"name": "Ana", "bot": None, "connected": True},
                                            {"name": "Bo", "bot": None, "connected": True, "out_of_time": True}]
     t.update(table, [("status", table.seats)])

@@ -1,4 +1,5 @@
-"""The renderer is given views only: it shows your cards, and no card kind the view does not show."""
+"""The renderer is given views only: it shows your cards, and no card kind the view does not show.
+San Juan's views, on purpose: the test knows where its cards lie in a view."""
 import copy
 import io
 import json
@@ -6,11 +7,26 @@ import json
 import pytest
 
 from bots.random_bot import RandomBot
-from client.render import Renderer, card_keys, how_to_answer, use_colour
+from client.render import Renderer, how_to_answer, use_colour
 from games import sanjuan
 from protocol.fairness import local_streams
 
 NAMES = ["Ana", "Bo", "Cy", "Di"]
+
+
+def card_keys(view: dict) -> dict[int, str]:
+    """Card id -> kind key, for every card a San Juan view shows."""
+    keys = {}
+    for p in view["players"]:
+        keys.update((c, key) for c, key, _ in p["city"])
+        keys.update((c, key) for c, key in p["covered"])
+    you = view.get("you") or {}
+    for pile in ("hand", "drawn", "chapel", "bank"):
+        keys.update((c, key) for c, key in you.get(pile, ()))
+    if view.get("cathedral") is not None:
+        card, key = view["cathedral"]
+        keys[card] = key
+    return keys
 
 
 def sampled_views(options: dict, seed: str, every: int = 3) -> list[dict]:
@@ -32,12 +48,13 @@ def sampled_views(options: dict, seed: str, every: int = 3) -> list[dict]:
 
 @pytest.fixture(scope="module", params=[{}, {"expansion": True}, {"expansion": True, "setup_variant": True}])
 def views(request):
-    return sampled_views(request.param, "render"), sanjuan.catalog(request.param.get("expansion", False))
+    options = sanjuan.INFO.check_options(request.param)
+    return sampled_views(options, "render"), sanjuan.catalog(options["expansion"]), options
 
 
 def test_render_shows_your_hand_with_cost_and_vp(views):
-    vs, catalog = views
-    r = Renderer(catalog)
+    vs, catalog, options = views
+    r = Renderer("sanjuan", options)
     for v in vs:
         text = r.view(v)
         for _, key in v["you"]["hand"]:
@@ -48,8 +65,8 @@ def test_render_shows_your_hand_with_cost_and_vp(views):
 def test_render_names_no_kind_the_view_does_not_show(views):
     """Names repeat across copies, so "no hidden card" is checked by kind: every card name on
     screen must be the kind of some card in the view (hand, drawn, cities, piles, cathedral)."""
-    vs, catalog = views
-    r = Renderer(catalog)
+    vs, catalog, options = views
+    r = Renderer("sanjuan", options)
     for v in vs:
         text = r.view(v)
         shown = set(card_keys(v).values())
@@ -61,8 +78,8 @@ def test_render_names_no_kind_the_view_does_not_show(views):
 def test_render_depends_on_the_view_alone(views):
     """A view that went through JSON (as over a network) renders the same, and the labels follow
     the view: relabel a hand card in the view and the screen follows."""
-    vs, catalog = views
-    r = Renderer(catalog)
+    vs, catalog, options = views
+    r = Renderer("sanjuan", options)
     for v in vs:
         assert r.view(json.loads(json.dumps(v))) == r.view(v)
     v = copy.deepcopy(next(v for v in vs if v["you"]["hand"]))
@@ -70,25 +87,24 @@ def test_render_depends_on_the_view_alone(views):
     assert "Smithy (cost 1, 1 VP)" in r.view(v)
 
 
-def test_prompt_is_numbered_with_labels_and_notes(views):
-    vs, catalog = views
-    r = Renderer(catalog)
+def test_prompt_is_numbered_with_the_engines_labels_and_help(views):
+    vs, catalog, options = views
+    r = Renderer("sanjuan", options)
     for v in vs:
         p = v["prompt"]
         if p is None:
             continue
         text = r.prompt(v)
         assert p["text"] in text and how_to_answer(p["min"], p["max"]) in text
-        labels = r.labels(v)
-        assert len(labels) == len(p["options"])
-        for i, (value, label) in enumerate(zip(p["options"], labels), 1):
+        help_text = r.help(v)
+        for i, (value, label, explained) in enumerate(zip(p["options"], p["labels"], p["help"]), 1):
             assert f"{i:>2}. {label}" in text
+            assert explained in help_text
             if isinstance(value, int):
-                assert catalog["cards"][card_keys(v)[value]]["name"] in label
+                k = catalog["cards"][card_keys(v)[value]]
+                assert k["name"] in label and explained == k["text"]
             else:
                 assert value.capitalize() in label
-        for note in p["notes"] or []:
-            assert note in text
 
 
 def test_spectator_view_renders():
@@ -97,7 +113,7 @@ def test_spectator_view_renders():
     seat = sanjuan.to_act(state)[0]
     sanjuan.apply(state, seat, RandomBot(seat).choose(sanjuan.view(state, seat)), rng)
     v = sanjuan.view(state, None)
-    text = Renderer(sanjuan.catalog(False)).view(v)
+    text = Renderer("sanjuan", v["options"]).view(v)
     assert "Cities" in text and "Your hand" not in text
     for name in NAMES[:3]:
         assert name in text
@@ -105,10 +121,10 @@ def test_spectator_view_renders():
 
 
 def test_result_table(views):
-    vs, catalog = views
+    vs, _, options = views
     final = vs[-1]
     assert final["over"]
-    text = Renderer(catalog).result(final["result"], NAMES)
+    text = Renderer("sanjuan", options).result(final["result"], NAMES)
     lines = text.splitlines()
     assert all(n in lines[0] for n in NAMES)
     totals = next(line for line in lines if line.startswith("total"))
@@ -118,9 +134,9 @@ def test_result_table(views):
 
 
 def test_colour_only_when_asked(views, monkeypatch):
-    vs, catalog = views
-    assert "\x1b[" not in Renderer(catalog).view(vs[0])
-    assert "\x1b[" in Renderer(catalog, colour=True).view(vs[0])
+    vs, _, options = views
+    assert "\x1b[" not in Renderer("sanjuan", options).view(vs[0])
+    assert "\x1b[" in Renderer("sanjuan", options, colour=True).view(vs[0])
 
     class Tty(io.StringIO):
         def isatty(self):

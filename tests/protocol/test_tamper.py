@@ -836,7 +836,7 @@ def test_a_record_made_under_rules_this_code_does_not_replay_is_refused_by_name(
     assert not report.ok and report.refused and report.where == "entry 0 (header)"
     assert report.what.startswith("This record was made under rules 'sanjuan-2e/1', which this version of "
                                   "Governor does not replay;")
-    assert sanjuan.RULES_VERSION in report.what
+    assert sanjuan.INFO.rules_version in report.what
     assert "NOT CHECKED: This record" in report.text() and "FAILED" not in report.text()
     assert report.as_dict()["refused"] is True
     assert not check(items).refused
