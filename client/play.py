@@ -26,7 +26,7 @@ from .session import default_data_dir, server_folder
 from .table_options import chosen_table
 from .terminal import AutoAnswers, Keyboard, Terminal, play_seat
 
-HELP = "play San Juan against bots (and friends on your network) in this terminal"
+HELP = "play against bots (and friends on your network) in this terminal"
 DEFAULT_PORT = 8765
 LAN_RATE = 200.0
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 
-from games.sanjuan.cards import (ARCHIVE, BLACK_MARKET, BY_KEY, CATHEDRAL, COST, GOLD_MINE,
+from games.sanjuan.cards import (ARCHIVE, BY_KEY, CATHEDRAL, COST, GOLD_MINE,
                                  GOLDSMITH, LIBRARY, MARKET_HALL, MARKET_STAND, PRODUCTION, TILES, VP,
                                  WELL)
 
 from . import values as V
-from .rules import council_keep, cover_value, production_cap, sale_price, trade_cap
+from .rules import black_market_discount, council_keep, cover_value, production_cap, sale_price, trade_cap
 
 TILE_INDEX = {t: i for i, t in enumerate(TILES)}
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
@@ -29,7 +29,7 @@ WEIGHTS = {
 
 class Seat:
     """What one seat knows, read from its view: its cards, every city, the game's progress.
-    (bots/policy.py fills the same fields from a sampled state, to reuse the role values.)"""
+    (policy.py fills the same fields from a sampled state, to reuse the role values.)"""
 
     def __init__(self, view: dict) -> None:
         self.view = view
@@ -75,9 +75,7 @@ class Seat:
     def build_cost(self, card: int, priv: int) -> int:
         k = self.kind[card]
         need = max(0, COST[k] - priv - V.discount(k, self.active))
-        if BLACK_MARKET in self.active:
-            need = max(0, need - min(2, len(self.goods)))
-        return need
+        return max(0, need - black_market_discount(self.active, len(self.goods)))
 
     def build_score(self, card: int, priv: int) -> float:
         k = self.kind[card]

@@ -9,9 +9,9 @@ state is the bot's own guess, not the real game.
 """
 from __future__ import annotations
 
-from games.sanjuan.cards import (BLACK_MARKET, COST, GOOD, KINDS, PALACE, PRODUCTION, QUARRY, SMITHY,
-                                 TILES, VP)
-from games.sanjuan.rules import cover_value, current_tile, hand_limit, sale_price
+from games.sanjuan.cards import COST, GOOD, KINDS, PALACE, PRODUCTION, TILES, VP
+from games.sanjuan.rules import (black_market_discount, cover_value, current_tile, discounter, hand_limit,
+                                 sale_price)
 
 from . import values as V
 from .heuristic import WEIGHTS, Seat
@@ -35,7 +35,7 @@ def _hold_order(s, p, cards) -> list[int]:
 
 
 def seat_facts(s, seat: int) -> Seat:
-    """The heuristic's picture of a seat (bots/heuristic.Seat), filled from a sampled state."""
+    """The heuristic's picture of a seat (heuristic.Seat), filled from a sampled state."""
     k = Seat.__new__(Seat)
     kinds = s.kinds
     players = s.players
@@ -106,11 +106,11 @@ def _build(s, seat, options, rnd):
     rl = V.rounds_left(most_buildings(s))
     cv = V.card_value(rl)
     priv = (2 if s.doubled else 1) if seat == s.chooser else 0
-    bm = min(2, len(p.goods)) if BLACK_MARKET in p.active else 0
+    bm = black_market_discount(p.active, len(p.goods))
     best, top = None, 0.15
     for c in options:
         k = kinds[c]
-        off = priv + ((SMITHY in p.active) if PRODUCTION[k] else (QUARRY in p.active))
+        off = priv + (discounter(k) in p.active)
         pay = max(0, COST[k] - off - bm)
         v = V.worth(k, city, hand, rl) - pay * cv
         if v > top:

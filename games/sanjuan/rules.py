@@ -116,6 +116,20 @@ def hand_limit(s: State, p: Player) -> int:
 # Public, so that bots and the determinizer ask the rules instead of restating them. `privilege`
 # is a seat's privilege (0, 1 or 2); `active` the kinds whose function works for it now.
 
+BLACK_MARKET_GOODS = 2   # goods a black market may discard for one build, 1 card off each
+
+
+def discounter(kind: int) -> int:
+    """The building that takes 1 card off a building of `kind` for its owner: a smithy for a
+    production building, a quarry for a city building."""
+    return SMITHY if PRODUCTION[kind] else QUARRY
+
+
+def black_market_discount(active, goods: int) -> int:
+    """Cards a working black market can take off a build, its owner holding `goods` goods."""
+    return min(BLACK_MARKET_GOODS, goods) if BLACK_MARKET in active else 0
+
+
 def cover_value(kind: int) -> int:
     """Cards that covering a building of `kind` with the crane takes off the new building's cost:
     its cost, and 6 for a park."""
@@ -482,17 +496,15 @@ def _cost(s: State, p: Player, kind: int, priv: int, cover: int | None) -> tuple
         off += cover_value(lost)
         if lost == LIBRARY and priv == 2:
             off -= 1
-    if PRODUCTION[kind]:
-        off += SMITHY in active and lost != SMITHY
-    else:
-        off += QUARRY in active and lost != QUARRY
+    helper = discounter(kind)
+    off += helper in active and lost != helper
     goods = [b for b in p.goods if b != cover] if BLACK_MARKET in active and lost != BLACK_MARKET else []
     return max(0, COST[kind] - off), goods
 
 
 def _affordable(s: State, p: Player, kind: int, priv: int, avail: int, cover: int | None) -> bool:
     need, goods = _cost(s, p, kind, priv, cover)
-    return need - min(2, len(goods)) <= avail
+    return need - min(BLACK_MARKET_GOODS, len(goods)) <= avail
 
 
 def buildable(s: State, seat: int) -> tuple:
@@ -506,7 +518,7 @@ def buildable(s: State, seat: int) -> tuple:
     # Without the crane, a card from the hand is affordable when its cost is at most what the
     # seat can put against it: the rest of the hand, up to 2 goods at the black market, and the
     # reductions. Worked out once per seat, so each card costs one comparison.
-    means = len(hand) - 1 + (min(2, len(p.goods)) if BLACK_MARKET in active else 0) + priv
+    means = len(hand) - 1 + black_market_discount(active, len(p.goods)) + priv
     production_means = means + (SMITHY in active)
     city_means = means + (QUARRY in active)
     crane = CRANE in active
@@ -538,7 +550,7 @@ def min_build_cost(s: State, seat: int, card: int) -> int:
     best = None
     for cover in [None, *_cover_targets(s, p, kind)]:
         need, goods = _cost(s, p, kind, priv, cover)
-        need = max(0, need - min(2, len(goods)))
+        need = max(0, need - min(BLACK_MARKET_GOODS, len(goods)))
         best = need if best is None else min(best, need)
     return best
 
@@ -599,7 +611,7 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
         # can be worth it); at least as many as the hand cannot pay.
         lo = max(0, need - _avail(s, p, card))
         s.stage = "black_market"
-        s.pending = {seat: ("black_market", tuple(goods), lo, min(2, len(goods)))}
+        s.pending = {seat: ("black_market", tuple(goods), lo, min(BLACK_MARKET_GOODS, len(goods)))}
         return
     _ask_payment(s, seat, need, rng, ev)
 

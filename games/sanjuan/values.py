@@ -14,7 +14,7 @@ from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTE
                                  PALACE, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION, QUARRY,
                                  RESIDENCE, SMITHY, TAVERN, TILES, TOWER, TRADING_POST,
                                  TRIUMPHAL_ARCH, VP, WELL)
-from games.sanjuan.rules import sale_price
+from games.sanjuan.rules import discounter, sale_price
 from games.sanjuan.scoring import ARCH_BONUS, CATHEDRAL_BONUS, residence_sets
 
 # Cards a production building earns per round through producer and trader, by good; later copies
@@ -108,9 +108,7 @@ def worth(kind: int, city: list[int], hand: list[int], rl: float, others6: int =
 
 def discount(kind: int, active) -> int:
     """Cards a player's own buildings take off the cost (no privilege, no crane, no goods)."""
-    if PRODUCTION[kind]:
-        return SMITHY in active
-    return QUARRY in active
+    return discounter(kind) in active
 
 
 def hold_values(hand_kinds: list[int], city: list[int], rl: float, others6: int = 0,
