@@ -71,6 +71,15 @@ async def _ask_number(keyboard: Keyboard, question: str, lo: int, hi: int, defau
         print(f"Please type a number from {lo} to {hi}.")
 
 
+async def _ask_one_of(keyboard: Keyboard, question: str, choices: tuple[int, ...], default: int) -> int:
+    words = ", ".join(map(str, choices))
+    while True:
+        text = await ask(keyboard, f"{question} ({words})", str(default))
+        if text.isascii() and text.isdigit() and int(text) in choices:
+            return int(text)
+        print(f"Please type one of {words}.")
+
+
 async def lobby(link: Link, keyboard: Keyboard, data_dir: Path) -> tuple[str, str | None]:
     """Until the person picks: ("sit", table) or ("watch", table) or ("resume", table)."""
     saved = SeatSession.unfinished(data_dir, link.url)
@@ -125,7 +134,7 @@ async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
         if o.type is bool:
             options[o.name] = await _ask_yes(keyboard, f"{question}?", o.default)
         else:
-            options[o.name] = await _ask_number(keyboard, question, min(o.choices), max(o.choices), o.default)
+            options[o.name] = await _ask_one_of(keyboard, question, o.choices, o.default)
     try:
         table = await link.create(game, seats, bots_, options)
     except ServerRefused as e:

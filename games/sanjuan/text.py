@@ -112,7 +112,7 @@ class Text:
         for label, values in rows:
             line = label.ljust(first) + "".join(f"  {x:>{width}}" for x in values)
             lines.append(self.paint(line, "head") if label == "total" else line)
-        lines.append(self.paint("(tie-break: cards in hand plus goods)", "dim"))
+        lines.append(self.paint(f"(tie-break: {INFO.tiebreak})", "dim"))
         won = " and ".join(names[i] for i in result["winners"])
         # No verb: "You wins" would read badly, and "You" is the default name at the table.
         title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"

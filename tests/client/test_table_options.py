@@ -1,0 +1,84 @@
+"""The table flags and the lobby's questions are made from the registered games' metadata: a
+second game's options appear, and a flag the chosen game has not is refused by name."""
+from __future__ import annotations
+
+import argparse
+import types
+
+import pytest
+
+import games
+from client import table_options
+from games.contract import Info, Option
+from games.errors import IllegalAction
+
+TOY = types.SimpleNamespace(INFO=Info(
+    id="toy", title="Toy", min_players=3, max_players=5, rules_version="toy/1", tiebreak="none",
+    options=(Option("long_game", False, "play to 20 points"), Option("rounds", 6, "rounds to play", (4, 6, 8)))))
+
+
+@pytest.fixture
+def two_games(monkeypatch):
+    monkeypatch.setattr(games, "GAMES", {**games.GAMES, "toy": TOY})
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    table_options.add_table_arguments(p)
+    return p.parse_args(argv)
+
+
+def test_every_game_s_options_are_flags(two_games):
+    args = parse("--game", "toy", "--long-game", "--rounds", "8", "--players", "5")
+    engine, players, options = table_options.chosen_table(args)
+    assert engine is TOY and players == 5 and options == {"long_game": True, "rounds": 8}
+    engine, players, options = table_options.chosen_table(parse("--expansion"))
+    assert engine.INFO.id == "sanjuan" and players == 4
+    assert options == {"expansion": True, "setup_variant": False}
+
+
+def test_another_game_s_flag_or_a_count_out_of_range_is_refused_by_name(two_games):
+    with pytest.raises(IllegalAction, match="San Juan has no option --long-game"):
+        table_options.chosen_table(parse("--long-game"))
+    with pytest.raises(IllegalAction, match="Toy has no option --expansion"):
+        table_options.chosen_table(parse("--game", "toy", "--expansion"))
+    with pytest.raises(IllegalAction, match="Toy is for 3 to 5 players, not 2"):
+        table_options.chosen_table(parse("--game", "toy", "--players", "2"))
+    with pytest.raises(SystemExit):
+        parse("--game", "toy", "--rounds", "5")          # not one of the choices
+
+
+def test_the_default_table_of_a_game(two_games):
+    engine, players, options = table_options.chosen_table(parse("--game", "toy"))
+    assert players == 4 and options == {"long_game": False, "rounds": 6}
+
+
+def test_info_checks_and_describes_options():
+    info = TOY.INFO
+    assert info.check_options(None) == {"long_game": False, "rounds": 6}
+    for bad in ({"rounds": 5}, {"rounds": True}, {"long_game": 1}, {"colour": "red"}, ["rounds"]):
+        with pytest.raises(IllegalAction):
+            info.check_options(bad)
+    assert info.describe({"long_game": True, "rounds": 8}) == "long game, rounds 8"
+    assert info.describe(info.check_options({})) == ""
+
+
+def test_the_lobby_asks_for_the_game_and_each_of_its_options(two_games, capsys):
+    import asyncio
+    import io
+
+    from client.lobby import create_dialog
+    from client.terminal import Keyboard
+
+    class Link:
+        async def create(self, game, seats, bots, options):
+            self.created = (game, seats, bots, options)
+            return "t1"
+
+    link = Link()
+    answers = io.StringIO("2\n5\n1\ny\n5\n8\n")  # Toy, 5 players, 1 computer, long game, 5 then 8 rounds
+    assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
+    assert link.created == ("toy", 5, 1, {"long_game": True, "rounds": 8})
+    asked = capsys.readouterr().out
+    assert "1. San Juan, 2. Toy" in asked and "Play to 20 points?" in asked and "Rounds to play (4, 6, 8)" in asked
+    assert "Please type one of 4, 6, 8." in asked
