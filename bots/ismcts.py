@@ -143,8 +143,7 @@ class ISMCTSBot:
         rnd = self.rnd
         streams = self.streams
         search = self.search
-        apply, over, progress, next_decision, policy = (search.apply, search.over, search.progress,
-                                                        search.next_decision, search.policy)
+        apply, next_decision, policy = search.apply, search.next_decision, search.policy
         tree_kinds = search.tree_kinds
         path = []
         # The root decision: our pending one, the same in every sample.
@@ -152,11 +151,10 @@ class ISMCTSBot:
         path.append(node)
         apply(s, seat, list(key), streams)
         expanded = node.visits == 0
-        while not over(s) and progress(s) < stop:
-            decision = next_decision(s)
-            actor = decision[0]
-            if actor == seat and not expanded and decision[1] in tree_kinds:
-                opts = self._tree_options(s, decision)
+        while (step := next_decision(s, stop)) is not None:
+            actor, decision = step
+            if actor == seat and not expanded and decision[0] in tree_kinds:
+                opts = self._tree_options(s, seat, decision)
                 if len(opts) > 1:
                     node_keys = list(opts)
                     for k in node_keys:
@@ -174,9 +172,9 @@ class ISMCTSBot:
             n.visits += 1
             n.total += reward
 
-    def _tree_options(self, s, decision: tuple) -> dict:
+    def _tree_options(self, s, seat: int, decision: tuple) -> dict:
         """Our decision inside the tree: the picks keyed by what they mean in any sample."""
-        seat, _, options, lo, hi = decision
+        _, options, lo, hi = decision
         if hi != 1:
             return {("policy",): self.search.policy(s, seat, self.rnd)}
         meaning = self.search.option_key

@@ -196,18 +196,20 @@ class Search(Protocol):
     def root_key(self, view: dict) -> Callable[[Any], Any]:
         """option -> what it means in any sample (a card id -> its kind), for the root."""
 
-    def next_decision(self, state) -> tuple[int, str, tuple, int, int]:
-        """(seat, kind, options, min, max) of the next pending decision."""
+    def next_decision(self, state, stop: int) -> tuple[int, tuple] | None:
+        """(seat, (kind, options, min, max)) of the next pending decision; None once the game is
+        over or its progress has reached `stop` (where a playout ends)."""
 
     def option_key(self, state, option) -> Any:
         """What an option means in any sample (a card id -> its kind)."""
 
     def apply(self, state, seat: int, action: list, streams) -> None: ...
 
-    def policy(self, state, seat: int, rnd) -> list:
-        """A fast, reasonable action for imagined play: the search's model of every player."""
+    policy: Callable[[Any, int, Any], list]
+    """policy(state, seat, rnd): a fast, reasonable action for imagined play, the search's model
+    of every player."""
 
-    def progress(self, state_or_view) -> int:
+    def progress(self, view: dict) -> int:
         """A count that only grows (San Juan: the round); playouts stop `horizon` beyond the root's."""
 
     def over(self, state) -> bool: ...

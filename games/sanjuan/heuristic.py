@@ -54,6 +54,7 @@ class Seat:
         inactive = set(mine["inactive"])
         self.active = {self.kind[b] for b, _, _ in mine["city"] if b not in inactive}
         self.goods = [b for b, _, g in mine["city"] if g]
+        self.black_market = black_market_discount(self.active, len(self.goods))
         self.my_goods, self.my_empty = _goods_and_empty(mine)
         self.others = [(pv["hand"], *_goods_and_empty(pv)) for i, pv in enumerate(players) if i != me]
         self.most = max(pv["buildings"] for pv in players)
@@ -75,7 +76,7 @@ class Seat:
     def build_cost(self, card: int, priv: int) -> int:
         k = self.kind[card]
         need = max(0, COST[k] - priv - V.discount(k, self.active))
-        return max(0, need - black_market_discount(self.active, len(self.goods)))
+        return max(0, need - self.black_market)
 
     def build_score(self, card: int, priv: int) -> float:
         k = self.kind[card]

@@ -50,6 +50,7 @@ def seat_facts(s, seat: int) -> Seat:
     k.city = [kinds[b] for b in p.city]
     k.active = p.active
     k.goods = list(p.goods)
+    k.black_market = black_market_discount(p.active, len(p.goods))
     k.others = []
     for i, q in enumerate(players):
         goods = [kinds[b] for b in q.goods]

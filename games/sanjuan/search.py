@@ -7,6 +7,8 @@ all follow one line (None: a cruder and cheaper rule).
 """
 from __future__ import annotations
 
+from functools import partial
+
 from . import policy
 from . import values as V
 from .determinize import Determinizer, ImaginedStreams
@@ -25,7 +27,8 @@ class Search:
     streams = staticmethod(ImaginedStreams)
 
     def __init__(self, role_noise: float | None = 0.5) -> None:
-        self.role_noise = role_noise
+        # A partial, not a method: the playouts call it at every step.
+        self.policy = partial(policy.choose, role_noise=role_noise)
 
     def skip(self, view: dict) -> bool:
         return view["stage"] == "deal"   # the starting keep: the heuristic's answer
@@ -34,18 +37,19 @@ class Search:
         kinds = Seat(view).kind   # copies of a card play the same: one child per kind
         return lambda option: kinds.get(option, option)
 
-    def next_decision(self, s) -> tuple:
+    @staticmethod
+    def next_decision(s, stop: int) -> tuple | None:
+        if s.over or s.round >= stop:
+            return None
         actor = min(s.pending)
-        return (actor, *s.pending[actor])
+        return actor, s.pending[actor]
 
     def option_key(self, s, option):
         return option if type(option) is str else s.kinds[option]
 
-    def policy(self, s, seat: int, rnd) -> list:
-        return policy.choose(s, seat, rnd, self.role_noise)
-
-    def progress(self, state_or_view) -> int:
-        return state_or_view["round"] if isinstance(state_or_view, dict) else state_or_view.round
+    @staticmethod
+    def progress(view: dict) -> int:
+        return view["round"]
 
     def over(self, s) -> bool:
         return s.over
