@@ -37,15 +37,11 @@ def engine_and_options(ap: argparse.ArgumentParser, args) -> tuple[object, list[
         if args.option:
             given = dict((name, _value(value)) for name, _, value in (o.partition("=") for o in args.option))
             return engine, [info.check_options(given)]
-        every_switch = {o.name: True for o in info.options if o.type is bool}
-        sets = [info.check_options({})] + ([info.check_options(every_switch)] if every_switch else [])
     except IllegalAction as e:
         ap.error(e.message)
-    return engine, sets
+    return engine, info.variants()
 
 
 def describe(engine, options: dict) -> str:
     """The options that differ from the defaults, for a line of output."""
-    on = [f"{o.name}" if o.default is False and options[o.name] is True else f"{o.name}={options[o.name]}"
-          for o in engine.INFO.options if options[o.name] != o.default]
-    return ", ".join(on) or "defaults"
+    return engine.INFO.describe(options) or "defaults"

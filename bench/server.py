@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     engine, option_sets = engine_and_options(ap, args)
     info = engine.INFO
-    seats = args.seats or min(4, info.max_players)
+    seats = args.seats or info.default_players
     if seats not in info.players:
         ap.error(f"--seats: {info.min_players} to {info.max_players}")
     create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1]}

@@ -111,8 +111,8 @@ def summarize(records: list[dict], lineup: list[str]) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lineup", default="heuristic,random,random,random",
-                    help="one bot level per seat, comma-separated (2 to 4)")
+    ap.add_argument("--lineup", help="one bot level per seat, comma-separated (default: the game's own "
+                                     "player against random ones, at the game's default table)")
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", default="tournament")
     add_game_arguments(ap)
@@ -126,8 +126,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     engine, option_sets = engine_and_options(ap, args)
     info = engine.INFO
-    lineup = args.lineup.split(",")
     levels = bots.levels(info.id)
+    lineup = (args.lineup.split(",") if args.lineup else
+              [bots.default_level(info.id)] + ["random"] * (info.default_players - 1))
     if len(lineup) not in info.players or any(lv not in levels for lv in lineup):
         ap.error(f"--lineup: {info.min_players} to {info.max_players} of {', '.join(levels)}")
     budget = {k: v for k, v in (("iterations", args.iterations), ("seconds", args.seconds))

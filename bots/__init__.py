@@ -13,6 +13,7 @@ deterministic given its seed, except under a seconds budget, which depends on th
 from inspect import signature
 
 import games
+from games.errors import IllegalAction
 
 from .ismcts import ISMCTSBot
 from .random_bot import RandomBot
@@ -38,13 +39,11 @@ def default_level(game: str) -> str:
 
 def make(game: str, level: str, seed: int | str = 0, **params):
     """A bot of `level` for `game`; `params` (iterations=, seconds=, …) apply to searching levels
-    only. An unknown game or level raises ValueError naming what there is."""
-    try:
-        engine = games.get(game)
-    except games.IllegalAction as e:
-        raise ValueError(e.message) from None
+    only. An unknown game or level raises IllegalAction naming what there is."""
+    engine = games.get(game)
     if level not in levels(game):
-        raise ValueError(f"No bot level {level!r} for {engine.INFO.title}; there is: {', '.join(levels(game))}.")
+        raise IllegalAction("unknown_bot", f"No bot level {level!r} for {engine.INFO.title}; there is: "
+                            f"{', '.join(levels(game))}.")
     if level == "random":
         return RandomBot(seed)
     if level != "ismcts":
@@ -61,7 +60,7 @@ class AnyGame:
 
     def __init__(self, level: str, seed: int | str = 0, **params) -> None:
         if level not in all_levels():
-            raise ValueError(f"No bot level {level!r}; there is: {', '.join(all_levels())}.")
+            raise IllegalAction("unknown_bot", f"No bot level {level!r}; there is: {', '.join(all_levels())}.")
         self.level, self.seed, self.params = level, seed, params
         self.bot = None
 

@@ -49,7 +49,6 @@ def trivial(prompt: dict) -> bool:
 
 class ISMCTSBot:
     level = "ismcts"
-    searches = True
     default_iterations = DEFAULT_ITERATIONS
 
     def __init__(self, search, fallback, seed: int | str = 0, iterations: int | None = None,
@@ -102,14 +101,14 @@ class ISMCTSBot:
             if lo == 0:
                 out.append([])
             return out
-        # Several picks (produce, sell, a prefecture's keep): the heuristic's pick and the other
-        # ways to pick as many, up to a few.
-        out = [sorted(fallback)]
+        # Several picks: the fallback's pick and the other ways to pick as many, up to a few, each
+        # in the order of the options (which need not be comparable).
+        out = [[o for o in options if o in fallback]]
         for combo in combinations(options, len(fallback)):
             if len(out) >= MAX_CANDIDATES:
                 break
-            if sorted(combo) != out[0]:
-                out.append(sorted(combo))
+            if list(combo) != out[0]:
+                out.append(list(combo))
         return out
 
     # ------------------------------------------------------------ the search
@@ -135,7 +134,7 @@ class ISMCTSBot:
             done += 1
         self.last_iterations = done
         if not done:
-            return None   # no time at all: the heuristic's answer
+            return None   # no time at all: the fallback's answer
         best = max(keys, key=lambda k: (root.children[k].visits, root.children[k].total))
         return list(best)
 

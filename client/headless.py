@@ -12,6 +12,7 @@ import sys
 import time
 
 import bots
+from games.errors import IllegalAction
 
 from .errors import ClientError
 from .link import Link, ServerRefused, open_link
@@ -34,7 +35,10 @@ class Headless(Player):
     async def decide(self, table: Table) -> list:
         if self.delay:
             await asyncio.sleep(self.delay)
-        return self.bot.choose(table.view)
+        try:
+            return self.bot.choose(table.view)
+        except IllegalAction as e:     # a level the table's game has not
+            raise ClientError(e.code, e.message) from None
 
     def connection(self, state: str, detail: str = "") -> None:
         print(f"[{state}{': ' + detail if detail else ''}]", file=sys.stderr, flush=True)

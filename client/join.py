@@ -30,7 +30,7 @@ from .lobby import ask, lobby, player_name, sit
 from .render import use_colour
 from .session import SeatSession, default_data_dir, normalize_url
 from .spectator import watch_table
-from .table_options import add_option_arguments, chosen_options, default_players
+from .table_options import add_option_arguments, chosen_options
 from .terminal import Keyboard, Terminal, play_seat
 
 HELP = "play at a table of a Governor server (or run a headless bot seat)"
@@ -74,13 +74,15 @@ def run(args: argparse.Namespace) -> int:
     if args.bot:
         try:
             bots.AnyGame(args.bot)
-        except ValueError as e:
+            if args.create:
+                bots.make(args.create, args.bot)
+        except IllegalAction as e:
             print(f"governor join: {e}", file=sys.stderr)
             return 2
     if args.create:
         engine = games.get(args.create)
         try:
-            args.seats = engine.INFO.check_players(args.seats or default_players(engine))
+            args.seats = engine.INFO.check_players(args.seats or engine.INFO.default_players)
             args.options = chosen_options(args, engine)
         except IllegalAction as e:
             print(f"governor join: {e.message}", file=sys.stderr)

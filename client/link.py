@@ -162,7 +162,8 @@ class Link:
                 on_other(reply)
 
     async def tables(self) -> list[dict]:
-        return (await self.request({"type": "list"}, ("tables",)))["tables"]
+        """The lobby's tables; an item that is not a map (a server's mistake) is left out."""
+        return [t for t in (await self.request({"type": "list"}, ("tables",)))["tables"] if isinstance(t, dict)]
 
     async def create(self, game: str, seats: int, bots: int, options: dict) -> str:
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}

@@ -126,7 +126,7 @@ async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
     else:
         game = ids[0]
     info = games.get(game).INFO
-    seats = await _ask_number(keyboard, "Players", info.min_players, info.max_players, min(4, info.max_players))
+    seats = await _ask_number(keyboard, "Players", info.min_players, info.max_players, info.default_players)
     bots_ = await _ask_number(keyboard, "How many of them computer players", 0, seats - 1, 0)
     options = {}
     for o in info.options:   # one question per table option, from the game's metadata

@@ -32,8 +32,8 @@ LAN_RATE = 200.0
 
 
 def _bots(text: str) -> int:
-    if text not in ("0", "1", "2", "3"):
-        raise argparse.ArgumentTypeError(f"--bots is a number from 0 to 3, not {text!r}")
+    if not (text.isascii() and text.isdigit()) or len(text) > 2:
+        raise argparse.ArgumentTypeError(f"--bots is a number of computer players, not {text!r}")
     return int(text)
 
 

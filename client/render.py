@@ -12,6 +12,8 @@ import os
 
 import games
 
+from .errors import ClientError
+
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 
@@ -58,12 +60,6 @@ class Renderer:
             lines.append(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else ""))
         return "\n".join(lines)
 
-    def events(self, events: list[dict]) -> str:
-        if not events:
-            return ""
-        lines = [f"  {e['text']}" for e in events]
-        return "\n".join([self.paint("Since your last decision", "head"), *lines])
-
     def result(self, result: dict, names: list[str]) -> str:
         return self.text.result(result, names)
 
@@ -109,10 +105,11 @@ def seats_line(seats: list, me: int | None = None) -> str:
 
 def describe_table(t: dict) -> str:
     """One line of the lobby: id, game, seats taken, computer players, status, options."""
-    game = games.GAMES.get(t.get("game"))
-    title = game.INFO.title if game else str(t.get("game", "?"))
+    name = t.get("game")
+    game = games.GAMES.get(name) if isinstance(name, str) else None
+    title = game.INFO.title if game else str(name or "?")
     seats = t.get("seats") if isinstance(t.get("seats"), list) else []
-    people = [s["name"] for s in seats if isinstance(s, dict) and s.get("name") and not s.get("bot")]
+    people = [str(s["name"]) for s in seats if isinstance(s, dict) and s.get("name") and not s.get("bot")]
     computers = sum(1 for s in seats if isinstance(s, dict) and s.get("bot"))
     free = sum(1 for s in seats if isinstance(s, dict) and not s.get("name") and not s.get("bot"))
     parts = [title, plural(len(seats), "seat")]
@@ -131,5 +128,10 @@ def describe_table(t: dict) -> str:
 
 
 def renderer_for(view: dict, colour: bool) -> Renderer:
-    """The Renderer of the game and options a view is of."""
-    return Renderer(view["game"], view["options"], colour)
+    """The Renderer of the game and options a view is of; a view of no game we know ends the
+    client's run with a sentence (the server is not one we can play with)."""
+    game, options = view.get("game"), view.get("options")
+    if not isinstance(game, str) or game not in games.GAMES or not isinstance(options, dict):
+        raise ClientError("bad_view", f"the server sent a view of a game this client does not know "
+                          f"({str(game)[:40]!r}); known: {', '.join(games.GAMES)}")
+    return Renderer(game, options, colour)

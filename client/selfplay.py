@@ -26,10 +26,10 @@ from protocol.exchange import ProtocolError
 from protocol.harness import play_match
 
 from .session import write_record
-from .table_options import chosen_options, default_players
+from .table_options import chosen_options
 
 HELP = "let bots play each other and print the results"
-BOT_NAMES = ("Ana", "Bo", "Cy", "Di")
+BOT_NAMES = ("Ana", "Bo", "Cy", "Di", "Ed")
 
 
 def _game_count(text: str) -> int:
@@ -80,7 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def play_one(game_module, players: int, options: dict, seed: str, levels=None, budget=None,
              record_to: Path | None = None) -> dict:
     """One bots-only match to the end, through the fair-dealing exchange, as printed with --json."""
-    names = list(BOT_NAMES[:players])
+    names = [BOT_NAMES[i] if i < len(BOT_NAMES) else f"Bot {i + 1}" for i in range(players)]
     levels = list(levels or ["random"] * players)
     game = game_module.INFO.id
     deciders = [bots.make(game, lv, f"{seed}/{seat}", **(budget or {})).choose for seat, lv in enumerate(levels)]
@@ -114,7 +114,7 @@ def summary(record: dict) -> str:
 def _lineup(args: argparse.Namespace, engine) -> tuple[int, list[str]] | str:
     """Players and one level per seat, or a sentence saying why the arguments disagree."""
     levels = args.bots or ["random"]
-    players = args.players or (len(levels) if len(levels) > 1 else default_players(engine))
+    players = args.players or (len(levels) if len(levels) > 1 else engine.INFO.default_players)
     if len(levels) == 1:
         levels = levels * players
     if len(levels) != players:
@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         engine.INFO.check_players(players)
         options = chosen_options(args, engine)
+        for level in set(levels):
+            bots.make(engine.INFO.id, level)     # a level this game has
     except IllegalAction as e:
         print(f"governor selfplay: {e.message}", file=sys.stderr)
         return 2
@@ -143,9 +145,6 @@ def run(args: argparse.Namespace) -> int:
             record = play_one(engine, players, options, f"{seed}/{i}", levels, budget, record_to)
         except (IllegalAction, ProtocolError) as e:  # a table refused, e.g. an unknown option
             print(f"governor selfplay: {e.message}", file=sys.stderr)
-            return 2
-        except ValueError as e:  # a bot level this game has not
-            print(f"governor selfplay: {e}", file=sys.stderr)
             return 2
         except OSError as e:
             print(f"governor selfplay: cannot write the record: {e}", file=sys.stderr)

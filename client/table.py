@@ -55,8 +55,8 @@ class Outcome:
             ([sc["total"] for sc in self.result["scores"]] if self.result else None),
             "winners": r.winners if r and r.winners is not None else
             (self.result["winners"] if self.result else None),
-            "verdict": (("verified" if r.ok else f"FAILED at {r.where}: {r.what}") if r else
-                        self.reason or "no record"),
+            "verdict": (("verified" if r.ok else f"NOT CHECKED: {r.what}" if r.refused else
+                         f"FAILED at {r.where}: {r.what}") if r else self.reason or "no record"),
             "checks": r.checks if r else [], "game_id": r.game_id if r else None,
             "server": r.server if r else None, "record": str(self.record) if self.record else None,
             "reason": self.reason, "own_seed": self.own_seed,

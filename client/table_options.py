@@ -42,10 +42,6 @@ def add_table_arguments(p: argparse.ArgumentParser) -> None:
     add_option_arguments(p)
 
 
-def default_players(engine) -> int:
-    return min(4, engine.INFO.max_players)
-
-
 def chosen_options(args: argparse.Namespace, engine) -> dict:
     """The options given on the command line for `engine`'s table, defaults filled in; raises
     IllegalAction naming a flag that game has not."""
@@ -63,5 +59,5 @@ def chosen_table(args: argparse.Namespace) -> tuple[object, int, dict]:
     """(engine, players, options) from the arguments of add_table_arguments; raises IllegalAction
     naming what is wrong (too many players for the game, another game's option)."""
     engine = games.get(args.game)
-    players = engine.INFO.check_players(args.players if args.players is not None else default_players(engine))
+    players = engine.INFO.check_players(args.players if args.players is not None else engine.INFO.default_players)
     return engine, players, chosen_options(args, engine)

@@ -37,6 +37,10 @@ class Option:
     help: str
     choices: tuple[int, ...] = ()
 
+    def __post_init__(self) -> None:
+        if type(self.default) not in (bool, int) or (type(self.default) is int and self.default not in self.choices):
+            raise ValueError(f"option {self.name}: a switch (bool) or a number with its choices, the default among them")
+
     @property
     def type(self) -> type:
         return type(self.default)
@@ -65,6 +69,16 @@ class Info:
     @property
     def players(self) -> range:
         return range(self.min_players, self.max_players + 1)
+
+    @property
+    def default_players(self) -> int:
+        """The table made when nobody says: four, or fewer if the game is for fewer."""
+        return min(4, self.max_players)
+
+    def variants(self) -> list[dict]:
+        """The option sets worth testing and measuring: the defaults, and every switch on."""
+        every_switch = {o.name: True for o in self.options if o.type is bool}
+        return [self.check_options({})] + ([self.check_options(every_switch)] if every_switch else [])
 
     def check_players(self, n) -> int:
         if type(n) is not int or n not in self.players:
@@ -253,6 +267,6 @@ class Game(Protocol):
         """A copy of the state in which everything `seat` may not see is dealt anew with `rnd`
         (the leak test: the seat's view must not change)."""
 
-    search: Search | None
+    search: Callable[..., Search] | None  # makes the search support (its keywords: the policy's)
     bots: dict[str, Callable[..., Any]]   # the game's own bot levels (e.g. "heuristic"): seed -> bot
-    text: Any                            # the game's Text class (games/<id>/text.py)
+    Text: Callable[..., Any]             # Text(options, paint): the board and score table as text

@@ -27,7 +27,8 @@ from games.errors import IllegalAction
 
 from .codec import pack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
-from .messages import ProtocolError, Signed, check_header, events_digest, private_events, public_events
+from .messages import (ProtocolError, Signed, check_header, events_digest, private_events, public_events,
+                       short_repr)
 from .signing import SIG_ENTRY, SIG_PRIVATE, Signer, verify_signature
 from .verify import verify
 
@@ -42,8 +43,10 @@ class ServerExchange:
                  game_id: bytes | None = None, server_seed: bytes | None = None) -> None:
         self.engine = games.get(game)
         info = self.engine.INFO
-        if len(seats) not in info.players:
-            raise ProtocolError("bad_table", f"{info.title} is for {info.min_players} to {info.max_players} players")
+        try:
+            info.check_players(len(seats))
+        except IllegalAction as e:
+            raise ProtocolError(e.code, e.message) from None
         if len({pid for pid, _ in seats}) != len(seats):
             raise ProtocolError("bad_table", "player ids must differ")
         self.signer = signer
@@ -260,7 +263,10 @@ class PlayerExchange:
 
     def _check_header(self, msg: Signed):
         body = msg.body
-        check_header(body)  # every field's type and shape; the ids of the seats differ
+        info = check_header(body).INFO  # every field's type and shape; the ids of the seats differ
+        if body["rules"] != info.rules_version:
+            raise ProtocolError("unknown_rules", f"the match is played under rules {short_repr(body['rules'])}; this "
+                                f"client plays {info.rules_version} only, so it could not audit the match")
         key = body["server_key"]
         if self.pinned_key is not None and key != self.pinned_key:
             raise ProtocolError("wrong_server", "the header is signed by another server key than expected")

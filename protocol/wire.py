@@ -34,7 +34,7 @@ from games.errors import Closed
 
 from .codec import DecodeError, pack, unpack
 
-VERSION = "governor/1"
+VERSION = "governor/2"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
 

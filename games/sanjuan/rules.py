@@ -19,9 +19,9 @@ from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     GOOD, GOODS, GUARD_ROOM, HARBOR, HUT, INDIGO, LIBRARY, MANIFEST, MARKET_HALL,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
                     QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
+from .info import INFO
 from .state import ROLES, Decision, Player, State
 
-OPTIONS = {"expansion": False, "setup_variant": False}
 SIMULTANEOUS = frozenset({"deal", "office", "chapel", "bank", "limit", "produce", "sell", "council"})
 END_BUILDINGS = 12
 
@@ -237,18 +237,9 @@ def _open_stage(s: State, stage: str) -> bool:
 
 def setup(names, options: dict | None, rng) -> State:
     names = tuple(names)
-    if not 2 <= len(names) <= 4:
-        raise IllegalAction("bad_setup", "San Juan is for 2 to 4 players.")
-    options = dict(options or {})
-    unknown = set(options) - set(OPTIONS)
-    if unknown:
-        raise IllegalAction("bad_setup", f"Unknown table option(s): {', '.join(sorted(map(str, unknown)))}.")
-    not_yes_no = [k for k, v in options.items() if type(v) is not bool]
-    if not_yes_no:   # bool("no") is True: a word or number here is a mistake, not a choice
-        raise IllegalAction("bad_setup", f"Table option(s) {', '.join(sorted(not_yes_no))} must be true or false.")
-    expansion = bool(options.get("expansion", False))
-    variant = bool(options.get("setup_variant", False))
-    n = len(names)
+    n = INFO.check_players(len(names))
+    options = INFO.check_options(options)
+    expansion, variant = options["expansion"], options["setup_variant"]
 
     s = State(names, expansion, variant)
 

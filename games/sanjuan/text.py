@@ -76,8 +76,10 @@ class Text:
             who = self.paint(who, "you") if seat == v["seat"] else who
             marks = ("  [governor]" if seat == v["governor"] else "") + \
                     ("  [to act]" if seat in v["to_act"] else "")
+            # Cards under a chapel, bank or harbor: counts everyone may know (each is 1 VP).
+            under = "".join(f", {p[pile]} under the {pile}" for pile in ("chapel", "bank", "harbor") if p[pile])
             lines.append(f"  {who}  {_plural(p['hand'], 'card')} in hand, "
-                         f"{_plural(p['buildings'], 'building')}{marks}")
+                         f"{_plural(p['buildings'], 'building')}{under}{marks}")
             # Wrap before painting: escape codes would count as width.
             city = ", ".join(self.name(key) + ("*" if good else "") for _, key, good in p["city"])
             lines.append(self._goods(_wrap(city)))

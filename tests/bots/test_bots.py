@@ -11,6 +11,7 @@ import pytest
 
 import bots
 from games import sanjuan
+from games.errors import IllegalAction
 from protocol.fairness import local_streams
 
 
@@ -42,8 +43,10 @@ def test_registry_and_make():
     assert bots.default_level("sanjuan") == "heuristic"
     assert bots.make("sanjuan", "ismcts", 1, iterations=5).iterations == 5
     assert bots.make("sanjuan", "heuristic", 1).level == "heuristic"
-    with pytest.raises(ValueError, match="no bot level|No bot level"):
+    with pytest.raises(IllegalAction, match="No bot level 'grandmaster' for San Juan"):
         bots.make("sanjuan", "grandmaster")
+    with pytest.raises(IllegalAction, match="No game called 'chess'"):
+        bots.make("chess", "random")
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -86,7 +86,9 @@ def test_quit_asks_first(tmp_path):
     (["--players", "1"], "2 to 4 players"),
     (["--name", ""], "1 to 20 printable characters"),
     (["--players", "2", "--bots", "2"], "leaves no seat for you"),
-    (["--bots", "7"], "from 0 to 3"),
+    (["--bots", "7"], "--bots 7 leaves no seat for you at a table of 4"),
+    (["--bots", "many"], "a number of computer players"),
+    (["--game", "sanjuan", "--players", "5"], "San Juan is for 2 to 4 players, not 5"),
 ])
 def test_bad_flags_exit_2(tmp_path, args, sentence):
     proc = governor(tmp_path, *args)

@@ -145,3 +145,14 @@ def test_colour_only_when_asked(views, monkeypatch):
     assert use_colour(Tty()) and not use_colour(io.StringIO())
     monkeypatch.setenv("NO_COLOR", "1")
     assert not use_colour(Tty())
+
+
+def test_cards_under_chapel_bank_and_harbor_are_counted_for_everyone():
+    """The counts are public (the log tells every placement); the harbor's cards nobody sees."""
+    from tests.games.sanjuan.scenario import make
+    s, _ = make([{"city": ["chapel", "harbor"], "chapel": ["tower", "hero"], "harbor": ["statue"]}, {}],
+                expansion=True)
+    for seat in (None, 0, 1):
+        text = Renderer("sanjuan", {"expansion": True, "setup_variant": False}).view(sanjuan.view(s, seat))
+        assert "2 under the chapel, 1 under the harbor" in text
+        assert "Statue" not in text

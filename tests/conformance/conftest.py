@@ -9,9 +9,7 @@ import games
 
 def tables(engine) -> list[tuple[int, dict]]:
     info = engine.INFO
-    every_switch = {o.name: True for o in info.options if o.type is bool}
-    option_sets = [info.check_options({})] + ([info.check_options(every_switch)] if every_switch else [])
-    return [(n, options) for n in info.players for options in option_sets]
+    return [(n, options) for n in info.players for options in info.variants()]
 
 
 def pytest_generate_tests(metafunc):
