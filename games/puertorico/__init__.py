@@ -1,0 +1,55 @@
+"""Puerto Rico (the 2002 rules, with the official two-player game) as a pure rules engine.
+
+The contract every title offers (games/contract.py):
+
+    >>> from protocol.fairness import local_streams
+    >>> from games import puertorico
+    >>> rng = local_streams(7)
+    >>> s = puertorico.setup(["Ana", "Bo", "Cy"], {}, rng)
+    >>> seat = puertorico.to_act(s)[0]
+    >>> puertorico.prompt(s, seat)["kind"]
+    'role'
+    >>> events = puertorico.apply(s, seat, ["builder"], rng)
+
+Actions are lists of picked option values (words, and counts for the mayor's placement).
+Randomness comes only from `rng`, an object with named streams (protocol.fairness.Streams):
+`start-player`, `plantations/initial` and `plantations/reshuffle`. Nothing here does I/O.
+"""
+from . import plantations
+from .flow import apply, to_act
+from .hidden import permute_hidden
+from .info import INFO
+from .scoring import result
+from .state import State, dump, load
+from .table import setup
+from .view import legal, prompt, random_action, view, visible_events
+
+# No computer players or search of its own yet: bots/ adds "random".
+bots: dict = {}
+search = None
+
+
+def copy(s: State) -> State:
+    return s.copy()
+
+
+def manifest(options: dict) -> list[str]:
+    """The plantation tiles by id, as kind keys (D20): the same with two players, whose removed
+    tiles are a rule."""
+    INFO.check_options(options)
+    return plantations.manifest_keys()
+
+
+def manifest_hash(options: dict) -> bytes:
+    INFO.check_options(options)
+    return plantations.manifest_hash()
+
+
+def dealt(s: State, seat: int) -> None:
+    """Nothing is dealt privately in Puerto Rico."""
+    return None
+
+
+__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view",
+           "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
+           "permute_hidden", "bots", "search"]

@@ -1,0 +1,86 @@
+"""Facts about a player's board and the supplies that several phases ask: what is occupied, what a
+building costs, what a player produces, how much he may store, where a bonus colonist comes from,
+and the end triggers.
+"""
+from __future__ import annotations
+
+from .components import (BUILDINGS, CITY_SPACES, CORN, GOODS, ISLAND_SPACES, LARGE_MARKET,
+                         LARGE_WAREHOUSE, PRICE, PRODUCERS, QUARRY, SMALL_MARKET, SMALL_WAREHOUSE)
+from .state import Player, State
+from .words import say
+
+
+def occupied(p: Player, b: int) -> bool:
+    """Only a building with a colonist on it works (R1:437)."""
+    return p.city.get(b, 0) > 0
+
+
+def island_filled(p: Player) -> int:
+    return sum(p.tiles)
+
+
+def island_full(p: Player) -> bool:
+    return sum(p.tiles) >= ISLAND_SPACES
+
+
+def city_used(p: Player) -> int:
+    return sum(BUILDINGS[b].spaces for b in p.city)
+
+
+def colonists(p: Player) -> int:
+    """Every colonist on the board: tiles, buildings and San Juan."""
+    return p.san_juan + sum(p.worked) + sum(p.city.values())
+
+
+def build_cost(p: Player, b: int, builder: bool) -> int:
+    """Cost less 1 for the builder, less the occupied quarries up to the building's column; never
+    below 0."""
+    building = BUILDINGS[b]
+    return max(0, building.cost - builder - min(p.worked[QUARRY], building.column))
+
+
+def fits(p: Player, b: int) -> bool:
+    """Buildings may be moved in the city, so any free spaces will do for a large one (D12)."""
+    return city_used(p) + BUILDINGS[b].spaces <= CITY_SPACES
+
+
+def production(p: Player) -> list[int]:
+    """Barrels of each good a player can make, before the supply is counted: corn from its occupied
+    plantations; any other good as many as both its occupied plantations and the colonists in its
+    production buildings allow."""
+    out = [0] * len(GOODS)
+    out[CORN] = p.worked[CORN]
+    city = p.city
+    for good in range(1, len(GOODS)):
+        out[good] = min(p.worked[good], sum(city.get(b, 0) for b in PRODUCERS[good]))
+    return out
+
+
+def sale_price(p: Player, good: int, trader: bool) -> int:
+    """The trading house price, +1 for the trader, +1 small market, +2 large market."""
+    return PRICE[good] + trader + occupied(p, SMALL_MARKET) + 2 * occupied(p, LARGE_MARKET)
+
+
+def warehouse_kinds(p: Player) -> int:
+    """Kinds of goods a player keeps whole at the end of the captain phase, besides the single
+    barrel on his windrose: 1 for a small, 2 for a large warehouse, 3 for both."""
+    return occupied(p, SMALL_WAREHOUSE) + 2 * occupied(p, LARGE_WAREHOUSE)
+
+
+def colonist_available(s: State) -> bool:
+    return s.colonist_supply > 0 or s.colonist_ship > 0
+
+
+def take_bonus_colonist(s: State) -> None:
+    """A hospice or university colonist comes from the supply, else from the ship (R1:522)."""
+    if s.colonist_supply:
+        s.colonist_supply -= 1
+    else:
+        s.colonist_ship -= 1
+
+
+def trigger_end(s: State, ev: list, why: str) -> None:
+    """An end condition: the game ends once this round is played out (D18)."""
+    if not s.last_round:
+        say(ev, "last_round", f"{why}: the game ends at the end of this round.")
+    s.last_round = True

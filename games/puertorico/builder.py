@@ -1,0 +1,65 @@
+"""The builder phase (rules/puertorico.md section 6): each player from the builder may build one
+building, the builder 1 doubloon cheaper; an occupied university may staff it."""
+from __future__ import annotations
+
+from .board import build_cost, city_used, colonist_available, fits, occupied, take_bonus_colonist, trigger_end
+from .components import BUILDINGS, BY_KEY, CITY_SPACES, UNIVERSITY
+from .state import State
+from .words import count, say
+
+
+def start(s: State, rng, ev: list) -> None:
+    s.turn = 0
+    _turn(s, ev)
+
+
+def build_options(s: State, seat: int) -> tuple[str, ...]:
+    """Buildings the seat may build now, in catalog order: one he does not own, with a copy left,
+    that fits his city and that he can pay for."""
+    p = s.players[seat]
+    builder = seat == s.chooser
+    money = p.doubloons
+    return tuple(b.key for b in BUILDINGS
+                 if s.buildings[b.index] and b.index not in p.city and fits(p, b.index)
+                 and build_cost(p, b.index, builder) <= money)
+
+
+def _turn(s: State, ev: list) -> None:
+    while s.turn < len(s.order):
+        seat = s.order[s.turn]
+        options = build_options(s, seat)
+        if options:
+            s.pending = (seat, "build", options, 0, 1)
+            return
+        s.turn += 1
+
+
+def on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    p = s.players[seat]
+    if not picks:
+        say(ev, "build", f"{s.names[seat]} builds nothing.")
+    else:
+        b = BY_KEY[picks[0]]
+        cost = build_cost(p, b, seat == s.chooser)
+        p.doubloons -= cost
+        s.buildings[b] -= 1
+        p.city[b] = 0
+        say(ev, "build", f"{s.names[seat]} builds a {BUILDINGS[b].name.lower()} for "
+            f"{count(cost, 'doubloon')}.")
+        if city_used(p) == CITY_SPACES:
+            trigger_end(s, ev, f"{s.names[seat]} has filled the 12th city space")
+        if occupied(p, UNIVERSITY) and colonist_available(s):
+            s.pending = (seat, "university", (picks[0],), 0, 1)
+            return
+    s.turn += 1
+    _turn(s, ev)
+
+
+def on_university(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if picks:
+        take_bonus_colonist(s)
+        s.players[seat].city[BY_KEY[picks[0]]] = 1
+        say(ev, "university", f"{s.names[seat]} puts a colonist on the new "
+            f"{BUILDINGS[BY_KEY[picks[0]]].name.lower()} (university).")
+    s.turn += 1
+    _turn(s, ev)

@@ -1,0 +1,176 @@
+"""The captain phase (rules/puertorico.md section 6): loading turns from the captain, round and
+round, while anybody can load; then storage, from the captain; then full ships are emptied.
+
+A loading option is a string "good:ship", the ship named by its size ("corn:6") or "wharf".
+"""
+from __future__ import annotations
+
+from .board import occupied, trigger_end, warehouse_kinds
+from .components import GOODS, HARBOR, WHARF
+from .state import State
+from .words import count, say
+
+WHARF_SHIP = "wharf"
+
+
+def start(s: State, rng, ev: list) -> None:
+    s.turn = 0
+    s.wharfed = frozenset()
+    s.stopped = frozenset()
+    s.captain_loaded = False
+    _next_loader(s, ev)
+
+
+def cargo_options(s: State, seat: int) -> list[tuple[int, int]]:
+    """(good, ship index) the seat may load. A good already on a ship goes only there, while it
+    has room; any other good goes on an empty ship, one that takes the most of his barrels of it
+    (R1:322-324)."""
+    p = s.players[seat]
+    out = []
+    ships, sizes = s.ships, s.ship_sizes
+    for good, held in enumerate(p.goods):
+        if not held:
+            continue
+        carrying = [i for i, (g, _) in enumerate(ships) if g == good]
+        if carrying:
+            i = carrying[0]
+            if ships[i][1] < sizes[i]:
+                out.append((good, i))
+            continue
+        empty = [i for i, (g, _) in enumerate(ships) if g is None]
+        if empty:
+            best = max(min(sizes[i], held) for i in empty)
+            out += [(good, i) for i in empty if min(sizes[i], held) == best]
+    return out
+
+
+def load_options(s: State, seat: int) -> tuple[tuple[str, ...], int]:
+    """The options of a loading turn and their minimum: 1 while a cargo ship takes something;
+    0 when only the wharf is left, which the player may decline (D5)."""
+    p = s.players[seat]
+    options = [f"{GOODS[g]}:{s.ship_sizes[i]}" for g, i in cargo_options(s, seat)]
+    lo = 1 if options else 0
+    if occupied(p, WHARF) and seat not in s.wharfed and seat not in s.stopped:
+        options += [f"{GOODS[g]}:{WHARF_SHIP}" for g in range(len(GOODS)) if p.goods[g]]
+    return tuple(options), lo
+
+
+def _next_loader(s: State, ev: list) -> None:
+    """Ask the next seat, from s.turn on, that can load; after a round of nobody, store."""
+    n = len(s.order)
+    for _ in range(n):
+        seat = s.order[s.turn]
+        options, lo = load_options(s, seat)
+        if options:
+            s.pending = (seat, "load", options, lo, 1)
+            return
+        s.turn = (s.turn + 1) % n
+    s.turn = 0
+    _next_storer(s, ev)
+
+
+def on_load(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if not picks:   # only the wharf was left and he declined it: he is done loading (D5)
+        s.stopped = s.stopped | {seat}
+    else:
+        good_name, ship = picks[0].split(":")
+        good = GOODS.index(good_name)
+        p = s.players[seat]
+        if ship == WHARF_SHIP:
+            amount = p.goods[good]
+            s.barrels[good] += amount
+            s.wharfed = s.wharfed | {seat}
+            where = "his wharf"
+        else:
+            i = s.ship_sizes.index(int(ship))
+            amount = min(p.goods[good], s.ship_sizes[i] - s.ships[i][1])
+            s.ships[i] = (good, s.ships[i][1] + amount)
+            where = f"the {ship}-ship"
+        p.goods[good] -= amount
+        vp = amount + occupied(p, HARBOR)
+        if seat == s.chooser and not s.captain_loaded:   # the privilege, on his first load only
+            vp += 1
+            s.captain_loaded = True
+        _award(s, seat, vp, ev)
+        say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {count(vp, 'VP')}.")
+    s.turn = (s.turn + 1) % len(s.order)
+    _next_loader(s, ev)
+
+
+def _award(s: State, seat: int, vp: int, ev: list) -> None:
+    """VP come as chips while there are any, then on paper (D9); the last chip ends the game."""
+    p = s.players[seat]
+    chips = min(vp, s.vp_supply)
+    s.vp_supply -= chips
+    p.chips += chips
+    p.paper += vp - chips
+    if s.vp_supply == 0:
+        trigger_end(s, ev, "The VP chips ran out")
+
+
+# ---------------------------------------------------------------- storage
+
+def _next_storer(s: State, ev: list) -> None:
+    """Storage, for each seat from the captain: whole kinds in warehouses, then one barrel on the
+    windrose; the rest goes back (D6: keeping is always maximal, so only real choices are asked)."""
+    while s.turn < len(s.order):
+        seat = s.order[s.turn]
+        p = s.players[seat]
+        kinds = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g])
+        room = warehouse_kinds(p)
+        if room and len(kinds) > room:
+            s.pending = (seat, "warehouse", kinds, room, room)
+            return
+        s.stored = kinds if room else ()
+        if _ask_windrose(s, seat, ev):
+            return
+        s.turn += 1
+    _unload(s, ev)
+
+
+def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    s.stored = picks
+    if not _ask_windrose(s, seat, ev):
+        s.turn += 1
+        _next_storer(s, ev)
+
+
+def _ask_windrose(s: State, seat: int, ev: list) -> bool:
+    """Ask which kind keeps its one barrel when there is a choice, else store at once."""
+    p = s.players[seat]
+    rest = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored)
+    if len(rest) > 1:
+        s.pending = (seat, "windrose", rest, 1, 1)
+        return True
+    _store(s, seat, rest[0] if rest else None, ev)
+    return False
+
+
+def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    _store(s, seat, picks[0], ev)
+    s.turn += 1
+    _next_storer(s, ev)
+
+
+def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
+    """Keep the warehoused kinds whole and one barrel of `windrose`; the rest goes back."""
+    p = s.players[seat]
+    lost = []
+    for g, name in enumerate(GOODS):
+        keep = p.goods[g] if name in s.stored else min(1, p.goods[g]) if name == windrose else 0
+        if p.goods[g] > keep:
+            lost.append(f"{p.goods[g] - keep} {name}")
+            s.barrels[g] += p.goods[g] - keep
+            p.goods[g] = keep
+    s.stored = ()
+    if lost:
+        say(ev, "store", f"{s.names[seat]} cannot store {', '.join(lost)}: back to the supply.")
+
+
+def _unload(s: State, ev: list) -> None:
+    """The captain's last duty: full ships are emptied into the supply (R1:338)."""
+    for i, (good, load) in enumerate(s.ships):
+        if load == s.ship_sizes[i]:
+            s.barrels[good] += load
+            s.ships[i] = (None, 0)
+            say(ev, "unload", f"The full {s.ship_sizes[i]}-ship is emptied.")

@@ -1,0 +1,46 @@
+"""The craftsman phase (rules/puertorico.md section 6): everyone produces, from the craftsman on,
+as much as the supply has (production is automatic, D3); an occupied factory pays for the kinds
+received; last, the craftsman may take one more barrel of a kind he received (D4)."""
+from __future__ import annotations
+
+from .board import occupied, production
+from .components import FACTORY, FACTORY_BONUS, GOODS
+from .state import State
+from .words import count, say
+
+
+def start(s: State, rng, ev: list) -> None:
+    received = ()
+    for seat in s.order:
+        got = _produce(s, seat, ev)
+        if seat == s.chooser:
+            received = got
+    options = tuple(GOODS[g] for g in received if s.barrels[g])
+    if options:
+        s.pending = (s.chooser, "craftsman", options, 0, 1)
+
+
+def _produce(s: State, seat: int, ev: list) -> tuple[int, ...]:
+    """Give the seat what it produces, capped by the supply; the kinds it received."""
+    p = s.players[seat]
+    got = []
+    for good, made in enumerate(production(p)):
+        take = min(made, s.barrels[good])
+        if take:
+            s.barrels[good] -= take
+            p.goods[good] += take
+            got.append((good, take))
+    bonus = FACTORY_BONUS[len(got)] if occupied(p, FACTORY) else 0
+    p.doubloons += bonus
+    made = ", ".join(f"{k} {GOODS[g]}" for g, k in got) or "nothing"
+    say(ev, "produce", f"{s.names[seat]} produces {made}"
+        + (f" and takes {count(bonus, 'doubloon')} (factory)." if bonus else "."))
+    return tuple(g for g, _ in got)
+
+
+def on_extra(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if picks:
+        good = GOODS.index(picks[0])
+        s.barrels[good] -= 1
+        s.players[seat].goods[good] += 1
+        say(ev, "craftsman", f"{s.names[seat]} takes 1 more {picks[0]} (privilege).")

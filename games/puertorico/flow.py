@@ -1,0 +1,150 @@
+"""The flow of a game: rounds, role picks, the phases they start, the end of a round and of the
+game, and `apply`, which checks a decision and runs the game on until somebody owes the next one.
+
+Exactly one seat owes a decision at any time (D7): `s.pending` is (seat, kind, options, lo, hi).
+Every decision is "pick between lo and hi distinct options"; all constraints live in the options
+and the bounds, so any pick within them is legal. A phase asks by setting `s.pending`; when it
+returns without asking, it is over and the next role is picked.
+"""
+from __future__ import annotations
+
+from games.errors import IllegalAction
+
+from . import builder, captain, craftsman, mayor, settler, trader
+from .components import ROLE_OF, TABLES
+from .state import State
+from .words import count, say
+
+
+def _prospector(s: State, rng, ev: list) -> None:
+    """The prospector has no action: the picker takes 1 doubloon (R1:376)."""
+    s.players[s.chooser].doubloons += 1
+    say(ev, "prospector", f"{s.names[s.chooser]} takes 1 doubloon (prospector).")
+
+
+PHASES = {"settler": settler.start, "mayor": mayor.start, "builder": builder.start,
+          "craftsman": craftsman.start, "trader": trader.start, "captain": captain.start,
+          "prospector": _prospector}
+
+
+def begin_round(s: State, ev: list) -> None:
+    s.taken = []
+    _next_role(s, ev)
+
+
+def role_options(s: State) -> tuple[str, ...]:
+    """The role cards nobody picked yet this round; the two prospectors are one option while they
+    carry the same money (D13)."""
+    taken = {card for card, _ in s.taken}
+    cards = [c for c in s.roles if c not in taken]
+    if "prospector" in cards and "prospector_2" in cards and s.roles["prospector"] == s.roles["prospector_2"]:
+        cards.remove("prospector_2")
+    return tuple(cards)
+
+
+def _next_role(s: State, ev: list) -> None:
+    """The next pick of the round; with two players they alternate until each has three (§5)."""
+    s.role = None
+    k = len(s.taken)
+    if k == TABLES[len(s.players)].roles_per_round:
+        _end_round(s, ev)
+        return
+    s.chooser = (s.governor + k) % len(s.players)
+    s.pending = (s.chooser, "role", role_options(s), 1, 1)
+
+
+def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    card = picks[0]
+    money = s.roles[card]
+    s.roles[card] = 0
+    s.players[seat].doubloons += money
+    s.taken.append((card, seat))
+    s.role = ROLE_OF[card]
+    n = len(s.players)
+    s.order = tuple((seat + i) % n for i in range(n))
+    say(ev, "role", f"{s.names[seat]} picks the {s.role}"
+        + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
+    PHASES[s.role](s, rng, ev)
+
+
+def _end_round(s: State, ev: list) -> None:
+    """1 doubloon on each card nobody picked (R1:380), then the game ends or the governor passes."""
+    taken = {card for card, _ in s.taken}
+    for card in s.roles:
+        if card not in taken:
+            s.roles[card] += 1
+    if s.last_round:
+        s.over = True
+        s.chooser = None
+        s.pending = None
+        say(ev, "end", "The game is over.")
+        return
+    s.governor = (s.governor + 1) % len(s.players)
+    s.round += 1
+    say(ev, "round", f"Round {s.round}: {s.names[s.governor]} is governor.")
+    begin_round(s, ev)
+
+
+STEPS = {
+    "role": _on_role,
+    "hacienda": settler.on_hacienda,
+    "settle": settler.on_settle,
+    "hospice": settler.on_hospice,
+    "mayor": mayor.on_privilege,
+    "place": mayor.on_place,
+    "build": builder.on_build,
+    "university": builder.on_university,
+    "craftsman": craftsman.on_extra,
+    "sell": trader.on_sell,
+    "load": captain.on_load,
+    "warehouse": captain.on_warehouse,
+    "windrose": captain.on_windrose,
+}
+
+
+# ---------------------------------------------------------------- the contract
+
+def to_act(s: State) -> list[int]:
+    """The seat that owes a decision, or nobody once the game is over."""
+    return [s.pending[0]] if s.pending is not None else []
+
+
+def apply(s: State, seat: int, action, rng) -> list[dict]:
+    """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
+    (all public). Raises IllegalAction, changing nothing, when the decision is not allowed."""
+    decision = s.pending
+    if decision is None or type(seat) is not int or seat != decision[0]:
+        raise _out_of_turn(s, seat)
+    picks = _check(decision, action)
+    s.decisions += 1
+    s.pending = None
+    ev: list[dict] = []
+    STEPS[decision[1]](s, seat, picks, rng, ev)
+    if s.pending is None and not s.over:
+        _next_role(s, ev)
+    return ev
+
+
+def _out_of_turn(s: State, seat) -> IllegalAction:
+    if s.over:
+        return IllegalAction("game_over", "The game is over.")
+    if type(seat) is not int or not 0 <= seat < len(s.players):
+        return IllegalAction("bad_seat", f"There is no seat {seat!r} at this table.")
+    return IllegalAction("not_your_turn", f"It is not {s.names[seat]}'s turn: waiting for "
+                         f"{s.names[s.pending[0]]}.")
+
+
+def _check(decision: tuple, action) -> tuple:
+    _, kind, options, lo, hi = decision
+    if type(action) not in (list, tuple):
+        raise IllegalAction("bad_action", "An action is a list of the options you pick.")
+    for a in action:
+        if type(a) not in (int, str) or a not in options:   # True == 1: check the type too
+            raise IllegalAction("not_an_option", f"{a!r} is not one of the options of this {kind} decision.")
+    n = len(action)
+    if n > 1 and len(set(action)) != n:
+        raise IllegalAction("duplicate", "The same option is picked twice.")
+    if n < lo or n > hi:
+        want = f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
+        raise IllegalAction("wrong_count", f"Pick {want} of the options of this {kind} decision, not {n}.")
+    return tuple(action)

@@ -1,0 +1,14 @@
+"""What Puerto Rico is, for the registry: id, title, seats, rules version, table options."""
+from games.contract import Info
+
+INFO = Info(
+    id="puertorico",
+    title="Puerto Rico",
+    min_players=2,
+    max_players=5,
+    # Bump whenever a rule change could make an old match replay differently: records name it.
+    rules_version="puertorico-1/1",
+    tiebreak="most doubloons plus goods; still tied, the tied players share the win",
+    # No table options: two players always play the official two-player game (D17), the
+    # edition is the seed's (D16).
+)

@@ -1,0 +1,142 @@
+"""The mayor phase (rules/puertorico.md section 6): the mayor's privilege colonist, the ship's
+colonists handed out one at a time, each player's placement from the mayor (D7), and the refill
+of the ship.
+
+A placement is asked as one short question per group of circles, in a fixed order: "how many
+colonists on your X?" with bounds that keep every answer legal and fill every circle that can
+be filled (section 9, B). Each allocation has exactly one path.
+"""
+from __future__ import annotations
+
+from .board import trigger_end
+from .components import BUILDINGS, BY_KEY, TILE_KINDS
+from .state import Player, State
+from .words import count, say
+
+
+def start(s: State, rng, ev: list) -> None:
+    if s.colonist_supply:   # D2: a yes/no, only while the supply has a colonist
+        s.pending = (s.chooser, "mayor", ("colonist",), 0, 1)
+        return
+    _hand_out(s, ev)
+
+
+def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if picks:
+        s.colonist_supply -= 1
+        s.players[seat].san_juan += 1
+        say(ev, "mayor", f"{s.names[seat]} takes a colonist from the supply (privilege).")
+    _hand_out(s, ev)
+
+
+def share(ship: int, n: int, offset: int) -> int:
+    """Colonists the player `offset` seats after the mayor gets when `ship` colonists are handed
+    out one at a time: ceil((ship - offset) / n)."""
+    return max(0, -(-(ship - offset) // n))
+
+
+def _hand_out(s: State, ev: list) -> None:
+    ship, n = s.colonist_ship, len(s.players)
+    for offset, seat in enumerate(s.order):
+        s.players[seat].san_juan += share(ship, n, offset)
+    s.colonist_ship = 0
+    say(ev, "mayor", f"The ship's {count(ship, 'colonist')} go ashore.")
+    s.turn = 0
+    _next_placement(s, ev)
+
+
+def groups(p: Player) -> list[tuple[str, int]]:
+    """(group, circles) of a board in the asking order: plantations by good, quarries, then each
+    building in catalog order. Groups without circles are left out."""
+    out = [(TILE_KINDS[k], p.tiles[k]) for k in range(len(TILE_KINDS)) if p.tiles[k]]
+    out += [(BUILDINGS[b].key, BUILDINGS[b].circles) for b in sorted(p.city)]
+    return out
+
+
+def _next_placement(s: State, ev: list) -> None:
+    while s.turn < len(s.order):
+        p = s.players[s.order[s.turn]]
+        # Every colonist comes off the board, to be placed anew (R1:207).
+        p.san_juan += sum(p.worked) + sum(p.city.values())
+        p.worked = [0] * len(TILE_KINDS)
+        for b in p.city:
+            p.city[b] = 0
+        s.group = 0
+        if _place(s):
+            return
+        _finish_seat(s, ev)
+    _refill(s, ev)
+
+
+def bounds(gs: list[tuple[str, int]], g: int, unplaced: int) -> tuple[int, int]:
+    """How many of the `unplaced` colonists group g may take: at least what the later groups
+    cannot hold, at most its circles, so that every circle that can be filled is (R1:214)."""
+    later = sum(c for _, c in gs[g + 1:])
+    circles = gs[g][1]
+    left = min(unplaced, circles + later)   # those that must still go on circles
+    return max(0, left - later), min(circles, left)
+
+
+def _place(s: State) -> bool:
+    """Place the current seat's colonists from group `s.group` on, asking where there is a choice.
+    True when a question is pending."""
+    seat = s.order[s.turn]
+    p = s.players[seat]
+    gs = groups(p)
+    while s.group < len(gs):
+        lo, hi = bounds(gs, s.group, p.san_juan)
+        if lo != hi:
+            s.pending = (seat, "place", tuple(range(lo, hi + 1)), 1, 1)
+            return True
+        _put(p, gs[s.group][0], lo)
+        s.group += 1
+    return False
+
+
+def _put(p: Player, group: str, colonists: int) -> None:
+    if group in TILE_KINDS:
+        p.worked[TILE_KINDS.index(group)] = colonists
+    else:
+        p.city[BY_KEY[group]] = colonists
+    p.san_juan -= colonists
+
+
+def on_place(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    p = s.players[seat]
+    _put(p, groups(p)[s.group][0], picks[0])
+    s.group += 1
+    if _place(s):
+        return
+    _finish_seat(s, ev)
+    _next_placement(s, ev)
+
+
+def _finish_seat(s: State, ev: list) -> None:
+    """Announce the placement of the current seat and move on to the next."""
+    seat = s.order[s.turn]
+    p = s.players[seat]
+    where = [f"{c} on {TILE_KINDS[k]}" for k, c in enumerate(p.worked) if c]
+    where += [f"{c} on {BUILDINGS[b].name.lower()}" for b, c in sorted(p.city.items()) if c]
+    if p.san_juan:
+        where.append(f"{p.san_juan} in San Juan")
+    say(ev, "place", f"{s.names[seat]} places colonists: {', '.join(where) or 'none'}.")
+    s.turn += 1
+
+
+def refill_need(s: State) -> int:
+    """Colonists the ship needs: one per empty building circle on every board (plantations do not
+    count), at least one per player."""
+    empty = sum(BUILDINGS[b].circles - c for p in s.players for b, c in p.city.items())
+    return max(len(s.players), empty)
+
+
+def _refill(s: State, ev: list) -> None:
+    need = refill_need(s)
+    if s.colonist_supply >= need:
+        s.colonist_ship = need
+        s.colonist_supply -= need
+    else:   # D8: what is left goes on the ship, and the game ends with the round
+        s.colonist_ship = s.colonist_supply
+        s.colonist_supply = 0
+        trigger_end(s, ev, "The colonists ran out")
+    say(ev, "mayor", f"The colonist ship carries {count(s.colonist_ship, 'colonist')} for the next mayor.")

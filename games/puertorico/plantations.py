@@ -1,0 +1,66 @@
+"""The plantation tiles: their manifest (the only thing the fair deal shuffles), the face-down
+stack, the face-up row and the discard pile.
+
+Tiles have ids (D20): corn 0-9, indigo 10-21, sugar 22-32, tobacco 33-41, coffee 42-49. Once on
+an island a tile is only its kind, so islands hold counts and ids live in the stack, row and
+discard pile, where they decide what a reshuffle deals.
+"""
+from __future__ import annotations
+
+import hashlib
+
+from .components import GOODS, PLANTATION_TILES
+
+MANIFEST: tuple[int, ...] = tuple(k for k, copies in enumerate(PLANTATION_TILES) for _ in range(copies))
+FIRST_ID = tuple(sum(PLANTATION_TILES[:k]) for k in range(len(GOODS)))
+
+
+def kind(tile: int) -> int:
+    return MANIFEST[tile]
+
+
+def manifest_keys() -> list[str]:
+    return [GOODS[k] for k in MANIFEST]
+
+
+def manifest_hash() -> bytes:
+    """SHA-256 of the manifest as text, one line `id key` per tile: what the deal permutes."""
+    return hashlib.sha256("".join(f"{i} {GOODS[k]}\n" for i, k in enumerate(MANIFEST)).encode()).digest()
+
+
+def in_play(removed_per_kind: int) -> list[int]:
+    """The tile ids in play: with two players the highest ids of each kind stay in the box."""
+    return [t for k, copies in enumerate(PLANTATION_TILES)
+            for t in range(FIRST_ID[k], FIRST_ID[k] + copies - removed_per_kind)]
+
+
+def take_from_row(row: list[int], k: int) -> int:
+    """Take a face-up tile of kind k. Tiles of a kind are interchangeable (D14); the lowest id is
+    the one taken, so that the discard pile, and every later reshuffle, is well defined."""
+    tile = min(t for t in row if MANIFEST[t] == k)
+    row.remove(tile)
+    return tile
+
+
+def draw(s, rng) -> int | None:
+    """The top face-down tile. An empty stack is rebuilt from the discard pile, sorted by id, with
+    the stream `plantations/reshuffle` k for its k-th rebuild; None when both are empty."""
+    if not s.stack:
+        if not s.discard:
+            return None
+        s.reshuffles += 1
+        s.stack = rng.shuffle("plantations/reshuffle", s.reshuffles, sorted(s.discard))[::-1]
+        s.discard = []
+    return s.stack.pop()
+
+
+def refill_row(s, rng) -> None:
+    """End of the settler phase: the untaken tiles go to the discard pile, and N+1 tiles are
+    turned face up; the stack is rebuilt from the discard pile when it runs out."""
+    s.discard.extend(s.row)
+    s.row = []
+    for _ in range(len(s.players) + 1):
+        tile = draw(s, rng)
+        if tile is None:
+            break   # the row stays short
+        s.row.append(tile)

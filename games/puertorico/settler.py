@@ -1,0 +1,95 @@
+"""The settler phase (rules/puertorico.md section 6): for each player from the settler, the
+hacienda draw, then a face-up plantation (or a quarry), then the hospice colonist; at the end a
+new face-up row.
+"""
+from __future__ import annotations
+
+from . import plantations
+from .board import colonist_available, island_full, occupied, take_bonus_colonist
+from .components import CONSTRUCTION_HUT, GOODS, HACIENDA, HOSPICE, QUARRY, TILE_KINDS
+from .state import State
+from .words import say
+
+
+def start(s: State, rng, ev: list) -> None:
+    s.turn = 0
+    _turn(s, rng, ev)
+
+
+def _turn(s: State, rng, ev: list) -> None:
+    """Ask the next player who can do something, or end the phase."""
+    while s.turn < len(s.order):
+        seat = s.order[s.turn]
+        p = s.players[seat]
+        if not island_full(p):
+            # D1: the hacienda draws only from a stack with tiles; it never rebuilds the stack.
+            if occupied(p, HACIENDA) and s.stack:
+                s.pending = (seat, "hacienda", ("draw",), 0, 1)
+                return
+            if _ask_take(s, seat):
+                return
+        s.turn += 1
+    plantations.refill_row(s, rng)
+    say(ev, "row", "New face-up plantations: " + (", ".join(GOODS[plantations.kind(t)] for t in s.row)
+                                                  or "none left") + ".")
+
+
+def take_options(s: State, seat: int) -> tuple[str, ...]:
+    """The face-up kinds (D14: identical tiles are one option), and the quarry for the settler
+    or an occupied construction hut while quarries remain."""
+    p = s.players[seat]
+    kinds = sorted({plantations.kind(t) for t in s.row})
+    options = [GOODS[k] for k in kinds]
+    if s.quarries and (seat == s.chooser or occupied(p, CONSTRUCTION_HUT)):
+        options.append("quarry")
+    return tuple(options)
+
+
+def _ask_take(s: State, seat: int) -> bool:
+    options = take_options(s, seat)
+    if not options:
+        return False
+    s.pending = (seat, "settle", options, 0, 1)
+    return True
+
+
+def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    p = s.players[seat]
+    if picks:
+        tile = s.stack.pop()
+        p.tiles[plantations.kind(tile)] += 1
+        say(ev, "hacienda", f"{s.names[seat]} draws a {GOODS[plantations.kind(tile)]} plantation "
+            "with the hacienda.")
+    if island_full(p) or not _ask_take(s, seat):
+        s.turn += 1
+        _turn(s, rng, ev)
+
+
+def on_settle(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    p = s.players[seat]
+    if not picks:
+        say(ev, "settle", f"{s.names[seat]} takes no plantation.")
+    else:
+        what = picks[0]
+        if what == "quarry":
+            k = QUARRY
+            s.quarries -= 1
+        else:
+            k = GOODS.index(what)
+            plantations.take_from_row(s.row, k)
+        p.tiles[k] += 1
+        say(ev, "settle", f"{s.names[seat]} takes a {what}{'' if k == QUARRY else ' plantation'}.")
+        if occupied(p, HOSPICE) and colonist_available(s):
+            s.pending = (seat, "hospice", (TILE_KINDS[k],), 0, 1)
+            return
+    s.turn += 1
+    _turn(s, rng, ev)
+
+
+def on_hospice(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if picks:
+        take_bonus_colonist(s)
+        s.players[seat].worked[TILE_KINDS.index(picks[0])] += 1
+        say(ev, "hospice", f"{s.names[seat]} puts a colonist on the new {picks[0]} (hospice).")
+    s.turn += 1
+    _turn(s, rng, ev)

@@ -1,0 +1,52 @@
+"""The trader phase (rules/puertorico.md section 6): each player from the trader may sell one
+barrel while the trading house has room; a full house is emptied at the end."""
+from __future__ import annotations
+
+from .board import occupied, sale_price
+from .components import GOODS, OFFICE, TRADING_HOUSE_SPACES
+from .state import State
+from .words import count, say
+
+
+def start(s: State, rng, ev: list) -> None:
+    s.turn = 0
+    _turn(s, ev)
+
+
+def sell_options(s: State, seat: int) -> tuple[str, ...]:
+    """Goods the seat holds that the house buys: a kind not there yet, any kind with an occupied
+    office."""
+    p = s.players[seat]
+    office = occupied(p, OFFICE)
+    return tuple(GOODS[g] for g in range(len(GOODS))
+                 if p.goods[g] and (office or g not in s.house))
+
+
+def _turn(s: State, ev: list) -> None:
+    while s.turn < len(s.order) and len(s.house) < TRADING_HOUSE_SPACES:
+        seat = s.order[s.turn]
+        options = sell_options(s, seat)
+        if options:
+            s.pending = (seat, "sell", options, 0, 1)
+            return
+        s.turn += 1
+    if len(s.house) == TRADING_HOUSE_SPACES:
+        for g in s.house:
+            s.barrels[g] += 1
+        s.house = []
+        say(ev, "trade", "The trading house is full and is emptied.")
+
+
+def on_sell(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+    if picks:
+        p = s.players[seat]
+        good = GOODS.index(picks[0])
+        price = sale_price(p, good, seat == s.chooser)
+        p.goods[good] -= 1
+        p.doubloons += price
+        s.house.append(good)
+        say(ev, "trade", f"{s.names[seat]} sells a {picks[0]} for {count(price, 'doubloon')}.")
+    else:
+        say(ev, "trade", f"{s.names[seat]} sells nothing.")
+    s.turn += 1
+    _turn(s, ev)

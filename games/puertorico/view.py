@@ -1,0 +1,211 @@
+"""What a seat, or a spectator, sees, and the decisions put to a seat as prompts.
+
+Everything is public but the order of the face-down plantation stack, shown as a count (§10).
+VP chip totals are shown too (D15): every chip comes from a public load.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+from games.choice import pick_uniform
+
+from . import mayor
+from .board import build_cost, city_used, occupied, production, sale_price
+from .captain import WHARF_SHIP
+from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, ROLE_OF, ROLE_TEXT,
+                         TILE_KINDS)
+from .flow import to_act
+from .plantations import kind
+from .scoring import result
+from .state import Player, State
+from .words import count
+
+
+def _player(s: State, seat: int) -> dict:
+    p = s.players[seat]
+    return {
+        "name": s.names[seat],
+        "doubloons": p.doubloons,
+        "goods": dict(zip(GOODS, p.goods)),
+        "vp_chips": p.chips,
+        "vp_paper": p.paper,
+        # island: kind -> [tiles, colonists on them]
+        "island": {TILE_KINDS[k]: [p.tiles[k], p.worked[k]] for k in range(len(TILE_KINDS)) if p.tiles[k]},
+        "city": [[BUILDINGS[b].key, c] for b, c in sorted(p.city.items())],
+        "city_spaces": city_used(p),
+        "san_juan": p.san_juan,
+    }
+
+
+def view(s: State, seat: int | None = None) -> dict:
+    taken = dict(s.taken)
+    v = {
+        "game": "puertorico",
+        "options": {},
+        "seat": seat,
+        "to_act": to_act(s),
+        "prompt": prompt(s, seat) if seat is not None else None,
+        "players": [_player(s, i) for i in range(len(s.players))],
+        "round": s.round,
+        "governor": s.governor,
+        "role": s.role,
+        "chooser": s.chooser,
+        "roles": [{"card": c, "role": ROLE_OF[c], "doubloons": money, "taken_by": taken.get(c)}
+                  for c, money in s.roles.items()],
+        "plantations": {"face_up": sorted(GOODS[kind(t)] for t in s.row),
+                        "face_down": len(s.stack),
+                        "discarded": sorted(GOODS[kind(t)] for t in s.discard)},
+        "quarries": s.quarries,
+        "colonists": {"ship": s.colonist_ship, "supply": s.colonist_supply},
+        "vp_chips": s.vp_supply,
+        "goods": dict(zip(GOODS, s.barrels)),
+        "buildings": {b.key: s.buildings[b.index] for b in BUILDINGS},
+        "ships": [{"size": size, "good": None if g is None else GOODS[g], "load": load}
+                  for size, (g, load) in zip(s.ship_sizes, s.ships)],
+        "trading_house": [GOODS[g] for g in s.house],
+        "last_round": s.last_round,
+        "over": s.over,
+    }
+    if s.over:
+        v["result"] = result(s)
+    return v
+
+
+def visible_events(events: list[dict], seat: int | None) -> list[dict]:
+    """Every event is public; kept general so a private one would stay private."""
+    return [e for e in events if e["to"] is None or e["to"] == seat]
+
+
+# ---------------------------------------------------------------- prompts
+
+def prompt(s: State, seat: int) -> dict | None:
+    """The seat's decision as data a client renders without knowing the rules: pick between `min`
+    and `max` distinct values of `options`; `labels[i]` names option i, `help[i]` explains it."""
+    if s.pending is None or s.pending[0] != seat:
+        return None
+    _, kind_, options, lo, hi = s.pending
+    p = s.players[seat]
+    text, describe = _PROMPTS[kind_](s, seat, p, options)
+    pairs = [describe(o) for o in options]
+    return {"kind": kind_, "text": text, "options": list(options), "min": lo, "max": hi,
+            "labels": [a for a, _ in pairs], "help": [b for _, b in pairs]}
+
+
+def _role(s, seat, p, options):
+    def describe(card):
+        money = s.roles[card]
+        label = ROLE_OF[card].capitalize() + (f" (+{count(money, 'doubloon')})" if money else "")
+        return label, ROLE_TEXT[ROLE_OF[card]]
+    return "Pick a role for this phase.", describe
+
+
+def _hacienda(s, seat, p, options):
+    return ("Hacienda: take the top face-down plantation before your normal pick?",
+            lambda o: ("Draw a face-down plantation", "It goes on your island at once, unseen until drawn."))
+
+
+def _settle(s, seat, p, options):
+    def describe(o):
+        if o == "quarry":
+            return "Quarry", "Each occupied quarry takes 1 doubloon off a building, up to its column."
+        return f"{o.capitalize()} plantation", f"Grows {o}, which sells for {PRICE[GOODS.index(o)]}."
+    return "Settler: take a face-up plantation, or none.", describe
+
+
+def _bonus_colonist(building: str):
+    def prompt_for(s, seat, p, options):
+        def describe(o):
+            where = o if o in TILE_KINDS else BUILDINGS[BY_KEY[o]].name.lower()
+            return (f"Colonist on the new {where}",
+                    "From the colonist supply, or from the ship when the supply is empty.")
+        return f"{building}: put a colonist on what you just placed?", describe
+    return prompt_for
+
+
+def _mayor(s, seat, p, options):
+    return ("Mayor: take a colonist from the supply (privilege)?",
+            lambda o: ("Take a colonist", "It joins the ones from the ship before you place them."))
+
+
+def _place(s, seat, p, options):
+    group, circles = mayor.groups(p)[s.group]
+    name = (f"{group} plantations" if group in TILE_KINDS[:-1] else "quarries" if group == "quarry"
+            else BUILDINGS[BY_KEY[group]].name.lower())
+
+    def describe(k):
+        return f"{k} on your {name}", f"{count(circles, 'circle')} here; {p.san_juan} colonists still to place."
+    return f"Mayor: how many colonists on your {name}?", describe
+
+
+def _build(s, seat, p, options):
+    builder = seat == s.chooser
+
+    def describe(key):
+        b = BUILDINGS[BY_KEY[key]]
+        return (f"{b.name}: pay {build_cost(p, b.index, builder)} (cost {b.cost}), {b.vp} VP", b.text)
+    return f"Builder: build one building, or none. You have {count(p.doubloons, 'doubloon')}.", describe
+
+
+def _craftsman(s, seat, p, options):
+    return ("Craftsman: take 1 more barrel of a kind you produced (privilege)?",
+            lambda o: (o.capitalize(), f"{s.barrels[GOODS.index(o)]} {o} left in the supply."))
+
+
+def _sell(s, seat, p, options):
+    def describe(o):
+        price = sale_price(p, GOODS.index(o), seat == s.chooser)
+        return f"{o.capitalize()} for {count(price, 'doubloon')}", f"You hold {p.goods[GOODS.index(o)]} {o}."
+    return "Trader: sell one barrel to the trading house, or none.", describe
+
+
+def _load(s, seat, p, options):
+    extra = occupied(p, HARBOR) + (seat == s.chooser and not s.captain_loaded)
+
+    def describe(o):
+        good_name, ship = o.split(":")
+        held = p.goods[GOODS.index(good_name)]
+        if ship == WHARF_SHIP:
+            return (f"Ship all {held} {good_name} with your wharf",
+                    f"Scores {count(held + extra, 'VP')}; the barrels go back to the supply.")
+        i = s.ship_sizes.index(int(ship))
+        takes = min(held, s.ship_sizes[i] - s.ships[i][1])
+        return (f"Load {good_name} onto the {ship}-ship (takes {takes} of your {held})",
+                f"Scores {count(takes + extra, 'VP')}.")
+    text = "Captain: load one kind of goods." + ("" if any(":" + WHARF_SHIP not in o for o in options)
+                                                  else " Pick none to stop loading this phase.")
+    return text, describe
+
+
+def _warehouse(s, seat, p, options):
+    def describe(o):
+        return f"{o.capitalize()} ({count(p.goods[GOODS.index(o)], 'barrel')})", "All of them stay."
+    return (f"Captain: keep all barrels of which {count(len(options) and s.pending[3], 'kind')} in "
+            "your warehouses?", describe)
+
+
+def _windrose(s, seat, p, options):
+    def describe(o):
+        return (f"{o.capitalize()} (1 of your {p.goods[GOODS.index(o)]})",
+                "One barrel stays on your windrose; the others of the kinds left go back.")
+    return "Captain: keep one barrel of which kind? The rest goes back to the supply.", describe
+
+
+_PROMPTS = {"role": _role, "hacienda": _hacienda, "settle": _settle,
+            "hospice": _bonus_colonist("Hospice"), "mayor": _mayor, "place": _place,
+            "build": _build, "university": _bonus_colonist("University"),
+            "craftsman": _craftsman, "sell": _sell, "load": _load, "warehouse": _warehouse,
+            "windrose": _windrose}
+
+
+def legal(s: State, seat: int) -> list[list]:
+    """Every legal action of the seat, each a list of picked options."""
+    if s.pending is None or s.pending[0] != seat:
+        return []
+    _, _, options, lo, hi = s.pending
+    return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
+
+
+def random_action(s: State, seat: int, rnd) -> list:
+    """A uniformly random legal action, cheap enough for random playouts."""
+    _, _, options, lo, hi = s.pending
+    return pick_uniform(options, lo, hi, rnd)
