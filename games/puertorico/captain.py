@@ -56,45 +56,57 @@ def load_options(s: State, seat: int) -> tuple[tuple[str, ...], int]:
 
 
 def _next_loader(s: State, ev: list) -> None:
-    """Ask the next seat, from s.turn on, that can load; after a round of nobody, store."""
+    """Ask the next seat, from s.turn on, that can load; a turn with one option and no choice to
+    decline is played at once (forced decisions are not asked). After a round of nobody, store."""
     n = len(s.order)
-    for _ in range(n):
+    idle = 0
+    while idle < n:
         seat = s.order[s.turn]
         options, lo = load_options(s, seat)
-        if options:
+        if not options:
+            idle += 1
+            s.turn = (s.turn + 1) % n
+        elif len(options) == 1 and lo == 1:
+            _load(s, seat, options[0], ev)
+            idle = 0
+            s.turn = (s.turn + 1) % n
+        else:
             s.pending = (seat, "load", options, lo, 1)
             return
-        s.turn = (s.turn + 1) % n
     s.turn = 0
     _next_storer(s, ev)
 
 
 def on_load(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
-    if not picks:   # only the wharf was left and he declined it: he is done loading (D5)
+    if picks:
+        _load(s, seat, picks[0], ev)
+    else:   # only the wharf was left and he declined it: he is done loading (D5)
         s.stopped = s.stopped | {seat}
-    else:
-        good_name, ship = picks[0].split(":")
-        good = GOODS.index(good_name)
-        p = s.players[seat]
-        if ship == WHARF_SHIP:
-            amount = p.goods[good]
-            s.barrels[good] += amount
-            s.wharfed = s.wharfed | {seat}
-            where = "his wharf"
-        else:
-            i = s.ship_sizes.index(int(ship))
-            amount = min(p.goods[good], s.ship_sizes[i] - s.ships[i][1])
-            s.ships[i] = (good, s.ships[i][1] + amount)
-            where = f"the {ship}-ship"
-        p.goods[good] -= amount
-        vp = amount + occupied(p, HARBOR)
-        if seat == s.chooser and not s.captain_loaded:   # the privilege, on his first load only
-            vp += 1
-            s.captain_loaded = True
-        _award(s, seat, vp, ev)
-        say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {count(vp, 'VP')}.")
     s.turn = (s.turn + 1) % len(s.order)
     _next_loader(s, ev)
+
+
+def _load(s: State, seat: int, option: str, ev: list) -> None:
+    good_name, ship = option.split(":")
+    good = GOODS.index(good_name)
+    p = s.players[seat]
+    if ship == WHARF_SHIP:
+        amount = p.goods[good]
+        s.barrels[good] += amount
+        s.wharfed = s.wharfed | {seat}
+        where = "his wharf"
+    else:
+        i = s.ship_sizes.index(int(ship))
+        amount = min(p.goods[good], s.ship_sizes[i] - s.ships[i][1])
+        s.ships[i] = (good, s.ships[i][1] + amount)
+        where = f"the {ship}-ship"
+    p.goods[good] -= amount
+    vp = amount + occupied(p, HARBOR)
+    if seat == s.chooser and not s.captain_loaded:   # the privilege, on his first load only
+        vp += 1
+        s.captain_loaded = True
+    _award(s, seat, vp, ev)
+    say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {vp} VP.")
 
 
 def _award(s: State, seat: int, vp: int, ev: list) -> None:

@@ -49,8 +49,8 @@ def _next_role(s: State, ev: list) -> None:
     if k == TABLES[len(s.players)].roles_per_round:
         _end_round(s, ev)
         return
-    s.chooser = (s.governor + k) % len(s.players)
-    s.pending = (s.chooser, "role", role_options(s), 1, 1)
+    s.chooser = None
+    s.pending = ((s.governor + k) % len(s.players), "role", role_options(s), 1, 1)
 
 
 def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
@@ -60,6 +60,7 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     s.players[seat].doubloons += money
     s.taken.append((card, seat))
     s.role = ROLE_OF[card]
+    s.chooser = seat
     n = len(s.players)
     s.order = tuple((seat + i) % n for i in range(n))
     say(ev, "role", f"{s.names[seat]} picks the {s.role}"

@@ -27,6 +27,16 @@ def setup(names, options: dict | None, rng) -> State:
     s.stack = rng.shuffle("plantations/initial", 0, tiles)[::-1]
     s.row = [s.stack.pop() for _ in range(n + 1)]
 
+    set_out(s)
+    begin_round(s, [])
+    return s
+
+
+def set_out(s: State) -> None:
+    """Money, supplies, ships and role cards for the number of players; the plantations are not
+    touched (setup deals them, tests place them)."""
+    n = len(s.players)
+    table = TABLES[n]
     for p in s.players:
         p.doubloons = table.doubloons
     s.quarries = QUARRY_TILES - table.removed_quarries
@@ -38,5 +48,3 @@ def setup(names, options: dict | None, rng) -> State:
     s.ship_sizes = table.ships
     s.ships = [(None, 0)] * len(table.ships)
     s.roles = {card: 0 for card in ROLE_CARDS[:table.role_cards]}
-    begin_round(s, [])
-    return s

@@ -166,11 +166,11 @@ def _load(s, seat, p, options):
         held = p.goods[GOODS.index(good_name)]
         if ship == WHARF_SHIP:
             return (f"Ship all {held} {good_name} with your wharf",
-                    f"Scores {count(held + extra, 'VP')}; the barrels go back to the supply.")
+                    f"Scores {held + extra} VP; the barrels go back to the supply.")
         i = s.ship_sizes.index(int(ship))
         takes = min(held, s.ship_sizes[i] - s.ships[i][1])
         return (f"Load {good_name} onto the {ship}-ship (takes {takes} of your {held})",
-                f"Scores {count(takes + extra, 'VP')}.")
+                f"Scores {takes + extra} VP.")
     text = "Captain: load one kind of goods." + ("" if any(":" + WHARF_SHIP not in o for o in options)
                                                   else " Pick none to stop loading this phase.")
     return text, describe
