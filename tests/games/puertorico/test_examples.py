@@ -66,7 +66,7 @@ def test_quarry_discounts_example():
 def test_quarry_discounts_in_the_builder_prompt():
     s, rng = make([{"doubloons": 0}, {"island": {"quarry": (3, 3)}, "doubloons": 5}, {"doubloons": 0}])
     play(s, rng, 0, "builder")
-    assert ask(s) == (0, "build", ["small_market"], 0, 1)   # the builder's doubloon: free
+    assert ask(s) == (0, "build", ["small_indigo_plant", "small_market"], 0, 1)   # free for the builder
     answer(s, rng)
     seat, kind, options, lo, hi = ask(s)
     assert (seat, kind, lo, hi) == (1, "build", 0, 1)
