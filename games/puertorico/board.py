@@ -27,6 +27,11 @@ def city_used(p: Player) -> int:
     return sum(BUILDINGS[b].spaces for b in p.city)
 
 
+def free_spaces(p: Player) -> int:
+    """Buildings may be moved in the city, so any free spaces will do for a large one (D12)."""
+    return CITY_SPACES - city_used(p)
+
+
 def colonists(p: Player) -> int:
     """Every colonist on the board: tiles, buildings and San Juan."""
     return p.san_juan + sum(p.worked) + sum(p.city.values())
@@ -37,11 +42,6 @@ def build_cost(p: Player, b: int, builder: bool) -> int:
     below 0."""
     building = BUILDINGS[b]
     return max(0, building.cost - builder - min(p.worked[QUARRY], building.column))
-
-
-def fits(p: Player, b: int) -> bool:
-    """Buildings may be moved in the city, so any free spaces will do for a large one (D12)."""
-    return city_used(p) + BUILDINGS[b].spaces <= CITY_SPACES
 
 
 def production(p: Player) -> list[int]:

@@ -2,8 +2,8 @@
 building, the builder 1 doubloon cheaper; an occupied university may staff it."""
 from __future__ import annotations
 
-from .board import build_cost, city_used, colonist_available, fits, occupied, take_bonus_colonist, trigger_end
-from .components import BUILDINGS, BY_KEY, CITY_SPACES, UNIVERSITY
+from .board import build_cost, colonist_available, free_spaces, occupied, take_bonus_colonist, trigger_end
+from .components import BUILDINGS, BY_KEY, UNIVERSITY
 from .state import State
 from .words import count, say
 
@@ -19,8 +19,9 @@ def build_options(s: State, seat: int) -> tuple[str, ...]:
     p = s.players[seat]
     builder = seat == s.chooser
     money = p.doubloons
+    free = free_spaces(p)
     return tuple(b.key for b in BUILDINGS
-                 if s.buildings[b.index] and b.index not in p.city and fits(p, b.index)
+                 if s.buildings[b.index] and b.spaces <= free and b.index not in p.city
                  and build_cost(p, b.index, builder) <= money)
 
 
@@ -46,7 +47,7 @@ def on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
         p.city[b] = 0
         say(ev, "build", f"{s.names[seat]} builds a {BUILDINGS[b].name.lower()} for "
             f"{count(cost, 'doubloon')}.")
-        if city_used(p) == CITY_SPACES:
+        if not free_spaces(p):
             trigger_end(s, ev, f"{s.names[seat]} has filled the 12th city space")
         if occupied(p, UNIVERSITY) and colonist_available(s):
             s.pending = (seat, "university", (picks[0],), 0, 1)

@@ -41,20 +41,16 @@ class Building:
     copies: int           # in the box (3 to 5 players)
     good: int | None      # the good a production building makes
     guild_vp: int         # guild hall: 1 per small, 2 per large production building
-    large: bool           # a large building takes two city spaces
+    spaces: int           # city spaces: 2 for the five large buildings
     text: str
 
     @property
     def violet(self) -> bool:
         return self.good is None
 
-    @property
-    def spaces(self) -> int:
-        return 2 if self.large else 1
-
 
 def _b(key, name, cost, vp, circles, column, copies, good=None, guild_vp=0, large=False, text=""):
-    return (key, name, cost, vp, circles, column, copies, good, guild_vp, large, text)
+    return (key, name, cost, vp, circles, column, copies, good, guild_vp, 2 if large else 1, text)
 
 
 _TABLE = (

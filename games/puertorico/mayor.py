@@ -68,11 +68,10 @@ def _next_placement(s: State, ev: list) -> None:
     _refill(s, ev)
 
 
-def bounds(gs: list[tuple[str, int]], g: int, unplaced: int) -> tuple[int, int]:
-    """How many of the `unplaced` colonists group g may take: at least what the later groups
-    cannot hold, at most its circles, so that every circle that can be filled is (R1:214)."""
-    later = sum(c for _, c in gs[g + 1:])
-    circles = gs[g][1]
+def bounds(circles: int, later: int, unplaced: int) -> tuple[int, int]:
+    """How many of the `unplaced` colonists a group of `circles` may take when the groups after it
+    have `later` circles: at least what those cannot hold, at most its circles, so that every
+    circle that can be filled is (R1:214)."""
     left = min(unplaced, circles + later)   # those that must still go on circles
     return max(0, left - later), min(circles, left)
 
@@ -83,13 +82,17 @@ def _place(s: State) -> bool:
     seat = s.order[s.turn]
     p = s.players[seat]
     gs = groups(p)
+    later = sum(circles for _, circles in gs[s.group + 1:])
     while s.group < len(gs):
-        lo, hi = bounds(gs, s.group, p.san_juan)
+        name, circles = gs[s.group]
+        lo, hi = bounds(circles, later, p.san_juan)
         if lo != hi:
             s.pending = (seat, "place", tuple(range(lo, hi + 1)), 1, 1)
             return True
-        _put(p, gs[s.group][0], lo)
+        _put(p, name, lo)
         s.group += 1
+        if s.group < len(gs):
+            later -= gs[s.group][1]
     return False
 
 
