@@ -22,6 +22,9 @@ def _prospector(s: State, rng, ev: list) -> None:
     say(ev, "prospector", f"{s.names[s.chooser]} takes 1 doubloon (prospector).")
 
 
+# _ORDERS[n][first]: the seats in clockwise turn order from `first`.
+_ORDERS = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in TABLES}
+
 PHASES = {"settler": settler.start, "mayor": mayor.start, "builder": builder.start,
           "craftsman": craftsman.start, "trader": trader.start, "captain": captain.start,
           "prospector": _prospector}
@@ -61,8 +64,7 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     s.taken.append((card, seat))
     s.role = ROLE_OF[card]
     s.chooser = seat
-    n = len(s.players)
-    s.order = tuple((seat + i) % n for i in range(n))
+    s.order = _ORDERS[len(s.players)][seat]
     say(ev, "role", f"{s.names[seat]} picks the {s.role}"
         + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
     PHASES[s.role](s, rng, ev)

@@ -62,7 +62,7 @@ def _next_placement(s: State, ev: list) -> None:
         for b in p.city:
             p.city[b] = 0
         s.group = 0
-        if _place(s):
+        if _place(s, groups(p)):
             return
         _finish_seat(s, ev)
     _refill(s, ev)
@@ -76,12 +76,11 @@ def bounds(circles: int, later: int, unplaced: int) -> tuple[int, int]:
     return max(0, left - later), min(circles, left)
 
 
-def _place(s: State) -> bool:
-    """Place the current seat's colonists from group `s.group` on, asking where there is a choice.
-    True when a question is pending."""
+def _place(s: State, gs: list[tuple[str, int]]) -> bool:
+    """Place the current seat's colonists from group `s.group` of his groups `gs` on, asking where
+    there is a choice. True when a question is pending."""
     seat = s.order[s.turn]
     p = s.players[seat]
-    gs = groups(p)
     later = sum(circles for _, circles in gs[s.group + 1:])
     while s.group < len(gs):
         name, circles = gs[s.group]
@@ -106,9 +105,10 @@ def _put(p: Player, group: str, colonists: int) -> None:
 
 def on_place(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     p = s.players[seat]
-    _put(p, groups(p)[s.group][0], picks[0])
+    gs = groups(p)
+    _put(p, gs[s.group][0], picks[0])
     s.group += 1
-    if _place(s):
+    if _place(s, gs):
         return
     _finish_seat(s, ev)
     _next_placement(s, ev)
