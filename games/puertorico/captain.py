@@ -8,7 +8,7 @@ from __future__ import annotations
 from .board import occupied, trigger_end, warehouse_kinds
 from .components import GOODS, HARBOR, WHARF
 from .state import State
-from .words import count, say
+from .words import say
 
 WHARF_SHIP = "wharf"
 

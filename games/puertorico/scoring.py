@@ -37,7 +37,7 @@ BONUSES = ((GUILD_HALL, "guild_hall", guild_hall_bonus), (RESIDENCE, "residence"
 
 
 def score_seat(p: Player) -> dict[str, int]:
-    parts = {"shipping": p.chips + p.paper, "buildings": sum(BUILDINGS[b].vp for b in p.city)}
+    parts = {"vp_chips": p.chips + p.paper, "buildings": sum(BUILDINGS[b].vp for b in p.city)}
     for building, name, bonus in BONUSES:
         parts[name] = bonus(p) if occupied(p, building) else 0
     parts["total"] = sum(parts.values())

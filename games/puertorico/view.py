@@ -10,14 +10,14 @@ from itertools import combinations
 from games.choice import pick_uniform
 
 from . import mayor
-from .board import build_cost, city_used, occupied, production, sale_price
+from .board import build_cost, city_used, occupied, sale_price
 from .captain import WHARF_SHIP
 from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, ROLE_OF, ROLE_TEXT,
                          TILE_KINDS)
 from .flow import to_act
 from .plantations import kind
 from .scoring import result
-from .state import Player, State
+from .state import State
 from .words import count
 
 
@@ -115,7 +115,8 @@ def _settle(s, seat, p, options):
 def _bonus_colonist(building: str):
     def prompt_for(s, seat, p, options):
         def describe(o):
-            where = o if o in TILE_KINDS else BUILDINGS[BY_KEY[o]].name.lower()
+            where = (f"{o} plantation" if o in GOODS else o if o == "quarry"
+                     else BUILDINGS[BY_KEY[o]].name.lower())
             return (f"Colonist on the new {where}",
                     "From the colonist supply, or from the ship when the supply is empty.")
         return f"{building}: put a colonist on what you just placed?", describe
@@ -133,7 +134,9 @@ def _place(s, seat, p, options):
             else BUILDINGS[BY_KEY[group]].name.lower())
 
     def describe(k):
-        return f"{k} on your {name}", f"{count(circles, 'circle')} here; {p.san_juan} colonists still to place."
+        return (f"{k} on your {name}",
+                f"{count(circles, 'circle')} here; {count(p.san_juan, 'colonist')} still to place, "
+                "those without a circle wait in San Juan.")
     return f"Mayor: how many colonists on your {name}?", describe
 
 
@@ -171,16 +174,15 @@ def _load(s, seat, p, options):
         takes = min(held, s.ship_sizes[i] - s.ships[i][1])
         return (f"Load {good_name} onto the {ship}-ship (takes {takes} of your {held})",
                 f"Scores {takes + extra} VP.")
-    text = "Captain: load one kind of goods." + ("" if any(":" + WHARF_SHIP not in o for o in options)
-                                                  else " Pick none to stop loading this phase.")
-    return text, describe
+    may_stop = s.pending[3] == 0   # only the wharf is left (D5)
+    return "Captain: load one kind of goods." + (" Pick none to stop loading this phase." if may_stop else ""), describe
 
 
 def _warehouse(s, seat, p, options):
     def describe(o):
         return f"{o.capitalize()} ({count(p.goods[GOODS.index(o)], 'barrel')})", "All of them stay."
-    return (f"Captain: keep all barrels of which {count(len(options) and s.pending[3], 'kind')} in "
-            "your warehouses?", describe)
+    return (f"Captain: keep all barrels of which {count(s.pending[3], 'kind')} in your warehouses?",
+            describe)
 
 
 def _windrose(s, seat, p, options):
