@@ -10,7 +10,7 @@ from games import puertorico
 from games.puertorico import plantations
 from games.puertorico.components import BARRELS, CORN, INDIGO, TABLES, building_copies
 from protocol.fairness import local_streams
-from tests.games.puertorico.scenario import answer, ask, make, play
+from tests.games.puertorico.scenario import answer, ask, make
 
 
 @pytest.mark.parametrize("n, money, chips, colonists, ships, roles, stack", [
