@@ -323,9 +323,13 @@ def test_d18_several_triggers_one_end_after_the_round():
 def test_d19_a_player_who_cannot_load_is_not_asked():
     s, rng = make([{"goods": {"indigo": 2}}, {"goods": {"corn": 1, "sugar": 1}}, {}],
                   ships=[(1, 1), (2, 1), (3, 1)])
-    play(s, rng, 0, "captain")
-    assert ask(s) == (1, "load", ["sugar:5"], 1, 1) or s.players[1].goods[2] == 0
-    assert s.players[0].chips == 3    # his forced indigo load on the 4-ship, +1 captain
+    events = play(s, rng, 0, "captain")
+    # Every turn with a load was forced, Bob's corn fits nowhere, Chris holds nothing: nobody is
+    # asked, and the next role is up.
+    assert ask(s)[1] == "role"
+    assert [e["text"] for e in events if e["type"] == "load"] == [
+        "Anna loads 2 indigo on the 4-ship for 3 VP.", "Bob loads 1 sugar on the 5-ship for 1 VP."]
+    assert s.players[1].goods == [1, 0, 0, 0, 0]
 
 
 def test_d20_manifest_ids_and_starting_tiles():
