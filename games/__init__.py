@@ -7,7 +7,7 @@ from importlib import import_module
 
 from games.errors import IllegalAction
 
-GAMES = {g.INFO.id: g for g in (import_module(f"games.{name}") for name in ("sanjuan",))}
+GAMES = {g.INFO.id: g for g in (import_module(f"games.{name}") for name in ("sanjuan", "puertorico"))}
 
 
 def get(name: str):

@@ -22,6 +22,7 @@ from .info import INFO
 from .scoring import result
 from .state import State, dump, load
 from .table import setup
+from .text import Text
 from .view import legal, prompt, random_action, view, visible_events
 
 # No computer players or search of its own yet: bots/ adds "random".
@@ -52,4 +53,4 @@ def dealt(s: State, seat: int) -> None:
 
 __all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view",
            "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
-           "permute_hidden", "bots", "search"]
+           "permute_hidden", "bots", "search", "Text"]

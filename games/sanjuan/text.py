@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import textwrap
 
+from games.text import plain, plural, score_table
+
 from .cards import catalog
 from .info import INFO
 
@@ -17,16 +19,8 @@ def _wrap(text: str) -> str:
     return textwrap.fill(text, width=88, initial_indent="    ", subsequent_indent="    ")
 
 
-def _plural(k: int, word: str) -> str:
-    return f"{k} {word}{'s' * (k != 1)}"
-
-
-def _plain(text: str, style: str) -> str:
-    return text
-
-
 class Text:
-    def __init__(self, options: dict, paint=_plain) -> None:
+    def __init__(self, options: dict, paint=plain) -> None:
         self.cards = catalog(bool(options.get("expansion")))["cards"]
         self.paint = paint
 
@@ -61,7 +55,7 @@ class Text:
         if v.get("tile"):
             label = "Trading house pays" if v.get("role") == "trader" else "Last trading tile"
             lines.append(f"{label}: " + ", ".join(f"{g} {p}" for g, p in v["tile"].items()))
-        supply = f"Supply {_plural(v['deck'], 'card')}, discard pile {_plural(v['discard'], 'card')}"
+        supply = f"Supply {plural(v['deck'], 'card')}, discard pile {plural(v['discard'], 'card')}"
         if v.get("cathedral") is not None:
             cost = self.cards.get("cathedral", {}).get("cost", "?")
             supply += f"; the cathedral (cost {cost}) is still there for anyone to build"
@@ -78,8 +72,8 @@ class Text:
                     ("  [to act]" if seat in v["to_act"] else "")
             # Cards under a chapel, bank or harbor: counts everyone may know (each is 1 VP).
             under = "".join(f", {p[pile]} under the {pile}" for pile in ("chapel", "bank", "harbor") if p[pile])
-            lines.append(f"  {who}  {_plural(p['hand'], 'card')} in hand, "
-                         f"{_plural(p['buildings'], 'building')}{under}{marks}")
+            lines.append(f"  {who}  {plural(p['hand'], 'card')} in hand, "
+                         f"{plural(p['buildings'], 'building')}{under}{marks}")
             # Wrap before painting: escape codes would count as width.
             city = ", ".join(self.name(key) + ("*" if good else "") for _, key, good in p["city"])
             lines.append(self._goods(_wrap(city)))
@@ -91,7 +85,7 @@ class Text:
     def hand(self, v: dict) -> str:
         you = v["you"]
         cards = sorted(you["hand"], key=lambda c: (self.cards.get(c[1], {}).get("cost", 0), self.name(c[1])))
-        lines = [self.paint(f"Your hand ({_plural(len(cards), 'card')}, limit {you['hand_limit']})", "head")]
+        lines = [self.paint(f"Your hand ({plural(len(cards), 'card')}, limit {you['hand_limit']})", "head")]
         lines += [f"  {self.card(key)}" for _, key in cards] or ["  (empty)"]
         for pile in ("chapel", "bank"):
             if you[pile]:
@@ -101,22 +95,4 @@ class Text:
         return "\n".join(lines)
 
     def result(self, result: dict, names: list[str]) -> str:
-        """The final table: one row per score part anybody scored, then totals and winners."""
-        scores = result["scores"]
-        rows = [(part.replace("_", " "), [sc[part] for sc in scores])
-                for part in scores[0] if part != "total"
-                and (part == "buildings" or any(sc[part] for sc in scores))]
-        rows.append(("total", [sc["total"] for sc in scores]))
-        rows.append(("tie-break", result["tiebreak"]))
-        width = max(6, *(len(n) for n in names))
-        first = max(len(label) for label, _ in rows)
-        lines = [self.paint(" " * first + "".join(f"  {n:>{width}}" for n in names), "head")]
-        for label, values in rows:
-            line = label.ljust(first) + "".join(f"  {x:>{width}}" for x in values)
-            lines.append(self.paint(line, "head") if label == "total" else line)
-        lines.append(self.paint(f"(tie-break: {INFO.tiebreak})", "dim"))
-        won = " and ".join(names[i] for i in result["winners"])
-        # No verb: "You wins" would read badly, and "You" is the default name at the table.
-        title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"
-        lines.append(self.paint(f"{title}: {won}, after {_plural(result['rounds'], 'round')}.", "you"))
-        return "\n".join(lines)
+        return "\n".join(score_table(result, names, INFO.tiebreak, self.paint))

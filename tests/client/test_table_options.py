@@ -76,9 +76,10 @@ def test_the_lobby_asks_for_the_game_and_each_of_its_options(two_games, capsys):
             return "t1"
 
     link = Link()
-    answers = io.StringIO("2\n5\n1\ny\n5\n8\n")  # Toy, 5 players, 1 computer, long game, 5 then 8 rounds
+    toy = list(games.GAMES).index("toy") + 1
+    answers = io.StringIO(f"{toy}\n5\n1\ny\n5\n8\n")  # Toy, 5 players, 1 computer, long game, 5 then 8 rounds
     assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
     assert link.created == ("toy", 5, 1, {"long_game": True, "rounds": 8})
     asked = capsys.readouterr().out
-    assert "1. San Juan, 2. Toy" in asked and "Play to 20 points?" in asked and "Rounds to play (4, 6, 8)" in asked
+    assert f"{toy}. Toy" in asked and "1. San Juan" in asked and "Play to 20 points?" in asked and "Rounds to play (4, 6, 8)" in asked
     assert "Please type one of 4, 6, 8." in asked

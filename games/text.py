@@ -1,0 +1,34 @@
+"""Text helpers every game's Text shares (the terminal's rendering of a game lives with the game;
+what is the same for all of them lives here)."""
+from __future__ import annotations
+
+
+def plural(k: int, word: str) -> str:
+    return f"{k} {word}{'s' * (k != 1)}"
+
+
+def plain(text: str, style: str) -> str:
+    """`paint` when there is no colour."""
+    return text
+
+
+def score_table(result: dict, names: list[str], tiebreak: str, paint=plain, always=("buildings",)) -> list[str]:
+    """The final table: a row per score part anybody scored (and the parts in `always`), the
+    totals, the tie-break values with the rule in words, and who won."""
+    scores = result["scores"]
+    rows = [(part.replace("_", " "), [sc[part] for sc in scores])
+            for part in scores[0] if part != "total" and (part in always or any(sc[part] for sc in scores))]
+    rows.append(("total", [sc["total"] for sc in scores]))
+    rows.append(("tie-break", result["tiebreak"]))
+    width = max(6, *(len(n) for n in names))
+    first = max(len(label) for label, _ in rows)
+    lines = [paint(" " * first + "".join(f"  {n:>{width}}" for n in names), "head")]
+    for label, values in rows:
+        line = label.ljust(first) + "".join(f"  {x:>{width}}" for x in values)
+        lines.append(paint(line, "head") if label == "total" else line)
+    lines.append(paint(f"(tie-break: {tiebreak})", "dim"))
+    won = " and ".join(names[i] for i in result["winners"])
+    # No verb: "You wins" would read badly, and "You" is the default name at the table.
+    title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"
+    lines.append(paint(f"{title}: {won}, after {plural(result['rounds'], 'round')}.", "you"))
+    return lines
