@@ -296,6 +296,27 @@ async def test_an_exception_in_the_rules_rejects_the_command_and_the_table_lives
     del real
 
 
+async def test_deeply_nested_actions_harm_neither_their_table_nor_another(server, caplog):
+    """An action a thousand lists deep once reached the rules, whose refusal failed on it: a
+    traceback in the log each time, and twenty froze the table. It is a malformed frame now."""
+    table, (ana, bo) = await table_with(server.url, 2)
+    _, others = await table_with(server.url, 2, names=("Cy", "Di"))
+    await asyncio.gather(*(p.play(until=lambda p: p.seq >= 10) for p in (ana, bo, *others)))
+    nested = [1]
+    for _ in range(1000):
+        nested = [nested]
+    for i in range(20):
+        await ana.raw.send({"type": "act", "id": 90_000 + i, "seq": ana.seq, "action": nested})
+        code, why = await ana.raw.closed()
+        assert code == wire.CLOSE_BAD_FRAME and "flat list of options" in why, (code, why)
+        await ana.resume()
+    await play_all([ana, bo, *others])
+    assert all(p.report.ok for p in (ana, bo, *others))
+    core = server.tables[table].core
+    assert core.broken is None and core.internal_errors == 0
+    assert not [r for r in caplog.records if r.levelname == "ERROR" or r.exc_info]
+
+
 # ---------------------------------------------------------------------- slow clients
 
 async def test_a_client_that_stops_reading_slows_no_one(make_server):
