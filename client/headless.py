@@ -15,7 +15,7 @@ import bots
 from games.errors import IllegalAction
 
 from .errors import ClientError
-from .link import Link, ServerRefused, open_link
+from .link import DROPPED, Backoff, Link, ServerRefused, open_link, why_dropped
 from .lobby import sit, table_id, table_is_open
 from .seat import Player, SeatRunner
 from .session import SeatSession, normalize_url
@@ -69,19 +69,7 @@ async def play_headless(args) -> int:
               file=sys.stderr, flush=True)
         runner = SeatRunner(session, player, patience=args.patience, rate=args.pace, cafile=args.cafile)
     else:
-        link = await open_link(url, quiet=True, rate=args.pace, cafile=args.cafile)
-        try:
-            if args.create:
-                table = await link.create(args.create, args.seats, args.bots, args.options)
-                print(table, flush=True)
-                session = await _sit_as_bot(link, table, args)
-            elif args.table:
-                session = await _sit_as_bot(link, args.table, args)
-            else:
-                session = await _sit_anywhere(link, args)
-        except BaseException:
-            await link.close()
-            raise
+        link, session = await _take_seat(url, args, player)
         print(f"Seated at table {session.table}, seat {session.seat + 1}.", file=sys.stderr, flush=True)
         runner = SeatRunner(session, player, link=link, patience=args.patience)
     outcome = await runner.run()
@@ -93,6 +81,38 @@ async def play_headless(args) -> int:
             print(outcome.caveat)
         print(f"Match record saved: {outcome.record}")
     return 0 if outcome.verified else 1
+
+
+async def _take_seat(url: str, args, player: Headless) -> tuple[Link, SeatSession]:
+    """Connect and sit down as the arguments say. A server that cannot be reached, or a
+    connection that drops before we have a seat (a server restarting), is tried again with the
+    backoff and patience of a seat that lost its connection; a table we created is not created
+    again."""
+    backoff = Backoff(args.patience)
+    table = args.table
+    while True:
+        link = None
+        try:
+            link = await open_link(url, quiet=True, rate=args.pace, cafile=args.cafile)
+            if table is None and args.create:
+                table = await link.create(args.create, args.seats, args.bots, args.options)
+                print(table, flush=True)
+            session = await (_sit_as_bot(link, table, args) if table else _sit_anywhere(link, args))
+            return link, session
+        except BaseException as e:
+            if link is not None:
+                await link.close()
+            if isinstance(e, ClientError) and e.code == "unreachable":   # open_link's word for DROPPED
+                why = e.message
+            elif isinstance(e, DROPPED):
+                why = f"the connection to {url} dropped before we had a seat ({why_dropped(e)})"
+            else:
+                raise
+            delay = backoff.next_delay()
+            if delay is None:
+                raise ClientError("unreachable", f"{why}; gave up after {backoff.patience:g} s") from None
+            player.connection("reconnecting", why)
+            await asyncio.sleep(delay)
 
 
 async def _sit_as_bot(link: Link, table: str, args) -> SeatSession:

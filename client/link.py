@@ -17,6 +17,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from protocol import wire
+from protocol.messages import printable
 from protocol.signing import fingerprint
 
 from .errors import ClientError
@@ -138,11 +139,15 @@ class Link:
         await self.ws.send(wire.encode(msg))
 
     async def recv(self) -> dict:
+        """The server's next message, its strings fit for the terminal. Not a view, nor the ops
+        that patch one: they must stay what the server hashed (the Renderer cleans a view as it
+        draws it); the signed payloads are bytes, untouched."""
         frame = await self.ws.recv()
         try:
-            return wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
+            msg = wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
         except wire.WireError as e:
             raise ClientError("bad_message", f"the server sent a bad message: {e}") from None
+        return {k: v if k in ("view", "ops") else printable(v) for k, v in msg.items()}
 
     async def request(self, msg: dict, expect: tuple[str, ...], on_other=None,
                       timeout: float = REQUEST_TIMEOUT) -> dict:
@@ -223,6 +228,12 @@ def close_code(e: BaseException) -> int | None:
     return rcvd.code if rcvd is not None else None
 
 
+def close_reason(e: BaseException) -> str:
+    """The reason the server gave when it closed the connection, fit for the terminal."""
+    rcvd = getattr(e, "rcvd", None)
+    return printable(rcvd.reason) if rcvd is not None else ""
+
+
 def unreachable(url: str, e: BaseException) -> str:
     """Why the first connection to a server failed, in words; when something answered but not
     as a Governor server would, the likely mistake is ws:// for wss:// or the other way round."""
@@ -238,7 +249,7 @@ def why_dropped(e: BaseException) -> str:
     """Why a connection ended, in words."""
     code = close_code(e)
     if code is not None:
-        reason = e.rcvd.reason
+        reason = close_reason(e)
         return f"closed by the server ({code}{': ' + reason if reason else ''})"
     if isinstance(e, ConnectionClosed):
         return "connection dropped"

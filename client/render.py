@@ -4,13 +4,15 @@ and the game log are drawn here alike for every game, from the prompt's labels a
 
 Everything here reads only a view (what one seat, or a spectator, may see), never the engine
 state: the same code must render a view that arrived over the network, and a renderer that cannot
-reach the state cannot leak a hidden card.
+reach the state cannot leak a hidden card. A view is the server's data, kept as it was hashed: the
+Renderer takes the control characters out of its strings before drawing it.
 """
 from __future__ import annotations
 
 import os
 
 import games
+from protocol.messages import printable
 
 from .errors import ClientError
 
@@ -36,7 +38,7 @@ class Renderer:
 
     def board(self, v: dict) -> str:
         """Everything the view shows but its question, as the game draws it."""
-        return self.text.board(v)
+        return self.text.board(printable(v))
 
     def view(self, v: dict) -> str:
         """The whole screen for one view: the game's board, and the question, if any."""
@@ -46,14 +48,14 @@ class Renderer:
         return "\n\n".join(parts)
 
     def prompt(self, v: dict) -> str:
-        p = v["prompt"]
+        p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
         lines += [f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)]
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))
         return "\n".join(lines)
 
     def help(self, v: dict) -> str:
-        p = v["prompt"]
+        p = printable(v["prompt"])
         lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; an empty line "
                  "means none, where none is allowed. `q` quits.", how_to_answer(p["min"], p["max"]), ""]
         for i, (label, text) in enumerate(zip(p["labels"], p["help"]), 1):
@@ -61,7 +63,12 @@ class Renderer:
         return "\n".join(lines)
 
     def result(self, result: dict, names: list[str]) -> str:
-        return self.text.result(result, names)
+        return self.text.result(printable(result), printable(names))
+
+    def waiting(self, v: dict) -> str:
+        """Who the game waits for, by name."""
+        names = [printable(p["name"]) for p in v["players"]]
+        return f"Waiting for {', '.join(names[s] for s in v['to_act'])}…"
 
 
 def how_to_answer(lo: int, hi: int) -> str:

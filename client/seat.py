@@ -9,9 +9,10 @@ import asyncio
 import time
 
 from protocol import wire
+from protocol.messages import printable
 
 from .errors import ClientError
-from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, close_code, why_dropped
+from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, close_code, close_reason, why_dropped
 from .session import SeatSession, save_record
 from .table import Outcome, Table
 
@@ -76,7 +77,7 @@ class SeatRunner:
                                           "with the same token (another copy of this client?)") from None
                     if code == wire.CLOSE_BAD_HELLO:
                         raise ClientError("resume_refused", f"the server refused to resume this seat: "
-                                          f"{getattr(e.rcvd, 'reason', '') or 'unknown token'}") from None
+                                          f"{close_reason(e) or 'unknown token'}") from None
                     if self.table.ended:
                         break
                     self.player.connection("reconnecting", why_dropped(e))
@@ -213,6 +214,6 @@ class SeatRunner:
         return Outcome(finished=final["t"] == "final", report=report, record=path,
                        table=self.session.table, seat=ex.seat, names=self.table.names(),
                        result=view.get("result"),
-                       reason=final.get("reason") if final["t"] == "cancel" else None,
+                       reason=printable(final.get("reason")) if final["t"] == "cancel" else None,
                        own_seed=not ex.seed_made_by_server)
 

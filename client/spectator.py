@@ -141,9 +141,8 @@ class Watcher(Player):
                 self.shown_to_act = to_act
                 print()
                 print(self.screen.view(v))
-                names = [p["name"] for p in v["players"]]
                 if to_act:
-                    print(self.screen.paint(f"Waiting for {', '.join(names[s] for s in to_act)}…", "dim"))
+                    print(self.screen.paint(self.screen.waiting(v), "dim"))
         sys.stdout.flush()
 
 

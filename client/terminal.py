@@ -142,8 +142,7 @@ class Terminal(Player):
             return
         others = tuple(v.get("to_act", ()))
         if others and others != self.waiting_for:
-            names = [p["name"] for p in v["players"]]
-            self.say(f"Waiting for {', '.join(names[s] for s in others)}…", "dim")
+            self.say(self.screen.waiting(v), "dim")   # update() made the screen for this view
         self.waiting_for = others
 
     def stop_deciding(self, table: Table) -> None:

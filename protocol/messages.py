@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -47,6 +48,20 @@ def short_repr(value) -> str:
     """A value from a message, for an error text: shortened, as anyone can put anything there."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def printable(value):
+    """A server's data as it may reach a terminal: every string in it without its control
+    characters (Unicode category C: ESC, BEL, newlines, ...), with which a server could move the
+    cursor, clear the screen or retitle the window. For showing only: what is signed or hashed is
+    checked as it came."""
+    if isinstance(value, str):
+        return value if value.isprintable() else "".join(c for c in value if unicodedata.category(c)[0] != "C")
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: printable(v) for k, v in value.items()}
+    return value
 
 
 def check_header(body: dict):

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from games.errors import IllegalAction, Refused
 
 from .fairness import Streams, master_key, player_commit, server_commit
-from .messages import (ProtocolError, Signed, check_header, events_digest, private_events, public_events,
-                       short_repr)
+from .messages import (ProtocolError, Signed, check_header, events_digest, printable, private_events,
+                       public_events, short_repr)
 from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
 
 
@@ -70,7 +70,7 @@ class Report:
             lines.append(f"NOT CHECKED: {self.what}")
         else:
             lines.append(f"FAILED at {self.where}: {self.what}")
-        return "\n".join(lines)
+        return "\n".join(printable(line) for line in lines)   # names come from whoever signed the header
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "where": self.where, "what": self.what, "game": self.game,

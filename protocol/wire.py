@@ -17,7 +17,9 @@ Once seated, per table:
                                                       after a gap or an overflow)
   server -> delta {table, base, seq, ops, hash, events} ops turn the view at `base` into the one at
                                                       `seq` (protocol.diff); hash = view_hash of it
-  client -> act {id, seq, action}                     a decision, made on the view at `seq`
+  client -> act {id, seq, action}                     a decision, made on the view at `seq`: the
+                                                      options picked, at most MAX_ACTION, each an int
+                                                      or a string (as a prompt offers them)
   server -> ack {id} | reject {id, code, message}     every command is answered exactly once
   client -> resync {}                                 ask for a snapshot
   server -> status {table, seats, status, frozen?}    who is connected, who is a bot; frozen: why the
@@ -37,6 +39,7 @@ from .codec import DecodeError, pack, unpack
 VERSION = "governor/2"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
+MAX_ACTION = 64                  # options picked in one action: a decision picks a few of those shown
 
 # Close codes (RFC 6455 leaves 4000-4999 to applications).
 CLOSE_BAD_FRAME = 4000           # not a msgpack map with a known type and the right fields
@@ -119,4 +122,18 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
         value = msg[name]
         if type(value) is not kind or (kind is int and isinstance(value, bool)):
             raise WireError("bad_frame", f"field {name!r} of a {msg['type']} message must be {kind.__name__}")
+    if msg["type"] == "act":
+        _check_action(msg["action"])
     return msg
+
+
+def _check_action(action: list) -> None:
+    """An action is a flat list of options. Checked here, before any game sees it, so that no
+    shape a client can send (a list nested a thousand deep, thousands of options) costs the
+    rules more than a look at a few plain values."""
+    if len(action) > MAX_ACTION:
+        raise WireError("bad_frame", f"an action picks at most {MAX_ACTION} options, not {len(action)}")
+    for option in action:
+        if type(option) not in (int, str):  # not bool either: True == 1 would pass for an option
+            raise WireError("bad_frame", f"an action is a flat list of options, each an int or a string, "
+                                         f"not a {type(option).__name__}")

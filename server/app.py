@@ -27,6 +27,7 @@ import dataclasses
 import fcntl
 import logging
 import os
+import resource
 import secrets
 import signal
 import ssl
@@ -36,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from websockets.asyncio.server import serve
+from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 import bots
@@ -60,6 +61,7 @@ TABLE_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 TABLE_ID_LENGTH = 6
 NAME_MAX = 24
 LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
+SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 
 
 @dataclass
@@ -69,10 +71,11 @@ class Limits:
     rate: float = 20.0                    # client messages per second per connection ...
     burst: int = 40                       # ... with this burst; over it: CLOSE_FLOODING
     conns_per_addr: int = 16              # open connections per IP address; over: CLOSE_TOO_MANY
+    max_connections: int = 1000           # connections in all, counted from their first byte; over: cut at once
     max_tables: int = 100                 # tables waiting or playing at once
     outbox: int = 256                     # frames queued per connection before view updates are dropped
     inbox: int = 1024                     # commands queued per table before "busy"
-    hello_timeout: float = 10.0           # seconds to send the hello
+    hello_timeout: float = 10.0           # seconds to open the WebSocket, and then to send the hello
     idle_table: float = 600.0             # a table nobody sat down at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
     turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)
@@ -102,6 +105,8 @@ class Server:
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
         self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat), of those
         self._per_addr: Counter[str] = Counter()
+        self.connections = 0                              # open sockets, see _Counted
+        self.max_connections = self.limits.max_connections   # lowered at start if files are short
         self._ws = None
         self._lock_file = None
         self._janitor: asyncio.Task | None = None
@@ -124,8 +129,15 @@ class Server:
         await self.store.open()
         for row in await self.store.open_tables():
             self._adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
+        files = raise_file_limit(self.limits.max_connections + SPARE_FILES)
+        if files < self.limits.max_connections + SPARE_FILES:
+            self.max_connections = max(1, files - SPARE_FILES)
+            log.warning("this process may open %d files: at most %d connections, not %d", files,
+                        self.max_connections, self.limits.max_connections)
         self._ws = await serve(self._handler, self.host, self.port, ssl=self.tls, max_size=self.limits.max_frame,
-                               compression=None, ping_interval=20, ping_timeout=20, close_timeout=5)
+                               compression=None, ping_interval=20, ping_timeout=20, close_timeout=5,
+                               open_timeout=self.limits.hello_timeout,
+                               create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
         log.info("listening on %s (server key %s)", self.url, self.fingerprint)
@@ -379,6 +391,45 @@ class Server:
         table.ensure_running()
         log.info("table %s created: %s, %d seats, %d bots (%s)", tid, info.id, n, nbots, level)
         conn.push(wire.encode({"type": "created", "table": tid}))
+
+
+class _Counted(ServerConnection):
+    """A connection counted in its server's total from the moment it is accepted, before any
+    handshake (a socket that never says a word holds a file all the same), and cut at once when
+    the total is full: a flood of idle sockets can then never leave the server without files for
+    its database or for the players at its tables."""
+
+    def __init__(self, server: Server, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.owner = server
+        self.counted = False
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        if self.owner.connections >= self.owner.max_connections:
+            transport.abort()
+            return
+        self.owner.connections += 1
+        self.counted = True
+
+    def connection_lost(self, exc) -> None:
+        super().connection_lost(exc)
+        if self.counted:
+            self.owner.connections -= 1
+
+
+def raise_file_limit(want: int) -> int:
+    """Let this process open `want` files if the system allows it (the soft limit is often 1024,
+    the hard one far higher); the files it may open now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return want if soft == resource.RLIM_INFINITY else soft
 
 
 # ---------------------------------------------------------------------- command line

@@ -1,6 +1,10 @@
 """Files that are not what they claim: `governor verify` answers with a message and an exit code,
 never a traceback, and a saved seat with a damaged message file keeps what came before the damage."""
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -36,6 +40,23 @@ def test_verify_names_a_nesting_too_deep_to_read(tmp_path, capsys):
     path.write_bytes(record.MAGIC + b"\x91" * 5000 + b"\xc0")
     code, text = run_verify(capsys, path)
     assert code == 2 and "nested too deeply" in text and "()" not in text, text
+
+
+def test_verify_refuses_a_file_just_over_the_size_limit_unread(tmp_path, capsys):
+    path = tmp_path / "huge.govrec"
+    path.write_bytes(record.MAGIC + b"\x00" * (record.MAX_RECORD + 1 - len(record.MAGIC)))
+    code, text = run_verify(capsys, path)
+    assert code == 2 and f"larger than a match record may be ({record.MAX_RECORD} bytes)" in text, text
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_verify_of_an_endless_device_ends_at_once_with_a_sentence():
+    """/dev/zero has no size to check first: only the bounded read keeps it from filling memory."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "client", "verify", "/dev/zero"], cwd=root, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 2, done
+    assert "not a readable match record" in done.stdout and "Traceback" not in done.stdout + done.stderr
 
 
 def _self_signed_record(**header_changes) -> list[Signed]:

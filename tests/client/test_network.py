@@ -7,6 +7,8 @@ import asyncio
 import json
 import re
 import signal
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -132,6 +134,46 @@ def test_reconnects_after_the_server_drops_every_connection(tmp_path):
         live.close()
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_headless_client_started_before_its_server_waits_for_it(tmp_path):
+    """Before it has a seat a headless client tries again as it does after: a server that is
+    down, or restarting, for a few seconds costs it nothing."""
+    live = LiveServer(tmp_path / "server")
+    live.port = free_port()
+    try:
+        proc = bot_seat(live.url, tmp_path / "me", "--create", "sanjuan", "--seats", "2", "--bots", "1")
+        time.sleep(1.5)                  # it finds nobody there, and tries again
+        live.start()
+        result = outcome(proc)
+        check_match([result], 2)
+        assert "[reconnecting: cannot reach a Governor server" in result["_stderr"]
+    finally:
+        live.close()
+
+
+def test_headless_clients_waiting_for_a_free_seat_outlive_a_server_restart(tmp_path):
+    live = LiveServer(tmp_path / "server")
+    live.start()
+    try:
+        joiners = [bot_seat(live.url, tmp_path / f"j{i}", "--name", f"J{i}") for i in range(3)]
+        time.sleep(1.0)                  # they poll the lobby for a table with a free seat ...
+        live.stop()                      # ... which goes away ...
+        time.sleep(0.5)
+        live.start()                     # ... and comes back
+        creator = bot_seat(live.url, tmp_path / "c", "--create", "sanjuan", "--seats", "4", "--name", "C")
+        results = [outcome(p) for p in [creator, *joiners]]
+        check_match(results, 4)
+        assert all("Traceback" not in r["_stderr"] for r in results)
+        assert any("[reconnecting" in r["_stderr"] for r in results)
+    finally:
+        live.close()
+
+
 def test_a_refused_token_is_reported_not_retried(server, tmp_path):
     data = tmp_path / "x"
     proc = bot_seat(server.url, data, "--create", "sanjuan", "--seats", "2", "--bots", "1", "--think", "0.05")
@@ -200,13 +242,16 @@ def test_watch_an_unknown_table(server):
 
 
 def test_join_without_a_server_says_so(tmp_path):
-    proc = governor("join", "ws://127.0.0.1:9", "--bot", "random", "--no-input", "--json", "--data-dir", str(tmp_path))
+    proc = governor("join", "ws://127.0.0.1:9", "--bot", "random", "--no-input", "--json", "--data-dir", str(tmp_path),
+                    "--patience", "1")
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 1 and "cannot reach a Governor server at ws://127.0.0.1:9" in err
-    assert "Traceback" not in err
+    assert proc.returncode == 1 and "Traceback" not in err
+    assert "[reconnecting: cannot reach a Governor server at ws://127.0.0.1:9" in err   # tried again, as a seat is
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("governor join: cannot reach a Governor server at ws://127.0.0.1:9: ")
+    assert last.endswith("; gave up after 1 s")
     assert json.loads(out) == {"finished": False, "verified": False, "record": None,
-                               "verdict": "cannot reach a Governor server at ws://127.0.0.1:9: "
-                                          + err.split("ws://127.0.0.1:9: ", 1)[1].strip()}
+                               "verdict": last.removeprefix("governor join: ")}
 
 
 # ------------------------------------------------------------ governor play: the LAN party

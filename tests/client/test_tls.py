@@ -105,7 +105,7 @@ def test_the_wrong_scheme_either_way_is_named(tls_server, tmp_path):
     plain = LiveServer(tmp_path / "plain")
     plain.start()
     try:
-        proc = bot_seat(plain.url.replace("ws://", "wss://"), tmp_path / "p")
+        proc = bot_seat(plain.url.replace("ws://", "wss://"), tmp_path / "p", "--patience", "1")
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 1 and "server at wss://" in err, err
         assert "if the server does not use TLS, its address starts with ws://" in err, err

@@ -31,6 +31,31 @@ def test_bad_frames_name_what_is_wrong(frame, reason):
     assert e.value.close == wire.CLOSE_BAD_FRAME and e.value.code == "bad_frame"
 
 
+def nested(depth: int) -> list:
+    action: list = [1]
+    for _ in range(depth):
+        action = [action]
+    return action
+
+
+@pytest.mark.parametrize("action,reason", [
+    (nested(1000), "a flat list of options"),
+    ([1, [2]], "not a list"),
+    ([1, {"a": 1}], "not a dict"),
+    ([True], "not a bool"),
+    ([1.5], "not a float"),
+    ([None], "not a NoneType"),
+    ([b"12"], "not a bytes"),
+    (list(range(wire.MAX_ACTION + 1)), f"at most {wire.MAX_ACTION} options"),
+])
+def test_an_action_is_a_flat_list_of_a_few_options(action, reason):
+    with pytest.raises(wire.WireError) as e:
+        wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": action}))
+    assert reason in str(e.value) and e.value.close == wire.CLOSE_BAD_FRAME
+    ok = list(range(wire.MAX_ACTION - 1)) + ["pass"]
+    assert wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": ok}))["action"] == ok
+
+
 def test_oversized_frames_get_their_own_close_code():
     with pytest.raises(wire.WireError) as e:
         wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": ["x" * wire.MAX_FRAME]}))

@@ -3,16 +3,19 @@ answered as data; limits hold; one broken table or one slow client harms nobody 
 from __future__ import annotations
 
 import asyncio
+import resource
 import socket
 import time
 
 import pytest
+from websockets.exceptions import InvalidMessage
 
 from protocol import wire
 from protocol.codec import pack
 from protocol.diff import view_hash
 from protocol.exchange import PlayerExchange
 from protocol.messages import Signed
+from server.app import raise_file_limit
 from server.conn import CLOSE_OVERFLOW
 
 from .rawclient import Closed, Raw, SeatPlayer, play_all
@@ -105,6 +108,52 @@ async def test_connections_per_address_are_limited(make_server):
     await conns[0].close()
     await asyncio.sleep(0.05)
     await Raw.connect(server.url)  # a freed slot can be used again
+
+
+async def test_a_socket_that_never_opens_the_websocket_is_cut_after_the_hello_timeout(make_server):
+    server = await make_server(hello_timeout=0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    start = time.monotonic()
+    try:
+        assert await asyncio.wait_for(reader.read(1), 5) == b""
+    except ConnectionResetError:
+        pass
+    assert time.monotonic() - start < 3
+    writer.close()
+    await asyncio.sleep(0.05)
+    assert server.connections == 0
+
+
+async def test_connections_beyond_the_total_are_cut_while_a_table_plays_on(make_server):
+    """Idle sockets from many addresses once used up the server's files. Counted from their first
+    byte, those over the total are cut at once, and the players at a table keep playing."""
+    server = await make_server(max_connections=6, conns_per_addr=100)
+    table, players = await table_with(server.url, 2)
+    while server.connections > 2:     # the lobby connection of table_with is closing
+        await asyncio.sleep(0.01)
+    idle = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(4)]
+    with pytest.raises((InvalidMessage, OSError)):   # cut before it could answer the handshake
+        await Raw.connect(server.url)
+    assert server.connections == 6
+    await play_all(players)
+    assert all(p.report.ok for p in players)
+    for _, writer in idle:
+        writer.close()
+    while server.connections > 2:
+        await asyncio.sleep(0.01)
+    await Raw.connect(server.url)     # room again
+
+
+def test_the_file_limit_is_raised_toward_the_hard_limit():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 600:
+        pytest.skip(f"the hard limit here is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        assert raise_file_limit(600) == 600 == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert raise_file_limit(300) == 600          # never lowered
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 async def test_tables_per_server_are_limited(make_server):
@@ -294,6 +343,27 @@ async def test_an_exception_in_the_rules_rejects_the_command_and_the_table_lives
     assert [r["code"] for r in rejects] == ["internal_error"]
     assert all(p.report.ok for p in players)
     del real
+
+
+async def test_deeply_nested_actions_harm_neither_their_table_nor_another(server, caplog):
+    """An action a thousand lists deep once reached the rules, whose refusal failed on it: a
+    traceback in the log each time, and twenty froze the table. It is a malformed frame now."""
+    table, (ana, bo) = await table_with(server.url, 2)
+    _, others = await table_with(server.url, 2, names=("Cy", "Di"))
+    await asyncio.gather(*(p.play(until=lambda p: p.seq >= 10) for p in (ana, bo, *others)))
+    nested = [1]
+    for _ in range(1000):
+        nested = [nested]
+    for i in range(20):
+        await ana.raw.send({"type": "act", "id": 90_000 + i, "seq": ana.seq, "action": nested})
+        code, why = await ana.raw.closed()
+        assert code == wire.CLOSE_BAD_FRAME and "flat list of options" in why, (code, why)
+        await ana.resume()
+    await play_all([ana, bo, *others])
+    assert all(p.report.ok for p in (ana, bo, *others))
+    core = server.tables[table].core
+    assert core.broken is None and core.internal_errors == 0
+    assert not [r for r in caplog.records if r.levelname == "ERROR" or r.exc_info]
 
 
 # ---------------------------------------------------------------------- slow clients
