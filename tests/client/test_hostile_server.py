@@ -14,7 +14,7 @@ from protocol.verify import Report
 
 from tests.server.rawclient import Raw
 
-from .live import LiveServer, bot_seat, first_line, governor, outcome
+from .live import LiveServer, bot_seat, governor, outcome
 
 EVIL = "Ev\x1b[2Jil\x07"      # clears the screen and rings the bell, as it reaches a terminal
 SHOWN = "Ev[2Jil"
@@ -77,7 +77,7 @@ def test_a_spectator_sees_a_hostile_name_in_the_status_board_log_and_result_with
         out, err = watcher.communicate(timeout=60)
         assert watcher.returncode == 0, err
         assert outcome(player)["names"][1] == EVIL      # the signed header names it as it was
-        assert f"[Seats — Random" in out and f"; {SHOWN}: computer]" in out         # the status
+        assert "[Seats — Random" in out and f"; {SHOWN}: computer]" in out         # the status
         assert f"\n  {SHOWN} chooses the" in out and f"Waiting for {SHOWN}…" in out   # events, views
         assert re.search(rf"Players: .*, {re.escape(SHOWN)} \d+\n", out)             # the audit
         assert "\x1b" not in out + err and "\x07" not in out + err
