@@ -203,12 +203,16 @@ def _audit(items: list[Signed], report: Report) -> None:
         state = engine.setup(names, options, streams)
     except IllegalAction as e:
         raise Mismatch("entry 0 (header)", e.message) from None
+    dealt_to = []
     for seat in checked:
         shown = by_seq.get(2, {}).get(seat)
         dealt = engine.dealt(state, seat)
         if (shown.body.get("dealt") if shown else None) != dealt:
             raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
-    report.checks.append("every shuffle recomputed from the seeds; the dealt hands match")
+        if dealt is not None:
+            dealt_to.append(names[seat])
+    report.checks.append("every shuffle recomputed from the seeds" + (
+        f"; the cards dealt to {', '.join(dealt_to)} match" if dealt_to else ""))
 
     report.where = end_name
     moves = end.get("moves")
