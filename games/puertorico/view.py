@@ -63,6 +63,11 @@ def view(s: State, seat: int | None = None) -> dict:
         "ships": [{"size": size, "good": None if g is None else GOODS[g], "load": load}
                   for size, (g, load) in zip(s.ship_sizes, s.ships)],
         "trading_house": [GOODS[g] for g in s.house],
+        # Captain phase facts anyone could follow in the log: who has used or declined a wharf,
+        # and whether the captain's first load (his extra VP) has been made.
+        "wharf_used": sorted(s.wharfed),
+        "wharf_declined": sorted(s.stopped),
+        "captain_loaded": s.captain_loaded,
         "last_round": s.last_round,
         "over": s.over,
     }
