@@ -2,6 +2,8 @@
 that the rulebook (shared/seeds/004_716f3ae0a8675ef7.txt, "R1") states and no other test covers."""
 from __future__ import annotations
 
+import pytest
+
 from games.puertorico.components import BY_KEY, CORN, INDIGO, QUARRY, SUGAR, TOBACCO
 from tests.games.puertorico.scenario import answer, ask, make, play
 
@@ -104,3 +106,86 @@ def test_settler_no_hospice_question_without_any_colonist():
     answer(s, rng, "corn")
     assert ask(s) == (1, "settle", ["sugar"], 0, 1)
     assert s.players[0].tiles[CORN] == 1 and s.players[0].worked[CORN] == 0
+
+
+# ---------------------------------------------------------------- mayor
+
+def _mayor_boards():
+    """Anna's sugar mill and Bob's tobacco storage each get one of the ship's colonists and keep 2
+    empty circles; Chris's colonist goes on one of his 4 corn plantations, 3 stay empty."""
+    return [{"city": {"sugar_mill": 0}}, {"city": {"tobacco_storage": 0}}, {"island": {"corn": (4, 0)}}]
+
+
+def test_mayor_refill_covers_empty_building_circles_not_plantations():
+    """R1:207: one colonist per empty building circle, at least one per player; empty plantation
+    circles do not count. 4 empty building circles: 4 colonists, more than the 3 players."""
+    s, rng = make(_mayor_boards(), colonist_ship=3)
+    play(s, rng, 0, "mayor")
+    events = answer(s, rng)          # no privilege colonist
+    assert [s.players[i].city for i in (0, 1)] == [{BY_KEY["sugar_mill"]: 1}, {BY_KEY["tobacco_storage"]: 1}]
+    assert s.players[2].worked[CORN] == 1
+    assert s.colonist_ship == 4 and s.colonist_supply == 55 - 4 and not s.last_round
+    assert _texts(events, "mayor")[-1] == "The colonist ship carries 4 colonists for the next mayor."
+
+
+@pytest.mark.parametrize("supply, ends", [(4, False), (3, True)])
+def test_mayor_a_supply_equal_to_the_need_does_not_end_the_game(supply, ends):
+    """R1:388, D8: the game ends when there are *not enough* colonists to fill the ship as
+    required; exactly enough fills it and the supply is left empty."""
+    s, rng = make(_mayor_boards(), colonist_ship=3, colonist_supply=supply)
+    play(s, rng, 0, "mayor")
+    answer(s, rng)
+    assert s.colonist_ship == supply and s.colonist_supply == 0 and s.last_round == ends
+
+
+@pytest.mark.parametrize("take", [True, False])
+def test_mayor_privilege_can_leave_too_few_for_the_refill(take):
+    """R1:199, R1:388: the privilege colonist comes from the supply; taking it from a supply of
+    exactly the need leaves too few, and the game ends with the round."""
+    s, rng = make([{}, {}, {}], colonist_ship=3, colonist_supply=3)
+    play(s, rng, 0, "mayor")
+    answer(s, rng, *(["colonist"] if take else []))
+    assert s.players[0].san_juan == 1 + take
+    assert (s.colonist_ship, s.colonist_supply, s.last_round) == ((2, 0, True) if take else (3, 0, False))
+
+
+def test_mayor_privilege_taking_the_last_colonist_ends_the_game():
+    """R1:199, R1:388, R1:214: the mayor takes the supply's last colonist; nothing is left to
+    refill the ship, so the game ends at the end of the round."""
+    s, rng = make([{}, {}, {}], colonist_ship=3, colonist_supply=1)
+    play(s, rng, 0, "mayor")
+    assert ask(s) == (0, "mayor", ["colonist"], 0, 1)
+    events = answer(s, rng, "colonist")
+    assert [p.san_juan for p in s.players] == [2, 1, 1]
+    assert (s.colonist_ship, s.colonist_supply, s.last_round, s.over) == (0, 0, True, False)
+    assert any(t.startswith("The colonists ran out") for t in _texts(events, "last_round"))
+
+
+# ---------------------------------------------------------------- builder
+
+def test_builder_not_offered_a_building_owned_or_without_a_copy_left():
+    """R1:437: each player builds each building once; R1:220: a building comes from the supply,
+    so one with no copy left cannot be built."""
+    s, rng = make([{"city": {"small_market": 0}, "doubloons": 20}, {"city": {"city_hall": 0}, "doubloons": 20}, {}])
+    s.buildings[BY_KEY["hacienda"]] = 0
+    play(s, rng, 0, "builder")
+    options = ask(s)[2]
+    assert "small_market" not in options and "hacienda" not in options and "city_hall" not in options
+    assert "construction_hut" in options and "fortress" in options
+    answer(s, rng, "construction_hut")
+    options = ask(s)[2]
+    assert ask(s)[0] == 1 and "small_market" in options and "city_hall" not in options
+
+
+def test_builder_a_large_building_on_the_11th_and_12th_spaces_ends_the_game():
+    """R1:389, R1:575: a large building takes two city spaces; built on the 11th and 12th, it
+    fills the 12th, and the game ends at the end of the round."""
+    ten = {k: 0 for k in ("small_market", "hacienda", "construction_hut", "small_warehouse", "hospice",
+                          "office", "large_market", "large_warehouse", "factory", "university")}
+    s, rng = make([{"city": ten, "doubloons": 20}, {"doubloons": 20}, {}])
+    play(s, rng, 0, "builder")
+    events = answer(s, rng, "residence")
+    assert s.players[0].doubloons == 20 - 9 and BY_KEY["residence"] in s.players[0].city
+    assert s.last_round and not s.over and ask(s)[0] == 1
+    assert _texts(events, "last_round") == ["Anna has filled the 12th city space: the game ends at the end of "
+                                            "this round."]
