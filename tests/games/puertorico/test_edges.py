@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.puertorico.components import BY_KEY, CORN, INDIGO, QUARRY, SUGAR, TOBACCO
+from games.puertorico.components import BY_KEY, CORN, INDIGO, SUGAR, TOBACCO
 from tests.games.puertorico.scenario import answer, ask, make, play
 
 
@@ -189,3 +189,115 @@ def test_builder_a_large_building_on_the_11th_and_12th_spaces_ends_the_game():
     assert s.last_round and not s.over and ask(s)[0] == 1
     assert _texts(events, "last_round") == ["Anna has filled the 12th city space: the game ends at the end of "
                                             "this round."]
+
+
+# ---------------------------------------------------------------- captain
+
+def test_captain_who_loads_nothing_gets_no_extra_vp():
+    """R1:330: the captain's extra VP comes with his first load; his sugar fits on no ship (the
+    sugar ship is full), so he earns nothing while Bob earns his barrels alone."""
+    s, rng = make([{"goods": {"sugar": 2}}, {"goods": {"corn": 2}}, {}], ships=[(SUGAR, 4), (None, 0), (None, 0)])
+    play(s, rng, 0, "captain")
+    assert ask(s) == (1, "load", ["corn:5", "corn:6"], 1, 1)
+    events = answer(s, rng, "corn:6")
+    assert s.players[0].chips == 0 and s.players[1].chips == 2
+    assert _texts(events, "load") == ["Bob loads 2 corn on the 6-ship for 2 VP."]
+    assert s.players[0].goods[SUGAR] == 1      # one barrel kept on the windrose, one back
+
+
+def test_captain_a_kind_on_a_full_ship_cannot_go_on_an_empty_one():
+    """R1:322-323: no load on a full ship, nor on another ship while a ship carries that kind."""
+    s, rng = make([{"goods": {"sugar": 3, "corn": 1}}, {}, {}], ships=[(SUGAR, 4), (None, 0), (None, 0)])
+    play(s, rng, 0, "captain")
+    assert ask(s) == (0, "load", ["corn:5", "corn:6"], 1, 1)
+    answer(s, rng, "corn:5")
+    # The sugar cannot be loaded: nobody can load any more, and the full sugar ship is emptied.
+    assert ask(s)[1] == "role"
+    assert s.ships == [(None, 0), (CORN, 1), (None, 0)] and s.players[0].goods[SUGAR] == 1
+
+
+def test_captain_the_wharf_is_offered_once_per_phase():
+    """R1:567: the wharf can be used only once per captain phase by its owner."""
+    s, rng = make([{"goods": {"corn": 2, "sugar": 2}, "city": {"wharf": 1}}, {}, {}])
+    play(s, rng, 0, "captain")
+    assert ask(s) == (0, "load", ["corn:4", "corn:5", "corn:6", "sugar:4", "sugar:5", "sugar:6",
+                                  "corn:wharf", "sugar:wharf"], 1, 1)
+    answer(s, rng, "corn:wharf")
+    assert ask(s) == (0, "load", ["sugar:4", "sugar:5", "sugar:6"], 1, 1)
+    answer(s, rng, "sugar:4")
+    assert s.players[0].chips == 2 + 1 + 2 and s.players[0].goods == [0] * 5 and ask(s)[1] == "role"
+
+
+def test_captain_two_players_load_their_two_ships():
+    """Section 5: two players load the 4- and the 6-ship, "the other ship" taking the place of "the
+    other two ships" (R1:322); partially loaded ships keep their load (R1:338)."""
+    s, rng = make([{"goods": {"corn": 3}}, {"goods": {"sugar": 5, "indigo": 1}}])
+    assert s.ship_sizes == (4, 6) and s.ships == [(None, 0), (None, 0)]
+    play(s, rng, 0, "captain")
+    assert ask(s) == (0, "load", ["corn:4", "corn:6"], 1, 1)
+    answer(s, rng, "corn:4")
+    assert ask(s) == (1, "load", ["indigo:6", "sugar:6"], 1, 1)
+    events = answer(s, rng, "sugar:6")
+    # The indigo fits nowhere: both ships carry another kind. Bob keeps it on his windrose.
+    assert ask(s)[1] == "role"
+    assert s.ships == [(CORN, 3), (SUGAR, 5)]
+    assert (s.players[0].chips, s.players[1].chips) == (3 + 1, 5)
+    assert s.players[1].goods == [0, 1, 0, 0, 0]
+    assert _texts(events, "load") == ["Bob loads 5 sugar on the 6-ship for 5 VP."]
+
+
+# ---------------------------------------------------------------- craftsman
+
+def test_craftsman_unoccupied_or_unmatched_production_makes_nothing():
+    """R1:197: unoccupied tiles never function; R1:443-483: a good other than corn needs both an
+    occupied plantation and an occupied production building of its kind. Who produces nothing
+    gets no extra barrel (R1:278)."""
+    s, rng = make([{"island": {"indigo": (2, 2), "sugar": (2, 0), "corn": (1, 0)},
+                    "city": {"indigo_plant": 0, "sugar_mill": 2, "tobacco_storage": 1}},
+                   {"island": {"tobacco": (1, 1)}, "city": {"coffee_roaster": 2}}, {}])
+    before = s.barrels[:]
+    events = play(s, rng, 0, "craftsman")
+    assert [p.goods for p in s.players] == [[0] * 5] * 3 and s.barrels == before
+    assert _texts(events, "produce") == ["Anna produces nothing.", "Bob produces nothing.",
+                                         "Chris produces nothing."]
+    assert ask(s)[1] == "role"
+
+
+# ---------------------------------------------------------------- the round
+
+def _pick_round(s, rng, cards):
+    """Each seat in turn picks its card of `cards`, declining every action."""
+    for card in cards:
+        while ask(s)[1] != "role":
+            answer(s, rng)
+        answer(s, rng, card)
+    while ask(s)[1] != "role":
+        answer(s, rng)
+
+
+def test_round_doubloons_pile_up_on_unpicked_cards():
+    """R1:380: 1 doubloon goes on each unpicked card every round, regardless of those already on
+    it; the picker takes them all."""
+    s, rng = make([{}, {}, {}])
+    s.governor, s.taken = 0, []
+    s.pending = (0, "role", ("settler", "mayor", "builder", "craftsman", "trader", "captain"), 1, 1)
+    for _ in range(3):
+        _pick_round(s, rng, ["builder", "trader", "craftsman"])
+    assert s.round == 4 and s.governor == 0
+    assert s.roles == {"settler": 3, "mayor": 3, "builder": 0, "craftsman": 0, "trader": 0, "captain": 3}
+    events = answer(s, rng, "captain")
+    assert s.players[0].doubloons == 2 + 3 and s.roles["captain"] == 0
+    assert _texts(events, "role") == ["Anna picks the captain and takes 3 doubloons from it."]
+
+
+def test_round_five_players_leave_three_cards_unpicked():
+    """R1:380: with five players five of the eight cards are picked, and the three left get a
+    doubloon each."""
+    s, rng = make([{}] * 5)
+    s.governor, s.taken = 0, []
+    s.pending = (0, "role", ("settler", "mayor", "builder", "craftsman", "trader", "captain", "prospector"), 1, 1)
+    _pick_round(s, rng, ["builder", "trader", "craftsman", "prospector", "prospector_2"])
+    assert s.round == 2 and s.governor == 1
+    assert s.roles == {"settler": 1, "mayor": 1, "builder": 0, "craftsman": 0, "trader": 0, "captain": 1,
+                       "prospector": 0, "prospector_2": 0}
+    assert [p.doubloons for p in s.players] == [4, 4, 4, 5, 5]
