@@ -1,9 +1,59 @@
-"""Uniform random choice among the legal actions of a "pick lo..hi of these options" decision."""
+"""Every game's decision is "pick between lo and hi distinct of these options": checking a pick
+(and refusing one out of turn) in words, and a uniform random choice among the legal picks."""
 from __future__ import annotations
 
 import random
 from functools import lru_cache
+from itertools import combinations
 from math import comb
+
+from games.errors import IllegalAction
+
+OPTION_TYPES = (int, str)   # what an option is in every game: a number or a word
+
+
+def out_of_turn(over: bool, names, seat, waiting) -> IllegalAction:
+    """The refusal of a move by `seat` while the game waits for the seats `waiting` (or is over)."""
+    if over:
+        return IllegalAction("game_over", "The game is over.")
+    if type(seat) is not int or not 0 <= seat < len(names):
+        return IllegalAction("bad_seat", f"There is no seat {seat!r} at this table.")
+    return IllegalAction("not_your_turn", f"It is not {names[seat]}'s turn: waiting for "
+                         f"{', '.join(names[x] for x in sorted(waiting))}.")
+
+
+def wrong_count(kind: str, lo: int, hi: int, got: int) -> IllegalAction:
+    want = f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
+    return IllegalAction("wrong_count", f"Pick {want} option{'s' * (hi != 1)} for this {kind} decision, not {got}.")
+
+
+def not_an_option(kind: str, value) -> IllegalAction:
+    return IllegalAction("not_an_option", f"{value!r} is not one of the options of this {kind} decision.")
+
+
+def all_picks(options, lo: int, hi: int) -> list[list]:
+    """Every legal action of a decision: each set of lo to hi distinct options (they grow
+    combinatorially for multi-card picks; searches sample with pick_uniform instead)."""
+    return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
+
+
+def check_pick(action, kind: str, options, lo: int, hi: int, why_not=not_an_option, count=wrong_count) -> tuple:
+    """The action as a tuple when it picks between lo and hi distinct options; else IllegalAction
+    saying why: `why_not(kind, value)` for a value that is not an option, `count(kind, lo, hi,
+    got)` for a wrong number of picks (a game may word them better)."""
+    if type(action) not in (list, tuple):
+        raise IllegalAction("bad_action", "An action is a list of the options you pick.")
+    for a in action:
+        if type(a) not in OPTION_TYPES:     # True == 1: check the type, not only membership
+            raise IllegalAction("bad_action", f"{a!r} is not an option: options are numbers or words.")
+        if a not in options:
+            raise why_not(kind, a)
+    n = len(action)
+    if n > 1 and len(set(action)) != n:
+        raise IllegalAction("duplicate", "The same option is picked twice.")
+    if n < lo or n > hi:
+        raise count(kind, lo, hi, n)
+    return tuple(action)
 
 
 @lru_cache(maxsize=None)

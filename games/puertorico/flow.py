@@ -8,7 +8,7 @@ returns without asking, it is over and the next role is picked.
 """
 from __future__ import annotations
 
-from games.errors import IllegalAction
+from games.choice import check_pick, out_of_turn
 
 from . import builder, captain, craftsman, mayor, settler, trader
 from .components import ROLE_OF, TABLES
@@ -117,8 +117,8 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     (all public). Raises IllegalAction, changing nothing, when the decision is not allowed."""
     decision = s.pending
     if decision is None or type(seat) is not int or seat != decision[0]:
-        raise _out_of_turn(s, seat)
-    picks = _check(decision, action)
+        raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
+    picks = check_pick(action, *decision[1:])
     s.decisions += 1
     s.pending = None
     ev: list[dict] = []
@@ -128,26 +128,3 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     return ev
 
 
-def _out_of_turn(s: State, seat) -> IllegalAction:
-    if s.over:
-        return IllegalAction("game_over", "The game is over.")
-    if type(seat) is not int or not 0 <= seat < len(s.players):
-        return IllegalAction("bad_seat", f"There is no seat {seat!r} at this table.")
-    return IllegalAction("not_your_turn", f"It is not {s.names[seat]}'s turn: waiting for "
-                         f"{s.names[s.pending[0]]}.")
-
-
-def _check(decision: tuple, action) -> tuple:
-    _, kind, options, lo, hi = decision
-    if type(action) not in (list, tuple):
-        raise IllegalAction("bad_action", "An action is a list of the options you pick.")
-    for a in action:
-        if type(a) not in (int, str) or a not in options:   # True == 1: check the type too
-            raise IllegalAction("not_an_option", f"{a!r} is not one of the options of this {kind} decision.")
-    n = len(action)
-    if n > 1 and len(set(action)) != n:
-        raise IllegalAction("duplicate", "The same option is picked twice.")
-    if n < lo or n > hi:
-        want = f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
-        raise IllegalAction("wrong_count", f"Pick {want} of the options of this {kind} decision, not {n}.")
-    return tuple(action)

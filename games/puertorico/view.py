@@ -5,9 +5,7 @@ VP chip totals are shown too (D15): every chip comes from a public load.
 """
 from __future__ import annotations
 
-from itertools import combinations
-
-from games.choice import pick_uniform
+from games.choice import all_picks, pick_uniform
 
 from . import mayor
 from .board import build_cost, city_used, occupied, sale_price
@@ -209,7 +207,7 @@ def legal(s: State, seat: int) -> list[list]:
     if s.pending is None or s.pending[0] != seat:
         return []
     _, _, options, lo, hi = s.pending
-    return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
+    return all_picks(options, lo, hi)
 
 
 def random_action(s: State, seat: int, rnd) -> list:

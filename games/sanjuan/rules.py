@@ -12,6 +12,7 @@ public buildings, never hidden cards.
 """
 from __future__ import annotations
 
+from games.choice import check_pick, out_of_turn, wrong_count
 from games.errors import IllegalAction
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
@@ -903,8 +904,9 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     nothing, when the decision is not allowed."""
     decision = s.pending.get(seat) if type(seat) is int else None
     if decision is None:
-        raise _out_of_turn(s, seat)
-    picks = _check(s, seat, decision, action)
+        raise out_of_turn(s.over, s.names, seat, s.pending)
+    picks = check_pick(action, *decision, why_not=lambda kind, value: _why_not(s, seat, kind, value),
+                       count=_wrong_count)
     s.decisions += 1
     ev: list[dict] = []
     if s.stage in SIMULTANEOUS:
@@ -918,44 +920,15 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     return ev
 
 
-def _out_of_turn(s: State, seat) -> IllegalAction:
-    if s.over:
-        return IllegalAction("game_over", "The game is over.")
-    if type(seat) is not int or not 0 <= seat < len(s.players):
-        return IllegalAction("bad_seat", f"There is no seat {seat!r} at this table.")
-    waiting = ", ".join(s.names[x] for x in sorted(s.pending))
-    return IllegalAction("not_your_turn", f"It is not {s.names[seat]}'s turn: waiting for {waiting}.")
-
-
-_OPTION_TYPES = (int, str)
-
-
-def _check(s: State, seat: int, decision: tuple, action) -> tuple:
-    kind, options, lo, hi = decision
-    if type(action) not in (list, tuple):
-        raise IllegalAction("bad_action", "An action is a list of the options you pick.")
-    for a in action:
-        if a not in options or type(a) not in _OPTION_TYPES:  # True == 1: check the type too
-            if type(a) not in _OPTION_TYPES:
-                raise IllegalAction("bad_action", f"{a!r} is not an option: options are card ids or words.")
-            raise _why_not(s, seat, kind, a)
-    n = len(action)
-    if n > 1 and len(set(action)) != n:
-        raise IllegalAction("duplicate", "The same option is picked twice.")
-    if n < lo or n > hi:
-        raise _wrong_count(kind, lo, hi, n)
-    return tuple(action)
-
-
 def _wrong_count(kind: str, lo: int, hi: int, got: int) -> IllegalAction:
-    want = f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
-    code = {"sell": "too_many_goods", "produce": "too_many_goods", "pay": "wrong_payment",
-            "black_market": "wrong_goods"}.get(kind, "wrong_count")
+    """A wrong number of picks, in the words of the decision where there are better ones."""
     if kind in ("sell", "produce") and got > hi:
-        return IllegalAction(code, f"You may {kind} at most {hi} good{'s' * (hi != 1)} now, not {got}.")
+        return IllegalAction("too_many_goods", f"You may {kind} at most {hi} good{'s' * (hi != 1)} now, not {got}.")
     if kind == "pay":
-        return IllegalAction(code, f"This building costs {lo} card{'s' * (lo != 1)}; you offered {got}.")
-    return IllegalAction(code, f"Pick {want} option{'s' * (hi != 1)} for this {kind} decision, not {got}.")
+        return IllegalAction("wrong_payment", f"This building costs {lo} card{'s' * (lo != 1)}; you offered {got}.")
+    refusal = wrong_count(kind, lo, hi, got)
+    code = {"sell": "too_many_goods", "produce": "too_many_goods", "black_market": "wrong_goods"}.get(kind)
+    return IllegalAction(code, refusal.message) if code else refusal
 
 
 def _why_not(s: State, seat: int, kind: str, value) -> IllegalAction:

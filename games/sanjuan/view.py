@@ -9,9 +9,7 @@ id: ids map to kinds through the public manifest.
 """
 from __future__ import annotations
 
-from itertools import combinations
-
-from games.choice import pick_uniform
+from games.choice import all_picks, pick_uniform
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
 from .rules import cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
@@ -187,7 +185,7 @@ def legal(s: State, seat: int) -> list[list]:
     if decision is None:
         return []
     _, options, lo, hi = decision
-    return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
+    return all_picks(options, lo, hi)
 
 
 def random_action(s: State, seat: int, rnd) -> list:
