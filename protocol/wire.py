@@ -120,6 +120,9 @@ def padded_size(kind: str, n: int) -> int:
     return size
 
 
+_EMPTY_PAD = pack("pad") + pack(b"")        # how an empty pad field ends a packed map
+
+
 def encode(msg: dict) -> bytes:
     kind = msg.get("type")
     if kind not in PADDED:
@@ -137,9 +140,6 @@ def encode(msg: dict) -> bytes:
         return head + b"\xc5" + k.to_bytes(2, "big") + bytes(k)
     k -= 2
     return head + b"\xc6" + k.to_bytes(4, "big") + bytes(k)
-
-
-_EMPTY_PAD = pack("pad") + pack(b"")        # how an empty pad field ends a packed map
 
 
 def signed_frame(table: str, m) -> bytes:
