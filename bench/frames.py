@@ -118,6 +118,7 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
             b._sent[s.index] = (s.conn, old_views[s.index], core.seq)
         s.conn.frames = []
     core.state, core.seq = ex.state, len(ex.log) - 1
+    core.events.extend(events)              # a snapshot carries the latest of them
     b.show(events, actor)
     for s in core.seats:
         out[s.index] += s.conn.frames
@@ -136,7 +137,7 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, rnd: random.Ra
     engine = ex.engine
     real_state, real_seq = ex.state, b.core.seq
     kept = (len(ex.log), len(ex.sent), len(ex.moves), ex.phase, ex.last_events)
-    sent_before = dict(b._sent)
+    sent_before, events_before = dict(b._sent), list(b.core.events)
     twin = engine.permute_hidden(ex.state, actor, rnd)
     old_views = [decoded_view(engine, twin, i) for i in range(len(b.core.seats))]
     ex.state = twin
@@ -147,7 +148,7 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, rnd: random.Ra
     del ex.log[kept[0]:], ex.sent[kept[1]:], ex.moves[kept[2]:]
     ex.phase, ex.last_events = kept[3], kept[4]
     ex.state, b.core.state, b.core.seq = real_state, real_state, real_seq
-    b._sent = sent_before
+    b._sent, b.core.events = sent_before, events_before
     return frames, public
 
 
