@@ -386,7 +386,7 @@ class Server:
                    "token_hash": None, "bot": level} for i in range(humans, n)]
         row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time())
         await self.store.create_table(row)
-        table = Table(self, row)
+        table = Table(self, row, creator=conn.addr)
         self.tables[tid] = table
         table.ensure_running()
         log.info("table %s created: %s, %d seats, %d bots (%s)", tid, info.id, n, nbots, level)

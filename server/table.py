@@ -35,8 +35,11 @@ NEEDS_MATCH = (Sit, Leave, Watch, Attach, Commit, Reveal, Act, Resync)
 
 
 class Table:
-    def __init__(self, server, row: TableRow) -> None:
+    def __init__(self, server, row: TableRow, creator: str | None = None) -> None:
         self.server = server
+        # Whose turn this table's bots wait for a worker in (server/deciders.py): the address that
+        # created it, or, once rebuilt from the store, the table itself.
+        self.bot_owner = creator or row.id
         self.core = TableCore(row, server.signer, turn_time=server.limits.turn_time, grace=server.grace,
                               now=time.monotonic())
         self.broadcaster = Broadcaster(self.core)
@@ -252,7 +255,7 @@ class Table:
 
     def _ask_bot(self, ask: AskBot) -> None:
         try:
-            decision = self.server.deciders.submit(ask.level, ask.seed, ask.view)
+            decision = self.server.deciders.submit(ask.level, ask.seed, ask.view, self.bot_owner)
         except Exception as e:   # no decision can be asked for: it fails, and a random move is played
             decision = asyncio.get_running_loop().create_future()
             decision.set_exception(e)
