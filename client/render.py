@@ -95,7 +95,7 @@ class Renderer:
         return f"Waiting for {', '.join(names[s] for s in v['to_act'])}…"
 
 
-def options_in_columns(items: list[str], tallest: int = 5) -> list[str]:
+def options_in_columns(items: list[str], tallest: int = 4) -> list[str]:
     """A long list of numbered options in two columns, numbered down the first and on down the
     second, when they fit the screen's width: the board and its question stay on one screen."""
     width = max(map(len, items), default=0) + 2

@@ -2,6 +2,8 @@
 what is the same for all of them lives here)."""
 from __future__ import annotations
 
+import textwrap
+
 
 def plural(k: int, word: str) -> str:
     return f"{k} {word}{'s' * (k != 1)}"
@@ -40,14 +42,14 @@ def _norm(text: str) -> str:
 
 def lookup(words: str, names) -> list[str]:
     """The names `words` asks about, for a Text's `explain`: the one it spells out (any case,
-    `_` or `-` for spaces), else those it begins, else those with a word it begins ("market" →
-    small market, large market). Empty when none fits."""
+    `_` or `-` for spaces), else those it begins from one of their words on ("market" → small
+    market, large market). Empty when none fits."""
     want = _norm(words)
     if not want:
         return []
     names = list(dict.fromkeys(names))
-    for fits in (lambda n: n == want, lambda n: n.startswith(want),
-                 lambda n: any(rest.startswith(want) for rest in _tails(n))):
+    for fits in (lambda n: n == want,
+                 lambda n: n.startswith(want) or any(rest.startswith(want) for rest in _tails(n))):
         found = [name for name in names if fits(_norm(name))]
         if found:
             return found
@@ -62,4 +64,5 @@ def _tails(name: str) -> list[str]:
 
 def ambiguous(words: str, found: list[str]) -> str:
     """The answer to a name that fits several things."""
-    return f'"{words}" could be {", ".join(found[:-1])} or {found[-1]}: type more of the name.'
+    return textwrap.fill(f'"{words}" could be {", ".join(found[:-1])} or {found[-1]}: type more of the name.',
+                         width=99, subsequent_indent="  ")

@@ -11,6 +11,7 @@ plain text. Lines are wrapped before they are painted: escape codes would count 
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 
 from games.text import ambiguous, lookup, plain, plural, score_table
 
@@ -87,22 +88,23 @@ class Text:
             head += f" · {v['role']} phase, picked by {names[v['chooser']]}"
         if v["last_round"] and not v["over"]:
             head += " · the last round"
-        roles = [f"{_role_name(r['card'])}: {names[r['taken_by']]}" if r["taken_by"] is not None
-                 else _role_name(r["card"]) + (f" +{r['doubloons']}" if r["doubloons"] else "")
-                 for r in v["roles"]]
+        # Taken roles lie before their players (see the player lines), as on the table.
+        roles = [_role_name(r["card"]) + (f" +{r['doubloons']}" if r["doubloons"] else "")
+                 for r in v["roles"] if r["taken_by"] is None]
         up, house, colonists = v["plantations"], v["trading_house"], v["colonists"]
         ships = [f"{s['size']}: " + (f"{s['good']} {s['load']}/{s['size']}" if s["good"] else "empty")
                  for s in v["ships"]]
-        house = ", ".join(house + ["–"] * (TRADING_HOUSE_SPACES - len(house)))
+        house = " ".join(house + ["–"] * (TRADING_HOUSE_SPACES - len(house)))
+        row = Counter(up["face_up"])
+        face_up = ", ".join(g + (f" ×{n}" if n > 1 else "") for g, n in row.items()) or "none"
         return ([self.paint(head, "head")]
-                + _pack(roles, "Roles".ljust(LABEL))
+                + _pack(roles or ["none"], "Roles left".ljust(LABEL), " · ")
                 + _pack([f"VP chips {v['vp_chips']}", f"colonists {colonists['supply']} + {colonists['ship']} "
-                         f"on the ship", f"quarries {v['quarries']}"], "Supply".ljust(LABEL), " · ")
-                + _pack([f"face up: {', '.join(up['face_up']) or 'none'}", f"{up['face_down']} face down"]
-                        + ([f"{len(up['discarded'])} discarded"] if up["discarded"] else []),
-                        "Plantations".ljust(LABEL), " · ")
-                + _pack([f"{g} {n}" for g, n in v["goods"].items()], "Goods".ljust(LABEL), " · ")
-                + _beside(_pack(ships, "Ships".ljust(LABEL), " · "), f"trading house: {house}"))
+                         f"on the ship", f"quarries {v['quarries']}", f"{up['face_down']} plantations face down"],
+                        "Supply".ljust(LABEL), " · ")
+                + _beside(_pack([f"{g} {n}" for g, n in v["goods"].items()], "Goods".ljust(LABEL)),
+                          f"trading house: {house}", 3)
+                + _beside(_pack(ships, "Ships".ljust(LABEL), " · "), f"plantations face up: {face_up}"))
 
     def price_for(self, v: dict) -> tuple[int, bool] | None:
         """(occupied quarries, builder's privilege) of the seat the view is for; None for a
@@ -119,24 +121,19 @@ class Text:
         return BUILDINGS[b].cost if mine is None else building_price(b, *mine)
 
     def buildings(self, v: dict) -> list[str]:
-        """The building supply in the board's four columns, each building with your price and
-        the copies left. A column's number is also its buildings' VP and how many occupied
-        quarries at most take a doubloon off them."""
+        """The building supply in the board's four columns, each building with your price (or,
+        for a spectator, its cost) and the copies left; the legend fills column 4's free cell.
+        A column's number is its buildings' VP and the most occupied quarries that count."""
         mine = self.price_for(v)
-        if mine is None:
-            head = "Buildings   printed cost; ×copies left; in column n up to n quarries count"
-        else:
-            quarries, builder = mine
-            head = (f"Buildings   your price: cost − your {quarries} quarries (up to n in column n)"
-                    + (" − 1 as builder" if builder else "") + "; ×copies left")
+        legend = ("← cost, ×copies left" if mine is None else
+                  "← your price −1 builder" if mine[1] else "← your price, ×copies")
         widths = [max(len(b.name) for b in column) + 6 for column in COLUMNS]
         rows = []
         for r in range(max(map(len, COLUMNS))):
-            cells = []
-            for column, width in zip(COLUMNS, widths):
-                cells.append(self._cell(v, column[r], width) if r < len(column) else " " * width)
+            cells = [self._cell(v, column[r], width) if r < len(column) else legend
+                     for column, width in zip(COLUMNS, widths)]
             rows.append(" │ ".join(cells).rstrip())
-        return [self.paint(head, "head")] + rows
+        return rows
 
     def _cell(self, v: dict, b, width: int) -> str:
         left = v["buildings"][b.key]
@@ -151,14 +148,22 @@ class Text:
         return [line for seat, p in enumerate(v["players"])
                 for line in self.player(v, seat, p, names[seat].ljust(width))]
 
+    def role_width(self, v: dict) -> int:
+        """Room for the roles a player took this round (two players take three each)."""
+        taken = [[_role_name(r["card"]) for r in v["roles"] if r["taken_by"] == seat]
+                 for seat in range(len(v["players"]))]
+        return max(len(", ".join(t)) + 2 if t else 0 for t in taken)
+
     def player(self, v: dict, seat: int, p: dict, name: str) -> list[str]:
-        """Three lines, a fourth for a big city: score, chips, money and goods; the island and
+        """Three lines, a fourth for a big city: the roles taken this round, score, chips, money
+        and goods; the island and
         the colonists waiting in San Juan; the city. ● is a circle with a colonist, ○ one without."""
         who = self.paint(name, "you") if seat == v["seat"] else name
         mark = "▶ " if seat in v["to_act"] else "  "
         chips = f"{p['vp_chips']}" + (f"+{p['vp_paper']} on paper" if p["vp_paper"] else "")
         # The score so far: chips, building VP and the large buildings' bonuses, all public.
-        stats = [f"{mark}{who}  score {p['score']['total']:>2} ({chips:>2} in VP chips) · "
+        role = ", ".join(_role_name(r["card"]) for r in v["roles"] if r["taken_by"] == seat)
+        stats = [f"{mark}{who}  {role:<{self.role_width(v)}}score {p['score']['total']:>2} · VP chips {chips:>2} · "
                  f"{plural(p['doubloons'], 'doubloon'):>12} ·"]
         goods = [f"{g} {n}" for g, n in p["goods"].items() if n] or ["no goods"]
         tiles = sum(t for t, _ in p["island"].values())
@@ -223,10 +228,12 @@ class Text:
         grows = (f"A {good} plantation grows {good} when a colonist works it"
                  + (f"; a colonist in a {made} turns it into a barrel." if made else
                     ": corn needs no building."))
-        face_up = v["plantations"]["face_up"].count(good)
+        up = v["plantations"]
+        face_up, gone = up["face_up"].count(good), up["discarded"].count(good)
         text = (f"{grows} The trading house pays {plural(PRICE[g], 'doubloon')} a barrel (more with "
                 f"markets and as the trader); a ship takes 1 VP a barrel. Supply: {v['goods'][good]} "
-                f"{good} barrels; {face_up} {good} plantation{'s' * (face_up != 1)} face up.")
+                f"{good} barrels. Plantations: {face_up} face up, {gone} discarded (they come back "
+                f"when the {up['face_down']} face down run out).")
         return "\n".join(_wrap(text, ""))
 
     def explain_quarry(self, v: dict) -> str:
