@@ -10,6 +10,7 @@ plain text. Lines are wrapped before they are painted: escape codes would count 
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from collections import Counter
 
@@ -22,6 +23,7 @@ from .info import INFO
 
 WIDTH = 100
 LABEL = 12                      # the width of the labels down the left of the supply lines
+_COLOUR = re.compile("\x1b\\[[0-9;]*m")
 FULL, EMPTY = "●", "○"          # a circle with a colonist on it, and one without
 
 
@@ -34,15 +36,20 @@ def _pack(items: list[str], indent: str, sep: str = "  ") -> list[str]:
     """Items (a building and its circles) on as few lines as fit, none broken across two."""
     lines = [indent]
     for item in items:
-        if len(lines[-1]) > len(indent) and len(lines[-1]) + len(sep) + len(item) > WIDTH - 1:
+        if len(lines[-1]) > len(indent) and _width(lines[-1]) + len(sep) + _width(item) > WIDTH - 1:
             lines.append(" " * len(indent))
         lines[-1] += (sep if len(lines[-1]) > len(indent) else "") + item
     return lines
 
 
+def _width(text: str) -> int:
+    """Columns on screen: colour codes take none."""
+    return len(_COLOUR.sub("", text))
+
+
 def _beside(lines: list[str], text: str, gap: int = 5) -> list[str]:
     """`text` to the right of the last line when it fits there, else on a line of its own."""
-    if len(lines[-1]) + gap + len(text) < WIDTH:
+    if _width(lines[-1]) + gap + len(text) < WIDTH:
         return lines[:-1] + [lines[-1] + " " * gap + text]
     return lines + [" " * LABEL + text]
 
