@@ -6,7 +6,7 @@ what any building, plantation, good or role on the board is and does (`? small m
 It reads only a view, never the engine state, and everything in a Puerto Rico view is public. A
 building's price comes from the engine's own function (board.building_price), fed with the view's
 numbers. The client gives `paint(text, style)` for colour (styles: head, you, dim); without it,
-plain text. Lines are wrapped before they are painted: escape codes would count as width.
+plain text. Lines are packed by the columns they take on screen, where colour codes take none.
 """
 from __future__ import annotations
 
@@ -58,16 +58,8 @@ def _circles(full: int, total: int) -> str:
     return FULL * full + EMPTY * (total - full)
 
 
-def _goods(amounts: dict, sep: str = " · ") -> str:
-    return sep.join(f"{g} {n}" for g, n in amounts.items() if n) or "none"
-
-
 def _copies(n: int) -> str:
     return "none" if n == 0 else "1 copy" if n == 1 else f"{n} copies"
-
-
-def _role_name(card: str) -> str:
-    return ROLE_OF[card]
 
 
 def _name(key: str) -> str:
@@ -96,7 +88,7 @@ class Text:
         if v["last_round"] and not v["over"]:
             head += " · the last round"
         # Taken roles lie before their players (see the player lines), as on the table.
-        roles = [_role_name(r["card"]) + (f" +{r['doubloons']}" if r["doubloons"] else "")
+        roles = [ROLE_OF[r["card"]] + (f" +{r['doubloons']}" if r["doubloons"] else "")
                  for r in v["roles"] if r["taken_by"] is None]
         up, house, colonists = v["plantations"], v["trading_house"], v["colonists"]
         ships = [f"{s['size']}: " + (f"{s['good']} {s['load']}/{s['size']}" if s["good"] else "empty")
@@ -157,19 +149,19 @@ class Text:
 
     def role_width(self, v: dict) -> int:
         """Room for the roles a player took this round (two players take three each)."""
-        taken = [[_role_name(r["card"]) for r in v["roles"] if r["taken_by"] == seat]
+        taken = [[ROLE_OF[r["card"]] for r in v["roles"] if r["taken_by"] == seat]
                  for seat in range(len(v["players"]))]
         return max(len(", ".join(t)) + 2 if t else 0 for t in taken)
 
     def player(self, v: dict, seat: int, p: dict, name: str) -> list[str]:
-        """Three lines, a fourth for a big city: the roles taken this round, score, chips, money
-        and goods; the island and
-        the colonists waiting in San Juan; the city. ● is a circle with a colonist, ○ one without."""
+        """Three lines, more for a big city: the roles he took this round, score, VP chips, money
+        and goods; the island and the colonists waiting in San Juan; the city. ● is a circle with
+        a colonist, ○ one without."""
         who = self.paint(name, "you") if seat == v["seat"] else name
         mark = "▶ " if seat in v["to_act"] else "  "
         chips = f"{p['vp_chips']}" + (f"+{p['vp_paper']} on paper" if p["vp_paper"] else "")
         # The score so far: chips, building VP and the large buildings' bonuses, all public.
-        role = ", ".join(_role_name(r["card"]) for r in v["roles"] if r["taken_by"] == seat)
+        role = ", ".join(ROLE_OF[r["card"]] for r in v["roles"] if r["taken_by"] == seat)
         stats = [f"{mark}{who}  {role:<{self.role_width(v)}}score {p['score']['total']:>2} · VP chips {chips:>2} · "
                  f"{plural(p['doubloons'], 'doubloon'):>12} ·"]
         goods = [f"{g} {n}" for g, n in p["goods"].items() if n] or ["no goods"]
@@ -209,12 +201,13 @@ class Text:
         return self.explain_building(v, next(b for b in BUILDINGS if b.name.lower() == name))
 
     def explain_score(self, v: dict) -> str:
-        parts = "; ".join(f"{p['name']} {p['score']['total']} ("
-                          + ", ".join(f"{k.replace('_', ' ').replace('vp', 'VP')} {n}" for k, n in p["score"].items() if k != "total" and n)
-                          + ")" for p in v["players"])
+        def parts(score: dict) -> str:
+            return ", ".join(f"{part.replace('_', ' ').replace('vp', 'VP')} {n}"
+                             for part, n in score.items() if part != "total" and n)
+        now = "; ".join(f"{p['name']} {p['score']['total']} ({parts(p['score'])})" for p in v["players"])
         return "\n".join(_wrap("Score: what each player would have if the game ended now: VP chips (those "
                                 "on paper too), the VP printed on every building, and the bonuses of the "
-                                f"occupied large buildings. All of it is public. Now: {parts}.", ""))
+                                f"occupied large buildings. All of it is public. Now: {now}.", ""))
 
     def explain_building(self, v: dict, b) -> str:
         names = [p["name"] for p in v["players"]]
@@ -247,12 +240,12 @@ class Text:
         text = ("Quarry: an island tile. While a colonist works it, it takes 1 doubloon off every "
                 "building you build, up to the building's column (1 to 4 quarries count). The settler "
                 f"may take one instead of a plantation, and so may an owner of a working construction "
-                f"hut. {v['quarries']} left.")
+                f"hut. {v['quarries']} left" + (f"; you work {self.price_for(v)[0]}." if v["seat"] is not None else "."))
         return "\n".join(_wrap(text, ""))
 
     def explain_role(self, v: dict, role: str) -> str:
         names = [p["name"] for p in v["players"]]
-        cards = [r for r in v["roles"] if _role_name(r["card"]) == role]
+        cards = [r for r in v["roles"] if ROLE_OF[r["card"]] == role]
         if not cards:
             return f"{role.capitalize()}: not played at this table. {ROLE_TEXT[role]}"
         now = []
