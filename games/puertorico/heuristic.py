@@ -30,7 +30,7 @@ from .trader import sellable
 
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
 WEIGHTS = {
-    "others": 0.5,        # how much a phase's gift to each other player counts against a role
+    "others": 0.5,        # how much a phase's gift to each other player counts, at 4 players
     "doubloon": 0.6,      # VP a doubloon is worth while there is time to spend it
     "ship_barrel": 1.0,   # VP a barrel is worth as cargo
     "production": 0.55,   # how often, per round, a producing pair actually turns into a barrel
@@ -109,6 +109,9 @@ class Seat:
                       for sh in view["ships"]]
         self.house = [GOODS.index(g) for g in view["trading_house"]]
         self.left = self.rounds_left()
+        # What another player's gain costs this seat: all of it with two players, whose game is
+        # zero-sum, and less the more players share the harm.
+        self.rival = min(1.0, w["others"] * 3 / (self.n - 1))
         # Money buys buildings; in the last round there is little left to buy with it.
         self.dv = w["doubloon"] * min(1.0, self.left / 4)
 
@@ -314,7 +317,7 @@ class Seat:
         score = 0.0
         for seat in range(self.n):
             gain = vp[seat] + 0.5 * self.kept_value(seat, left[seat])
-            score += gain if seat == self.me else -self.w["others"] * gain
+            score += gain if seat == self.me else -self.rival * gain
         return score
 
     def held_outcome(self) -> float:
@@ -322,7 +325,7 @@ class Seat:
         score = 0.0
         for seat, b in enumerate(self.boards):
             gain = 0.5 * sum(b.goods[g] * self.good_value(b, g) for g in PLANTATIONS)
-            score += gain if seat == self.me else -self.w["others"] * gain
+            score += gain if seat == self.me else -self.rival * gain
         return score
 
     # ------------------------------------------------------------ roles
@@ -332,23 +335,23 @@ class Seat:
         w = self.w
         out = {}
         out["settler"] = (self.best_settle(me, True)
-                          - w["others"] * sum(self.best_settle(b, False) for b in others) * 0.7)
+                          - self.rival * sum(self.best_settle(b, False) for b in others) * 0.7)
         ship = self.view["colonists"]["ship"]
         extra = 1 if self.view["colonists"]["supply"] else 0
         out["mayor"] = (self.colonists_worth(me, share(ship, self.n, 0) + extra)
-                        - w["others"] * sum(self.colonists_worth(self.boards[s], share(ship, self.n, i))
+                        - self.rival * sum(self.colonists_worth(self.boards[s], share(ship, self.n, i))
                                             for i, s in enumerate(self.order) if i))
         out["builder"] = (self.best_build(me, True) + self.dv
-                          - w["others"] * sum(max(0.0, self.best_build(b, False)) for b in others) * 0.5)
+                          - self.rival * sum(max(0.0, self.best_build(b, False)) for b in others) * 0.5)
         made = [b.production() for b in self.boards]
         mine = self.production_value(me, made[self.me])
         best_extra = max((self.good_value(me, g) for g in PLANTATIONS
                           if made[self.me][g] and self.supply[g] > made[self.me][g]), default=0.0)
         out["craftsman"] = (mine + best_extra
-                            - w["others"] * sum(self.production_value(b, made[i])
+                            - self.rival * sum(self.production_value(b, made[i])
                                                 for i, b in enumerate(self.boards) if i != self.me))
         sold = self.trade()
-        out["trader"] = (sold[self.me] - w["others"] * (sum(sold) - sold[self.me])) * self.dv
+        out["trader"] = (sold[self.me] - self.rival * (sum(sold) - sold[self.me])) * self.dv
         goods = [b.goods for b in self.boards]
         out["captain"] = (self.captain_outcome(self.me, goods, self.ships, (), self.me, False)
                           - self.held_outcome())
