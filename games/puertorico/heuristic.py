@@ -37,6 +37,8 @@ WEIGHTS = {
     "plantation": 0.5,    # a settled plantation, per round left, before it is staffed and paired
     "colonist": 0.6,      # a colonist on a useful empty circle, per round left (mayor)
     "quarry": 0.2,        # an occupied quarry, per round left while there is building to do
+    "settler_others": 0.7,   # others settle later anyway: their plantations count less
+    "builder_others": 0.5,   # and so do their buildings
     "role_money": 1.0,    # how much the doubloons lying on a role card count
 }
 
@@ -240,9 +242,10 @@ class Seat:
         return max((self.plantation_worth(b, k) for k in self.settle_options(b, quarry)), default=0.0)
 
     def colonists_worth(self, b: Board, k: int) -> float:
-        """k more colonists on board b: worth something only on empty circles."""
-        useful = min(k, b.empty_circles() - b.san_juan)
-        return max(0, useful) * self.w["colonist"] * min(self.left - 1, 6) / 2
+        """k more colonists on board b: what they add to the best placement, over the rounds left."""
+        slots = placement_slots(self, b)
+        gain = allocate(slots, b.colonists + k)[1] - allocate(slots, b.colonists)[1]
+        return gain * self.w["colonist"] * min(self.left - 1, 6)
 
     # ------------------------------------------------------------ phases played out
 
@@ -335,14 +338,14 @@ class Seat:
         w = self.w
         out = {}
         out["settler"] = (self.best_settle(me, True)
-                          - self.rival * sum(self.best_settle(b, False) for b in others) * 0.7)
+                          - self.rival * sum(self.best_settle(b, False) for b in others) * w["settler_others"])
         ship = self.view["colonists"]["ship"]
         extra = 1 if self.view["colonists"]["supply"] else 0
         out["mayor"] = (self.colonists_worth(me, share(ship, self.n, 0) + extra)
                         - self.rival * sum(self.colonists_worth(self.boards[s], share(ship, self.n, i))
                                             for i, s in enumerate(self.order) if i))
         out["builder"] = (self.best_build(me, True) + self.dv
-                          - self.rival * sum(max(0.0, self.best_build(b, False)) for b in others) * 0.5)
+                          - self.rival * sum(max(0.0, self.best_build(b, False)) for b in others) * w["builder_others"])
         made = [b.production() for b in self.boards]
         mine = self.production_value(me, made[self.me])
         best_extra = max((self.good_value(me, g) for g in PLANTATIONS
@@ -418,7 +421,9 @@ class HeuristicBot:
         score = {o: k.build_score(me, BY_KEY[o], builder) for o in options}
         best = max(options, key=lambda o: (score[o], self.rng.random()))
         # Money buys only buildings: in the last round anything with VP is worth building.
-        if score[best] > 0 or k.view["last_round"]:
+        if k.view["last_round"]:
+            return [best]
+        if score[best] > 0:
             return [best]
         return []
 
@@ -478,12 +483,11 @@ class HeuristicBot:
 
 # ---------------------------------------------------------------- the mayor's placement
 
-def placement(k: Seat, b: Board) -> dict[str, int]:
-    """Where board b's colonists go, as colonists per mayor group ("corn", "quarry", a building
-    key): production pairs and valuable buildings first, by value per colonist; then every other
-    circle, since every circle that can be filled must be."""
-    total = b.colonists
-    slots = []   # (value per colonist, colonists, [(group, count)])
+def placement_slots(k: Seat, b: Board) -> list[tuple[float, int, list[tuple[str, int]]]]:
+    """The uses of board b's colonists, best first: (value per colonist and round, colonists,
+    [(group, colonists)]). A production pair is a plantation and a building circle of its good;
+    corn needs only the plantation; a violet building one colonist."""
+    slots = []
     for g in PLANTATIONS:
         if g == CORN:
             slots += [(k.good_value(b, g), 1, [(GOODS[g], 1)])] * b.tiles[g]
@@ -498,17 +502,31 @@ def placement(k: Seat, b: Board) -> dict[str, int]:
     if b.tiles[QUARRY]:
         slots += [(k.w["quarry"] if b.free else 0.05, 1, [("quarry", 1)])] * b.tiles[QUARRY]
     slots.sort(key=lambda s: -s[0])
+    return slots
 
+
+def allocate(slots, colonists: int) -> tuple[dict[str, int], float, int]:
+    """Fill the best slots that fit: colonists per group, their value per round, colonists left."""
     want: dict[str, int] = {}
-    left = total
-    for _, cost, parts in slots:
+    value = 0.0
+    left = colonists
+    for per_colonist, cost, parts in slots:
         if cost <= left:
             for group, c in parts:
                 want[group] = want.get(group, 0) + c
+            value += per_colonist * cost
             left -= cost
-    # Every circle that can be filled must be: the rest go wherever there is room.
-    room = {TILE_KINDS[t]: b.tiles[t] for t in range(len(TILE_KINDS))}
-    room.update({BUILDINGS[x].key: BUILDINGS[x].circles for x in b.city})
+    return want, value, left
+
+
+def placement(k: Seat, b: Board) -> dict[str, int]:
+    """Where board b's colonists go, as colonists per mayor group ("corn", "quarry", a building
+    key): the best slots first; then every other circle, since every circle that can be filled
+    must be. Idle colonists go to buildings first: an empty building circle calls for more
+    colonists at the refill, and the game ends when they run out."""
+    want, _, left = allocate(placement_slots(k, b), b.colonists)
+    room = {BUILDINGS[x].key: BUILDINGS[x].circles for x in b.city}
+    room.update({TILE_KINDS[t]: b.tiles[t] for t in range(len(TILE_KINDS))})
     for group, circles in room.items():
         extra = min(left, circles - want.get(group, 0))
         if extra > 0:
