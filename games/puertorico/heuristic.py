@@ -18,12 +18,14 @@ from __future__ import annotations
 import random
 
 from .board import cost_after, price, produce, storage_room
-from .captain import WHARF_SHIP, cargo_amount, cargo_choices, load_vp
+from .captain import WHARF_SHIP, barrels_kept, cargo_amount, cargo_choices, load_vp
 from .components import (BUILDINGS, BY_KEY, CITY_HALL, CITY_SPACES, CONSTRUCTION_HUT, CORN,
-                         CUSTOMS_HOUSE, FACTORY, FACTORY_BONUS, FORTRESS, GOODS, GUILD_HALL,
-                         HACIENDA, HARBOR, HOSPICE, ISLAND_SPACES, LARGE_MARKET, LARGE_WAREHOUSE,
-                         OFFICE, PRODUCERS, QUARRY, RESIDENCE, ROLE_OF, SMALL_MARKET,
+                         CRAFTSMAN_EXTRA_BARRELS, CUSTOMS_HOUSE, FACTORY, FACTORY_BONUS, FORTRESS,
+                         GOODS, GUILD_HALL, HACIENDA, HARBOR, HOSPICE, ISLAND_SPACES, LARGE_MARKET,
+                         LARGE_WAREHOUSE, MAYOR_EXTRA_COLONISTS, OFFICE, PRODUCERS,
+                         PROSPECTOR_DOUBLOONS, QUARRY, RESIDENCE, ROLE_OF, SMALL_MARKET,
                          SMALL_WAREHOUSE, TILE_KINDS, UNIVERSITY, WHARF)
+from .craftsman import received
 from .mayor import share
 from .scoring import city_hall_vp, customs_house_vp, fortress_vp, guild_hall_vp, residence_vp
 from .trader import sellable
@@ -90,10 +92,6 @@ class Board:
     def sale(self, good: int, trader: bool) -> int:
         return price(good, trader, self.has(SMALL_MARKET), self.has(LARGE_MARKET))
 
-    def empty_circles(self) -> int:
-        return (sum(self.tiles) - sum(self.worked)
-                + sum(BUILDINGS[b].circles - c for b, c in self.city.items()))
-
 
 class Seat:
     """What the seat knows from its view: every board, the supplies, and how long the game may last."""
@@ -137,7 +135,7 @@ class Seat:
 
     def production_value(self, b: Board, made: list[int]) -> float:
         """Barrels made, capped by the supply, plus the factory's doubloons."""
-        got = [min(k, self.supply[g]) for g, k in enumerate(made)]
+        got = [received(k, self.supply[g]) for g, k in enumerate(made)]
         value = sum(k * self.good_value(b, g) for g, k in enumerate(got))
         if b.has(FACTORY):
             value += FACTORY_BONUS[sum(1 for k in got if k)] * self.dv
@@ -298,20 +296,23 @@ class Seat:
         if self.boards[seat].has(WHARF) and seat not in wharfed and any(goods):
             wharfed.add(seat)
             g = max(PLANTATIONS, key=lambda g: goods[g])
-            amount, goods[g] = goods[g], 0
+            amount = cargo_amount(goods[g], None)
+            goods[g] -= amount
             return amount
         return None
 
     def kept_value(self, seat: int, goods: list[int]) -> float:
-        """What a seat's goods left after loading are worth once stored: its warehouses keep
-        the biggest kinds whole, the windrose one barrel of the best remaining kind."""
+        """What a seat's goods left after loading are worth once stored: its warehouses take
+        the most valuable kinds, the windrose the best remaining kind."""
         b = self.boards[seat]
         room = storage_room(b.has(SMALL_WAREHOUSE), b.has(LARGE_WAREHOUSE))
         kinds = sorted((g for g in PLANTATIONS if goods[g]),
                        key=lambda g: goods[g] * self.good_value(b, g), reverse=True)
-        whole = sum(goods[g] * self.good_value(b, g) for g in kinds[:room])
+        whole = set(kinds[:room])
         rest = kinds[room:]
-        return whole + max((self.good_value(b, g) for g in rest), default=0.0)
+        windrose = max(rest, key=lambda g: self.good_value(b, g), default=None)
+        return sum(barrels_kept(goods[g], g in whole, g == windrose) * self.good_value(b, g)
+                   for g in kinds)
 
     def captain_outcome(self, first: int, goods, ships, wharfed, captain, captain_loaded) -> float:
         """The captain phase from here for this seat: its VP and kept goods, less part of the
@@ -340,7 +341,7 @@ class Seat:
         out["settler"] = (self.best_settle(me, True)
                           - self.rival * sum(self.best_settle(b, False) for b in others) * w["settler_others"])
         ship = self.view["colonists"]["ship"]
-        extra = 1 if self.view["colonists"]["supply"] else 0
+        extra = MAYOR_EXTRA_COLONISTS if self.view["colonists"]["supply"] else 0
         out["mayor"] = (self.colonists_worth(me, share(ship, self.n, 0) + extra)
                         - self.rival * sum(self.colonists_worth(self.boards[s], share(ship, self.n, i))
                                             for i, s in enumerate(self.order) if i))
@@ -348,8 +349,11 @@ class Seat:
                           - self.rival * sum(max(0.0, self.best_build(b, False)) for b in others) * w["builder_others"])
         made = [b.production() for b in self.boards]
         mine = self.production_value(me, made[self.me])
-        best_extra = max((self.good_value(me, g) for g in PLANTATIONS
-                          if made[self.me][g] and self.supply[g] > made[self.me][g]), default=0.0)
+        # The privilege: one more barrel of a kind received, while the supply has one.
+        best_extra = CRAFTSMAN_EXTRA_BARRELS * max(
+            (self.good_value(me, g) for g in PLANTATIONS
+             if received(made[self.me][g], self.supply[g]) and self.supply[g] > made[self.me][g]),
+            default=0.0)
         out["craftsman"] = (mine + best_extra
                             - self.rival * sum(self.production_value(b, made[i])
                                                 for i, b in enumerate(self.boards) if i != self.me))
@@ -358,7 +362,7 @@ class Seat:
         goods = [b.goods for b in self.boards]
         out["captain"] = (self.captain_outcome(self.me, goods, self.ships, (), self.me, False)
                           - self.held_outcome())
-        out["prospector"] = self.dv
+        out["prospector"] = PROSPECTOR_DOUBLOONS * self.dv
         return out
 
 
@@ -451,7 +455,7 @@ class HeuristicBot:
             ships = list(k.ships)
             used = set(wharfed)
             if ship == WHARF_SHIP:
-                amount = mine[g]
+                amount = cargo_amount(mine[g], None)
                 used.add(k.me)
             else:
                 i = k.sizes.index(int(ship))
