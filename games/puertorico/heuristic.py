@@ -41,7 +41,7 @@ WEIGHTS = {
     "quarry": 0.2,        # an occupied quarry, per round left while there is building to do
     "settler_others": 0.7,   # others settle later anyway: their plantations count less
     "builder_others": 0.5,   # and so do their buildings
-    "role_money": 1.0,    # how much the doubloons lying on a role card count
+    "role_money": 2.5,    # how much the doubloons lying on a role card count (and deny)
 }
 
 # What a working violet building brings per round, in VP equivalents (a guess tuned by play).
