@@ -33,7 +33,7 @@ from .trader import sellable
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
 WEIGHTS = {
     "others": 0.5,        # how much a phase's gift to each other player counts, at 4 players
-    "doubloon": 0.6,      # VP a doubloon is worth while there is time to spend it
+    "doubloon": 0.5,      # VP a doubloon is worth while there is time to spend it
     "ship_barrel": 1.0,   # VP a barrel is worth as cargo
     "production": 0.55,   # how often, per round, a producing pair actually turns into a barrel
     "plantation": 0.5,    # a settled plantation, per round left, before it is staffed and paired
