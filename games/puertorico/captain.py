@@ -43,8 +43,8 @@ def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
             continue
         empty = [i for i, (g, _) in enumerate(ships) if g is None]
         if empty:
-            best = max(min(sizes[i], held) for i in empty)
-            out += [(good, i) for i in empty if min(sizes[i], held) == best]
+            best = max(cargo_amount(held, sizes[i]) for i in empty)
+            out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
     return out
 
 
