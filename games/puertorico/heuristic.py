@@ -28,6 +28,7 @@ from .components import (BUILDINGS, BY_KEY, CITY_HALL, CITY_SPACES, CONSTRUCTION
 from .craftsman import received
 from .mayor import share
 from .scoring import city_hall_vp, customs_house_vp, fortress_vp, guild_hall_vp, residence_vp
+from .settler import may_quarry
 from .trader import sellable
 
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
@@ -46,7 +47,7 @@ WEIGHTS = {
 
 # What a working violet building brings per round, in VP equivalents (a guess tuned by play).
 # Buildings whose worth depends on the board (factory, harbor, wharf, warehouses, markets) are
-# worked out in `_violet_rate`.
+# worked out in `violet_rate`.
 VIOLET_RATE = {
     HACIENDA: 0.15, CONSTRUCTION_HUT: 0.2, HOSPICE: 0.3, OFFICE: 0.25, UNIVERSITY: 0.3,
 }
@@ -144,7 +145,7 @@ class Seat:
     def kinds_made(self, b: Board) -> int:
         return sum(1 for g in PLANTATIONS if b.pairs(g))
 
-    def _violet_rate(self, b: Board, x: int) -> float:
+    def violet_rate(self, b: Board, x: int) -> float:
         """What a violet building brings per round on board b."""
         made = sum(b.pairs(g) for g in PLANTATIONS)
         if x == FACTORY:
@@ -200,7 +201,7 @@ class Seat:
             if b.has(FACTORY) and useful and not b.pairs(g):
                 worth += self.dv * rounds * 0.5
         else:
-            worth += self._violet_rate(b, x) * rounds
+            worth += self.violet_rate(b, x) * rounds
         return worth
 
     def build_score(self, b: Board, x: int, builder: bool) -> float:
@@ -232,12 +233,14 @@ class Seat:
             rate = 0.35 if rounds > 4 else 0.1   # it needs a building first
         return self.w["plantation"] * rate * self.good_value(b, k) * min(rounds, 8) / 2
 
-    def settle_options(self, b: Board, quarry: bool) -> list[int]:
+    def settle_options(self, b: Board, settler: bool) -> list[int]:
+        """The tile kinds board b may take in a settler phase (the settler, or another)."""
         row = {GOODS.index(g) for g in self.view["plantations"]["face_up"]}
-        return sorted(row) + ([QUARRY] if quarry and self.view["quarries"] else [])
+        quarry = may_quarry(self.view["quarries"], settler, b.has(CONSTRUCTION_HUT))
+        return sorted(row) + ([QUARRY] if quarry else [])
 
-    def best_settle(self, b: Board, quarry: bool) -> float:
-        return max((self.plantation_worth(b, k) for k in self.settle_options(b, quarry)), default=0.0)
+    def best_settle(self, b: Board, settler: bool) -> float:
+        return max((self.plantation_worth(b, k) for k in self.settle_options(b, settler)), default=0.0)
 
     def colonists_worth(self, b: Board, k: int) -> float:
         """k more colonists on board b: what they add to the best placement, over the rounds left."""
@@ -501,7 +504,7 @@ def placement_slots(k: Seat, b: Board) -> list[tuple[float, int, list[tuple[str,
             slots.append((k.good_value(b, g) / 2, 2, [(GOODS[g], 1), (BUILDINGS[x].key, 1)]))
     for x in b.city:
         if BUILDINGS[x].good is None:
-            value = (k.end_bonus(b, x) + 1.0 if x in LARGE else k._violet_rate(b, x) + 0.2)
+            value = (k.end_bonus(b, x) + 1.0 if x in LARGE else k.violet_rate(b, x) + 0.2)
             slots.append((value, 1, [(BUILDINGS[x].key, 1)]))
     if b.tiles[QUARRY]:
         slots += [(k.w["quarry"] if b.free else 0.05, 1, [("quarry", 1)])] * b.tiles[QUARRY]
