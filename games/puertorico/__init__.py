@@ -22,11 +22,13 @@ from .info import INFO
 from .scoring import result
 from .state import State, dump, load
 from .table import setup
+from .heuristic import HeuristicBot
 from .text import Text
 from .view import legal, prompt, random_action, view, visible_events
 
-# No computer players or search of its own yet: bots/ adds "random".
-bots: dict = {}
+# Its own computer player, by level (bots/ adds "random" and, once there is search support,
+# "ismcts").
+bots = {"heuristic": HeuristicBot}
 search = None
 
 

@@ -6,7 +6,7 @@ A loading option is a string "good:ship", the ship named by its size ("corn:6") 
 from __future__ import annotations
 
 from .board import occupied, trigger_end, warehouse_kinds
-from .components import GOODS, HARBOR, WHARF
+from .components import GOODS, HARBOR, WHARF, WINDROSE_BARRELS
 from .state import State
 from .words import say
 
@@ -22,13 +22,17 @@ def start(s: State, rng, ev: list) -> None:
 
 
 def cargo_options(s: State, seat: int) -> list[tuple[int, int]]:
-    """(good, ship index) the seat may load. A good already on a ship goes only there, while it
-    has room; any other good goes on an empty ship, one that takes the most of his barrels of it
-    (R1:322-324)."""
-    p = s.players[seat]
+    """(good, ship index) the seat may load."""
+    return cargo_choices(s.players[seat].goods, s.ships, s.ship_sizes)
+
+
+def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
+    """(good, ship index) a player holding `goods` (barrels by good) may load onto `ships`
+    ((good or None, barrels) each, of capacities `sizes`). A good already on a ship goes only
+    there, while it has room; any other good goes on an empty ship, one that takes the most of
+    his barrels of it (R1:322-324)."""
     out = []
-    ships, sizes = s.ships, s.ship_sizes
-    for good, held in enumerate(p.goods):
+    for good, held in enumerate(goods):
         if not held:
             continue
         carrying = [i for i, (g, _) in enumerate(ships) if g == good]
@@ -39,8 +43,8 @@ def cargo_options(s: State, seat: int) -> list[tuple[int, int]]:
             continue
         empty = [i for i, (g, _) in enumerate(ships) if g is None]
         if empty:
-            best = max(min(sizes[i], held) for i in empty)
-            out += [(good, i) for i in empty if min(sizes[i], held) == best]
+            best = max(cargo_amount(held, sizes[i]) for i in empty)
+            out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
     return out
 
 
@@ -91,22 +95,33 @@ def _load(s: State, seat: int, option: str, ev: list) -> None:
     good = GOODS.index(good_name)
     p = s.players[seat]
     if ship == WHARF_SHIP:
-        amount = p.goods[good]
+        amount = cargo_amount(p.goods[good], None)
         s.barrels[good] += amount
         s.wharfed = s.wharfed | {seat}
         where = "his wharf"
     else:
         i = s.ship_sizes.index(int(ship))
-        amount = min(p.goods[good], s.ship_sizes[i] - s.ships[i][1])
+        amount = cargo_amount(p.goods[good], s.ship_sizes[i], s.ships[i][1])
         s.ships[i] = (good, s.ships[i][1] + amount)
         where = f"the {ship}-ship"
     p.goods[good] -= amount
-    vp = amount + occupied(p, HARBOR)
-    if seat == s.chooser and not s.captain_loaded:   # the privilege, on his first load only
-        vp += 1
-        s.captain_loaded = True
+    first = seat == s.chooser and not s.captain_loaded   # the privilege, on his first load only
+    vp = load_vp(amount, occupied(p, HARBOR), first)
+    s.captain_loaded = s.captain_loaded or first
     _award(s, seat, vp, ev)
     say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {vp} VP.")
+
+
+def cargo_amount(held: int, size: int | None, load: int = 0) -> int:
+    """Barrels of the `held` a load ships: on a cargo ship of `size` carrying `load`, as many as
+    fit; with the wharf (size None), all of them."""
+    return held if size is None else min(held, size - load)
+
+
+def load_vp(barrels: int, harbor: bool, captain_first: bool) -> int:
+    """VP for one load (a wharf load too): 1 per barrel, +1 for an occupied harbor, +1 for the
+    captain's first load of the phase."""
+    return barrels + harbor + captain_first
 
 
 def _award(s: State, seat: int, vp: int, ev: list) -> None:
@@ -169,7 +184,7 @@ def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
     p = s.players[seat]
     lost = []
     for g, name in enumerate(GOODS):
-        keep = p.goods[g] if name in s.stored else min(1, p.goods[g]) if name == windrose else 0
+        keep = barrels_kept(p.goods[g], name in s.stored, name == windrose)
         if p.goods[g] > keep:
             lost.append(f"{p.goods[g] - keep} {name}")
             s.barrels[g] += p.goods[g] - keep
@@ -177,6 +192,12 @@ def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
     s.stored = ()
     if lost:
         say(ev, "store", f"{s.names[seat]} cannot store {', '.join(lost)}: back to the supply.")
+
+
+def barrels_kept(held: int, warehouse: bool, windrose: bool) -> int:
+    """Barrels of one kind a player keeps at the end of the captain phase: all of them in a
+    warehouse, one on the windrose, else none."""
+    return held if warehouse else min(WINDROSE_BARRELS, held) if windrose else 0
 
 
 def _unload(s: State, ev: list) -> None:
