@@ -7,6 +7,8 @@ from games.errors import Refused
 from .render import plural
 
 QUIT_WORDS = ("q", "quit", "exit")
+# Words that pick nothing, as an empty line does, where picking nothing is allowed.
+NONE_WORDS = ("none", "pass", "-")
 
 
 class BadAnswer(Refused):
@@ -25,12 +27,19 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     """The 0-based option indices in a line like "3" or "1 4 5" (commas work too) for a prompt
     of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
     picks: list[int] = []
-    for word in text.replace(",", " ").split():
+    words = text.replace(",", " ").split()
+    if len(words) == 1 and words[0].lower() in NONE_WORDS:
+        words = []
+    for word in words:
         if not (word.isascii() and word.isdigit()):
-            raise BadAnswer("bad_answer", f'"{word}" is not an option number: type numbers like 2 or 1 3.')
-        n = int(word)
+            shown = word if len(word) <= 20 else word[:17] + "..."
+            raise BadAnswer("bad_answer", f'"{shown}" is not an option number: type numbers like 2 or 1 3.')
+        # A number longer than the largest option is none of them; int() of thousands of digits
+        # would also raise (Python limits the digits it converts).
+        n = int(word) if len(word.lstrip("0")) <= len(str(count)) else count + 1
         if not 1 <= n <= count:
-            raise BadAnswer("bad_answer", f"There is no option {n}: the options go from 1 to {count}."
+            shown = n if n <= count else (word if len(word) <= 20 else word[:17] + "...")
+            raise BadAnswer("bad_answer", f"There is no option {shown}: the options go from 1 to {count}."
                             if count else "There are no options here: press Enter.")
         if n - 1 in picks:
             raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")

@@ -139,9 +139,24 @@ class SeatSession:
         path = Path(data_dir) / "sessions" / f"{cls.key(url, table)}.json"
         return cls.load(path) if path.exists() else None
 
+    def moved_to(self, url: str) -> "SeatSession":
+        """This seat, its server now at `url` (`governor play`'s server may get another port
+        each time): saved under its new address, the old files removed."""
+        if normalize_url(url) == normalize_url(self.url):
+            return self
+        old = (self.path, self.msgs_path)
+        self.url = normalize_url(url)
+        self.save()
+        for p in old:
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+        return self
+
     @classmethod
-    def unfinished(cls, data_dir: Path, url: str) -> list["SeatSession"]:
-        """Saved seats at this server whose match we have not seen end, newest first."""
+    def unfinished(cls, data_dir: Path, url: str | None = None) -> list["SeatSession"]:
+        """Saved seats (at this server, or at any) whose match we have not seen end, newest first."""
         folder = Path(data_dir) / "sessions"
         out = []
         for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) \
@@ -150,7 +165,7 @@ class SeatSession:
                 s = cls.load(path)
             except (OSError, ValueError, KeyError, record.RecordError):
                 continue
-            if not s.finished and normalize_url(s.url) == normalize_url(url):
+            if not s.finished and (url is None or normalize_url(s.url) == normalize_url(url)):
                 out.append(s)
         return out
 
@@ -217,8 +232,8 @@ def read_cafile(path: str) -> str:
 
 @contextmanager
 def server_folder(path: Path | None):
-    """The data folder of the server `governor play` runs in-process: `path`, else a temporary
-    folder removed at the end (the server goes away with the process, so do its tables)."""
+    """`path`, else a temporary folder removed at the end: where `governor play` keeps its
+    server's data when its usual folder is taken by another `governor play`."""
     if path is not None:
         yield path
         return

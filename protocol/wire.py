@@ -59,7 +59,7 @@ CLIENT = {
     "hello": {"version": (_STR, True), "token": (_STR, False), "have": (_INT, False)},
     "list": {},
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
-               "bot": (_STR, False), "options": (_MAP, False)},
+               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},
