@@ -36,7 +36,8 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
             raise BadAnswer("bad_answer", f'"{shown}" is not an option number: type numbers like 2 or 1 3.')
         # A number longer than the largest option is none of them; int() of thousands of digits
         # would also raise (Python limits the digits it converts).
-        n = int(word) if len(word.lstrip("0")) <= len(str(count)) else count + 1
+        digits = word.lstrip("0") or "0"
+        n = int(digits) if len(digits) <= len(str(count)) else count + 1
         if not 1 <= n <= count:
             shown = n if n <= count else (word if len(word) <= 20 else word[:17] + "...")
             raise BadAnswer("bad_answer", f"There is no option {shown}: the options go from 1 to {count}."
