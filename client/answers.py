@@ -15,6 +15,20 @@ class BadAnswer(Refused):
     """An answer that does not fit the prompt: it is asked again."""
 
 
+def number_in(text: str, lo: int, hi: int) -> int | None:
+    """The number `text` spells, if it is a plain decimal from lo to hi; else None. Safe for any
+    text: "²" is no number here, and thousands of digits are none of a small range (int() of
+    more than 4300 digits would raise)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(hi)):
+        return None
+    n = int(digits)
+    return n if lo <= n <= hi else None
+
+
 def _need(lo: int, hi: int) -> str:
     if lo == hi:
         return plural(hi, "option") if hi <= 1 else f"exactly {hi} options"

@@ -3,6 +3,7 @@ add_arguments(parser) and run(args) -> exit code."""
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 
@@ -26,8 +27,17 @@ def _table_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same cards")
 
 
+def version() -> str:
+    """The installed package's version (pyproject.toml), or say it is not installed."""
+    try:
+        return importlib.metadata.version("governor")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: run from the source folder)"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="governor", description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
+    top.add_argument("--version", action="version", version=f"governor {version()}")
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     for name, module in COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__,

@@ -28,8 +28,9 @@ from .interrupt import run_interruptibly
 from .link import ServerRefused, add_connection_arguments, open_link
 from .lobby import ask_name, lobby, player_name, sit
 from .render import use_colour
-from .session import SeatSession, default_data_dir, normalize_url
+from .session import SeatSession, default_data_dir, normalize_url, server_address
 from .spectator import watch_table
+from .answers import number_in
 from .hints import command
 from .table_options import add_bot_arguments, add_option_arguments, chosen_options, computer_levels
 from .terminal import Keyboard, Terminal, play_seat
@@ -39,20 +40,21 @@ HELP = "play at a table of a Governor server (or run a headless bot seat)"
 
 def _count(lo: int, hi: int, what: str):
     def check(text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or not lo <= int(text) <= hi:
-            raise argparse.ArgumentTypeError(f"{what} is a number from {lo} to {hi}, not {text!r}")
-        return int(text)
+        n = number_in(text, lo, hi)
+        if n is None:
+            raise argparse.ArgumentTypeError(f"{what} is a number from {lo} to {hi}, not {text[:20]!r}")
+        return n
     return check
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
+    p.add_argument("url", type=server_address, help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("--table", help="sit at (or resume your seat at) this table")
     p.add_argument("--name", type=player_name, help="your name at the table")
     p.add_argument("--create", metavar="GAME", choices=sorted(games.GAMES),
                    help=f"create a table of GAME first ({', '.join(games.GAMES)}) and sit at it")
     p.add_argument("--seats", type=_count(1, 99, "--seats"), help="seats of a created table (default 4 or fewer)")
-    add_bot_arguments(p, "computer players at a created table", "0")
+    add_bot_arguments(p, "how many computer players at a created table (default 0)")
     add_option_arguments(p, "a created table: ")
     p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.all_levels())})")
     p.add_argument("--seed", help="seed of the --bot's own choices (not of the deal, which is fair)")

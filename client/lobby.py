@@ -10,7 +10,7 @@ from pathlib import Path
 import bots
 import games
 
-from .answers import QUIT_WORDS
+from .answers import QUIT_WORDS, number_in
 from .link import Link, ServerRefused
 from .render import describe_table
 from .session import SeatSession
@@ -80,8 +80,8 @@ async def _ask_yes(keyboard: Keyboard, question: str, default: bool = False) -> 
 async def _ask_number(keyboard: Keyboard, question: str, lo: int, hi: int, default: int) -> int:
     while True:
         text = await ask(keyboard, f"{question} ({lo}-{hi})", str(default))
-        if text.isascii() and text.isdigit() and lo <= int(text) <= hi:
-            return int(text)
+        if number_in(text, lo, hi) is not None:
+            return number_in(text, lo, hi)
         print(f"Please type a number from {lo} to {hi}.")
 
 
@@ -89,8 +89,8 @@ async def _ask_one_of(keyboard: Keyboard, question: str, choices: tuple[int, ...
     words = ", ".join(map(str, choices))
     while True:
         text = await ask(keyboard, f"{question} ({words})", str(default))
-        if text.isascii() and text.isdigit() and int(text) in choices:
-            return int(text)
+        if number_in(text, min(choices), max(choices)) in choices:
+            return number_in(text, min(choices), max(choices))
         print(f"Please type one of {words}.")
 
 
@@ -131,8 +131,9 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
             continue
         watch = choice.startswith("w")
         num = choice[1:].strip() if watch else choice
-        if num.isdigit() and 1 <= int(num) <= len(tables):
-            return ("watch" if watch else "sit"), table_id(tables[int(num) - 1]), name
+        picked = number_in(num, 1, len(tables))
+        if picked is not None:
+            return ("watch" if watch else "sit"), table_id(tables[picked - 1]), name
         shown = choice if len(choice) <= 20 else choice[:17] + "..."
         print(f"{shown!r} is not one of the choices.")
 

@@ -2,7 +2,7 @@
 terminal.
 
     governor play                                   San Juan against 3 computer players
-    governor play --players 3 --bots heuristic,ismcts
+    governor play --bots heuristic,ismcts            you and these two
     governor play --game puertorico --bots 2 --level random
 
 Your game is kept as you play: leave it (q, Ctrl-C, or closing the terminal) and the next
@@ -21,6 +21,7 @@ from pathlib import Path
 import bots
 from games.errors import IllegalAction
 
+from .answers import number_in
 from .errors import ClientError
 from .interrupt import run_interruptibly
 from .link import PACE_RATE, open_link
@@ -37,24 +38,25 @@ LAN_RATE = 200.0
 
 
 def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number")
-    return int(text)
+    n = number_in(text, 0, 65535)
+    if n is None:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number")
+    return n
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default="Player", type=player_name, help="your name at the table (default: Player)")
-    add_bot_arguments(p, "computer players; fewer than the other seats leaves seats for friends, "
-                         "and a list of levels alone sets the number of players", "every other seat")
+    add_bot_arguments(p, "how many computer players (default: every other seat; fewer leaves seats "
+                         "for friends)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address the server listens on (default 127.0.0.1, this machine only; "
                         "0.0.0.0 lets other machines join)")
     p.add_argument("--port", type=_port, default=None,
                    help=f"port of the server (default {DEFAULT_PORT}, or a free one if it is taken)")
-    p.add_argument("--data-dir", type=Path, default=None,
+    p.add_argument("--data-dir", type=Path, default=None, metavar="FOLDER",
                    help="where your games in progress and match records are kept (default "
                         "$GOVERNOR_DATA or ~/.local/share/governor/client)")
-    p.add_argument("--server-data", type=Path, default=None,
+    p.add_argument("--server-data", type=Path, default=None, metavar="FOLDER",
                    help="keep the game server's data in this folder (default: `server` in the "
                         "data folder)")
     p.add_argument("--new", action="store_true", help="start a new game without offering to resume one")

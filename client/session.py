@@ -5,11 +5,13 @@ verify`), the certificates trusted with --cafile, and the scratch folder of the 
 `governor play` runs in-process."""
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import tempfile
 import time
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,33 @@ def normalize_url(url: str) -> str:
     if "://" not in url:
         url = "ws://" + url
     return url.rstrip("/")
+
+
+def server_address(text: str) -> str:
+    """A server address as typed, checked and in its one spelling (argparse type of `join` and
+    `watch`): ws:// or wss://, a host, a port from 1 to 65535. Raises ArgumentTypeError saying
+    what is wrong, never letting a malformed address reach the network code."""
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    how = "use ws://HOST:PORT, e.g. ws://192.168.1.20:8765 (wss:// for a server with TLS)"
+    url = normalize_url(text) if text.strip() not in ("", "ws://", "wss://") else ""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as e:       # "Port out of range", "Invalid IPv6 URL", a port not a number
+        why = str(e).replace("Port could not be cast to integer value as", "the port is not a number:") \
+            .replace("Port out of range 0-65535", "a port is a number from 1 to 65535") \
+            .replace("Invalid IPv6 URL", "an IPv6 address in [brackets] is not closed")
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a server address ({why}): {how}") from None
+    if parts.scheme not in ("ws", "wss") or not parts.hostname or not text.isprintable() \
+            or any(c.isspace() for c in url):
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a server address: {how}")
+    if len(parts.hostname) > 253:      # the longest name DNS can carry
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a server address (the host name is too long): {how}")
+    if port == 0:     # no port at all is the scheme's own (80, or 443 for wss://): it may be right
+        raise argparse.ArgumentTypeError(f"{shown!r}: port 0 is no server's port: {how}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(f"{shown!r} has more than a host and a port: {how}")
+    return url
 
 
 def _private_dir(path: Path) -> Path:

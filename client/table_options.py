@@ -78,23 +78,29 @@ def bots_value(text: str) -> int | tuple[str, ...]:
     if not all(names) or not all(n.isascii() and n.isalpha() and len(n) <= 20 for n in names):
         raise argparse.ArgumentTypeError(
             f"--bots is a number of computer players or their levels, e.g. 2 or heuristic,ismcts "
-            f"({levels_help()}), not {text[:40]!r}")
+            f"({', '.join(bots.all_levels())}), not {text[:40]!r}")
     return names
 
 
 def levels_help() -> str:
-    """Every level with what it is, for help texts."""
-    return "; ".join(f"{lv}: {bots.describe(lv)}" for lv in bots.all_levels())
+    """Every level with what it is, one a line, for help texts."""
+    width = max(map(len, bots.all_levels()))
+
+    def where(lv: str) -> str:
+        has = [e.INFO.title for g, e in games.GAMES.items() if lv in bots.levels(g)]
+        return "" if len(has) == len(games.GAMES) else f" ({', '.join(has)} only)"
+    return "\n".join(f"  {lv.ljust(width)}  {bots.describe(lv)}{where(lv)}" for lv in bots.all_levels())
 
 
-def add_bot_arguments(p: argparse.ArgumentParser, what: str, default: str) -> None:
-    """`--bots` and `--level`, with the same meaning wherever a table is set up."""
+def add_bot_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    """`--bots` and `--level`, with the same meaning wherever a table is set up; the levels are
+    described below the options."""
     p.add_argument("--bots", type=bots_value, default=None, metavar="N|LEVELS",
-                   help=f"{what}: how many (default {default}), or one level per computer player, "
-                        "comma-separated, e.g. --bots heuristic,ismcts")
+                   help=f"{what}, or their levels, one per computer player, e.g. --bots heuristic,ismcts")
     p.add_argument("--level", type=str.lower, default=None, metavar="LEVEL",
-                   help="the level of every computer player given by number (default: the game's "
-                        f"own player). Levels: {levels_help()}")
+                   help="the level of computer players given by number (default: the game's own "
+                        "player, heuristic)")
+    p.epilog = ((p.epilog + "\n\n") if p.epilog else "") + "Levels of computer players:\n" + levels_help()
 
 
 def computer_levels(spec, level: str | None, game: str, players: int, default_count: int) -> list[str]:

@@ -33,9 +33,14 @@ log = logging.getLogger("governor.server")
 
 def _watch_parent(parent: int) -> None:
     """Runs in each worker: exit when the server is gone (even killed with SIGKILL, which gives it
-    no chance to stop its pool), instead of lingering as an orphan."""
+    no chance to stop its pool), instead of lingering as an orphan. A Ctrl-C at the terminal
+    reaches every process of its group: the workers ignore it, and the server, which got it too,
+    stops them (else each prints a KeyboardInterrupt traceback)."""
+    import signal
     import threading
     import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch():
         while os.getppid() == parent:
