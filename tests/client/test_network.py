@@ -207,7 +207,10 @@ def test_watch_follows_a_match_to_its_end(server, tmp_path):
     result = outcome(player)
     assert f"Watching table {table}" in out and "The match is over." in out
     # The spectator audited the match from the signed public log, and kept it.
-    assert "VERIFIED: the deal and the scores are honest." in out and "0 private messages" in out
+    # It says what it could check, and what it could not: no player's hidden cards.
+    assert "VERIFIED, the public part:" in out and "Not checked: the cards each player was dealt" in out
+    assert "no private messages: a public record" in out and "every card shown" not in out
+    assert "the deal and the scores are honest" not in out
     saved = Path(re.search(r"Public match record saved: (\S+)", out).group(1))
     assert saved == tmp_path / "w" / "records" / f"{result['game_id']}.public.govrec"
     report = verify(record.read(saved))
