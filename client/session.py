@@ -235,11 +235,38 @@ def _read_messages(path: Path) -> list[Signed]:
 
 
 def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind: str = "") -> Path:
-    """Write a match's signed messages to `<data>/records/<game id>.govrec`; another `kind` of
-    record gets its own name, so that none overwrites the record of one's own seat: "public" (a
-    spectator's, the public entries only) or "refused" (the evidence of a server caught out)."""
-    name = game_id.hex() if isinstance(game_id, bytes) else f"match-{int(time.time())}"
-    return write_record(Path(data_dir) / "records" / f"{name}{'.' + kind if kind else ''}.govrec", items)
+    """Write a match's signed messages to `<data>/records/`, named for people (record_name);
+    another `kind` of record gets its own name, so that none overwrites the record of one's own
+    seat: "public" (a spectator's, the public entries only) or "refused" (the evidence of a
+    server caught out). The same match saved again (a resumed seat) replaces its file."""
+    folder = Path(data_dir) / "records"
+    suffix = f"{'.' + kind if kind else ''}.govrec"
+    if isinstance(game_id, bytes):
+        short = game_id.hex()[:SHORT_ID]
+        for old in folder.glob(f"*{short}{suffix}") if folder.exists() else []:
+            if old.name.endswith(f"_{short}{suffix}") or old.name == f"{game_id.hex()}{suffix}":
+                return write_record(old, items)
+    return write_record(folder / f"{record_name(items, game_id)}{suffix}", items)
+
+
+SHORT_ID = 8     # hex digits of the game id in a record's name: enough to tell one's records apart
+
+
+def record_name(items: list[Signed], game_id: bytes | None, when: float | None = None) -> str:
+    """A record's file name, without its suffix, as a person recognises it: the date and time it
+    was saved, the game, the players and a short id, e.g. 2026-05-01_2114_sanjuan_Ana-Bo_1f3a9c2e."""
+    stamp = time.strftime("%Y-%m-%d_%H%M", time.localtime(when))
+    header = items[0].body if items and items[0].kind == "entry" else {}
+    game = header.get("game") if isinstance(header.get("game"), str) else "match"
+    seats = header.get("seats") if isinstance(header.get("seats"), list) else []
+    names = [_file_word(s.get("name")) for s in seats if isinstance(s, dict)]
+    short = game_id.hex()[:SHORT_ID] if isinstance(game_id, bytes) else f"{int(time.time())}"
+    return "_".join([stamp, _file_word(game) or "match", "-".join(n for n in names if n)[:60] or "players", short])
+
+
+def _file_word(text) -> str:
+    """Letters and digits of a name, safe in any file system (names are anyone's choice)."""
+    return "".join(c for c in str(text or "") if c.isascii() and c.isalnum())[:16]
 
 
 def write_record(path: Path, items: list[Signed]) -> Path:
