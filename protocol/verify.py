@@ -52,6 +52,7 @@ class Report:
     winners: list[int] | None = None
     seats_checked: list[int] = field(default_factory=list)
     refused: bool = False          # not judged: the record's rules are not the ones this code replays
+    hidden_unchecked: bool = False  # a public record: the players' hidden cards were not checked
 
     def text(self) -> str:
         lines = []
@@ -64,7 +65,7 @@ class Report:
             lines.append("Winner" + "s" * (len(self.winners) > 1) + ": " +
                          ", ".join(self.names[i] for i in self.winners))
         lines += [f"  ok  {c}" for c in self.checks]
-        if self.ok and not self.seats_checked and self.game_id:
+        if self.ok and self.hidden_unchecked:
             lines.append("VERIFIED, the public part: the seeds, the shuffles, every move and the scores "
                          "are honest. Not checked: the cards each player was dealt and drew in private, "
                          "which only their own record holds (each player's client checks its own).")
@@ -172,8 +173,7 @@ def _audit(items: list[Signed], report: Report) -> None:
     checked = sorted({b.body["seat"] for b in privates})
     report.seats_checked = checked
     report.checks.append(f"{len(privates)} private messages signed, for {', '.join(names[s] for s in checked)}"
-                         if checked else "no private messages: a public record (a spectator's), which "
-                         "holds no player's hidden cards")
+                         if checked else "no private messages in this record")
 
     # Commitments and seeds.
     report.where = end_name
@@ -217,9 +217,12 @@ def _audit(items: list[Signed], report: Report) -> None:
             raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
         if dealt is not None:
             dealt_to.append(names[seat])
+    # A record without private messages of a game that deals hidden cards is a public one (a
+    # spectator's): what each player was shown in private cannot be checked from it.
+    report.hidden_unchecked = not checked and any(engine.dealt(state, s) is not None for s in range(len(seats)))
     report.checks.append("every shuffle recomputed from the seeds" + (
         f"; the cards dealt to {', '.join(dealt_to)} match" if dealt_to else
-        "; nobody's dealt cards are in this record to compare" if not checked else ""))
+        "; this public record holds no player's hidden cards to compare" if report.hidden_unchecked else ""))
 
     report.where = end_name
     moves = end.get("moves")

@@ -212,7 +212,7 @@ def test_watch_follows_a_match_to_its_end(server, tmp_path):
     # The spectator audited the match from the signed public log, and kept it.
     # It says what it could check, and what it could not: no player's hidden cards.
     assert "VERIFIED, the public part:" in out and "Not checked: the cards each player was dealt" in out
-    assert "no private messages: a public record" in out and "every card shown" not in out
+    assert "this public record holds no player's hidden cards to compare" in out and "every card shown" not in out
     assert "the deal and the scores are honest" not in out
     saved = Path(re.search(r"Public match record saved: (\S+)", out).group(1))
     assert saved.parent == tmp_path / "w" / "records" and saved.name.endswith(f"_{result['game_id'][:8]}.public.govrec")
