@@ -7,11 +7,11 @@ import importlib.metadata
 import os
 import sys
 
-from . import join, play, selfplay, serve, verify, watch
+from . import join, play, records, replay, selfplay, serve, verify, watch
 from .table_options import add_table_arguments
 
-COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify, "join": join, "watch": watch,
-            "serve": serve}
+COMMANDS = {"play": play, "join": join, "watch": watch, "records": records, "replay": replay,
+            "verify": verify, "serve": serve, "selfplay": selfplay}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
 
