@@ -102,3 +102,30 @@ def test_an_interactive_join_create_makes_the_table_its_flags_describe(tmp_path)
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "San Juan, 3 seats, computer players: heuristic, random." in proc.stdout
     assert "You left the game." in proc.stdout
+
+
+async def test_the_lobby_refuses_a_long_name_before_it_creates_a_table(tmp_path, capsys):
+    import io
+
+    from client.lobby import lobby
+    from client.terminal import Keyboard
+
+    class Link:
+        url = "ws://x:1"
+        created = []
+
+        async def tables(self):
+            return []
+
+        async def create(self, game, seats, bots, options, levels=None):
+            self.created.append((game, seats, bots, levels))
+            return "t1"
+
+    sanjuan = list(__import__("games").GAMES).index("sanjuan") + 1
+    answers = "c\n" + "x" * 300 + f"\nAna\n{sanjuan}\n3\n2\nismcts\n\n\n\n"
+    got = await lobby(Link(), Keyboard(io.StringIO(answers)), tmp_path)
+    out = capsys.readouterr().out
+    assert "A name is 1 to 20 printable characters (yours has 300): please type another." in out
+    assert got == ("sit", "t1", "Ana")
+    assert Link.created == [("sanjuan", 3, 2, ["ismcts", "ismcts"])]     # one table, made once named
+    assert "ismcts: searches ahead" in out
