@@ -98,3 +98,31 @@ def test_make_play_hides_the_installers_chatter():
     install = [line for line in recipe.splitlines() if "pip install" in line]
     assert install and all(".venv/install.log" in recipe for _ in install)
     assert "> .venv/install.log 2>&1" in recipe
+
+
+def test_ctrl_c_in_serve_prints_no_traceback_from_the_bot_workers(tmp_path):
+    import re
+    env = {**os.environ, "NO_COLOR": "1"}
+    server = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(tmp_path / "s")],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True, env=env)
+    try:
+        url = None
+        while url is None:
+            line = server.stdout.readline()
+            assert line, "the server ended before it listened"
+            found = re.search(r"listening on (ws://[\d.:]+)", line)
+            url = found and found.group(1)
+        # A match with a computer seat: the server's bot worker processes are up once it is over.
+        seat = subprocess.run([sys.executable, "-m", "client", "join", url, "--bot", "random", "--create", "sanjuan",
+                               "--seats", "2", "--bots", "1", "--level", "random", "--no-input", "--json",
+                               "--data-dir", str(tmp_path / "c")], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert seat.returncode == 0, seat.stderr
+        os.killpg(server.pid, signal.SIGINT)
+        out = server.communicate(timeout=60)[0]
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    assert "1 bots (random)" in out
