@@ -174,7 +174,9 @@ class Link:
                      levels: list[str] | None = None) -> str:
         """A new table; `levels` names the level of each of its `bots` computer seats."""
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
-        if levels:
+        if levels and len(set(levels)) == 1:
+            msg["bot"] = levels[0]       # one level for all: what every server version understands
+        elif levels:
             msg["levels"] = list(levels)
         return (await self.request(msg, ("created",)))["table"]
 

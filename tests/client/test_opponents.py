@@ -60,8 +60,14 @@ async def test_the_server_seats_each_computer_player_at_its_level(tmp_path):
         table = await link.create("sanjuan", 4, 2, {}, levels=["ismcts", "random"])
         seats = next(t for t in await link.tables() if t["id"] == table)["seats"]
         assert [s["bot"] for s in seats] == [None, None, "ismcts", "random"]
+        same = await link.create("sanjuan", 3, 2, {}, levels=["random", "random"])    # sent as `bot`
+        seats = next(t for t in await link.tables() if t["id"] == same)["seats"]
+        assert [s["bot"] for s in seats] == [None, "random", "random"]
+        with pytest.raises(ServerRefused, match="No bot level 'genius' for San Juan"):
+            await link.create("sanjuan", 4, 2, {}, levels=["random", "genius"])
         with pytest.raises(ServerRefused, match="1 bot levels for 2 computer seats"):
-            await link.create("sanjuan", 4, 2, {}, levels=["ismcts"])
+            await link.request({"type": "create", "game": "sanjuan", "seats": 4, "bots": 2, "levels": ["ismcts"]},
+                               ("created",))
         with pytest.raises(ServerRefused, match="No bot level 'genius' for San Juan"):
             await link.create("sanjuan", 3, 1, {}, levels=["genius"])
     finally:
