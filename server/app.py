@@ -80,6 +80,8 @@ class Limits:
     rate: float = 20.0                    # client messages per second per connection ...
     burst: int = 40                       # ... with this burst; over it: CLOSE_FLOODING
     conns_per_addr: int = 16              # open connections per IP address; over: CLOSE_TOO_MANY
+    conn_rate: float = 2.0                # new connections a second per IP address ...
+    conn_burst: int = 20                  # ... with this burst; over: cut before the handshake
     max_connections: int = 1000           # connections in all, counted from their first byte; over: cut at once
     max_tables: int = 100                 # tables waiting or playing at once
     tables_per_addr: int = 4              # of those, created from one IP address
@@ -451,7 +453,8 @@ class _Counted(ServerConnection):
     """A connection counted in its server's total from the moment it is accepted, before any
     handshake (a socket that never says a word holds a file all the same), and cut at once when
     the total is full: a flood of idle sockets can then never leave the server without files for
-    its database or for the players at its tables."""
+    its database or for the players at its tables. Cut at once too when its address opens
+    connections faster than its quota: a handshake costs the event loop far more than a cut."""
 
     def __init__(self, server: Server, *args, **kw) -> None:
         super().__init__(*args, **kw)
@@ -460,7 +463,9 @@ class _Counted(ServerConnection):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        if self.owner.connections >= self.owner.max_connections:
+        peer = transport.get_extra_info("peername")
+        if (self.owner.connections >= self.owner.max_connections
+                or not self.owner.quotas.may_connect(peer[0] if peer else "?")):
             transport.abort()
             return
         self.owner.connections += 1

@@ -3,6 +3,9 @@
 A connection's own rate limit (server/conn.py) bounds how often it speaks; these bound what an
 address gets done however many connections it opens:
 
+- connections: `conn_rate` new ones a second, in bursts of `conn_burst`, per address. Each costs
+  a WebSocket handshake (and a seat token lookup, with a token); eight clients reconnecting in a
+  loop once doubled another table's latency.
 - tables: at most `tables_per_addr` waiting or playing tables created from one address, and at
   most `tables_per_window` created in any `table_window` seconds. One client once filled the
   server's table limit in five seconds and held it for ten minutes.
@@ -23,6 +26,12 @@ class Quotas:
         self.limits = limits
         self._created: dict[str, deque[float]] = {}   # address -> when it created tables, within the window
         self._watches: dict[str, TokenBucket] = {}
+        self._connections: dict[str, TokenBucket] = {}
+
+    # -- connections
+
+    def may_connect(self, addr: str) -> bool:
+        return _bucket(self._connections, addr, self.limits.conn_rate, self.limits.conn_burst).take()
 
     # -- tables
 
@@ -53,10 +62,7 @@ class Quotas:
 
     def refuse_watch(self, addr: str) -> str | None:
         lim = self.limits
-        bucket = self._watches.get(addr)
-        if bucket is None:
-            bucket = self._watches[addr] = TokenBucket(lim.watch_rate, lim.watch_burst)
-        if bucket.take():
+        if _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take():
             return None
         return (f"At most {lim.watch_rate:g} watch requests a second from one address (watch_rate), "
                 f"{lim.watch_burst} at once (watch_burst); try again in a moment.")
@@ -68,5 +74,13 @@ class Quotas:
         bucket of watches (a fresh one is the same)."""
         for addr in [a for a in self._created if not self._recent(a, now)]:
             del self._created[addr]
-        for addr in [a for a, b in self._watches.items() if b.full()]:
-            del self._watches[addr]
+        for buckets in (self._watches, self._connections):
+            for addr in [a for a, b in buckets.items() if b.full()]:
+                del buckets[addr]
+
+
+def _bucket(buckets: dict[str, TokenBucket], addr: str, rate: float, burst: int) -> TokenBucket:
+    bucket = buckets.get(addr)
+    if bucket is None:
+        bucket = buckets[addr] = TokenBucket(rate, burst)
+    return bucket

@@ -20,6 +20,8 @@ async def make_server(tmp_path):
         kw.setdefault("tables_per_window", 1000)
         kw.setdefault("watch_rate", 10_000.0)
         kw.setdefault("watch_burst", 10_000)
+        kw.setdefault("conn_rate", 10_000.0)
+        kw.setdefault("conn_burst", 10_000)
         server = Server(kw.pop("data_dir", tmp_path / "data"), "127.0.0.1", 0, **kw)
         await server.start()
         servers.append(server)

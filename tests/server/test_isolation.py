@@ -13,6 +13,9 @@ import asyncio
 import sqlite3
 import threading
 
+import pytest
+from websockets.exceptions import InvalidMessage
+
 from protocol import wire
 from server import sqlite_store
 from server.table_core import TableCore
@@ -126,6 +129,18 @@ async def test_a_listing_never_touches_the_store(make_server, monkeypatch, tmp_p
     await lobby.send({"type": "list"})
     assert {t["id"] for t in (await lobby.expect("tables"))["tables"]} == {waiting, done, later}
     assert reads == []
+
+
+async def test_an_address_opening_connections_too_fast_is_cut_before_the_handshake(make_server):
+    """Eight clients reconnecting in a loop (with unknown tokens, say) once cost the event loop a
+    handshake each; past its burst, an address is cut as soon as its socket is accepted."""
+    server = await make_server(conn_rate=0.1, conn_burst=3)
+    kept = [await Raw.connect(server.url) for _ in range(3)]
+    with pytest.raises((InvalidMessage, OSError)):
+        await Raw.connect(server.url)
+    await Raw.connect(server.url, source="127.0.0.2")     # someone else is not
+    await kept[0].send({"type": "list"})                  # and those let in are served
+    await kept[0].expect("tables")
 
 
 # ---------------------------------------------------------------------- 3. the table limit
