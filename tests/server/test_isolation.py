@@ -180,6 +180,9 @@ async def test_an_empty_table_closes_soon_and_its_creator_is_told_when(make_serv
             break
         await asyncio.sleep(0.02)
     assert listed == {table: "cancelled"}
+    await raw.send({"type": "sit", "table": table, "name": "Late"})
+    err = await raw.expect("error")
+    assert err["code"] == "table_closed" and "was closed before its match began" in err["message"]
     await raw.create(2)                           # it no longer counts against the address's limit
 
 
