@@ -355,14 +355,8 @@ class Server:
         if kind == "create":
             return await self._create(conn, msg)
         if kind in ("sit", "watch"):
-            table = self.in_memory(msg["table"])
-            if kind == "watch" or table is None:   # it may be read from the database and replayed
-                refusal = self.quotas.refuse_watch(conn.addr)
-                if refusal is not None:
-                    return self._error(conn, "slow_down", refusal)
-            table = table or await self.table(msg["table"])
-            if table is None:
-                return self._error(conn, "no_table", f"There is no table {msg['table']!r}.")
+            # Everything that can refuse the request without the table first: a table brought
+            # into memory is always handed the request, and so leaves memory again when it is done.
             if conn.table is not None and conn.seat is not None:
                 return self._error(conn, "already_seated", f"This connection has a seat at table "
                                                            f"{conn.table.id}; open another connection.")
@@ -373,9 +367,17 @@ class Server:
                 request = Sit(conn, name)
             else:
                 request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
+            tid = msg["table"]
+            if kind == "watch" or not (tid in self.tables or tid in self.resting):  # may be read and replayed
+                refusal = self.quotas.refuse_watch(conn.addr)
+                if refusal is not None:
+                    return self._error(conn, "slow_down", refusal)
+            table = await self.table(tid)
+            if table is None:
+                return self._error(conn, "no_table", f"There is no table {tid!r}.")
             if conn.table is not None and conn.table is not table:  # stop watching the other table
                 await conn.table.request(Leave(conn))
-                table = await self.table(msg["table"]) or table  # a finished one may have left memory
+                table = await self.table(tid) or table  # a finished one may have left memory meanwhile
             return await table.request(request)
         if kind == "leave":
             if conn.table is None:

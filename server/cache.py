@@ -17,9 +17,6 @@ class Resting:
         self.size = size
         self._tables: OrderedDict = OrderedDict()   # table id -> Table, the one used last at the end
 
-    def __len__(self) -> int:
-        return len(self._tables)
-
     def __contains__(self, table_id: str) -> bool:
         return table_id in self._tables
 
