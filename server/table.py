@@ -37,7 +37,9 @@ from .table_core import TableCore
 log = logging.getLogger("governor.server")
 
 # What a connection asks of a table needs its match: a finished one is rebuilt from its log first.
-NEEDS_MATCH = (Sit, Leave, Watch, Attach, Commit, Reveal, Act, Resync)
+# Not a sit: only a waiting table takes one, and a waiting table has no match yet (a sit at a
+# finished table is refused without replaying it).
+NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Resync)
 
 
 class Table:

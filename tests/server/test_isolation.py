@@ -208,6 +208,10 @@ async def test_a_finished_match_is_replayed_once_and_off_the_event_loop(make_ser
         return real(core, rows)
 
     monkeypatch.setattr(TableCore, "_build", build)
+    late = await Raw.connect(server.url)          # a sit at a finished table is refused without a replay
+    await late.send({"type": "sit", "table": table, "name": "Late"})
+    assert (await late.expect("error"))["code"] == "started"
+    assert replays == []
     for _ in range(3):                            # watch, go away, watch again
         watcher = await Raw.connect(server.url)
         await watcher.send({"type": "watch", "table": table, "have": 0})
