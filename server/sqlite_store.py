@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS log (
 # MIGRATIONS[i] brings a file from version i to i + 1.
 MIGRATIONS = [
     # 1: seat tokens found by an index (they were found by reading every finished table's seats),
-    #    and tables by status (the open ones at start, the newest finished ones for the lobby).
+    #    and rewritten by table (a sit or a leave) without reading the others; tables by status
+    #    (the open ones at start, the newest finished ones for the lobby).
     """
     CREATE TABLE seat_tokens (
         token_hash  TEXT PRIMARY KEY,   -- SHA-256 of the seat token, as in the seats of `tables`
@@ -74,6 +75,7 @@ MIGRATIONS = [
         SELECT json_extract(s.value, '$.token_hash'), t.id, s.key
         FROM tables t, json_each(t.seats) s
         WHERE json_extract(s.value, '$.token_hash') IS NOT NULL;
+    CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id);
     CREATE INDEX tables_by_status ON tables (status, created);
     """,
 ]

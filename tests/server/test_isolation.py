@@ -46,6 +46,10 @@ def test_a_seat_token_is_looked_up_by_an_index(tmp_path):
     sqlite_store.migrate(db)
     plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sqlite_store.SEAT_OF_TOKEN, ("x",)))
     assert "SEARCH k USING INDEX" in plan and "(token_hash=?)" in plan and "SCAN" not in plan, plan
+    # and keeping the index up to date, on the thread that commits the moves, reads no other table's tokens
+    for sql, args in sqlite_store._token_rows("t", [{"token_hash": "h"}]):
+        plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
+        assert "SCAN" not in plan, (sql, plan)
 
 
 async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp_path):
