@@ -60,25 +60,27 @@ CREATE TABLE IF NOT EXISTS log (
 );
 """
 
+
+def _v1_token_index(db: sqlite3.Connection) -> None:
+    """Seat tokens found by an index (they were found by reading every finished table's seats),
+    and rewritten by table (a sit or a leave) without reading the others; tables by status (the
+    open ones at start, the newest finished ones for the lobby). The index is filled in Python,
+    not with SQLite's JSON functions, which not every build has."""
+    db.execute("""
+        CREATE TABLE seat_tokens (
+            token_hash  TEXT PRIMARY KEY,   -- SHA-256 of the seat token, as in the seats of `tables`
+            table_id    TEXT NOT NULL,
+            seat        INTEGER NOT NULL
+        )""")
+    for table_id, seats in db.execute("SELECT id, seats FROM tables").fetchall():
+        for sql, args in _token_rows(table_id, json.loads(seats)):
+            db.execute(sql, args)
+    db.execute("CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id)")
+    db.execute("CREATE INDEX tables_by_status ON tables (status, created)")
+
+
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [
-    # 1: seat tokens found by an index (they were found by reading every finished table's seats),
-    #    and rewritten by table (a sit or a leave) without reading the others; tables by status
-    #    (the open ones at start, the newest finished ones for the lobby).
-    """
-    CREATE TABLE seat_tokens (
-        token_hash  TEXT PRIMARY KEY,   -- SHA-256 of the seat token, as in the seats of `tables`
-        table_id    TEXT NOT NULL,
-        seat        INTEGER NOT NULL
-    );
-    INSERT OR REPLACE INTO seat_tokens (token_hash, table_id, seat)
-        SELECT json_extract(s.value, '$.token_hash'), t.id, s.key
-        FROM tables t, json_each(t.seats) s
-        WHERE json_extract(s.value, '$.token_hash') IS NOT NULL;
-    CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id);
-    CREATE INDEX tables_by_status ON tables (status, created);
-    """,
-]
+MIGRATIONS = [_v1_token_index]
 VERSION = len(MIGRATIONS)
 
 
@@ -240,9 +242,7 @@ def migrate(db: sqlite3.Connection) -> None:
     for i in range(version, VERSION):
         db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in MIGRATIONS[i].split(";"):
-                if statement.strip():
-                    db.execute(statement)
+            MIGRATIONS[i](db)
             db.execute(f"PRAGMA user_version = {i + 1}")
             db.execute("COMMIT")
         except BaseException:
