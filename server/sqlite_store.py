@@ -72,10 +72,10 @@ def _v1_token_index(db: sqlite3.Connection) -> None:
             table_id    TEXT NOT NULL,
             seat        INTEGER NOT NULL
         )""")
+    db.execute("CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id)")
     for table_id, seats in db.execute("SELECT id, seats FROM tables").fetchall():
         for sql, args in _token_rows(table_id, json.loads(seats)):
             db.execute(sql, args)
-    db.execute("CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id)")
     db.execute("CREATE INDEX tables_by_status ON tables (status, created)")
 
 
