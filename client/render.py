@@ -10,12 +10,14 @@ Renderer takes the control characters out of its strings before drawing it.
 from __future__ import annotations
 
 import os
+import textwrap
 
 import games
 from protocol.messages import printable
 
 from .errors import ClientError
 
+WIDTH = 100     # the terminal the screens are made for: 100 columns
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 
@@ -50,25 +52,62 @@ class Renderer:
     def prompt(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
-        lines += [f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)]
+        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)])
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))
         return "\n".join(lines)
 
     def help(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; an empty line "
-                 "means none, where none is allowed. `q` quits.", how_to_answer(p["min"], p["max"]), ""]
+                 "means none, where none is allowed. `q` quits.", how_to_answer(p["min"], p["max"])]
+        if getattr(self.text, "explain", None):
+            lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
+        lines.append("")
         for i, (label, text) in enumerate(zip(p["labels"], p["help"]), 1):
             lines.append(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else ""))
         return "\n".join(lines)
 
+    def explain(self, v: dict, words: str) -> str:
+        """`? words`: what the game's Text says of the thing so named, or how to ask when it
+        knows nothing by that name (or explains nothing by name at all)."""
+        explain = getattr(self.text, "explain", None)
+        if explain is None:
+            return "This game explains nothing by name: type ? alone for help on the options."
+        answer = explain(printable(v), words)
+        if answer is not None:
+            return answer
+        names = getattr(self.text, "names", None)
+        listed = f" The names: {', '.join(names(printable(v)))}." if names else ""
+        return wrap(f'Nothing here is called "{words}". Type ? alone for help on the options of the '
+                    f'question, or ? and a name or its first letters, e.g. "? {self.example(v)}".{listed}')
+
     def result(self, result: dict, names: list[str]) -> str:
         return self.text.result(printable(result), printable(names))
+
+    def example(self, v: dict) -> str:
+        names = getattr(self.text, "names", None)
+        known = names(printable(v)) if names else []
+        return known[0] if known else "name"
 
     def waiting(self, v: dict) -> str:
         """Who the game waits for, by name."""
         names = [printable(p["name"]) for p in v["players"]]
         return f"Waiting for {', '.join(names[s] for s in v['to_act'])}…"
+
+
+def options_in_columns(items: list[str], tallest: int = 4) -> list[str]:
+    """A long list of numbered options in two columns, numbered down the first and on down the
+    second, when they fit the screen's width: the board and its question stay on one screen."""
+    width = max(map(len, items), default=0) + 2
+    if len(items) <= tallest or 2 * width - 2 > WIDTH:
+        return items
+    rows = (len(items) + 1) // 2
+    left, right = items[:rows], items[rows:] + [""]
+    return [(a.ljust(width) + b).rstrip() for a, b in zip(left, right)]
+
+
+def wrap(text: str) -> str:
+    return textwrap.fill(text, width=WIDTH - 1, subsequent_indent="  ")
 
 
 def how_to_answer(lo: int, hi: int) -> str:

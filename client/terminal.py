@@ -165,6 +165,9 @@ class Terminal(Player):
             if line == "?":
                 self.say(screen.help(v))
                 continue
+            if line.startswith("?"):        # "? small market": about a thing on the board
+                self.say(screen.explain(v, line[1:].strip()))
+                continue
             if line.lower() in QUIT_WORDS:
                 if (await self.keyboard.readline("Quit this game? [y/N] ")).strip().lower() in ("y", "yes"):
                     raise Quit

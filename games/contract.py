@@ -234,6 +234,31 @@ class Search(Protocol):
         """Each seat's expected final score, in points, for a game stopped early."""
 
 
+class Text(Protocol):
+    """The terminal rendering of a game (games/<id>/text.py), made as `Text(options, paint)`;
+    `paint(text, style)` colours a piece of text (styles: head, you, good, dim) or returns it as
+    it is. It reads only views, never the engine state, so it can draw a view that came over the
+    network without leaking what the view does not show.
+
+    Optionally, a Text explains things by name, so that a player can ask about anything on the
+    board and not only about the options of the question (`? small market` in the terminal):
+
+        explain(view, words) -> str | None
+            What the thing called `words` (a name, or the first letters of one, any case) is and
+            does, in a few sentences, as this view shows it; a sentence naming the candidates when
+            `words` fits several things; None when nothing is called that.
+        names(view) -> list[str]
+            Every name `explain` knows, for the answer to a name it does not.
+
+    A game without them keeps plain `?` (help on the question's options)."""
+
+    def board(self, view: dict) -> str:
+        """Everything the view shows but its prompt."""
+
+    def result(self, result: dict, names: list[str]) -> str:
+        """The score table of a `Result`."""
+
+
 class Game(Protocol):
     """The module of a registered game. The functions' contracts are in DESIGN.md §2 and in the
     README's "The engine contract"."""
@@ -269,4 +294,4 @@ class Game(Protocol):
 
     search: Callable[..., Search] | None  # makes the search support (its keywords: the policy's)
     bots: dict[str, Callable[..., Any]]   # the game's own bot levels (e.g. "heuristic"): seed -> bot
-    Text: Callable[..., Any]             # Text(options, paint): the board and score table as text
+    Text: Callable[..., Text]            # Text(options, paint): the board and score table as text

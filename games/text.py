@@ -2,6 +2,8 @@
 what is the same for all of them lives here)."""
 from __future__ import annotations
 
+import textwrap
+
 
 def plural(k: int, word: str) -> str:
     return f"{k} {word}{'s' * (k != 1)}"
@@ -32,3 +34,35 @@ def score_table(result: dict, names: list[str], tiebreak: str, paint=plain, alwa
     title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"
     lines.append(paint(f"{title}: {won}, after {plural(result['rounds'], 'round')}.", "you"))
     return lines
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+def lookup(words: str, names) -> list[str]:
+    """The names `words` asks about, for a Text's `explain`: the one it spells out (any case,
+    `_` or `-` for spaces), else those it begins from one of their words on ("market" → small
+    market, large market). Empty when none fits."""
+    want = _norm(words)
+    if not want:
+        return []
+    names = list(dict.fromkeys(names))
+    for fits in (lambda n: n == want,
+                 lambda n: n.startswith(want) or any(rest.startswith(want) for rest in _tails(n))):
+        found = [name for name in names if fits(_norm(name))]
+        if found:
+            return found
+    return []
+
+
+def _tails(name: str) -> list[str]:
+    """The name from each of its later words on: "small indigo plant" → "indigo plant", "plant"."""
+    ws = name.split()
+    return [" ".join(ws[i:]) for i in range(1, len(ws))]
+
+
+def ambiguous(words: str, found: list[str]) -> str:
+    """The answer to a name that fits several things."""
+    return textwrap.fill(f'"{words}" could be {", ".join(found[:-1])} or {found[-1]}: type more of the name.',
+                         width=99, subsequent_indent="  ")

@@ -27,6 +27,8 @@ Once seated, per table:
                                                       table refuses every command (an error
                                                       "table_frozen" says so too)
   server -> error {code, message}                     a refused request that is not a command
+Every message of the types in PADDED carries a field "pad" (bytes, all zero) that brings the
+encoded frame to a fixed size class (`padded_size`); receivers ignore it. See "Padding" below.
 A command is identified by its client id: sent twice, it is applied once and answered the same
 way again. A command decided on a view older than the seat's current question is rejected
 ("stale") and a snapshot follows. Protocol violations close the connection with a code below.
@@ -96,8 +98,54 @@ class WireError(Closed):
         self.close = close
 
 
+# ---------------------------------------------------------------------- padding
+# Over TLS an eavesdropper still sees how long every frame is. A frame that carries what only one
+# seat may see (its cards as ids and keys, their names in the log and in a question, the cards it
+# picks) would tell by its length which cards those are: "You draw Well." is shorter than "You
+# draw Silver smelter.", and a card id from 128 up takes a byte more. So every message of a type
+# that can carry such things is padded to a size class, whatever its content: 512 bytes, or the
+# next power of two above that (an act, which is small, from 128). A length then tells only the
+# size class, and nearly every frame of one kind falls in the same class whatever cards it holds;
+# a frame whose content sits near a class's edge can still cross it (bench/frames.py measures
+# how often). The classes are powers of two so that the padding costs at most half of a frame.
+# This relies on frames going out uncompressed (compression=None on both sides): a compressed
+# frame's length would follow its content again.
+PADDED = {"private": 512, "snapshot": 512, "delta": 512, "reject": 512, "act": 128}   # type -> smallest class
+
+
+def padded_size(kind: str, n: int) -> int:
+    """The size class of a frame of type `kind` that is at least n bytes long."""
+    size = PADDED[kind]
+    while size < n:
+        size *= 2
+    return size
+
+
+_EMPTY_PAD = pack("pad") + pack(b"")        # how an empty pad field ends a packed map
+
+
 def encode(msg: dict) -> bytes:
-    return pack(msg)
+    kind = msg.get("type")
+    if kind not in PADDED:
+        return pack(msg)
+    # "pad" goes last. Its bytes are written with a bin 16 header (bin 32 past 64 KiB) whatever
+    # their number: msgpack allows any bin header for any length, and with the shortest one (2
+    # bytes under 256, 3 from there) a frame could never be exactly 1 byte longer than a 255-byte
+    # pad makes it, so some frames would have had to jump to the next class.
+    empty = pack({**msg, "pad": b""})
+    assert empty.endswith(_EMPTY_PAD)
+    head = empty[:-2]                       # everything up to the pad's bin header
+    size = padded_size(kind, len(head) + 3)
+    k = size - len(head) - 3
+    if k < 1 << 16:
+        return head + b"\xc5" + k.to_bytes(2, "big") + bytes(k)
+    k -= 2
+    return head + b"\xc6" + k.to_bytes(4, "big") + bytes(k)
+
+
+def signed_frame(table: str, m) -> bytes:
+    """A signed message (protocol.messages.Signed, an entry or a private message) as sent."""
+    return encode({"type": m.kind, "table": table, "payload": m.payload, "sig": m.sig})
 
 
 def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
@@ -112,6 +160,7 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
         raise WireError("bad_frame", e.message) from None
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         raise WireError("bad_frame", "a message is a msgpack map with a string field 'type'")
+    msg.pop("pad", None)   # padding only hides the frame's length: nothing reads it
     fields = schema.get(msg["type"])
     if fields is None:
         raise WireError("bad_frame", f"unknown message type {msg['type']!r}")

@@ -2,8 +2,15 @@
 
 A bot sees only its seat's view (prompt included) and is made fresh for every decision with
 `bots.make(game, level, seed)`. Searching bots are CPU-bound, so by default decisions run in a pool of
-worker processes: a bot thinking at one table never delays any other table or connection. A
-thread pool is available for embedding and tests (`processes=False`).
+worker processes, never on the event loop. A thread pool is available for embedding and tests
+(`processes=False`).
+
+The workers are shared fairly. Each decision belongs to an owner (the client that created its
+table). A free worker goes to the waiting owner served longest ago (a newcomer first), and no
+owner has more than all workers but one thinking at once while another owner waits. So one client with a dozen
+tables of searching bots queues behind itself, and another table's bot waits at most for one
+decision to finish, never for the whole queue. (The pool's own queue is FIFO: decisions are
+handed to it only when a worker is free.)
 
 A worker process that dies breaks the whole ProcessPoolExecutor: every decision queued or running
 in it fails with BrokenProcessPool, and the pool cannot say which one killed it. So each such
@@ -17,6 +24,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+from collections import deque
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -52,6 +60,16 @@ class Deciders:
         self.seconds = seconds
         self._pool: Executor | None = None
         self.failures = 0
+        self._waiting: dict[str, deque] = {}   # owner -> its decisions not handed to a worker yet
+        self._thinking: dict[str, int] = {}    # owner -> its decisions in a worker now
+        self._served: dict[str, int] = {}      # owner with work here -> when it last got a worker
+        self._clock = 0                           # counts the decisions handed to workers
+        self._tasks: set[asyncio.Task] = set()    # the loop keeps only weak references to tasks
+
+    @property
+    def per_owner(self) -> int:
+        """The most workers one owner may hold while another owner waits: all but one."""
+        return max(1, self.workers - 1)
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -63,9 +81,59 @@ class Deciders:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="governor-bot")
         return self._pool
 
-    def submit(self, level: str, seed: int, view: dict) -> asyncio.Future:
-        """The decision of a fresh bot of `level` on `view`, under way (a Task)."""
-        return asyncio.ensure_future(self._decide(level, seed, view))
+    def submit(self, level: str, seed: int, view: dict, owner: str = "") -> asyncio.Future:
+        """The decision of a fresh bot of `level` on `view`, a future; it waits its `owner`'s turn
+        for a worker."""
+        decision = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(owner, deque()).append((level, seed, view, decision))
+        self._dispatch()
+        return decision
+
+    def _dispatch(self) -> None:
+        """Hand waiting decisions to free workers, owners taking turns."""
+        while self._waiting and sum(self._thinking.values()) < self.workers:
+            owner = self._next_owner()
+            if owner is None:
+                return
+            queue = self._waiting[owner]
+            level, seed, view, decision = queue.popleft()
+            if not queue:
+                del self._waiting[owner]
+            if decision.cancelled():
+                continue
+            self._clock += 1
+            self._served[owner] = self._clock
+            self._thinking[owner] = self._thinking.get(owner, 0) + 1
+            task = asyncio.ensure_future(self._think(owner, level, seed, view, decision))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _next_owner(self) -> str | None:
+        """The waiting owner served longest ago, among those who may take another worker: under
+        the per-owner cap, or anyone when nobody else is waiting."""
+        alone = len(self._waiting) == 1
+        may = [o for o in self._waiting if alone or self._thinking.get(o, 0) < self.per_owner]
+        return min(may, key=lambda o: self._served.get(o, 0), default=None)
+
+    async def _think(self, owner: str, level: str, seed: int, view: dict, decision: asyncio.Future) -> None:
+        try:
+            action = await self._decide(level, seed, view)
+        except asyncio.CancelledError:
+            decision.cancel()
+            raise
+        except Exception as e:   # its table plays a random move instead
+            if not decision.done():
+                decision.set_exception(e)
+        else:
+            if not decision.done():
+                decision.set_result(action)
+        finally:
+            self._thinking[owner] -= 1
+            if not self._thinking[owner]:
+                del self._thinking[owner]
+                if owner not in self._waiting:
+                    del self._served[owner]   # nothing here: it comes back as a newcomer
+            self._dispatch()
 
     async def _decide(self, level: str, seed: int, view: dict) -> list:
         try:

@@ -46,6 +46,9 @@ class Table:
     def __init__(self, server, row: TableRow, creator: str | None = None) -> None:
         self.server = server
         self.creator = creator    # the address that created the table (None: it came from the store)
+        # Whose turn this table's bots wait for a worker in (server/deciders.py): the address that
+        # created it, or, once rebuilt from the store, the table itself.
+        self.bot_owner = creator or row.id
         self.core = TableCore(row, server.signer, turn_time=server.limits.turn_time, grace=server.grace,
                               now=time.monotonic())
         self.broadcaster = Broadcaster(self.core)
@@ -264,7 +267,7 @@ class Table:
 
     def _ask_bot(self, ask: AskBot) -> None:
         try:
-            decision = self.server.deciders.submit(ask.level, ask.seed, ask.view)
+            decision = self.server.deciders.submit(ask.level, ask.seed, ask.view, self.bot_owner)
         except Exception as e:   # no decision can be asked for: it fails, and a random move is played
             decision = asyncio.get_running_loop().create_future()
             decision.set_exception(e)

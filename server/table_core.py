@@ -335,7 +335,7 @@ class TableCore:
 
     def _frame(self, m) -> bytes:
         """A signed message as sent on the wire."""
-        return wire.encode({"type": m.kind, "table": self.id, "payload": m.payload, "sig": m.sig})
+        return wire.signed_frame(self.id, m)
 
     # ------------------------------------------------------------------ who is at the table
 

@@ -37,11 +37,16 @@ def colonists(p: Player) -> int:
     return p.san_juan + sum(p.worked) + sum(p.city.values())
 
 
-def build_cost(p: Player, b: int, builder: bool) -> int:
-    """Cost less 1 for the builder, less the occupied quarries up to the building's column; never
-    below 0."""
+def building_price(b: int, quarries: int, builder: bool) -> int:
+    """What building `b` costs a player with `quarries` occupied quarries: its cost, less 1 for
+    the builder, less the quarries up to the building's column; never below 0. Plain values, so
+    that a screen showing prices from a view asks the same function as the builder phase."""
     building = BUILDINGS[b]
-    return max(0, building.cost - builder - min(p.worked[QUARRY], building.column))
+    return max(0, building.cost - builder - min(quarries, building.column))
+
+
+def build_cost(p: Player, b: int, builder: bool) -> int:
+    return building_price(b, p.worked[QUARRY], builder)
 
 
 def production(p: Player) -> list[int]:

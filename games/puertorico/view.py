@@ -10,13 +10,13 @@ from games.choice import all_picks, pick_uniform
 from . import mayor
 from .board import build_cost, city_used, occupied, sale_price
 from .captain import WHARF_SHIP
-from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, ROLE_OF, ROLE_TEXT,
+from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, PRODUCERS, ROLE_OF, ROLE_TEXT,
                          TILE_KINDS)
 from .flow import to_act
 from .plantations import kind
-from .scoring import result
+from .scoring import result, score_seat
 from .state import State
-from .words import count
+from .words import a, count
 
 
 def _player(s: State, seat: int) -> dict:
@@ -32,6 +32,9 @@ def _player(s: State, seat: int) -> dict:
         "city": [[BUILDINGS[b].key, c] for b, c in sorted(p.city.items())],
         "city_spaces": city_used(p),
         "san_juan": p.san_juan,
+        # The score if the game ended now: chips, building VP and the large buildings' bonuses.
+        # All of it is public (D15), so every view carries it.
+        "score": score_seat(p),
     }
 
 
@@ -97,50 +100,68 @@ def prompt(s: State, seat: int) -> dict | None:
 def _role(s, seat, p, options):
     def describe(card):
         money = s.roles[card]
-        label = ROLE_OF[card].capitalize() + (f" (+{count(money, 'doubloon')})" if money else "")
+        label = f"Take the {ROLE_OF[card]}" + (f" (+{count(money, 'doubloon')})" if money else "")
         return label, ROLE_TEXT[ROLE_OF[card]]
-    return "Pick a role for this phase.", describe
+    return "Which role do you take? Its phase starts with you, and you get its privilege.", describe
 
 
 def _hacienda(s, seat, p, options):
-    return ("Hacienda: take the top face-down plantation before your normal pick?",
-            lambda o: ("Draw a face-down plantation", "It goes on your island at once, unseen until drawn."))
+    return ("Hacienda: draw the top face-down plantation before you take one from the row?",
+            lambda o: ("Draw the top face-down plantation",
+                       "It goes on your island at once; nobody knows what it is until it is drawn."))
 
 
 def _settle(s, seat, p, options):
     def describe(o):
         if o == "quarry":
-            return "Quarry", "Each occupied quarry takes 1 doubloon off a building, up to its column."
-        return f"{o.capitalize()} plantation", f"Grows {o}, which sells for {PRICE[GOODS.index(o)]}."
-    return "Settler: take a face-up plantation, or none.", describe
+            return ("Take a quarry",
+                    "Each occupied quarry takes 1 doubloon off a building, up to the building's column.")
+        return (f"Take {a(o)} plantation",
+                f"Grows {o} ({_MADE_BY[o]}); the trading house pays {count(PRICE[GOODS.index(o)], 'doubloon')}.")
+    return "Settler: take a face-up plantation for your island, or none.", describe
+
+
+# What a plantation's crop needs before it is a barrel, for the settler's help texts.
+_MADE_BY = {g: "no building needed" if not PRODUCERS[i] else
+            "made in a " + " or ".join(BUILDINGS[b].name.lower() for b in PRODUCERS[i])
+            for i, g in enumerate(GOODS)}
+
+
+def _where(o: str) -> str:
+    """A hospice or university colonist's destination, in words: "coffee plantation", "factory"."""
+    return f"{o} plantation" if o in GOODS else o if o == "quarry" else BUILDINGS[BY_KEY[o]].name.lower()
 
 
 def _bonus_colonist(building: str):
     def prompt_for(s, seat, p, options):
+        source = "the supply" if s.colonist_supply else "the colonist ship (the supply is empty)"
+
         def describe(o):
-            where = (f"{o} plantation" if o in GOODS else o if o == "quarry"
-                     else BUILDINGS[BY_KEY[o]].name.lower())
-            return (f"Colonist on the new {where}",
-                    "From the colonist supply, or from the ship when the supply is empty.")
-        return f"{building}: put a colonist on what you just placed?", describe
+            return (f"Put a colonist from {source} on your new {_where(o)}",
+                    "It works from now on; colonists move again only in the next mayor phase.")
+        return f"{building}: put a colonist on the {_where(options[0])} you just got?", describe
     return prompt_for
 
 
 def _mayor(s, seat, p, options):
-    return ("Mayor: take a colonist from the supply (privilege)?",
-            lambda o: ("Take a colonist", "It joins the ones from the ship before you place them."))
+    return ("Mayor: take 1 colonist from the supply (your privilege)?",
+            lambda o: ("Take 1 colonist from the supply",
+                       f"It joins the {count(s.colonist_ship, 'colonist')} of the ship before everyone places them."))
 
 
 def _place(s, seat, p, options):
     group, circles = mayor.groups(p)[s.group]
     name = (f"{group} plantations" if group in TILE_KINDS[:-1] else "quarries" if group == "quarry"
             else BUILDINGS[BY_KEY[group]].name.lower())
+    unplaced = p.san_juan
 
     def describe(k):
-        return (f"{k} on your {name}",
-                f"{count(circles, 'circle')} here; {count(p.san_juan, 'colonist')} still to place, "
-                "those without a circle wait in San Juan.")
-    return f"Mayor: how many colonists on your {name}?", describe
+        rest = unplaced - k
+        return (f"{k}  {'●' * k}{'○' * (circles - k)}" + (f"  ({rest} left to place)" if rest else ""),
+                f"{count(k, 'colonist')} on your {name} ({count(circles, 'circle')}); colonists who "
+                "find no circle later wait in San Juan.")
+    return (f"Mayor: how many colonists on your {name}? {options[0]}–{options[-1]} "
+            f"(you have {unplaced} to place)", describe)
 
 
 def _build(s, seat, p, options):
@@ -148,19 +169,24 @@ def _build(s, seat, p, options):
 
     def describe(key):
         b = BUILDINGS[BY_KEY[key]]
-        return (f"{b.name}: pay {build_cost(p, b.index, builder)} (cost {b.cost}), {b.vp} VP", b.text)
+        price = build_cost(p, b.index, builder)
+        return (f"Build the {b.name.lower()} for {count(price, 'doubloon') if price else 'free'}",
+                f"{b.vp} VP, cost {b.cost}, {count(b.circles, 'circle')}. {b.text}")
     return f"Builder: build one building, or none. You have {count(p.doubloons, 'doubloon')}.", describe
 
 
 def _craftsman(s, seat, p, options):
-    return ("Craftsman: take 1 more barrel of a kind you produced (privilege)?",
-            lambda o: (o.capitalize(), f"{s.barrels[GOODS.index(o)]} {o} left in the supply."))
+    return ("Craftsman: take 1 more barrel of a kind you produced (your privilege)?",
+            lambda o: (f"Take 1 more {o} ({s.barrels[GOODS.index(o)]} left)",
+                       f"You have {p.goods[GOODS.index(o)]} {o} now."))
 
 
 def _sell(s, seat, p, options):
     def describe(o):
         price = sale_price(p, GOODS.index(o), seat == s.chooser)
-        return f"{o.capitalize()} for {count(price, 'doubloon')}", f"You hold {p.goods[GOODS.index(o)]} {o}."
+        return (f"Sell 1 {o} for {count(price, 'doubloon')}",
+                f"You hold {p.goods[GOODS.index(o)]} {o}; the trading house pays {PRICE[GOODS.index(o)]} "
+                "plus your bonuses.")
     return "Trader: sell one barrel to the trading house, or none.", describe
 
 
@@ -171,27 +197,27 @@ def _load(s, seat, p, options):
         good_name, ship = o.split(":")
         held = p.goods[GOODS.index(good_name)]
         if ship == WHARF_SHIP:
-            return (f"Ship all {held} {good_name} with your wharf",
-                    f"Scores {held + extra} VP; the barrels go back to the supply.")
+            return (f"Ship all {held} {good_name} from your wharf ({held + extra} VP)",
+                    "The barrels go back to the supply; the wharf works once a phase.")
         i = s.ship_sizes.index(int(ship))
         takes = min(held, s.ship_sizes[i] - s.ships[i][1])
         return (f"Load {good_name} onto the {ship}-ship (takes {takes} of your {held})",
                 f"Scores {takes + extra} VP.")
     may_stop = s.pending[3] == 0   # only the wharf is left (D5)
-    return "Captain: load one kind of goods." + (" Pick none to stop loading this phase." if may_stop else ""), describe
+    return ("Captain: load one kind of goods onto a ship." +
+            (" Pick none to stop loading this phase." if may_stop else ""), describe)
 
 
 def _warehouse(s, seat, p, options):
     def describe(o):
-        return f"{o.capitalize()} ({count(p.goods[GOODS.index(o)], 'barrel')})", "All of them stay."
-    return (f"Captain: keep all barrels of which {count(s.pending[3], 'kind')} in your warehouses?",
-            describe)
+        return (f"Keep all {p.goods[GOODS.index(o)]} {o} in a warehouse", "None of them goes back.")
+    return (f"Captain: your warehouses keep {count(s.pending[3], 'kind')} whole; which?", describe)
 
 
 def _windrose(s, seat, p, options):
     def describe(o):
-        return (f"{o.capitalize()} (1 of your {p.goods[GOODS.index(o)]})",
-                "One barrel stays on your windrose; the others of the kinds left go back.")
+        return (f"Keep 1 of your {p.goods[GOODS.index(o)]} {o}",
+                "It stays on your windrose; the other barrels of the kinds left go back.")
     return "Captain: keep one barrel of which kind? The rest goes back to the supply.", describe
 
 

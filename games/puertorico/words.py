@@ -9,3 +9,8 @@ def say(ev: list, kind: str, text: str) -> None:
 def count(k: int, what: str) -> str:
     """"1 barrel", "3 barrels"."""
     return f"{k} {what}{'s' * (k != 1)}"
+
+
+def a(noun: str) -> str:
+    """"a sugar plantation", "an indigo plantation"."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"

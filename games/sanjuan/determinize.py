@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from .cards import CARD_KIND, MANIFEST, TILES, cathedral_id
-from .rules import apply, buildable, stage_decision
+from .rules import apply, build_decision, stage_decision
 from .state import State
 
 BUILD_STAGES = ("build", "cover", "black_market", "pay")
@@ -178,14 +178,15 @@ class ImaginedStreams:
 
 def _replay_build(s: State, actor: int, stage: str, rnd: random.Random) -> bool:
     """Another seat is building: sample which building (and crane target, black market goods)
-    by replaying its choices with the engine until the stage matches the view."""
-    options = buildable(s, actor)
-    if not options:
-        return False
+    by replaying its choices with the engine until the stage matches the view. At the build
+    decision itself any deal fits: every seat is asked, whether or not it can afford anything."""
     s.stage = "build"
-    s.pending = {actor: ("build", options, 0, 1)}
+    s.pending = {actor: build_decision(s, actor)}
     if stage == "build":
         return True
+    options = s.pending[actor][1]
+    if not options:
+        return False   # past its build decision, the seat chose a building: it could afford one
     trial = s.copy()
     while trial.stage != stage:
         kind, opts, lo, hi = trial.pending[actor]
@@ -229,6 +230,6 @@ class Determinizer:
         actor = self.template.view["to_act"][0]
         s.turn = s.order.index(actor)
         s.stage = "build"
-        s.pending = {actor: ("build", buildable(s, actor), 0, 1)}
+        s.pending = {actor: build_decision(s, actor)}
         return s
 

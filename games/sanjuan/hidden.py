@@ -19,11 +19,18 @@ def _hidden_places(s: State, seat: int | None) -> list[tuple]:
 
 
 def permute_hidden(s: State, seat: int | None, rnd) -> State:
-    """A copy of `s` with the cards `seat` may not identify shuffled among their places."""
+    """A copy of `s` with the cards `seat` may not identify shuffled among their places. An
+    answer already given in a simultaneous stage picks places, not cards: it follows them, so
+    that the copy is a state the game could be in (the frame-length test plays on from it)."""
     t = s.copy()
     places = _hidden_places(t, seat)
-    cards = [pile[i] for pile, i in places]
+    old = [pile[i] for pile, i in places]
+    cards = old[:]
     rnd.shuffle(cards)
     for (pile, i), card in zip(places, cards):
         pile[i] = card
+    if t.answers:
+        now = dict(zip(old, cards))
+        t.answers = {who: tuple(now.get(c, c) if type(c) is int else c for c in picks)
+                     for who, picks in t.answers.items()}
     return t

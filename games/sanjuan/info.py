@@ -7,7 +7,7 @@ INFO = Info(
     min_players=2,
     max_players=4,
     # Bump whenever a rule change could make an old match replay differently: records name it.
-    rules_version="sanjuan-2e/2",
+    rules_version="sanjuan-2e/3",
     tiebreak="most cards in hand plus goods; still tied, the tied players share the win",
     options=(
         Option("expansion", False, 'add "The New Buildings"'),

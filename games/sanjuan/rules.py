@@ -547,15 +547,21 @@ def min_build_cost(s: State, seat: int, card: int) -> int:
     return best
 
 
+def build_decision(s: State, seat: int) -> Decision:
+    """The one home of who is asked in the builder phase: every seat, in turn, always. A seat
+    that can afford nothing is asked too, with "build nothing" as its only pick (no options,
+    pick 0), because skipping it would tell the others that its hidden hand pays for nothing
+    (rules version sanjuan-2e/3; the README's rule decisions)."""
+    options = buildable(s, seat)
+    return ("build", options, 0, min(1, len(options)))
+
+
 def _build_turn(s: State, rng, ev: list) -> None:
-    while s.turn < len(s.order):
+    if s.turn < len(s.order):
         seat = s.order[s.turn]
-        options = buildable(s, seat)
-        if options:
-            s.stage = "build"
-            s.pending = {seat: ("build", options, 0, 1)}
-            return
-        s.turn += 1
+        s.stage = "build"
+        s.pending = {seat: build_decision(s, seat)}
+        return
     _end_builder(s, rng, ev)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import textwrap
 
-from games.text import plain, plural, score_table
+from games.text import ambiguous, lookup, plain, plural, score_table
 
-from .cards import catalog
+from .cards import BY_KEY, KINDS, catalog
 from .info import INFO
 
 
@@ -21,7 +21,9 @@ def _wrap(text: str) -> str:
 
 class Text:
     def __init__(self, options: dict, paint=plain) -> None:
-        self.cards = catalog(bool(options.get("expansion")))["cards"]
+        self.expansion = bool(options.get("expansion"))
+        known = catalog(self.expansion)
+        self.cards, self.roles = known["cards"], known["roles"]
         self.paint = paint
 
     def name(self, key: str) -> str:
@@ -93,6 +95,34 @@ class Text:
         if you["drawn"]:
             lines.append("Drawn this councillor phase: " + ", ".join(self.name(k) for _, k in you["drawn"]))
         return "\n".join(lines)
+
+    # ------------------------------------------------------------ `? name`
+
+    def names(self, v: dict) -> list[str]:
+        """Every card of this game's deck by name, and the roles."""
+        return [k["name"].lower() for k in self.cards.values()] + list(self.roles)
+
+    def explain(self, v: dict, words: str) -> str | None:
+        found = lookup(words, self.names(v))
+        if len(found) > 1:
+            return ambiguous(words, found)
+        if not found:
+            return None
+        if found[0] in self.roles:
+            return f"{found[0].capitalize()}: {self.roles[found[0]]}"
+        key = next(key for key, k in self.cards.items() if k["name"].lower() == found[0])
+        return self.explain_card(v, key)
+
+    def explain_card(self, v: dict, key: str) -> str:
+        k, kind = self.cards[key], KINDS[BY_KEY[key]]
+        copies = kind.copies + (kind.expansion_copies if self.expansion else 0)
+        what = f"production building for {kind.good}" if kind.good else "city building"
+        deck = "not a deck card" if not copies else f"{plural(copies, 'card')} in the deck"
+        # Who has built one is public; where the others lie (hands, supply) is not.
+        built = [p["name"] for p in v["players"] if any(c_key == key for _, c_key, _ in p["city"])]
+        text = (f"{k['name']}: {what}, cost {k['cost']}, {k['vp']} VP ({deck}). {k['text']}"
+                + (f" Built by {', '.join(built)}." if built else ""))
+        return textwrap.fill(text, width=96)
 
     def result(self, result: dict, names: list[str]) -> str:
         return "\n".join(score_table(result, names, INFO.tiebreak, self.paint))

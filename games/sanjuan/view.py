@@ -113,7 +113,9 @@ def prompt(s: State, seat: int) -> dict | None:
                 "once a round.")
         notes = ["double this privilege now", "keep it for your second role this round"]
     elif kind == "build":
-        text = "Builder phase: choose a building to build, or none."
+        # A seat that can afford nothing is asked all the same (rules.build_decision).
+        text = ("Builder phase: choose a building to build, or none." if options else
+                "Builder phase: you can afford no building now, so you build nothing.")
         notes = [f"cost {COST[s.kinds[c]]}, you pay {min_build_cost(s, seat, c)}, "
                  f"{VP[s.kinds[c]]} VP" for c in options]
     elif kind == "cover":

@@ -256,8 +256,11 @@ def test_join_without_a_server_says_so(tmp_path):
 
 # ------------------------------------------------------------ governor play: the LAN party
 
-def test_play_auto_with_a_friend_over_the_network(tmp_path):
-    play = governor("play", "--auto", "--players", "3", "--bots", "1", "--port", "0", "--name", "Ana",
+@pytest.mark.parametrize("table", [["--players", "3", "--bots", "1"],
+                                   ["--game", "puertorico", "--players", "2", "--bots", "0"]],
+                         ids=["sanjuan", "puertorico"])
+def test_play_auto_with_a_friend_over_the_network(tmp_path, table):
+    play = governor("play", "--auto", *table, "--port", "0", "--name", "Ana",
                     "--data-dir", str(tmp_path / "host"))
     line = ""
     while "Friends can join with" not in line:

@@ -1,8 +1,10 @@
 """`governor play` and the terminal seat: the answer parser, bad input, quitting, interrupting,
-what the screen says about rejects and the connection. (Whole games: test_network.py.)"""
+what the screen says about rejects and the connection, and a whole Puerto Rico game typed at the
+keyboard. (More whole games: test_network.py.)"""
 import asyncio
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -219,3 +221,49 @@ def test_the_lan_server_of_governor_play_has_no_clock(tmp_path):
             await server.stop()
     turn_time, port = asyncio.run(start())
     assert turn_time == 0 and port > 0
+
+
+# ------------------------------------------------------------ a whole game, played by a person
+
+def play_every_question(proc, asides=()) -> tuple[str, int]:
+    """Play a `governor play` process as a person at the keyboard: read the screen up to each
+    question and answer it with its first option(s), as many as the question asks for. At the
+    first question, type the `asides` first (help requests, say). Returns all it printed and the
+    number of questions answered."""
+    out, asked = [], 0
+    for line in proc.stdout:
+        out.append(line)
+        if PROMPT_END not in line:
+            continue
+        if asked == 0:
+            for aside in asides:
+                proc.stdin.write(aside + "\n")
+        need = re.search(r"Type (\d+) different numbers", line)   # else one number, or none
+        proc.stdin.write(" ".join(str(i) for i in range(1, int(need.group(1)) + 1)) if need else "1")
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        asked += 1
+    proc.wait(timeout=60)
+    return "".join(out), asked
+
+
+def test_a_person_plays_a_whole_four_player_puerto_rico_game(tmp_path):
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "client", "play", "--game", "puertorico", "--players", "4",
+                             "--port", "0", "--data-dir", str(tmp_path)], cwd=ROOT, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out, asked = play_every_question(proc, asides=["? small market", "? zeppelin", "?"])
+    assert proc.returncode == 0, out[-2000:]
+    assert "Traceback" not in out
+    # Every question was asked on a board with the roles and the building supply.
+    assert out.count(PROMPT_END) == asked > 20
+    assert out.count("Roles left") >= asked and out.count("← your price") >= asked
+    # `? name` explained a building, an unknown name got a sentence, plain `?` the options.
+    assert "Small market: violet building, column 1. Cost 1" in out
+    assert 'Nothing here is called "zeppelin".' in out
+    assert "Answer with option numbers separated by spaces" in out
+    # The end: the board, the score table with a winner, and the match audited by this client.
+    table = out[out.rindex("\ntotal "):]
+    assert re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", table)
+    assert "VERIFIED: the deal and the scores are honest." in table
+    assert len(list((tmp_path / "records").glob("*.govrec"))) == 1

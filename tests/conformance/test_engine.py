@@ -133,6 +133,36 @@ def test_no_view_depends_on_what_it_may_not_see(game, table):
         random_game(game, players, options, f"leak/{g}", check)
 
 
+def test_no_private_text_depends_on_what_its_reader_may_not_see(game, table):
+    """The log, as the view: play each move again in a world where everything the mover may not
+    see is dealt anew (its action stays legal). Wherever the mover's view comes out the same in
+    both worlds, the texts shown to it alone must be the same too, and the public log must tell
+    of the same kinds of thing. (Where its view differs, the move has shown it something new, its
+    own draw, and there is nothing to compare. Which cards a public text may name, a gold mine's
+    say, is each game's rule: its own tests check those texts.)"""
+    players, options = table
+    rnd = random.Random("event-leak")
+    compared = 0
+    for g in range(GAMES_PER_TABLE):
+        seed = f"event-leak/{g}"
+        rng = local_streams(seed)
+        s = game.setup([f"P{i}" for i in range(players)], options, rng)
+        movers = [random.Random(f"{seed}/{i}") for i in range(players)]
+        while game.to_act(s):
+            seat = game.to_act(s)[0]
+            action = game.random_action(s, seat, movers[seat])
+            twin = game.permute_hidden(s, seat, rnd)
+            twin_events = game.apply(twin, seat, action, rng)
+            events = game.apply(s, seat, action, rng)
+            assert [e["type"] for e in game.visible_events(twin_events, None)] == \
+                   [e["type"] for e in game.visible_events(events, None)]
+            if game.view(twin, seat) == game.view(s, seat):
+                compared += 1
+                assert [e for e in twin_events if e["to"] == seat] == [e for e in events if e["to"] == seat], \
+                    f"the texts shown to seat {seat} depend on something hidden from it"
+    assert compared
+
+
 def test_games_end_and_views_and_results_are_well_formed(game, table):
     players, options = table
     info = game.INFO

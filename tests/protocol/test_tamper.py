@@ -825,16 +825,26 @@ def test_cli_refuses_a_cut_record(tmp_path, capsys, mine):
 
 # --- a record made under other rules --------------------------------------------------------
 
-def under_old_rules(signer: Signer, items):
-    """The match as a server running the rules before sanjuan-2e/2 would have signed it: the same
-    messages, but the header names the old rules (replayed now, its moves would not fit)."""
-    return forge(signer, items, entry_at(items, 0), lambda b: b.__setitem__("rules", "sanjuan-2e/1"))
+# Earlier San Juan rules: 2e/1 differs in the black market and the stalled game's end, 2e/2 in
+# skipping the builder who can afford nothing (2e/3 asks every seat).
+OLD_RULES = ["sanjuan-2e/1", "sanjuan-2e/2"]
 
 
-def test_a_record_made_under_rules_this_code_does_not_replay_is_refused_by_name(items, signer):
-    report = check(under_old_rules(signer, items))
+def under_old_rules(signer: Signer, items, rules: str):
+    """The match as a server running older rules would have signed it: the same messages, but
+    the header names the old rules (replayed now, its moves need not fit)."""
+    return forge(signer, items, entry_at(items, 0), lambda b: b.__setitem__("rules", rules))
+
+
+def test_this_code_replays_only_its_own_rules():
+    assert sanjuan.INFO.rules_version not in OLD_RULES
+
+
+@pytest.mark.parametrize("rules", OLD_RULES)
+def test_a_record_made_under_rules_this_code_does_not_replay_is_refused_by_name(items, signer, rules):
+    report = check(under_old_rules(signer, items, rules))
     assert not report.ok and report.refused and report.where == "entry 0 (header)"
-    assert report.what.startswith("This record was made under rules 'sanjuan-2e/1', which this version of "
+    assert report.what.startswith(f"This record was made under rules '{rules}', which this version of "
                                   "Governor does not replay;")
     assert sanjuan.INFO.rules_version in report.what
     assert "NOT CHECKED: This record" in report.text() and "FAILED" not in report.text()
@@ -842,9 +852,10 @@ def test_a_record_made_under_rules_this_code_does_not_replay_is_refused_by_name(
     assert not check(items).refused
 
 
-def test_cli_refuses_a_record_made_under_other_rules(tmp_path, capsys, mine, signer):
-    path = record.write(tmp_path / "old.govrec", under_old_rules(signer, mine))
+@pytest.mark.parametrize("rules", OLD_RULES)
+def test_cli_refuses_a_record_made_under_other_rules(tmp_path, capsys, mine, signer, rules):
+    path = record.write(tmp_path / "old.govrec", under_old_rules(signer, mine, rules))
     code, out, err = run_cli(capsys, path)
     assert code == 1
-    assert "rules 'sanjuan-2e/1'" in out and "does not replay" in out
+    assert f"rules '{rules}'" in out and "does not replay" in out
     assert "Traceback" not in out + err and "illegal" not in out

@@ -67,3 +67,40 @@ def test_server_messages_are_checked_with_the_server_schema():
     assert wire.decode(frame, wire.SERVER)["id"] == 3
     with pytest.raises(wire.WireError):
         wire.decode(frame)  # not a client message
+
+
+# --- padding (issue 11: a frame's length must not name the hidden cards it carries) -----------
+
+@pytest.mark.parametrize("kind", sorted(set(wire.PADDED) - {"act"}))
+@pytest.mark.parametrize("size", [0, 1, 100, 200, 253, 254, 255, 256, 300, 400, 700, 5000, 70000])
+def test_a_padded_message_fills_its_size_class_exactly_and_decodes_without_the_pad(kind, size):
+    """Whatever its content, a padded frame is exactly a size class long: the smallest of its
+    type, or a power of two above (the pad's own header, 2, 3 or 5 bytes, included)."""
+    msg = {"type": kind, "blob": bytes(range(256)) * (size // 256) + bytes(size % 256)}
+    frame = wire.encode(msg)
+    n = len(frame)
+    assert n == wire.padded_size(kind, n) and n >= len(pack(msg))
+    assert n < 2 * max(wire.PADDED[kind], len(pack(msg)) + 8)   # at most one class up
+    assert wire.decode(frame, {kind: {"blob": (bytes, True)}}, 1 << 20) == msg
+
+
+@pytest.mark.parametrize("picks", [[], [5], [127], [128], [200, 201], list(range(64)), [f"card:{i}" for i in range(64)]])
+def test_a_command_is_padded_so_the_ids_it_picks_do_not_show(picks):
+    """An id from 128 up takes a byte more than one below: the act frame's length stays the same."""
+    msg = {"type": "act", "id": 7, "seq": 300, "action": picks}
+    frame = wire.encode(msg)
+    assert len(frame) == wire.padded_size("act", len(frame)) and wire.decode(frame) == msg
+    if len(pack(msg)) < 100:
+        assert len(frame) == wire.PADDED["act"]
+
+
+def test_messages_of_one_type_with_different_content_are_equally_long():
+    """'You draw Well.' and 'You draw Silver smelter.' go out as frames of one length."""
+    short = wire.encode({"type": "private", "table": "t", "payload": b"You draw Well.", "sig": bytes(64)})
+    long = wire.encode({"type": "private", "table": "t", "payload": b"You draw Silver smelter.", "sig": bytes(64)})
+    assert len(short) == len(long) == wire.PADDED["private"]
+
+
+def test_messages_that_carry_nothing_hidden_are_not_padded():
+    frame = wire.encode({"type": "ack", "id": 7})
+    assert frame == pack({"type": "ack", "id": 7})

@@ -423,3 +423,16 @@ def test_a_restarted_table_rebuilds_its_match_from_the_log_byte_for_byte():
     again.feed(again.core.attach(conn, seat, 0, hash_token(tokens[seat]), now=1.0))
     again.feed(again.core.act(conn, 1, 0, []))                    # answered before the restart: the same answer
     assert again.answer(conn) == {"type": "ack", "id": 1}
+
+
+def test_the_signed_messages_a_seat_is_sent_are_padded_like_every_frame_that_can_carry_its_cards():
+    """Issue 11: the table sends its private messages (the dealt hand, the draws) through
+    wire.encode, so they fill a size class whatever cards they name; entries carry nothing
+    hidden and go out as they are."""
+    shell, conns, _ = playing(2)
+    sent = [(e.conn, f) for e in shell.done if isinstance(e, (Send, SendBacklog))
+            for f in ([e.frame] if isinstance(e, Send) else e.frames)]
+    privates = [f for c, f in sent if c == ANA and unpack(f)["type"] == "private"]
+    assert privates and all(len(f) == wire.PADDED["private"] for f in privates)
+    entries = [f for c, f in sent if c == ANA and unpack(f)["type"] == "entry"]
+    assert entries and all("pad" not in unpack(f) for f in entries)

@@ -55,6 +55,20 @@ def ask(s, who: int) -> tuple:
     return p["kind"], p["options"], p["min"], p["max"]
 
 
+def passes(s, rng, *seats) -> list[dict]:
+    """Each seat in turn can afford nothing and is asked all the same (rules.build_decision): the
+    build decision has no option and the pick is none, so a skip never tells what a hand holds.
+    The events of the passes."""
+    ev = []
+    for who in seats:
+        assert ask(s, who) == ("build", [], 0, 0)
+        assert sanjuan.prompt(s, who)["text"].startswith("Builder phase: you can afford no building")
+        got = sanjuan.apply(s, who, [], rng)
+        assert f"{s.names[who]} does not build." in public(got)
+        ev += got
+    return ev
+
+
 def rejected(s, rng, who, action, code: str) -> IllegalAction:
     """The action raises IllegalAction with `code` and a message, and changes nothing."""
     before = sanjuan.dump(s)
@@ -92,6 +106,7 @@ def test_builder_privilege_pays_one_less():
     assert s.players[0].hand == [stand]
     assert keys(s, s.players[0].city) == ["indigo_plant", "tobacco_storage"]
     assert sorted(s.discard) == sorted([well, post])
+    passes(s, rng, 1, 2)
     assert s.stage == "role" and sanjuan.to_act(s) == [1]
     conserved(s)
 
@@ -100,12 +115,14 @@ def test_non_builder_pays_full_cost_and_whole_hand_is_taken_without_asking():
     """Other players pay the full cost; a payment that takes the whole hand is not asked for."""
     s, rng, _ = build_phase([seat(), seat(["tobacco_storage", "well", "market_stand", "trading_post"]),
                              seat()])
+    passes(s, rng, 0)
     tob, *rest = s.players[1].hand
     assert ask(s, 1) == ("build", [tob, *rest], 0, 1)
     ev = sanjuan.apply(s, 1, [tob], rng)
     assert "Bo builds a tobacco storage, paying 3 cards." in public(ev)
     assert s.players[1].hand == []
     assert sorted(s.discard) == sorted(rest)
+    passes(s, rng, 2)
     assert s.stage == "role" and sanjuan.prompt(s, 1)["kind"] == "role"
     conserved(s)
 
@@ -135,6 +152,7 @@ def test_reductions_never_go_below_zero_and_are_not_refunded():
     assert keys(s, s.players[0].city) == ["indigo_plant", "smithy", "library", "sugar_mill"]
     assert keys(s, s.players[0].hand) == ["well", "well"]
     assert s.discard == [] and s.deck == deck
+    passes(s, rng, 1, 2)
     assert sanjuan.to_act(s) == [1] and s.stage == "role"
     conserved(s)
 
@@ -143,6 +161,7 @@ def test_reductions_never_go_below_zero_and_are_not_refunded():
 def test_smithy_reduces_production_buildings_only(building, pay):
     """Smithy: 1 card less for a production building; no reduction for a city building."""
     s, rng, _ = build_phase([seat(), seat([building, *fill(4)], ["indigo_plant", "smithy"]), seat()])
+    passes(s, rng, 0)
     target, *rest = s.players[1].hand
     assert sanjuan.prompt(s, 1)["labels"][0].split("   ")[-1].startswith(f"cost 3, you pay {pay},")
     sanjuan.apply(s, 1, [target], rng)
@@ -157,6 +176,7 @@ def test_smithy_reduces_production_buildings_only(building, pay):
 def test_quarry_reduces_city_buildings_only(building, pay):
     """Quarry: 1 card less for a city building; no reduction for a production building."""
     s, rng, _ = build_phase([seat(), seat([building, *fill(4)], ["indigo_plant", "quarry"]), seat()])
+    passes(s, rng, 0)
     target, *rest = s.players[1].hand
     sanjuan.apply(s, 1, [target], rng)
     assert ask(s, 1) == ("pay", rest, pay, pay)
@@ -243,6 +263,7 @@ def test_crane_rulebook_chapel_covered_by_palace_pays_three():
     """Rulebook (Nicole): covering the chapel (3) with a palace (6) costs 3 cards."""
     s, rng, _ = build_phase([seat(), seat(["palace", *fill(6)], ["indigo_plant", "crane", "chapel"]),
                              seat()])
+    passes(s, rng, 0)
     palace, *rest = s.players[1].hand
     indigo, crane, chapel = s.players[1].city
     sanjuan.apply(s, 1, [palace], rng)
@@ -263,6 +284,7 @@ def test_crane_rulebook_coffee_roaster_covered_by_statue_is_free_without_refund(
     """Rulebook (Jaden): covering the coffee roaster (4) with a statue (3) costs nothing, no refund."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(2)], ["indigo_plant", "crane", "coffee_roaster"]),
                              seat()])
+    passes(s, rng, 0)
     statue, *rest = s.players[1].hand
     indigo, crane, roaster = s.players[1].city
     sanjuan.apply(s, 1, [statue], rng)
@@ -282,6 +304,7 @@ def test_cover_is_required_when_only_affordable_by_covering():
     the targets that make it affordable; picking none is refused."""
     s, rng, _ = build_phase([seat(), seat(["palace", *fill(3)], ["indigo_plant", "crane", "chapel"]),
                              seat()])
+    passes(s, rng, 0)
     palace, *rest = s.players[1].hand
     indigo, crane, chapel = s.players[1].city
     assert ask(s, 1) == ("build", [palace, *rest], 0, 1)
@@ -299,6 +322,7 @@ def test_the_crane_cannot_be_covered():
     """Crane: any building but a crane may be covered (code cannot_cover_crane)."""
     s, rng, _ = build_phase([seat(), seat(["library", *fill(3)], ["indigo_plant", "crane", "carpenter"]),
                              seat()])
+    passes(s, rng, 0)
     library = s.players[1].hand[0]
     indigo, crane, carpenter = s.players[1].city
     sanjuan.apply(s, 1, [library], rng)
@@ -312,6 +336,7 @@ def test_a_building_cannot_be_covered_by_the_same_building():
     """Crane: a building may not be covered with the same building (code same_building)."""
     s, rng, _ = build_phase([seat(), seat(["sugar_mill", "well"], ["indigo_plant", "crane", "sugar_mill"]),
                              seat()])
+    passes(s, rng, 0)
     mill, well = s.players[1].hand
     indigo, crane, old_mill = s.players[1].city
     sanjuan.apply(s, 1, [mill], rng)
@@ -328,6 +353,7 @@ def test_covering_a_production_building_discards_its_good():
     """Crane: a good on a covered production building is lost to the discard pile."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(2)], ["indigo_plant", "crane", "coffee_roaster"],
                                           goods=["coffee_roaster"]), seat()])
+    passes(s, rng, 0)
     statue, *rest = s.players[1].hand
     roaster = s.players[1].city[2]
     good = s.players[1].goods[roaster]
@@ -343,6 +369,7 @@ def test_cards_under_a_covered_chapel_still_score():
     """Crane: cards under a covered chapel remain and still score 1 VP each."""
     s, rng, _ = build_phase([seat(), seat(["palace", *fill(3)], ["indigo_plant", "crane", "chapel"],
                                           chapel=["hero", "hero"]), seat()])
+    passes(s, rng, 0)
     palace = s.players[1].hand[0]
     chapel = s.players[1].city[2]
     under = s.players[1].chapel[:]
@@ -362,6 +389,7 @@ def test_covering_does_not_change_the_building_count():
     city = ["indigo_plant", "crane", "chapel", "smithy", "gold_mine", "archive", "well",
             "market_stand", "trading_post", "sugar_mill", "tobacco_storage"]
     s, rng, _ = build_phase([seat(), seat(["palace", *fill(3)], city), seat()])
+    passes(s, rng, 0)
     palace = s.players[1].hand[0]
     chapel = card(s, 1, "chapel", "city")
     sanjuan.apply(s, 1, [palace], rng)
@@ -369,6 +397,7 @@ def test_covering_does_not_change_the_building_count():
     assert kind == "cover" and lo == 1 and chapel in options
     sanjuan.apply(s, 1, [chapel], rng)
     assert len(s.players[1].city) == 11
+    passes(s, rng, 2)
     assert not s.over and s.stage == "role" and sanjuan.to_act(s) == [1]
     conserved(s)
 
@@ -393,6 +422,7 @@ def test_a_covered_carpenter_loses_its_function_at_once():
     city building draws no carpenter card."""
     s, rng, _ = build_phase([seat(), seat(["library", *fill(3)], ["indigo_plant", "crane", "carpenter"]),
                              seat()], deck=["hero"])
+    passes(s, rng, 0)
     library, *rest = s.players[1].hand
     carpenter = s.players[1].city[2]
     top = s.deck[-1]
@@ -411,6 +441,7 @@ def test_a_covered_poor_house_loses_its_function_at_once():
     """Crane: covering the poor house leaves the builder with 0 cards and no poor house draw."""
     s, rng, _ = build_phase([seat(), seat(["statue", "well"], ["indigo_plant", "crane", "poor_house"]),
                              seat()], deck=["hero"])
+    passes(s, rng, 0)
     statue, well = s.players[1].hand
     poor = s.players[1].city[2]
     sanjuan.apply(s, 1, [statue], rng)
@@ -428,6 +459,7 @@ def test_park_covered_by_library_is_free():
     """Rulebook (Nicole): covering the park with a library (5) costs nothing: the park takes 6 off."""
     s, rng, _ = build_phase([seat(), seat(["library", *fill(2)], ["indigo_plant", "crane", "park"]), seat()],
                             expansion=True)
+    passes(s, rng, 0)
     library, *rest = s.players[1].hand
     park = s.players[1].city[2]
     sanjuan.apply(s, 1, [library], rng)
@@ -443,6 +475,7 @@ def test_park_covered_by_cathedral_pays_one():
     """Rulebook (Jaden): covering the park with the cathedral (7) costs 1 card."""
     s, rng, _ = build_phase([seat(), seat(fill(3), ["indigo_plant", "crane", "park"]), seat()],
                             expansion=True)
+    passes(s, rng, 0)
     cathedral = s.cathedral
     assert cathedral == 143
     hand = s.players[1].hand[:]
@@ -470,6 +503,7 @@ def test_park_covered_by_cathedral_is_free_for_the_builder_or_with_a_quarry(how)
     players = [seat(), seat(), seat()]
     players[who] = seat(fill(2), city)
     s, rng, _ = build_phase(players, expansion=True)
+    passes(s, rng, *range(who))
     hand = s.players[who].hand[:]
     park = s.players[who].city[2]
     cathedral = s.cathedral
@@ -490,6 +524,7 @@ def test_black_market_rulebook_example():
     s, rng, _ = build_phase([seat(), seat(["library", *fill(5)],
                                           ["indigo_plant", "tobacco_storage", "black_market"],
                                           goods=["indigo_plant", "tobacco_storage"]), seat()])
+    passes(s, rng, 0)
     library, *rest = s.players[1].hand
     indigo, tobacco, _ = s.players[1].city
     goods = [s.players[1].goods[indigo], s.players[1].goods[tobacco]]
@@ -511,6 +546,7 @@ def test_black_market_takes_at_most_two_goods_from_any_production_building():
     s, rng, _ = build_phase([seat(), seat(["hero", *fill(5)],
                                           ["indigo_plant", "sugar_mill", "silver_smelter", "black_market"],
                                           goods=["indigo_plant", "sugar_mill", "silver_smelter"]), seat()])
+    passes(s, rng, 0)
     hero, *rest = s.players[1].hand
     indigo, sugar, silver, _ = s.players[1].city
     silver_good = s.players[1].goods[silver]
@@ -550,6 +586,7 @@ def test_black_market_may_take_more_goods_than_the_cost_left():
     """Rules page (building): 1 card still to pay, 2 goods may still go; picking none pays with a card."""
     s, rng, _ = build_phase([seat(), seat(["smithy", *fill(2)], ["indigo_plant", "sugar_mill", "black_market"],
                                           goods=["indigo_plant", "sugar_mill"]), seat()])
+    passes(s, rng, 0)
     smithy, *rest = s.players[1].hand
     sanjuan.apply(s, 1, [smithy], rng)
     assert ask(s, 1)[2:] == (0, 2)
@@ -566,6 +603,7 @@ def test_black_market_one_good_pays_one_card():
     s, rng, _ = build_phase([seat(), seat(["hero", *fill(5)],
                                           ["indigo_plant", "sugar_mill", "black_market"],
                                           goods=["indigo_plant", "sugar_mill"]), seat()])
+    passes(s, rng, 0)
     hero, *rest = s.players[1].hand
     sugar = s.players[1].city[1]
     sanjuan.apply(s, 1, [hero], rng)
@@ -580,6 +618,7 @@ def test_black_market_accepts_a_customs_office_good():
     """Expansion: the good on a customs office can be discarded at the black market."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(3)], ["indigo_plant", "customs_office", "black_market"],
                                           goods=["customs_office"]), seat()], expansion=True)
+    passes(s, rng, 0)
     statue, *rest = s.players[1].hand
     office = s.players[1].city[1]
     good = s.players[1].goods[office]
@@ -599,6 +638,7 @@ def test_black_market_minimum_when_goods_are_needed_to_afford():
     s, rng, _ = build_phase([seat(), seat(["library", *fill(3)],
                                           ["indigo_plant", "tobacco_storage", "black_market"],
                                           goods=["indigo_plant", "tobacco_storage"]), seat()])
+    passes(s, rng, 0)
     library, *rest = s.players[1].hand
     indigo, tobacco, _ = s.players[1].city
     assert library in ask(s, 1)[1]
@@ -610,6 +650,7 @@ def test_black_market_minimum_when_goods_are_needed_to_afford():
     assert s.players[1].hand == []
     assert s.players[1].goods == {}
     assert len(s.discard) == 5
+    passes(s, rng, 2)
     assert s.stage == "role"
     conserved(s)
 
@@ -619,6 +660,7 @@ def test_black_market_minimum_one():
     s, rng, _ = build_phase([seat(), seat(["library", *fill(4)],
                                           ["indigo_plant", "tobacco_storage", "black_market"],
                                           goods=["indigo_plant", "tobacco_storage"]), seat()])
+    passes(s, rng, 0)
     library, *rest = s.players[1].hand
     sanjuan.apply(s, 1, [library], rng)
     kind, options, lo, hi = ask(s, 1)
@@ -633,6 +675,7 @@ def test_black_market_does_not_offer_the_good_of_the_building_being_covered():
     s, rng, _ = build_phase([seat(), seat(["library", *fill(2)],
                                           ["indigo_plant", "crane", "black_market", "coffee_roaster", "sugar_mill"],
                                           goods=["coffee_roaster", "sugar_mill"]), seat()])
+    passes(s, rng, 0)
     library, *rest = s.players[1].hand
     roaster, mill = s.players[1].city[3:]
     lost, spent = s.players[1].goods[roaster], s.players[1].goods[mill]
@@ -654,6 +697,7 @@ def test_carpenter_draws_after_a_city_building():
     """Carpenter: after paying for a city building, its owner draws 1 card."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(4)], ["indigo_plant", "carpenter"]), seat()],
                             deck=["hero"])
+    passes(s, rng, 0)
     statue, *rest = s.players[1].hand
     hero = s.deck[-1]
     sanjuan.apply(s, 1, [statue], rng)
@@ -668,6 +712,7 @@ def test_carpenter_does_not_draw_after_a_production_building():
     """Carpenter: no card after building a production building."""
     s, rng, _ = build_phase([seat(), seat(["tobacco_storage", *fill(4)], ["indigo_plant", "carpenter"]), seat()],
                             deck=["hero"])
+    passes(s, rng, 0)
     tob, *rest = s.players[1].hand
     top = s.deck[-1]
     sanjuan.apply(s, 1, [tob], rng)
@@ -694,6 +739,7 @@ def test_carpenter_first_then_poor_house():
     """Carpenter then poor house: hand 0 after paying -> carpenter draws -> 1 card -> poor house draws."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(3)], ["indigo_plant", "carpenter", "poor_house"]),
                              seat()], deck=["hero", "palace"])
+    passes(s, rng, 0)
     statue = s.players[1].hand[0]
     hero, palace = s.deck[-1], s.deck[-2]
     ev = sanjuan.apply(s, 1, [statue], rng)
@@ -707,6 +753,7 @@ def test_carpenter_card_can_stop_the_poor_house():
     """Carpenter first: 1 card left + the carpenter's card = 2, so the poor house gives nothing."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(4)], ["indigo_plant", "carpenter", "poor_house"]),
                              seat()], deck=["hero", "palace"])
+    passes(s, rng, 0)
     statue, *rest = s.players[1].hand
     hero, palace = s.deck[-1], s.deck[-2]
     sanjuan.apply(s, 1, [statue], rng)
@@ -734,6 +781,7 @@ def test_poor_house_draws_when_zero_or_one_card_is_left(left, draws):
     """Poor house: after building, its owner draws 1 card if the hand holds 0 or 1 card."""
     s, rng, _ = build_phase([seat(), seat(["statue", *fill(3 + left)], ["indigo_plant", "poor_house"]), seat()],
                             deck=["hero"])
+    passes(s, rng, 0)
     statue, *rest = s.players[1].hand
     hero = s.deck[-1]
     sanjuan.apply(s, 1, [statue], rng)
@@ -762,6 +810,7 @@ def test_library_built_in_builder_phase_doubles_a_later_privilege_the_same_round
     """A building works from the phase after the builder phase that built it, even in the same
     round: a library built now doubles the prospector's privilege later this round."""
     s, rng, _ = build_phase([seat(), seat(), seat(["library", *fill(5)])], deck=["hero", "palace"])
+    passes(s, rng, 0, 1)
     library = s.players[2].hand[0]
     sanjuan.apply(s, 2, [library], rng)          # 5 cards: the whole hand
     assert s.players[2].hand == [] and keys(s, s.players[2].city) == ["indigo_plant", "library"]
@@ -780,10 +829,12 @@ def test_smithy_built_as_builder_works_in_the_next_builder_phase():
     smithy, tob, *rest = s.players[0].hand
     sanjuan.apply(s, 0, [smithy], rng)               # 1 - 1 = 0: free
     assert s.players[0].hand == [tob, *rest]
+    passes(s, rng, 1, 2)
     sanjuan.apply(s, 1, ["trader"], rng)
     sanjuan.apply(s, 2, ["prospector"], rng)         # Cy draws the palace; round 2, Bo governs
     assert s.round == 2 and sanjuan.to_act(s) == [1]
-    sanjuan.apply(s, 1, ["builder"], rng)            # Bo: no cards; Cy: palace unaffordable
+    sanjuan.apply(s, 1, ["builder"], rng)
+    passes(s, rng, 1, 2)                             # Bo: no cards; Cy: palace unaffordable
     assert sanjuan.to_act(s) == [0]
     sanjuan.apply(s, 0, [tob], rng)
     assert ask(s, 0) == ("pay", rest, 2, 2)
@@ -792,18 +843,24 @@ def test_smithy_built_as_builder_works_in_the_next_builder_phase():
 
 # ---------------------------------------------------------------- turn order
 
-def test_builder_builds_first_then_clockwise_and_unable_players_are_skipped():
-    """The builder builds first, then the others clockwise; a player who cannot afford anything
-    is not asked."""
+def test_builder_builds_first_then_clockwise_and_unable_players_are_asked_too():
+    """The builder builds first, then the others clockwise. A player who cannot afford anything
+    is asked all the same, with nothing to pick (rules.build_decision): skipping it would tell
+    the others that its hidden hand pays for nothing."""
     s, rng, _ = build_phase([seat(["indigo_plant", "well"]), seat(["indigo_plant", "well"]),
                              seat(["hero"]), seat(["indigo_plant", "well"])], chooser=1)
     order = []
     while s.stage == "build":
         (who,) = sanjuan.to_act(s)
         order.append(who)
+        if who == 2:   # a hero (5) from a hand of one card: unaffordable
+            passes(s, rng, 2)
+            continue
+        kind, options, lo, hi = ask(s, who)
+        assert kind == "build" and options and (lo, hi) == (0, 1)
         ev = sanjuan.apply(s, who, [], rng)
         assert f"{s.names[who]} does not build." in public(ev)
-    assert order == [1, 3, 0]
+    assert order == [1, 2, 3, 0]
     assert s.stage == "role" and sanjuan.to_act(s) == [2]
     conserved(s)
 
@@ -815,6 +872,7 @@ def test_cathedral_any_player_may_build_it_once():
     built it is no longer an option for anyone."""
     s, rng, _ = build_phase([seat(), seat(fill(6), ["indigo_plant", "quarry"]), seat(fill(7))],
                             expansion=True)
+    passes(s, rng, 0)
     cathedral = s.cathedral
     hand = s.players[1].hand[:]
     kind, options, lo, hi = ask(s, 1)
@@ -863,6 +921,8 @@ def test_cathedral_counts_as_the_twelfth_building():
     s, rng, _ = build_phase([seat(["hero"] * 3 + ["statue"] * 3, city), seat(), seat()], expansion=True)
     ev = sanjuan.apply(s, 0, [s.cathedral], rng)             # 7 - 1 = 6: the whole hand
     assert len(s.players[0].city) == 12 and s.players[0].hand == []
+    assert not s.over
+    ev += passes(s, rng, 1, 2)
     assert "The game ends: a city has 12 buildings." in public(ev)
     assert s.over and s.stage == "over" and sanjuan.to_act(s) == []
     conserved(s)
@@ -878,7 +938,8 @@ def _tavern(counts, deck=("hero",)):
         city = ["indigo_plant"] + (["tavern"] if who == 2 else [])
         city += extra[: n - len(city)]
         players.append(seat([], city))
-    return build_phase(players, expansion=True, deck=list(deck))
+    s, rng, ev = build_phase(players, expansion=True, deck=list(deck))
+    return s, rng, ev + passes(s, rng, 0, 1, 2)
 
 
 def test_tavern_draws_when_owner_has_fewest_buildings():
@@ -912,6 +973,7 @@ def test_tavern_does_not_work_in_the_phase_it_is_built():
     s, rng, _ = build_phase([seat([], ["indigo_plant", "smithy", "gold_mine"]),
                              seat([], ["indigo_plant", "archive", "well"]),
                              seat(["tavern", "well", "market_stand"])], expansion=True, deck=["hero"])
+    passes(s, rng, 0, 1)
     tavern = s.players[2].hand[0]
     ev = sanjuan.apply(s, 2, [tavern], rng)           # now 2 buildings against 3 and 3
     assert s.players[2].hand == []
@@ -926,6 +988,7 @@ def test_tavern_counts_buildings_at_the_end_of_the_phase():
                              seat([], ["indigo_plant", "archive", "well"]),
                              seat(["sugar_mill", "well", "market_stand"], ["indigo_plant", "tavern"])],
                             expansion=True, deck=["hero"])
+    passes(s, rng, 0, 1)
     mill = s.players[2].hand[0]
     ev = sanjuan.apply(s, 2, [mill], rng)             # 2 cards: the whole hand; now 3, 3, 3
     assert len(s.players[2].city) == 3
@@ -940,6 +1003,7 @@ def test_a_covered_tavern_does_not_draw():
                              seat([], ["indigo_plant", "well", "market_stand", "trading_post"]),
                              seat(["statue", "hero"], ["indigo_plant", "crane", "tavern"])],
                             expansion=True, deck=["palace"])
+    passes(s, rng, 0, 1)
     statue = s.players[2].hand[0]
     tavern = s.players[2].city[2]
     sanjuan.apply(s, 2, [statue], rng)
@@ -982,6 +1046,7 @@ def test_game_ends_after_the_builder_phase_in_which_a_city_reaches_twelve():
 def test_game_ends_when_the_last_player_of_the_phase_reaches_twelve():
     """Game end: the 12th building by the last player of the builder phase also ends the game."""
     s, rng, _ = build_phase([seat(), seat(), seat(["statue", "hero", "hero", "hero"], ELEVEN)])
+    passes(s, rng, 0, 1)
     sanjuan.apply(s, 2, [s.players[2].hand[0]], rng)
     assert s.over and s.stage == "over" and sanjuan.to_act(s) == []
     conserved(s)
@@ -992,6 +1057,7 @@ def test_eleven_buildings_do_not_end_the_game():
     s, rng, _ = build_phase([seat(["statue", "hero", "hero"], ELEVEN[:10]), seat(), seat()])
     sanjuan.apply(s, 0, [s.players[0].hand[0]], rng)
     assert len(s.players[0].city) == 11
+    passes(s, rng, 1, 2)
     assert not s.over and s.stage == "role" and sanjuan.to_act(s) == [1]
     conserved(s)
 
@@ -1042,6 +1108,7 @@ def test_illegal_cover_and_black_market_picks_change_nothing():
     s, rng, _ = build_phase([seat(), seat(["library", *fill(3)],
                                           ["indigo_plant", "crane", "chapel", "black_market", "sugar_mill"],
                                           goods=["sugar_mill"]), seat()])
+    passes(s, rng, 0)
     library = s.players[1].hand[0]
     indigo, crane, chapel, market, mill = s.players[1].city
     sanjuan.apply(s, 1, [library], rng)

@@ -31,6 +31,18 @@ def ask(s, seat):
     return None if p is None else (p["kind"], p["options"], p["min"], p["max"])
 
 
+def nobody_builds(s, rng, seat) -> list[dict]:
+    """`seat` takes the builder and nobody can afford a building: each seat in turn from the
+    builder is asked all the same, with nothing to pick (rules.build_decision), and passes.
+    The events."""
+    ev = sanjuan.apply(s, seat, ["builder"], rng)
+    n = len(s.players)
+    for who in [(seat + i) % n for i in range(n)]:
+        assert sanjuan.to_act(s) == [who] and ask(s, who) == ("build", [], 0, 0)
+        ev += sanjuan.apply(s, who, [], rng)
+    return ev
+
+
 def top(s, k):
     """The k top cards of the supply, top first."""
     return s.deck[::-1][:k]
@@ -120,7 +132,7 @@ def test_each_player_chooses_once_roles_are_gone_governor_passes_left():
     sanjuan.apply(s, 1, ["producer"], rng)
     assert sanjuan.to_act(s) == [2]
     assert ask(s, 2) == ("role", ["builder", "councillor", "prospector"], 1, 1)
-    sanjuan.apply(s, 2, ["builder"], rng)
+    nobody_builds(s, rng, 2)
     # Round over: the governor passes left and all five roles are back.
     assert (s.round, s.governor) == (2, 1)
     assert sanjuan.to_act(s) == [1]
@@ -128,7 +140,7 @@ def test_each_player_chooses_once_roles_are_gone_governor_passes_left():
     for seat, role in ((1, "trader"), (2, "producer")):
         sanjuan.apply(s, seat, [role], rng)
     assert sanjuan.to_act(s) == [0]
-    sanjuan.apply(s, 0, ["builder"], rng)
+    nobody_builds(s, rng, 0)
     assert (s.round, s.governor) == (3, 2)
     assert sanjuan.to_act(s) == [2]
 
@@ -143,7 +155,7 @@ def test_two_players_governor_other_governor():
     sanjuan.apply(s, 1, ["producer"], rng)
     assert sanjuan.to_act(s) == [0]
     assert ask(s, 0) == ("role", ["builder", "councillor", "prospector"], 1, 1)
-    sanjuan.apply(s, 0, ["builder"], rng)
+    nobody_builds(s, rng, 0)
     assert (s.round, s.governor) == (2, 1)
     assert sanjuan.to_act(s) == [1]
     assert ask(s, 1) == ("role", ROLES, 1, 1)
@@ -151,7 +163,7 @@ def test_two_players_governor_other_governor():
     assert sanjuan.to_act(s) == [0]
     sanjuan.apply(s, 0, ["producer"], rng)
     assert sanjuan.to_act(s) == [1]
-    sanjuan.apply(s, 1, ["builder"], rng)
+    nobody_builds(s, rng, 1)
     assert (s.round, s.governor) == (3, 0)
 
 
@@ -395,7 +407,7 @@ def test_tile_cycle_order_is_fixed():
         g = s.governor
         seen += tile_events(sanjuan.apply(s, g, ["trader"], rng))
         sanjuan.apply(s, 1 - g, ["producer"], rng)
-        sanjuan.apply(s, g, ["builder"], rng)
+        nobody_builds(s, rng, g)
     order = [TILES[t] for t in (3, 0, 4, 1, 2)]
     assert seen == order + order[:2]
     assert sorted(TILES) == sorted(RULE_TILES)
@@ -1094,9 +1106,10 @@ def test_a_hand_over_its_limit_keeps_the_game_going_until_its_discard_is_stuck_t
     the game goes on; once that card has been drawn again and nobody can use it, the game ends."""
     s, rng = stuck(8)
     start_round(s, rng, governor=0)
-    for seat, role in ((0, "trader"), (1, "prospector"), (0, "builder")):   # nothing moves
+    for seat, role in ((0, "trader"), (1, "prospector")):   # nothing moves
         assert not s.over and ask(s, seat)[0] == "role"
         sanjuan.apply(s, seat, [role], rng)
+    nobody_builds(s, rng, 0)
     assert ask(s, 0) == ("limit", s.players[0].hand, 1, 1)   # round 2 starts with the hand limit
     hero = card(s, 0, "hero")
     sanjuan.apply(s, 0, [hero], rng)
@@ -1193,7 +1206,7 @@ def test_view_tiles_only_those_turned():
     assert sanjuan.view(s, 1)["tiles"] == [prices(TILES[4])]
     assert sanjuan.view(s, 1)["tile"] == prices(TILES[4])
     sanjuan.apply(s, 1, ["producer"], rng)
-    sanjuan.apply(s, 0, ["builder"], rng)
+    nobody_builds(s, rng, 0)
     sanjuan.apply(s, 1, ["trader"], rng)
     assert sanjuan.view(s, 0)["tiles"] == [prices(TILES[4]), prices(TILES[2])]
     assert sanjuan.view(s, None)["tiles"] == [prices(TILES[4]), prices(TILES[2])]

@@ -172,3 +172,35 @@ def test_card_tables_match_the_rules_page():
     assert sum(1 for k in base if PRODUCTION[k]) == 5
     assert sum(c for k, c in base.items() if PRODUCTION[k]) == 42
     assert (COST[by_key["palace"].index], VP[by_key["hero"].index]) == (6, 5)
+
+
+# Public texts that show cards by rule (rules/sanjuan.md: gold mine and goldsmith cards are
+# everyone's); every other public text must name no card that could be somewhere else.
+TURNED_UP = ("gold_mine", "goldsmith")
+
+
+@pytest.mark.parametrize("players,expansion", [(2, False), (3, True), (4, True)])
+def test_the_public_log_names_no_hidden_card(players, expansion):
+    """Each move again in a world where everything the mover may not see (other hands, the
+    supply, the discard pile, goods, harbors) is dealt anew: wherever the public view comes out
+    the same, so does every public text but the turned-up cards' (and those are as many, of the
+    same kinds of event)."""
+    rnd = random.Random("public-log")
+    compared = 0
+    for g in range(3):
+        seed = f"public-log/{players}/{g}"
+        rng = local_streams(seed)
+        s = sanjuan.setup([f"P{i}" for i in range(players)], {"expansion": expansion}, rng)
+        movers = [random.Random(f"{seed}/{i}") for i in range(players)]
+        while sanjuan.to_act(s):
+            seat = sanjuan.to_act(s)[0]
+            action = sanjuan.random_action(s, seat, movers[seat])
+            twin = sanjuan.permute_hidden(s, seat, rnd)
+            shown = [sanjuan.visible_events(sanjuan.apply(t, seat, action, rng), None) for t in (twin, s)]
+            if sanjuan.view(twin, None) != sanjuan.view(s, None):
+                continue
+            compared += 1
+            assert [e["type"] for e in shown[0]] == [e["type"] for e in shown[1]]
+            assert [e for e in shown[0] if e["type"] not in TURNED_UP] == \
+                   [e for e in shown[1] if e["type"] not in TURNED_UP]
+    assert compared > 500

@@ -1,0 +1,115 @@
+"""Issue 11: over TLS an eavesdropper sees every frame's length, so the length of a frame to a
+seat must not tell which hidden cards it carries.
+
+Seeded matches of random bots go through the server's own output path (bench/frames.py): the
+exchange signs entries and private messages, the table's Broadcaster makes each seat's views,
+protocol/wire.py pads. Each move is also played in a twin world in which everything the mover
+cannot see is dealt anew (other hands, the supply, the plantation stack) from the same public
+position; a frame whose length differs between the two worlds tells something hidden.
+"""
+from __future__ import annotations
+
+import collections
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from protocol import wire
+from protocol.codec import unpack
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench_frames():
+    spec = importlib.util.spec_from_file_location("bench_frames", ROOT / "bench" / "frames.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_frames", module)   # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+frames = _bench_frames()
+
+# Both games, several player counts, the expansion (card ids from 128 up) and the setup variant.
+SANJUAN = [(2, {}), (3, {"expansion": True}), (4, {"expansion": True, "setup_variant": True})]
+MATCHES = 2
+
+
+@pytest.fixture(scope="module")
+def sanjuan_matches():
+    return [m for n, options in SANJUAN for m in frames.matches("sanjuan", n, options, MATCHES)]
+
+
+@pytest.fixture(scope="module")
+def puertorico_match():
+    return frames.play("puertorico", 3, {}, "frames/puertorico/3/0")
+
+
+def _decoded(frame: bytes) -> dict:
+    return unpack(frame, wire.MAX_SERVER_FRAME)
+
+
+def _drawn(text: str) -> str | None:
+    """The card a private message names as drawn ("You draw Well (trader)."), for one card only."""
+    if text.startswith("You draw ") and "," not in text:
+        return text[len("You draw "):].split(" (")[0].rstrip(".")
+    return None
+
+
+def test_every_frame_that_can_carry_hidden_cards_fills_a_size_class(sanjuan_matches, puertorico_match):
+    for m in [*sanjuan_matches, puertorico_match]:
+        for seat in m.frames:
+            for f in seat:
+                kind = _decoded(f)["type"]
+                if kind in wire.PADDED:
+                    assert len(f) == wire.padded_size(kind, len(f)), (kind, len(f))
+
+
+def test_a_private_message_is_as_long_whichever_card_it_names(sanjuan_matches):
+    """The issue's attack: the private "You draw <name>" message. Grouped by the card drawn, every
+    group has the same single length, so the length carries no information (mutual information 0)."""
+    from protocol.messages import Signed
+
+    lengths = collections.defaultdict(set)    # card drawn -> lengths of the frames naming it
+    every = set()
+    for m in sanjuan_matches:
+        for seat in m.frames:
+            for f in seat:
+                msg = _decoded(f)
+                if msg["type"] != "private":
+                    continue
+                every.add(len(f))
+                body = Signed.parse("private", msg["payload"], msg["sig"]).body
+                for text in body.get("events", []):
+                    card = _drawn(text)
+                    if card is not None:
+                        lengths[card].add(len(f))
+    assert len(lengths) >= 15, "too few kinds of card drawn to tell anything"
+    assert every == {wire.PADDED["private"]}
+    assert all(ls == every for ls in lengths.values())
+
+
+def test_frame_lengths_to_a_seat_hardly_depend_on_the_hidden_cards(sanjuan_matches):
+    """View updates carry a question's options with their labels and help, so their content
+    varies by hundreds of bytes with the cards in a hand; padded to size classes, a twin world
+    changes some frame's length at only a few (move, seat) pairs: those near a class's edge. Without
+    the padding it is a sixth or more of them, which is what this measure can see."""
+    moves = sum(m.moves for m in sanjuan_matches)
+    pairs = sum(m.pairs for m in sanjuan_matches)
+    differ = sum(m.differ for m in sanjuan_matches)
+    assert pairs > 2 * moves          # most moves are compared: few make hidden cards public
+    assert differ <= 0.03 * pairs, [e for m in sanjuan_matches for e in m.examples]
+    with frames.unpadded():
+        bare = frames.matches("sanjuan", *SANJUAN[1], 1)
+    assert sum(m.differ for m in bare) >= 0.1 * sum(m.pairs for m in bare)
+
+
+def test_puerto_rico_frames_depend_on_nothing_hidden(puertorico_match):
+    """Puerto Rico hides only the order of the plantation stack, from everyone: a seat's frames
+    are as long in the twin world wherever the move makes nothing new public, and no private
+    message is ever sent."""
+    m = puertorico_match
+    assert m.pairs > 0 and m.differ == 0
+    assert not any(_decoded(f)["type"] == "private" for seat in m.frames for f in seat)
