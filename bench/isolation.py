@@ -23,7 +23,9 @@ the same length (the victim's own p99 then: this machine's speed drifts as other
     bots    12 tables of three `ismcts` bots and one fast random player, from three addresses
 
 For each: the victim's command-to-ack latency (p50, p99, max) over --seconds, beside its p99 in
-the quiet window before, what the attack got done, and whether the victim was refused a table. Target: p99 under 50 ms and within 2× of quiet under every
+the quiet window before, the server process's CPU (in cores, all its threads, not its bot
+workers: steadier than a p99 on a shared machine), what the attack got done, and whether the
+victim was refused a table. Target: p99 under 50 ms and within 2× of quiet under every
 attack. The bot flood is item 2 of the issue (fair bot scheduling), reported, not fixed here.
 The last line is one JSON object.
 """
@@ -33,6 +35,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import resource
 import secrets
@@ -410,6 +413,12 @@ def quantile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time the process has used so far, every thread of it (not its bot worker processes)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def latency_row(lat: list[float]) -> dict:
     return {"acks": len(lat), "p50_ms": round(quantile(lat, 0.5) * 1000, 1),
             "p99_ms": round(quantile(lat, 0.99) * 1000, 1),
@@ -417,7 +426,7 @@ def latency_row(lat: list[float]) -> dict:
 
 
 async def measure(url: str, port: int, attacks: list[str], seconds: float, think: float,
-                  replayable: list[str]) -> list[dict]:
+                  replayable: list[str], server_pid: int) -> list[dict]:
     """Each attack's window right after a quiet one of the same length: this machine's speed
     drifts (other work shares its cores), so each attack is compared with the quiet moment next
     to it."""
@@ -427,18 +436,20 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
     await asyncio.sleep(2)                          # the first games are dealt
     results = []
     for name in attacks:
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), cpu_seconds(server_pid)
         await asyncio.sleep(seconds)
         quiet = latency_row(victim.window(t0, time.perf_counter()))
+        quiet["server_cpu"] = round((cpu_seconds(server_pid) - cpu0) / (time.perf_counter() - t0), 2)
         stop, out = ctx.Event(), ctx.Queue()
         params = {"seconds": seconds, "port": port, "replayable": replayable}
         proc = ctx.Process(target=attack_process, args=(name, url, stop, params, victim.shared, out), daemon=True)
         proc.start()
         await asyncio.sleep(3 if name == "bots" else 1)   # the attack under way (bots: their tables dealt)
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), cpu_seconds(server_pid)
         await asyncio.sleep(seconds)
         t1 = time.perf_counter()
         row = {"attack": name, **latency_row(victim.window(t0, t1)),
+               "server_cpu": round((cpu_seconds(server_pid) - cpu0) / (t1 - t0), 2),
                "victim_refused_tables": sum(t0 <= t < t1 for t in victim.refused)}
         stop.set()
         stats = await asyncio.get_running_loop().run_in_executor(None, out.get, True, 60)
@@ -446,12 +457,13 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
         if playing.done():
             playing.result()                        # the victim failed: say why
         ratio = row["p99_ms"] / quiet["p99_ms"] if quiet["p99_ms"] else None
-        row.update(quiet_p99_ms=quiet["p99_ms"], x_quiet=round(ratio, 2) if ratio else None,
+        row.update(quiet_p99_ms=quiet["p99_ms"], quiet_server_cpu=quiet["server_cpu"], x_quiet=round(ratio, 2) if ratio else None,
                    ok=bool(row["p99_ms"] < TARGET_MS and (ratio is None or ratio <= 2.0)
                            and not row["victim_refused_tables"]), attack_got=stats)
         results.append(row)
         print(f"{name:>6}: p50 {row['p50_ms']:5.1f} ms  p99 {row['p99_ms']:6.1f} ms  max {row['max_ms']:6.1f} ms "
-              f"({row['acks']} acks) | quiet just before: p99 {quiet['p99_ms']:5.1f} ms ({quiet['acks']} acks) | "
+              f"({row['acks']} acks, server cpu {row['server_cpu']:.2f}) | quiet just before: p99 "
+              f"{quiet['p99_ms']:5.1f} ms ({quiet['acks']} acks, cpu {quiet['server_cpu']:.2f}) | "
               f"{row['x_quiet'] or 0:5.2f}x  {'ok  ' if row['ok'] else 'FAIL'} | {stats}"
               + (f" | the victim could not create a table {row['victim_refused_tables']} times"
                  if row["victim_refused_tables"] else ""), flush=True)
@@ -482,7 +494,7 @@ def main(argv: list[str] | None = None) -> None:
         port = parent.recv()
         try:
             results = asyncio.run(measure(f"ws://127.0.0.1:{port}", port, attacks, args.seconds, args.think,
-                                          replayable))
+                                          replayable, proc.pid))
         finally:
             proc.terminate()
             proc.join()

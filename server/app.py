@@ -464,19 +464,22 @@ class _Counted(ServerConnection):
         self.counted = False
 
     def connection_made(self, transport) -> None:
-        super().connection_made(transport)
         peer = transport.get_extra_info("peername")
         if (self.owner.connections >= self.owner.max_connections
                 or not self.owner.quotas.may_connect(peer[0] if peer else "?")):
+            # Cut before websockets sets the connection up (its handshake task, its buffers): a
+            # flood of cut sockets costs the event loop as little as it can.
             transport.abort()
             return
+        super().connection_made(transport)
         self.owner.connections += 1
         self.counted = True
 
     def connection_lost(self, exc) -> None:
+        if not self.counted:   # cut at once: websockets never knew it
+            return
         super().connection_lost(exc)
-        if self.counted:
-            self.owner.connections -= 1
+        self.owner.connections -= 1
 
 
 def raise_file_limit(want: int) -> int:
