@@ -30,10 +30,18 @@ from concurrent.futures.process import BrokenProcessPool
 
 log = logging.getLogger("governor.server")
 
+WORKER_NICENESS = 10   # how much lower than the server's a bot worker's CPU priority is
 
-def _watch_parent(parent: int) -> None:
-    """Runs in each worker: exit when the server is gone (even killed with SIGKILL, which gives it
-    no chance to stop its pool), instead of lingering as an orphan."""
+
+def _start_worker(parent: int) -> None:
+    """Runs in each worker as it starts. It thinks at a lower priority than the server, so that a
+    machine busy with bots still answers every table's commands at once (the event loop is
+    scheduled before any thinking). And it exits when the server is gone (even killed with
+    SIGKILL, which gives it no chance to stop its pool), instead of lingering as an orphan."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:   # not allowed here: think at the server's priority
+        pass
     import threading
     import time
 
@@ -76,7 +84,7 @@ class Deciders:
             if self.processes:
                 # "spawn": a clean interpreter per worker, never a fork of a process with threads.
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_watch_parent, initargs=(os.getpid(),))
+                                                 initializer=_start_worker, initargs=(os.getpid(),))
             else:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="governor-bot")
         return self._pool
