@@ -43,8 +43,10 @@ def run_server(data_dir: str, tables: int, port_pipe) -> None:
     from server.app import Server
 
     async def main():
+        # every client comes from 127.0.0.1: the per-address limits are raised with the rest
         server = Server(data_dir, "127.0.0.1", 0, conns_per_addr=8 * tables + 16,
-                        max_tables=tables + 8, rate=1000.0, burst=2000)
+                        max_tables=tables + 8, rate=1000.0, burst=2000, conn_rate=1000.0, conn_burst=8 * tables,
+                        tables_per_addr=tables + 8, tables_per_window=tables + 8)
         port_pipe.send(await server.start())
         await asyncio.Event().wait()
 

@@ -8,7 +8,8 @@ A session:
   client -> hello {version, token?, have?}            first message; token only to resume a seat
   server -> welcome {version, server, key}            server = key fingerprint, key = Ed25519 public key
   client -> list | create | sit | watch               lobby (sit returns a seat token: keep it secret)
-  server -> tables | created | seated                 replies
+  server -> tables | created | seated                 replies (created: `expires` = seconds after which a
+                                                      waiting table no person is at is closed)
 Once seated, per table:
   server -> entry {table, payload, sig}               a signed public log entry (FAIRNESS.md §4)
   server -> private {table, payload, sig}             a signed private message for this seat
@@ -74,7 +75,7 @@ CLIENT = {
 SERVER = {
     "welcome": {"version": (_STR, True), "server": (_STR, True), "key": (_BIN, True)},
     "tables": {"tables": (_LIST, True)},
-    "created": {"table": (_STR, True)},
+    "created": {"table": (_STR, True), "expires": (float, False)},
     "seated": {"table": (_STR, True), "seat": (_INT, True), "token": (_STR, True),
                "player_id": (_STR, True)},
     "entry": {"table": (_STR, True), "payload": (_BIN, True), "sig": (_BIN, True)},

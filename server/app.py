@@ -16,9 +16,15 @@ name), a seat's commands to its table's inbox. Each table is owned by its own ta
 (server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
 Store (server/store.py; SQLite in server/sqlite_store.py); bots think in worker processes (server/deciders.py).
 
-Open tables are kept in memory; a finished one only while someone is at it: it is loaded
-from the database when someone watches it, comes back to it with a seat token, or sits down at
-it, and leaves memory when they are gone. Listings read the finished tables from the database.
+Open tables are kept in memory; a finished one while someone is at it and, once they are gone,
+among the `finished_cache` used last (server/cache.py). Any other is loaded from the database
+when someone watches it, comes back to it with a seat token, or sits down at it; its match is
+replayed on a thread of its own, off the event loop. The lobby's listing is kept in memory
+(server/listing.py): it never reads the database.
+
+No client can slow another table: the database's reads never queue in front of its writes
+(server/sqlite_store.py), and what one address may ask of the lobby, tables created and tables
+watched, is bounded (server/quotas.py).
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ import ssl
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,14 +53,16 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
+from .cache import Resting
 from .conn import Conn
 from .deciders import Deciders
+from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
+from .listing import Finished
+from .quotas import Quotas
 from .seats import hash_token
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
-from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .table import Table
-from .table_core import summary_of
 
 log = logging.getLogger("governor.server")
 
@@ -71,12 +80,20 @@ class Limits:
     rate: float = 20.0                    # client messages per second per connection ...
     burst: int = 40                       # ... with this burst; over it: CLOSE_FLOODING
     conns_per_addr: int = 16              # open connections per IP address; over: CLOSE_TOO_MANY
+    conn_rate: float = 2.0                # new connections a second per IP address ...
+    conn_burst: int = 20                  # ... with this burst; over: cut before the handshake
     max_connections: int = 1000           # connections in all, counted from their first byte; over: cut at once
     max_tables: int = 100                 # tables waiting or playing at once
+    tables_per_addr: int = 4              # of those, created from one IP address
+    tables_per_window: int = 10           # tables one IP address may create ...
+    table_window: float = 600.0           # ... in any this many seconds
+    watch_rate: float = 1.0               # watch requests a second per IP address ...
+    watch_burst: int = 5                  # ... with this burst (a finished table is replayed to be watched)
+    finished_cache: int = 64              # finished tables nobody is at, kept ready in memory
     outbox: int = 256                     # frames queued per connection before view updates are dropped
     inbox: int = 1024                     # commands queued per table before "busy"
     hello_timeout: float = 10.0           # seconds to open the WebSocket, and then to send the hello
-    idle_table: float = 600.0             # a table nobody sat down at is closed after this many seconds
+    idle_table: float = 60.0              # a waiting table no person is at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
     turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)
 
@@ -104,6 +121,12 @@ class Server:
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
         self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat), of those
+        self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
+        self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
+        self.quotas = Quotas(self.limits)
+        # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
+        # the event loop never does, and several replays at once never take turns with it.
+        self.replayer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-replay")
         self._per_addr: Counter[str] = Counter()
         self.connections = 0                              # open sockets, see _Counted
         self.max_connections = self.limits.max_connections   # lowered at start if files are short
@@ -129,6 +152,7 @@ class Server:
         await self.store.open()
         for row in await self.store.open_tables():
             self._adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
+        self.finished.load(await self.store.finished(LISTED_FINISHED))
         files = raise_file_limit(self.limits.max_connections + SPARE_FILES)
         if files < self.limits.max_connections + SPARE_FILES:
             self.max_connections = max(1, files - SPARE_FILES)
@@ -144,37 +168,58 @@ class Server:
         return self.port
 
     async def _sweep(self) -> None:
-        """Now and then, close tables nobody sat down at (they would hold the table limit)."""
+        """Now and then, close waiting tables no person is at (they would hold the table limit),
+        and let the quotas forget addresses with nothing to remember."""
         idle = self.limits.idle_table
         while True:
-            await asyncio.sleep(max(0.05, min(60.0, idle / 4)))
+            await asyncio.sleep(max(0.05, min(15.0, idle / 4)))
             for table in list(self.tables.values()):
                 if table.status == "waiting":
                     table.post(Expire(idle))
+            self.quotas.sweep(time.monotonic())
 
     def _adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
-        table = Table(self, row)
+        return self._in_use(Table(self, row))
+
+    def _in_use(self, table: Table) -> Table:
+        """The table is among those in use: found by its id and its seats' tokens."""
         self.tables[table.id] = table
         for s in table.seats:
             if s.token_hash:
                 self.tokens[s.token_hash] = (table, s.index)
         return table
 
+    def finished_now(self, table: Table) -> None:
+        """A table's match ended (called by the table's task): the lobby lists it."""
+        self.finished.add(table.id, table.summary())
+
     def forget(self, table: Table) -> None:
-        """A finished table nobody is at leaves memory (called by the table's task)."""
+        """A finished table nobody is at is no longer in use (called by the table's task): it
+        rests, built, until it is asked for again or others push it out."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         for s in table.seats:
             if s.token_hash and self.tokens.get(s.token_hash, (None,))[0] is table:
                 del self.tokens[s.token_hash]
+        self.finished.update(table.id, table.summary())
+        self.resting.put(table)
+
+    def in_memory(self, table_id: str) -> Table | None:
+        """The table with this id if it is in use or resting (then it is in use again)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            table = self.resting.take(table_id)
+            if table is not None:
+                self._in_use(table)
+        return table
 
     async def table(self, table_id: str) -> Table | None:
         """The table with this id, loaded from the database if it is finished and not in memory."""
-        table = self.tables.get(table_id)
+        table = self.in_memory(table_id)
         if table is None:
             row = await self.store.finished_table(table_id)
-            table = self.tables.get(table_id)  # someone else may have loaded it meanwhile
+            table = self.in_memory(table_id)  # someone else may have loaded it meanwhile
             if table is None and row is not None:
                 table = self._adopt(row)
         return table
@@ -215,6 +260,7 @@ class Server:
         for table in list(self.tables.values()):
             await table.stop()
         self.deciders.shutdown()
+        self.replayer.shutdown(wait=True)
         await self.store.close()
         if self._lock_file is not None:
             self._lock_file.close()
@@ -305,13 +351,12 @@ class Server:
     async def _dispatch(self, conn: Conn, msg: dict) -> None:
         kind = msg["type"]
         if kind == "list":
-            return conn.push(wire.encode({"type": "tables", "tables": await self.listing()}))
+            return conn.push(wire.encode({"type": "tables", "tables": self.listing()}))
         if kind == "create":
             return await self._create(conn, msg)
         if kind in ("sit", "watch"):
-            table = await self.table(msg["table"])
-            if table is None:
-                return self._error(conn, "no_table", f"There is no table {msg['table']!r}.")
+            # Everything that can refuse the request without the table first: a table brought
+            # into memory is always handed the request, and so leaves memory again when it is done.
             if conn.table is not None and conn.seat is not None:
                 return self._error(conn, "already_seated", f"This connection has a seat at table "
                                                            f"{conn.table.id}; open another connection.")
@@ -322,9 +367,17 @@ class Server:
                 request = Sit(conn, name)
             else:
                 request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
+            tid = msg["table"]
+            if kind == "watch" or not (tid in self.tables or tid in self.resting):  # may be read and replayed
+                refusal = self.quotas.refuse_watch(conn.addr)
+                if refusal is not None:
+                    return self._error(conn, "slow_down", refusal)
+            table = await self.table(tid)
+            if table is None:
+                return self._error(conn, "no_table", f"There is no table {tid!r}.")
             if conn.table is not None and conn.table is not table:  # stop watching the other table
                 await conn.table.request(Leave(conn))
-                table = await self.table(msg["table"]) or table  # a finished one may have left memory
+                table = await self.table(tid) or table  # a finished one may have left memory meanwhile
             return await table.request(request)
         if kind == "leave":
             if conn.table is None:
@@ -343,15 +396,13 @@ class Server:
                                               "message": "The table is busy; send the command again."}))
             return self._error(conn, "busy", "The table is busy; send it again.")
 
-    async def listing(self) -> list[dict]:
-        """The open tables, then the newest finished ones (from the database), oldest first."""
+    def listing(self) -> list[dict]:
+        """The open tables, oldest first, then the newest finished ones; from memory only."""
         active = sorted((t for t in self.tables.values() if t.active), key=lambda t: t.created)
         listed = [t.summary() for t in active]
-        shown = {t.id for t in active}
-        for row in await self.store.finished(LISTED_FINISHED):
-            if row.id not in shown:
-                table = self.tables.get(row.id)
-                listed.append(table.summary() if table is not None else summary_of(row))
+        for tid, entry in self.finished.entries():
+            table = self.tables.get(tid)
+            listed.append(table.summary() if table is not None else entry)
         return listed
 
     async def _create(self, conn: Conn, msg: dict) -> None:
@@ -383,6 +434,12 @@ class Server:
         if sum(t.active for t in self.tables.values()) >= self.limits.max_tables:
             return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
                                                         "open tables; join one or try later.")
+        now = time.monotonic()
+        mine = sum(t.active and t.creator == conn.addr for t in self.tables.values())
+        refusal = self.quotas.refuse_table(conn.addr, mine, now)
+        if refusal is not None:
+            return self._error(conn, "too_many_tables", refusal)
+        self.quotas.created_table(conn.addr, now)
         while True:
             tid = "".join(secrets.choice(TABLE_ID_ALPHABET) for _ in range(TABLE_ID_LENGTH))
             if tid not in self.tables:
@@ -396,15 +453,18 @@ class Server:
         table = Table(self, row, creator=conn.addr)
         self.tables[tid] = table
         table.ensure_running()
-        log.info("table %s created: %s, %d seats, %d bots (%s)", tid, info.id, n, nbots, ", ".join(levels) or level)
-        conn.push(wire.encode({"type": "created", "table": tid}))
+        log.info("table %s created by %s: %s, %d seats, %d bots (%s)", tid, conn.addr, info.id, n, nbots,
+                 ", ".join(levels) or level)
+        # `expires`: the creator is told that a table no person is at does not wait for long
+        conn.push(wire.encode({"type": "created", "table": tid, "expires": float(self.limits.idle_table)}))
 
 
 class _Counted(ServerConnection):
     """A connection counted in its server's total from the moment it is accepted, before any
     handshake (a socket that never says a word holds a file all the same), and cut at once when
     the total is full: a flood of idle sockets can then never leave the server without files for
-    its database or for the players at its tables."""
+    its database or for the players at its tables. Cut at once too when its address opens
+    connections faster than its quota: a handshake costs the event loop far more than a cut."""
 
     def __init__(self, server: Server, *args, **kw) -> None:
         super().__init__(*args, **kw)
@@ -412,17 +472,22 @@ class _Counted(ServerConnection):
         self.counted = False
 
     def connection_made(self, transport) -> None:
-        super().connection_made(transport)
-        if self.owner.connections >= self.owner.max_connections:
+        peer = transport.get_extra_info("peername")
+        if (self.owner.connections >= self.owner.max_connections
+                or not self.owner.quotas.may_connect(peer[0] if peer else "?")):
+            # Cut before websockets sets the connection up (its handshake task, its buffers): a
+            # flood of cut sockets costs the event loop as little as it can.
             transport.abort()
             return
+        super().connection_made(transport)
         self.owner.connections += 1
         self.counted = True
 
     def connection_lost(self, exc) -> None:
+        if not self.counted:   # cut at once: websockets never knew it
+            return
         super().connection_lost(exc)
-        if self.counted:
-            self.owner.connections -= 1
+        self.owner.connections -= 1
 
 
 def raise_file_limit(want: int) -> int:

@@ -44,6 +44,10 @@ class TokenBucket:
         self.tokens -= 1
         return True
 
+    def full(self) -> bool:
+        """As good as a fresh bucket: the burst is whole again."""
+        return self.tokens + (time.monotonic() - self.last) * self.rate >= self.burst
+
 
 class Conn:
     def __init__(self, ws, outbox: int, rate: float, burst: int) -> None:

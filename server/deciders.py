@@ -30,17 +30,25 @@ from concurrent.futures.process import BrokenProcessPool
 
 log = logging.getLogger("governor.server")
 
+WORKER_NICENESS = 10   # how much lower than the server's a bot worker's CPU priority is
 
-def _watch_parent(parent: int) -> None:
-    """Runs in each worker: exit when the server is gone (even killed with SIGKILL, which gives it
-    no chance to stop its pool), instead of lingering as an orphan. A Ctrl-C at the terminal
-    reaches every process of its group: the workers ignore it, and the server, which got it too,
-    stops them (else each prints a KeyboardInterrupt traceback)."""
+
+def _start_worker(parent: int) -> None:
+    """Runs in each worker as it starts. It thinks at a lower priority than the server, so that a
+    machine busy with bots still answers every table's commands at once (the event loop is
+    scheduled before any thinking). It ignores Ctrl-C: a Ctrl-C at the terminal reaches every
+    process of its group, and the server, which got it too, stops its workers (else each prints
+    a KeyboardInterrupt traceback). And it exits when the server is gone (even killed with
+    SIGKILL, which gives it no chance to stop its pool), instead of lingering as an orphan."""
     import signal
     import threading
     import time
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:   # not allowed here: think at the server's priority
+        pass
 
     def watch():
         while os.getppid() == parent:
@@ -81,7 +89,7 @@ class Deciders:
             if self.processes:
                 # "spawn": a clean interpreter per worker, never a fork of a process with threads.
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_watch_parent, initargs=(os.getpid(),))
+                                                 initializer=_start_worker, initargs=(os.getpid(),))
             else:
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="governor-bot")
         return self._pool

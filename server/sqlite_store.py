@@ -5,12 +5,20 @@ A table's row holds what was decided when it was created and started (game, opti
 names, player ids, hashed seat tokens and bot levels, game id, server seed, status); the `log`
 table holds every accepted input in order: `commit`, `reveal`, `act` and `cancel` rows.
 
+`seat_tokens` indexes the seats' token hashes (a player coming back to a finished match is found
+by one lookup, not by reading every table); it is written in the same transaction as the seats.
+
 Every write is one transaction, committed before the table tells anyone about it. WAL with
 `synchronous=NORMAL` survives a killed process (the write-ahead log is in the operating system's
 hands as soon as the commit returns); pass `synchronous="FULL"` to survive power loss as well.
 
-All database work runs on one dedicated thread, so the event loop never waits for the disk and
-every write keeps its order.
+Writes run on one dedicated thread with its own connection, so the event loop never waits for the
+disk and every write keeps its order. Reads run on another thread with a second connection (WAL
+lets it read while the writer commits): whatever a client makes the server read, it never queues
+in front of the moves being committed. A read sees every write that returned before it started.
+
+The file's schema version is SQLite's `user_version`; `MIGRATIONS` bring an older file up to
+date when the store opens it, each in one transaction.
 """
 from __future__ import annotations
 
@@ -28,6 +36,7 @@ from .store import LogRow, TableRow
 DB_FILE = "governor.db"
 FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
 
+# Version 0: the tables and their logs. A file without them gets them first, then every migration.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id          TEXT PRIMARY KEY,
@@ -52,6 +61,29 @@ CREATE TABLE IF NOT EXISTS log (
 """
 
 
+def _v1_token_index(db: sqlite3.Connection) -> None:
+    """Seat tokens found by an index (they were found by reading every finished table's seats),
+    and rewritten by table (a sit or a leave) without reading the others; tables by status (the
+    open ones at start, the newest finished ones for the lobby). The index is filled in Python,
+    not with SQLite's JSON functions, which not every build has."""
+    db.execute("""
+        CREATE TABLE seat_tokens (
+            token_hash  TEXT PRIMARY KEY,   -- SHA-256 of the seat token, as in the seats of `tables`
+            table_id    TEXT NOT NULL,
+            seat        INTEGER NOT NULL
+        )""")
+    db.execute("CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id)")
+    for table_id, seats in db.execute("SELECT id, seats FROM tables").fetchall():
+        for sql, args in _token_rows(table_id, json.loads(seats)):
+            db.execute(sql, args)
+    db.execute("CREATE INDEX tables_by_status ON tables (status, created)")
+
+
+# MIGRATIONS[i] brings a file from version i to i + 1.
+MIGRATIONS = [_v1_token_index]
+VERSION = len(MIGRATIONS)
+
+
 class SQLiteStore:
     """The Store of server/store.py in SQLite; the schema above is the on-disk format."""
 
@@ -61,15 +93,21 @@ class SQLiteStore:
         self.path = Path(data_dir) / DB_FILE
         self.synchronous = synchronous.upper()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db")
-        self._db: sqlite3.Connection | None = None
+        self._read_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db-read")
+        self._db: sqlite3.Connection | None = None      # the writer's, used on its thread only
+        self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
 
-    # -- plumbing: everything runs on the one database thread
+    # -- plumbing: writes on the writer's thread, reads on the reader's
 
     async def _run(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
+    async def _read(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._read_pool, fn, *args)
+
     async def open(self) -> None:
         await self._run(self._open)
+        await self._read(self._open_reader)
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -78,12 +116,22 @@ class SQLiteStore:
         db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(SCHEMA)
+        migrate(db)
         self._db = db
 
+    def _open_reader(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA query_only=ON")
+        self._rdb = db
+
     async def close(self) -> None:
+        if self._rdb is not None:
+            await self._read(self._rdb.close)
+            self._rdb = None
         if self._db is not None:
             await self._run(self._db.close)
             self._db = None
+        self._read_pool.shutdown(wait=True)
         self._pool.shutdown(wait=True)
 
     def _tx(self, statements: list[tuple[str, tuple]]) -> None:
@@ -105,11 +153,11 @@ class SQLiteStore:
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now))])
+             row.server_seed, row.status, now, now))] + _token_rows(row.id, row.seats))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._run(self._tx, [("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
-                                    (json.dumps(seats), time.time(), table_id))])
+                                    (json.dumps(seats), time.time(), table_id))] + _token_rows(table_id, seats))
 
     async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
         await self._run(self._tx, [(
@@ -130,37 +178,37 @@ class SQLiteStore:
                                (status, time.time(), table_id)))
         await self._run(self._tx, statements)
 
-    # -- reads
+    # -- reads (on the reader's thread)
 
     async def open_tables(self) -> list[TableRow]:
-        return await self._run(self._tables, f"WHERE status NOT IN {FINISHED} ORDER BY created")
+        return await self._read(self._tables, f"WHERE status NOT IN {FINISHED} ORDER BY created")
 
     async def finished_table(self, table_id: str) -> TableRow | None:
-        rows = await self._run(self._tables, f"WHERE id = ? AND status IN {FINISHED}", table_id)
+        rows = await self._read(self._tables, f"WHERE id = ? AND status IN {FINISHED}", table_id)
         return rows[0] if rows else None
 
     async def finished(self, limit: int) -> list[TableRow]:
-        rows = await self._run(self._tables, f"WHERE status IN {FINISHED} ORDER BY created DESC LIMIT ?", limit)
+        rows = await self._read(self._tables, f"WHERE status IN {FINISHED} ORDER BY created DESC LIMIT ?", limit)
         return rows[::-1]
 
     async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        for row in await self._run(self._tables, f"WHERE status IN {FINISHED} AND instr(seats, ?) > 0", token_hash):
-            for i, seat in enumerate(row.seats):
-                if seat["token_hash"] == token_hash:
-                    return row.id, i
-        return None
+        return await self._read(self._seat_of_token, token_hash)
+
+    def _seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
+        row = self._rdb.execute(SEAT_OF_TOKEN, (token_hash,)).fetchone()
+        return (row[0], row[1]) if row else None
 
     def _tables(self, where: str, *args) -> list[TableRow]:
-        rows = self._db.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created"
+        rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created"
                                 " FROM tables " + where, args).fetchall()
         return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8])
                 for r in rows]
 
     async def log(self, table_id: str) -> list[LogRow]:
-        return await self._run(self._log, table_id)
+        return await self._read(self._log, table_id)
 
     def _log(self, table_id: str) -> list[LogRow]:
-        rows = self._db.execute("SELECT n, kind, seat, data FROM log WHERE table_id = ? ORDER BY n",
+        rows = self._rdb.execute("SELECT n, kind, seat, data FROM log WHERE table_id = ? ORDER BY n",
                                 (table_id,)).fetchall()
         out = []
         for i, (n, kind, seat, data) in enumerate(rows):
@@ -168,3 +216,35 @@ class SQLiteStore:
                 raise ValueError(f"the log of table {table_id} has a gap at row {i}")
             out.append(LogRow(n, kind, seat, unpack(data)))
         return out
+
+
+# A token's seat at a finished table: one lookup in seat_tokens' primary key, one in tables'.
+SEAT_OF_TOKEN = (f"SELECT k.table_id, k.seat FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
+                 f" WHERE k.token_hash = ? AND t.status IN {FINISHED}")
+
+
+def _token_rows(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
+    """The statements that make seat_tokens say what these seats say (a seat given up loses its
+    token; a token is a fresh random value, so it names one seat only)."""
+    out = [("DELETE FROM seat_tokens WHERE table_id = ?", (table_id,))]
+    out += [("INSERT OR REPLACE INTO seat_tokens (token_hash, table_id, seat) VALUES (?, ?, ?)",
+             (seat["token_hash"], table_id, i)) for i, seat in enumerate(seats) if seat["token_hash"]]
+    return out
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring the file up to VERSION, one migration and one transaction at a time; refuse a file
+    written by a newer server (it would not know what that one keeps)."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > VERSION:
+        raise RuntimeError(f"the database was written by a newer server (schema {version}; this one knows "
+                           f"up to {VERSION})")
+    for i in range(version, VERSION):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            MIGRATIONS[i](db)
+            db.execute(f"PRAGMA user_version = {i + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise

@@ -7,6 +7,9 @@ seed and server key reproduces every signed message byte for byte.
 
 The server talks to its store only through the methods below. Every write is durable when it
 returns (the server announces an input only then), and the writes of one table keep their order.
+Reads may run beside writes and must never wait behind them (a client can make the server read;
+it must not hold up the moves being committed); a read sees every write that returned before it
+was asked for.
 SQLiteStore (server/sqlite_store.py) is the store of a server with a data directory.
 """
 from __future__ import annotations

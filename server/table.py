@@ -10,7 +10,13 @@ steps (seeds, bot decisions, clocks) until it has none.
 
 Frames go out through the table's Broadcaster (server/broadcast.py), bots think in worker
 processes (server/deciders.py), timers are the event loop's. A finished table nobody is connected
-to leaves memory (its task ends); the server rebuilds it from the store when someone asks for it.
+to is no longer in use (its task ends; the server keeps it built a while, server/cache.py); the
+server rebuilds it from the store when someone asks for one it no longer has.
+
+The match is rebuilt from its log (after a restart, for a finished table, after a failure) on the
+server's replay thread, not on the event loop: it re-signs every message, milliseconds of work
+that would hold up every other table. Meanwhile the table's task waits, as for any read, so
+nothing else touches the core.
 """
 from __future__ import annotations
 
@@ -31,12 +37,15 @@ from .table_core import TableCore
 log = logging.getLogger("governor.server")
 
 # What a connection asks of a table needs its match: a finished one is rebuilt from its log first.
-NEEDS_MATCH = (Sit, Leave, Watch, Attach, Commit, Reveal, Act, Resync)
+# Not a sit: only a waiting table takes one, and a waiting table has no match yet (a sit at a
+# finished table is refused without replaying it).
+NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Resync)
 
 
 class Table:
     def __init__(self, server, row: TableRow, creator: str | None = None) -> None:
         self.server = server
+        self.creator = creator    # the address that created the table (None: it came from the store)
         # Whose turn this table's bots wait for a worker in (server/deciders.py): the address that
         # created it, or, once rebuilt from the store, the table itself.
         self.bot_owner = creator or row.id
@@ -161,9 +170,12 @@ class Table:
 
     async def _feed(self, effects: list[Effect]) -> None:
         """Carry out what the core returned for an input, then the server's own steps."""
+        was_active = self.core.active
         await self._carry_out(effects)
         while effects := self.core.drive():
             await self._carry_out(effects)
+        if was_active and not self.core.active:
+            self.server.finished_now(self)
 
     async def _carry_out(self, effects: list[Effect]) -> None:
         """The effects in order. A write or a read ends its list: its outcome goes back to the
@@ -200,7 +212,7 @@ class Table:
         except Exception:
             log.exception("table %s: its log could not be read", self.id)
             return self.core.log_not_loaded()
-        return self.core.log_loaded(rows)
+        return await asyncio.get_running_loop().run_in_executor(self.server.replayer, self.core.log_loaded, rows)
 
     def _do(self, effect: Effect) -> None:
         match effect:
@@ -270,8 +282,8 @@ class Table:
             return None
 
     def _unload_if_idle(self) -> bool:
-        """A finished table nobody is connected to, with nothing left to do, leaves memory: the
-        server forgets it and its task ends. It is rebuilt from the store on demand."""
+        """A finished table nobody is connected to, with nothing left to do, is no longer in use:
+        the server lets it rest (server/cache.py) and its task ends."""
         if not self.core.idle or not self.inbox.empty():
             return False
         self._stop_timers()

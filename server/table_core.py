@@ -352,6 +352,9 @@ class TableCore:
     def sit(self, conn, name: str, now: float) -> Effects:
         """A person sits down at a waiting table, in the first free seat; the match starts when
         the last one is taken."""
+        if self.status == "cancelled" and not self.started:
+            return [_error(conn, "table_closed", f"Table {self.id} was closed before its match began: no person was "
+                                                 "at it for a while. Create another.")]
         if self.status != "waiting":
             return [_error(conn, "started", f"Table {self.id} has already started.")]
         free = next((s for s in self.seats if not s.taken), None)

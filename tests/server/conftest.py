@@ -15,6 +15,13 @@ async def make_server(tmp_path):
         # Headless clients move far faster than people: the flooding test sets the real rate.
         kw.setdefault("rate", 10_000.0)
         kw.setdefault("burst", 10_000)
+        # ... and every test comes from one address: the tests of the per-address limits set theirs.
+        kw.setdefault("tables_per_addr", 1000)
+        kw.setdefault("tables_per_window", 1000)
+        kw.setdefault("watch_rate", 10_000.0)
+        kw.setdefault("watch_burst", 10_000)
+        kw.setdefault("conn_rate", 10_000.0)
+        kw.setdefault("conn_burst", 10_000)
         server = Server(kw.pop("data_dir", tmp_path / "data"), "127.0.0.1", 0, **kw)
         await server.start()
         servers.append(server)

@@ -37,11 +37,17 @@ class Raw:
 
     @classmethod
     async def connect(cls, url: str, *, hello: bool = True, token: str | None = None,
-                      have: int | None = None, rcvbuf: int | None = None, **kw) -> "Raw":
-        if rcvbuf is not None:
+                      have: int | None = None, rcvbuf: int | None = None, source: str | None = None,
+                      **kw) -> "Raw":
+        """`source`: the address to connect from (another loopback address, 127.0.0.2, is
+        another client as far as the server's per-address limits go)."""
+        if rcvbuf is not None or source is not None:
             host, port = url.removeprefix("ws://").split(":")
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            if rcvbuf is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            if source is not None:
+                sock.bind((source, 0))
             sock.connect((host, int(port)))
             sock.setblocking(False)
             kw["sock"] = sock

@@ -216,7 +216,8 @@ async def unloaded(server, table: str) -> None:
     raise AssertionError(f"table {table} is still in memory")
 
 
-async def test_a_finished_table_nobody_is_at_leaves_memory_and_is_rebuilt_on_demand(server):
+async def test_a_finished_table_nobody_is_at_leaves_memory_and_is_rebuilt_on_demand(make_server):
+    server = await make_server(finished_cache=0)   # nothing kept built: the match is replayed from its log
     table, (ana, bo) = await table_with(server.url, 2)
     await play_all([ana, bo])
     task = server.tables[table].task

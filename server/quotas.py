@@ -1,0 +1,86 @@
+"""What one address may ask of the lobby: the requests that cost the server more than a look.
+
+A connection's own rate limit (server/conn.py) bounds how often it speaks; these bound what an
+address gets done however many connections it opens:
+
+- connections: `conn_rate` new ones a second, in bursts of `conn_burst`, per address. Each costs
+  a WebSocket handshake (and a seat token lookup, with a token); eight clients reconnecting in a
+  loop once doubled another table's latency.
+- tables: at most `tables_per_addr` waiting or playing tables created from one address, and at
+  most `tables_per_window` created in any `table_window` seconds. One client once filled the
+  server's table limit in five seconds and held it for ten minutes.
+- watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
+  table not in memory reads its log and replays the whole match, signatures and all.
+
+A refusal is a sentence naming the limit and how long to wait, for an `error` to the client.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from .conn import TokenBucket
+
+
+class Quotas:
+    def __init__(self, limits) -> None:
+        self.limits = limits
+        self._created: dict[str, deque[float]] = {}   # address -> when it created tables, within the window
+        self._watches: dict[str, TokenBucket] = {}
+        self._connections: dict[str, TokenBucket] = {}
+
+    # -- connections
+
+    def may_connect(self, addr: str) -> bool:
+        return _bucket(self._connections, addr, self.limits.conn_rate, self.limits.conn_burst).take()
+
+    # -- tables
+
+    def refuse_table(self, addr: str, open_tables: int, now: float) -> str | None:
+        """Why `addr`, which created `open_tables` tables still waiting or playing, may not
+        create another now; None when it may."""
+        lim = self.limits
+        if open_tables >= lim.tables_per_addr:
+            return (f"You have {open_tables} tables waiting or playing, the most one address may have here "
+                    f"(tables_per_addr={lim.tables_per_addr}); join one, or wait until one ends.")
+        times = self._recent(addr, now)
+        if len(times) >= lim.tables_per_window:
+            wait = times[0] + lim.table_window - now
+            return (f"You created {len(times)} tables in the last {lim.table_window:g} s, the most one address "
+                    f"may (tables_per_window={lim.tables_per_window}); try again in {wait:.0f} s.")
+        return None
+
+    def created_table(self, addr: str, now: float) -> None:
+        self._recent(addr, now).append(now)
+
+    def _recent(self, addr: str, now: float) -> deque[float]:
+        times = self._created.setdefault(addr, deque())
+        while times and times[0] <= now - self.limits.table_window:
+            times.popleft()
+        return times
+
+    # -- watches
+
+    def refuse_watch(self, addr: str) -> str | None:
+        lim = self.limits
+        if _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take():
+            return None
+        return (f"At most {lim.watch_rate:g} watch requests a second from one address (watch_rate), "
+                f"{lim.watch_burst} at once (watch_burst); try again in a moment.")
+
+    # -- housekeeping
+
+    def sweep(self, now: float) -> None:
+        """Forget addresses with nothing to remember: no table created within the window, a full
+        bucket of watches (a fresh one is the same)."""
+        for addr in [a for a in self._created if not self._recent(a, now)]:
+            del self._created[addr]
+        for buckets in (self._watches, self._connections):
+            for addr in [a for a, b in buckets.items() if b.full()]:
+                del buckets[addr]
+
+
+def _bucket(buckets: dict[str, TokenBucket], addr: str, rate: float, burst: int) -> TokenBucket:
+    bucket = buckets.get(addr)
+    if bucket is None:
+        bucket = buckets[addr] = TokenBucket(rate, burst)
+    return bucket

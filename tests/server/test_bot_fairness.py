@@ -1,0 +1,109 @@
+"""The bot workers are shared fairly between the clients that created tables (server/deciders.py):
+one client with many tables of thinking bots cannot make another table's bot wait for its queue."""
+import asyncio
+import os
+import threading
+
+import pytest
+
+from server import deciders as deciders_module
+from server.deciders import WORKER_NICENESS, Deciders
+
+
+class Gate:
+    """A stand-in for a bot's thinking: each decision waits until the test lets it finish, and the
+    order decisions start in is recorded."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.release: dict[str, threading.Event] = {}
+        self.lock = threading.Lock()
+
+    def decide(self, level, seed, view, seconds=None):
+        with self.lock:
+            self.started.append(seed)
+            event = self.release.setdefault(seed, threading.Event())
+        assert event.wait(10), f"decision {seed} was never let go"
+        return [seed]
+
+    def let_go(self, seed: str) -> None:
+        with self.lock:
+            self.release.setdefault(seed, threading.Event()).set()
+
+
+async def started(gate: Gate, n: int) -> list[str]:
+    for _ in range(500):
+        if len(gate.started) >= n:
+            return list(gate.started)
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"only {gate.started} started, expected {n}")
+
+
+@pytest.fixture
+def gate(monkeypatch):
+    g = Gate()
+    monkeypatch.setattr(deciders_module, "decide", g.decide)
+    yield g
+    for seed in list(g.release) + [f"a{i}" for i in range(10)] + ["b0", "b1", "c0"]:
+        g.let_go(seed)
+
+
+async def test_a_flood_of_one_owner_does_not_queue_another_owner_behind_it(gate):
+    pool = Deciders(workers=2, processes=False)
+    try:
+        flood = [pool.submit("ismcts", f"a{i}", {}, owner="10.0.0.1") for i in range(6)]
+        assert await started(gate, 2) == ["a0", "a1"]       # alone, the flood may use every worker
+        victim = pool.submit("ismcts", "b0", {}, owner="10.0.0.2")
+        gate.let_go("a0")
+        assert (await started(gate, 3))[2] == "b0"           # next free worker: the other owner, not a2
+        gate.let_go("b0")
+        assert await asyncio.wait_for(victim, 5) == ["b0"]
+        for i in range(1, 6):
+            gate.let_go(f"a{i}")
+        assert [await asyncio.wait_for(f, 5) for f in flood] == [[f"a{i}"] for i in range(6)]
+    finally:
+        pool.shutdown()
+
+
+async def test_owners_take_turns_and_none_holds_every_worker_while_another_waits(gate):
+    pool = Deciders(workers=2, processes=False)
+    try:
+        a = [pool.submit("ismcts", f"a{i}", {}, owner="A") for i in range(4)]
+        b = [pool.submit("ismcts", f"b{i}", {}, owner="B") for i in range(2)]
+        c = [pool.submit("ismcts", "c0", {}, owner="C")]
+        assert await started(gate, 2) == ["a0", "a1"]       # A was alone when it asked
+        for seed, expect in [("a0", "b0"), ("a1", "c0"), ("b0", "a2"), ("c0", "b1"), ("a2", "a3")]:
+            gate.let_go(seed)
+            assert (await started(gate, len(gate.started) + 1))[-1] == expect
+        for seed in ("b1", "a3"):
+            gate.let_go(seed)
+        await asyncio.wait_for(asyncio.gather(*a, *b, *c), 5)
+    finally:
+        pool.shutdown()
+
+
+async def test_a_failed_decision_fails_alone_and_frees_its_worker(gate, monkeypatch):
+    def broken(level, seed, view, seconds=None):
+        if seed == "bad":
+            raise ValueError("the bot raised")
+        return gate.decide(level, seed, view, seconds)
+    monkeypatch.setattr(deciders_module, "decide", broken)
+    pool = Deciders(workers=1, processes=False)
+    try:
+        bad = pool.submit("ismcts", "bad", {}, owner="A")
+        good = pool.submit("ismcts", "a0", {}, owner="A")
+        with pytest.raises(ValueError):
+            await asyncio.wait_for(bad, 5)
+        gate.let_go("a0")
+        assert await asyncio.wait_for(good, 5) == ["a0"]
+    finally:
+        pool.shutdown()
+
+
+def test_bot_workers_think_at_a_lower_priority_than_the_server():
+    pool = Deciders(workers=1, processes=True)
+    try:
+        worker_niceness = pool._executor().submit(os.nice, 0).result(timeout=60)
+        assert worker_niceness == min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        pool.shutdown()

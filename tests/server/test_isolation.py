@@ -1,0 +1,256 @@
+"""No client can slow another table (issue 11, items 1, 3 and 4): each attack, reproduced on a
+real server on 127.0.0.1, is refused or costs the other tables nothing. Behaviour, not timing:
+bench/isolation.py measures what each attack does to a victim table's latency.
+
+- seat tokens are found by an index, and reads never queue behind the writes of moves;
+- the lobby's listing never touches the store;
+- one address can neither fill the table limit nor keep empty tables;
+- a finished match is replayed once, off the event loop, and watching is rate-bounded.
+"""
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+
+import pytest
+from websockets.exceptions import InvalidMessage
+
+from protocol import wire
+from server import sqlite_store
+from server.table_core import TableCore
+
+from .rawclient import Raw, play_all
+from .test_resilience import table_with
+
+
+async def finished_table(server) -> tuple[str, list]:
+    """A match played to its end; its players have gone and it is no longer in use."""
+    table, players = await table_with(server.url, 2)
+    await play_all(players)
+    for p in players:
+        await p.drop()
+    for _ in range(200):
+        if table not in server.tables:
+            return table, players
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"table {table} is still in use")
+
+
+# ---------------------------------------------------------------------- 1. the database
+
+def test_a_seat_token_is_looked_up_by_an_index(tmp_path):
+    """Once, every unknown token read every finished table's seats."""
+    db = sqlite3.connect(tmp_path / "t.db")
+    db.executescript(sqlite_store.SCHEMA)
+    sqlite_store.migrate(db)
+    plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sqlite_store.SEAT_OF_TOKEN, ("x",)))
+    assert "SEARCH k USING INDEX" in plan and "(token_hash=?)" in plan and "SCAN" not in plan, plan
+    # and keeping the index up to date, on the thread that commits the moves, reads no other table's tokens
+    for sql, args in sqlite_store._token_rows("t", [{"token_hash": "h"}]):
+        plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
+        assert "SCAN" not in plan, (sql, plan)
+
+
+async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp_path):
+    """A file of schema 0 (no token index) gets one, filled from the seats it holds."""
+    data = tmp_path / "old"
+    data.mkdir()
+    server = await make_server(data_dir=data, finished_cache=0)
+    table, (ana, _) = await finished_table(server)
+    await server.stop()
+    db = sqlite3.connect(data / sqlite_store.DB_FILE)
+    db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; PRAGMA user_version = 0;")
+    db.close()
+    server = await make_server(data_dir=data)
+    db = sqlite3.connect(data / sqlite_store.DB_FILE)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION
+    db.close()
+    again = await Raw.connect(server.url, token=ana.token, have=0)
+    assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+
+
+async def test_a_newer_database_is_refused(make_server, tmp_path):
+    data = tmp_path / "new"
+    data.mkdir()
+    db = sqlite3.connect(data / sqlite_store.DB_FILE)
+    db.execute(f"PRAGMA user_version = {sqlite_store.VERSION + 1}")
+    db.close()
+    try:
+        await make_server(data_dir=data)
+    except RuntimeError as e:
+        assert "newer server" in str(e)
+    else:
+        raise AssertionError("a database of a newer schema was opened")
+
+
+async def test_reads_never_wait_for_the_writer(make_server):
+    """Unknown tokens, a returning player at a finished table and a watch of one are answered
+    while the writer is busy: what a client makes the server read never queues in front of the
+    moves being committed."""
+    server = await make_server(finished_cache=0)
+    table, (ana, _) = await finished_table(server)
+    busy = threading.Event()
+    server.store._pool.submit(busy.wait)          # the writer's thread, in a long commit
+    try:
+        stranger = await Raw.connect(server.url, hello=False)
+        await stranger.send({"type": "hello", "version": wire.VERSION, "token": "x" * 43})
+        assert await stranger.closed(timeout=5) == (wire.CLOSE_BAD_HELLO, "unknown seat token")
+        again = await Raw.connect(server.url, token=ana.token, have=0)
+        assert (await again.expect("snapshot", timeout=5, skip=("status", "entry", "private")))["view"]["over"]
+        watcher = await Raw.connect(server.url)
+        await watcher.send({"type": "list"})
+        assert any(t["id"] == table for t in (await watcher.expect("tables", timeout=5))["tables"])
+    finally:
+        busy.set()
+
+
+async def test_a_listing_never_touches_the_store(make_server, monkeypatch, tmp_path):
+    data = tmp_path / "listing"
+    server = await make_server(data_dir=data, finished_cache=0)
+    done, _ = await finished_table(server)
+    await server.stop()
+    server = await make_server(data_dir=data)      # finished tables read once, at start
+    waiting = await (await Raw.connect(server.url)).create(2)
+    reads = []
+
+    async def read(*args):
+        reads.append(args)
+        raise AssertionError("the store was read")
+
+    for name in ("open_tables", "finished_table", "finished", "seat_of_token", "log"):
+        monkeypatch.setattr(server.store, name, read)
+    lobby = await Raw.connect(server.url)
+    for _ in range(20):
+        await lobby.send({"type": "list"})
+        listed = {t["id"]: t["status"] for t in (await lobby.expect("tables"))["tables"]}
+        assert listed == {waiting: "waiting", done: "over"}
+    assert reads == []
+    # a table that finishes now is listed too, still without a read
+    monkeypatch.undo()
+    later, _ = await finished_table(server)
+    monkeypatch.setattr(server.store, "finished", read)
+    await lobby.send({"type": "list"})
+    assert {t["id"] for t in (await lobby.expect("tables"))["tables"]} == {waiting, done, later}
+    assert reads == []
+
+
+async def test_an_address_opening_connections_too_fast_is_cut_before_the_handshake(make_server):
+    """Eight clients reconnecting in a loop (with unknown tokens, say) once cost the event loop a
+    handshake each; past its burst, an address is cut as soon as its socket is accepted."""
+    server = await make_server(conn_rate=0.1, conn_burst=3)
+    kept = [await Raw.connect(server.url) for _ in range(3)]
+    with pytest.raises((InvalidMessage, OSError)):
+        await Raw.connect(server.url)
+    await Raw.connect(server.url, source="127.0.0.2")     # someone else is not
+    await kept[0].send({"type": "list"})                  # and those let in are served
+    await kept[0].expect("tables")
+
+
+# ---------------------------------------------------------------------- 3. the table limit
+
+async def test_one_address_cannot_fill_the_table_limit(make_server):
+    server = await make_server(tables_per_addr=2, tables_per_window=3, max_tables=100)
+    flood = await Raw.connect(server.url)
+    first = await flood.create(2)
+    second = await flood.create(2)
+    await flood.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0})
+    err = await flood.expect("error")
+    assert err["code"] == "too_many_tables" and "tables_per_addr=2" in err["message"], err
+    # a table that ends frees its place, but not the window's count
+    server.tables[first].core.status = "cancelled"
+    await flood.create(2)
+    server.tables[second].core.status = "cancelled"
+    await flood.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0})
+    err = await flood.expect("error")
+    assert err["code"] == "too_many_tables" and "tables_per_window=3" in err["message"], err
+    assert "try again in" in err["message"]
+    # another address is someone else: it may create tables
+    other = await Raw.connect(server.url, source="127.0.0.2")
+    await other.create(2)
+
+
+async def test_an_empty_table_closes_soon_and_its_creator_is_told_when(make_server):
+    server = await make_server(idle_table=0.3, tables_per_addr=1)
+    raw = await Raw.connect(server.url)
+    await raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1})
+    created = await raw.expect("created")
+    assert created["expires"] == 0.3
+    table = created["table"]
+    for _ in range(100):
+        await raw.send({"type": "list"})
+        listed = {t["id"]: t["status"] for t in (await raw.expect("tables"))["tables"]}
+        if listed[table] != "waiting":
+            break
+        await asyncio.sleep(0.02)
+    assert listed == {table: "cancelled"}
+    await raw.send({"type": "sit", "table": table, "name": "Late"})
+    err = await raw.expect("error")
+    assert err["code"] == "table_closed" and "was closed before its match began" in err["message"]
+    await raw.create(2)                           # it no longer counts against the address's limit
+
+
+async def test_the_default_limits_close_an_empty_table_within_a_minute():
+    from server.app import Limits
+    limits = Limits()
+    assert limits.idle_table <= 60 and limits.tables_per_addr * 25 <= limits.max_tables
+
+
+# ---------------------------------------------------------------------- 4. watching finished tables
+
+async def test_a_finished_match_is_replayed_once_and_off_the_event_loop(make_server, monkeypatch, tmp_path):
+    data = tmp_path / "watch"
+    server = await make_server(data_dir=data)
+    table, _ = await finished_table(server)
+    await server.stop()
+    server = await make_server(data_dir=data)     # the finished table is in the database only
+    replays = []
+    real = TableCore._build
+
+    def build(core, rows):
+        replays.append(threading.current_thread().name)
+        return real(core, rows)
+
+    monkeypatch.setattr(TableCore, "_build", build)
+    late = await Raw.connect(server.url)          # a sit at a finished table is refused without a replay
+    await late.send({"type": "sit", "table": table, "name": "Late"})
+    assert (await late.expect("error"))["code"] == "started"
+    assert replays == []
+    for _ in range(3):                            # watch, go away, watch again
+        watcher = await Raw.connect(server.url)
+        await watcher.send({"type": "watch", "table": table, "have": 0})
+        assert (await watcher.expect("snapshot", skip=("status", "entry")))["view"]["over"]
+        await watcher.close()
+        while table in server.tables:
+            await asyncio.sleep(0.01)
+    assert len(replays) == 1 and replays[0].startswith("governor-replay"), replays
+
+
+async def test_watch_requests_are_rate_bounded_per_address(make_server):
+    server = await make_server(watch_rate=0.5, watch_burst=3)
+    table, _ = await finished_table(server)
+    flood = [await Raw.connect(server.url) for _ in range(2)]   # more connections do not help
+    for i in range(3):
+        await flood[i % 2].send({"type": "watch", "table": table})
+        await flood[i % 2].expect("status", skip=("entry", "snapshot"))
+    await flood[1].send({"type": "watch", "table": table})
+    err = await flood[1].expect("error", skip=("entry", "snapshot", "status"))
+    assert err["code"] == "slow_down" and "watch_rate" in err["message"], err
+    # a sit naming a table the server would have to read is bounded the same way ...
+    await flood[0].send({"type": "sit", "table": "zzzzzz", "name": "Eve"})
+    assert (await flood[0].expect("error", skip=("entry", "snapshot", "status")))["code"] == "slow_down"
+    # ... and someone else is not
+    other = await Raw.connect(server.url, source="127.0.0.2")
+    await other.send({"type": "watch", "table": table})
+    assert (await other.expect("snapshot", skip=("status", "entry")))["view"]["over"]
+
+
+def test_the_listing_of_finished_tables_is_bounded():
+    from server.listing import Finished
+    listed = Finished(3)
+    for i in range(10):
+        listed.add(f"t{i}", {"id": f"t{i}"})
+    assert [tid for tid, _ in listed.entries()] == ["t7", "t8", "t9"]
+    listed.update("t1", {"id": "t1", "late": True})      # gone from the list: stays gone
+    assert "t1" not in dict(listed.entries())
+
