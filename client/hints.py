@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
@@ -20,10 +19,19 @@ def _shown(path: str) -> str:
         return str(p)
 
 
+def _on_path(name: str) -> str | None:
+    """The program `name` the shell would run, if any (what `which` says)."""
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder, name)
+        if folder and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def program() -> str:
     """How to start `governor` from this shell."""
     started = sys.argv[0] if sys.argv and sys.argv[0] else ""
-    on_path = shutil.which("governor")
+    on_path = _on_path("governor")
     if Path(started).name == "governor":
         if on_path and os.path.samefile(on_path, started):
             return "governor"

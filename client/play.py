@@ -122,7 +122,9 @@ async def _play(args) -> int:
     folder = Path(args.server_data) if args.server_data else args.data_dir / "server"
     try:
         server, port = await _start_server(str(folder), args.host, args.port)
-    except RuntimeError:      # the folder's lock: another `governor play` is using it
+    except RuntimeError as e:
+        if "another server is running" not in str(e):    # only the folder's lock is expected here
+            raise
         print(f"Another {command('play')} is running with the data folder {args.data_dir}: this game "
               "is kept in a temporary folder and cannot be resumed.", file=sys.stderr)
         with server_folder(None) as tmp:

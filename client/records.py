@@ -18,20 +18,13 @@ from protocol import record
 from protocol.messages import printable
 from protocol.verify import Report, verify
 
-from .answers import number_in
 from .hints import command
-from .session import default_data_dir, read_record
+from .session import add_data_dir, default_data_dir, read_record, record_files
 
 HELP = "list your saved match records: date, game, players, scores, winner, verdict"
 
 # record_name's date and time, at the start of a record's file name.
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d)_(\d\d)(\d\d)_")
-
-
-def add_data_dir(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", type=Path, default=None, metavar="FOLDER",
-                   help="the data folder whose records/ to use (default $GOVERNOR_DATA or "
-                        "~/.local/share/governor/client)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -75,39 +68,13 @@ class Saved:
 
 def saved_records(data_dir: Path) -> list[Saved]:
     """Every record in the data folder, newest first, each audited."""
-    folder = Path(data_dir) / "records"
-    paths = sorted(folder.glob("*.govrec"), key=lambda p: p.stat().st_mtime, reverse=True) \
-        if folder.is_dir() else []
     out = []
-    for path in paths:
+    for path in record_files(data_dir):
         try:
             out.append(Saved(path, verify(read_record(str(path)))))
         except (OSError, record.RecordError) as e:
             out.append(Saved(path, None, str(e)))
     return out
-
-
-def find_record(data_dir: Path, text: str) -> Path:
-    """The record a person means: a file, a number of `governor records`' list, or part of a
-    record's name (its short id, say). Raises LookupError with a sentence."""
-    if Path(text).is_file():
-        return Path(text)
-    folder = Path(data_dir) / "records"
-    paths = sorted(folder.glob("*.govrec"), key=lambda p: p.stat().st_mtime, reverse=True) \
-        if folder.is_dir() else []
-    if not paths:
-        raise LookupError(f"no file {text[:80]!r}, and no saved records in {folder}")
-    n = number_in(text, 1, len(paths))
-    if n is not None:
-        return paths[n - 1]
-    named = [p for p in paths if text and text in p.name]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        raise LookupError(f"{len(named)} records match {text[:80]!r}: give more of the name, or its number "
-                          f"in `{command('records')}`")
-    raise LookupError(f"no file {text[:80]!r}, and no saved record by that number or name: "
-                      f"`{command('records')}` lists them")
 
 
 def run(args: argparse.Namespace) -> int:

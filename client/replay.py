@@ -24,9 +24,9 @@ from protocol.messages import check_header, printable
 from protocol.verify import verify
 
 from .answers import QUIT_WORDS, number_in
-from .records import add_data_dir, find_record
+from .hints import command
 from .render import renderer_for, use_colour
-from .session import default_data_dir, read_record
+from .session import add_data_dir, default_data_dir, find_record, read_record
 
 HELP = "step through a finished match, move by move, forward and back"
 LOG_LINES = 12       # the log shown under the board: the latest lines, so a screen holds it
@@ -102,7 +102,7 @@ def show(frame: Frame, at: int, frames_: list[Frame], heading: str) -> None:
 def run(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
-        path = find_record(data_dir, args.record)
+        path = find_record(data_dir, args.record, command("records"))
         items = read_record(str(path))
     except LookupError as e:
         print(f"governor replay: {e.args[0]}", file=sys.stderr)

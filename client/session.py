@@ -269,6 +269,43 @@ def _file_word(text) -> str:
     return "".join(c for c in str(text or "") if c.isascii() and c.isalnum())[:16]
 
 
+def record_files(data_dir: Path) -> list[Path]:
+    """The record files in the data folder, newest first."""
+    folder = Path(data_dir) / "records"
+    return sorted(folder.glob("*.govrec"), key=lambda p: p.stat().st_mtime, reverse=True) \
+        if folder.is_dir() else []
+
+
+def find_record(data_dir: Path, text: str, listing: str) -> Path:
+    """The record a person means: a file, a number of the list `listing` (the command that
+    prints it) shows, or part of a record's name (its short id, say). Raises LookupError with a
+    sentence."""
+    if Path(text).is_file():
+        return Path(text)
+    paths = record_files(data_dir)
+    if not paths:
+        raise LookupError(f"no file {text[:80]!r}, and no saved records in {Path(data_dir) / 'records'}")
+    digits = text.strip().lstrip("0")
+    if text.strip().isascii() and text.strip().isdigit() and len(digits) <= len(str(len(paths))) \
+            and 1 <= int(digits or "0") <= len(paths):
+        return paths[int(digits) - 1]
+    named = [p for p in paths if text and text in p.name]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise LookupError(f"{len(named)} records match {text[:80]!r}: give more of the name, or its "
+                          f"number in `{listing}`")
+    raise LookupError(f"no file {text[:80]!r}, and no saved record by that number or name: "
+                      f"`{listing}` lists them")
+
+
+def add_data_dir(p) -> None:
+    """The --data-dir flag of the commands that read saved records."""
+    p.add_argument("--data-dir", type=Path, default=None, metavar="FOLDER",
+                   help="the data folder whose records/ to use (default $GOVERNOR_DATA or "
+                        "~/.local/share/governor/client)")
+
+
 def write_record(path: Path, items: list[Signed]) -> Path:
     """A record file at a path of the user's choosing (its folder is made if need be)."""
     return record.write(path, items)

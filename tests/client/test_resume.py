@@ -33,3 +33,15 @@ def test_declining_or_new_starts_another_game(tmp_path):
     declined = governor(tmp_path, "--players", "2", stdin="n\nq\ny\n")
     assert declined.stdout.count("You have an unfinished game:") == 2     # both games are kept
     assert "You are seat 1" in declined.stdout
+
+
+def test_a_second_play_on_the_same_folder_plays_but_cannot_be_resumed(tmp_path):
+    import fcntl
+    (tmp_path / "server").mkdir()
+    with open(tmp_path / "server" / "server.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)      # what a running `governor play` holds
+        proc = governor(tmp_path, "--players", "2", stdin="q\ny\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "is kept in a temporary folder and cannot be resumed" in proc.stderr
+    assert "If you leave, the game is abandoned: it cannot be resumed." in proc.stdout
+    assert not list((tmp_path / "sessions").glob("*.json"))        # nothing offered next time

@@ -126,3 +126,16 @@ def test_ctrl_c_in_serve_prints_no_traceback_from_the_bot_workers(tmp_path):
             os.killpg(server.pid, signal.SIGKILL)
     assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
     assert "1 bots (random)" in out
+
+
+def test_bot_workers_are_born_ignoring_ctrl_c():
+    """What keeps a Ctrl-C that comes while a worker is still starting from printing a traceback:
+    a process started there begins with SIGINT ignored, and Python leaves it so."""
+    from server.deciders import _born_ignoring_ctrl_c
+    before = signal.getsignal(signal.SIGINT)
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
+    with _born_ignoring_ctrl_c(True):
+        inside = subprocess.run(probe, capture_output=True, text=True).stdout
+    assert inside.strip() == "True"
+    assert signal.getsignal(signal.SIGINT) is before       # the server's own Ctrl-C is back
+    assert subprocess.run(probe, capture_output=True, text=True).stdout.strip() == "False"
