@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import os
+import signal
 import sys
+import threading
 
 from . import join, play, records, replay, selfplay, serve, verify, watch
 from .table_options import add_table_arguments
@@ -52,11 +54,18 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
-        return 130
+        code = 130
     except BrokenPipeError:
         # The reader went away (e.g. `governor selfplay | head`): stop quietly, not with a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    if code == 130 and threading.current_thread() is threading.main_thread():
+        # Interrupted: all that is left is the interpreter's own shutdown (joining the threads
+        # of a pool of bot workers). A Ctrl-C still on its way, or a second one, must not turn
+        # it into a traceback: Python runs a signal's handler when it gets round to it, and
+        # by then it may be the default one that raises KeyboardInterrupt anywhere.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
