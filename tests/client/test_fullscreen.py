@@ -1,0 +1,163 @@
+"""The full-screen table, headless through Textual's pilot: whole games against bots on a real
+server, keys pressed as a person would; type-ahead dropped; `?` and a name; what the screen shows
+at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the app to say that a
+question opened or closed, or that the match ended."""
+import asyncio
+
+import pytest
+from rich.text import Text
+
+from client.fullscreen import wanted
+from client.fullscreen.app import Ask, TableApp, screen_text
+from client.fullscreen.bridge import play_job
+from client.fullscreen.question import NONE, Question
+from client.lobby import sit
+from client.link import open_link
+
+from .live import LiveServer
+
+SMALL = (80, 24)
+COMFY = (120, 40)
+LIMIT = 60          # seconds a whole test may take before it is called stuck (not a timing test)
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = LiveServer(tmp_path / "server", turn_time=0)
+    s.start()
+    yield s
+    s.close()
+
+
+async def seated_app(server, tmp_path, game: str, bot: str) -> TableApp:
+    link = await open_link(server.url, quiet=True, rate=0)
+    reply = await link.request({"type": "create", "game": game, "seats": 2, "bots": 1, "options": {},
+                                "bot": bot}, ("created",))
+    session = await sit(link, reply["table"], "Ana", tmp_path / "client")
+    return TableApp(play_job(link.url, session, link=link, resumable=True), title="test")
+
+
+async def next_change(app: TableApp) -> None:
+    await asyncio.wait_for(app.changed.wait(), LIMIT)
+    app.changed.clear()
+
+
+def plain(text: str) -> str:
+    return Text.from_ansi(text).plain
+
+
+async def answer(pilot, q: Question) -> None:
+    """Answer as a person would: the first option by its number, or mark the first ones with
+    Space when the question wants several, or the "none" entry when nothing can be picked."""
+    if q.hi == 0:
+        await pilot.press("enter")
+    elif q.lo >= 2:
+        for _ in range(q.lo):
+            await pilot.press("space", "down")
+        await pilot.press("enter")
+    else:
+        await pilot.press("1", "enter")
+
+
+async def play_through(app: TableApp, pilot, size, at_first=None) -> int:
+    """Play the seat to the end; at the first question call `at_first(pilot)`. After each
+    answer, type stray keys (a number and Enter) while no question is open: they must not
+    answer the next one. Returns the number of questions answered."""
+    answered = 0
+    while not app.over:
+        await next_change(app)
+        q = app.question
+        if q is None:
+            continue
+        if answered == 0 and at_first is not None:
+            await at_first(pilot)
+        await answer(pilot, q)
+        answered += 1
+        assert app.sent == answered
+        if app.question is None and not app.over:
+            await pilot.press("2", "enter", "space")      # typed ahead, while waiting
+    assert app.sent == answered == app.asked
+    return answered
+
+
+def check_screen(app: TableApp, want: list[str]) -> str:
+    text = screen_text(app)
+    for line in want:
+        assert line in text, f"{line!r} not on the screen:\n{text}"
+    return text
+
+
+@pytest.mark.parametrize("game, bot, size, name, says", [
+    ("sanjuan", "random", SMALL, "chapel", "Chapel: city building"),
+    ("puertorico", "heuristic", COMFY, "small market", "Small market: violet building"),
+])
+async def test_a_whole_game_played_with_keys(server, tmp_path, game, bot, size, name, says):
+    app = await seated_app(server, tmp_path, game, bot)
+    async with app.run_test(size=size) as pilot:
+        async def first(pilot):
+            await pilot.pause()
+            # The board's first line, the question and the log, all on one screen.
+            board = plain(app.renderer.board(app.view)).splitlines()[0].strip()
+            logged = plain(app.query_one("#log").lines[-1].text).strip()[:30]
+            check_screen(app, [board[:60], app.question.text[:60], logged])
+            # `?` and a name: what the game's Text says of it, on the screen.
+            await pilot.press("question_mark", *name, "enter")
+            assert says in check_screen(app, [says])
+            assert app.question is not None       # asking did not answer
+        answered = await play_through(app, pilot, size, first)
+        assert answered > 10
+        await pilot.pause()
+        end = check_screen(app, ["total", "VERIFIED"])
+        assert "The match is over" in end
+        await pilot.press("enter")
+    assert app.return_code == 0
+    assert "Match record saved" in app.result[1]
+
+
+async def test_keys_typed_before_a_question_do_not_answer_it():
+    """Keys that reach the app before the question do are dropped, even when they are still
+    waiting in its queue as the question comes."""
+    async def idle(app):
+        await asyncio.Event().wait()
+    app = TableApp(idle)
+    view = {"prompt": {"kind": "k", "text": "Pick one", "options": ["a", "b"], "min": 1, "max": 1,
+                       "labels": ["A", "B"], "help": ["", ""]}}
+    from textual import events
+    async with app.run_test(size=SMALL) as pilot:
+        answer = asyncio.get_running_loop().create_future()
+        for key in ("2", "enter"):
+            app.post_message(events.Key(key, key if key == "2" else "\r"))
+        app.post_message(Ask(view, answer))
+        await pilot.pause()
+        assert app.question is not None and not answer.done()
+        await pilot.press("2", "enter")
+        assert answer.result() == [1]
+
+
+def test_the_question_keys():
+    q = Question({"kind": "k", "text": "T", "options": list(range(12)), "min": 0, "max": 3,
+                  "labels": [f"L{i}" for i in range(12)], "help": ["h"] * 12})
+    assert q.entries[-1] == NONE and "None" in q.entry_text(len(q.entries) - 1)
+    q.digit("1")
+    q.digit("2")
+    assert q.entries[q.cursor] == 11               # "1" then "2": option 12
+    q.digit("3")
+    assert q.entries[q.cursor] == 2                # no option 123: a new number
+    q.toggle()
+    q.move(1)
+    q.toggle()
+    assert "[x]" in q.entry_text(2) and q.answer() == [2, 3]
+    q.digit("0")
+    assert q.answer() == []                        # the explicit "none" entry
+    single = Question({"kind": "k", "text": "T", "options": ["a", "b"], "min": 1, "max": 1,
+                       "labels": ["A", "B"], "help": ["", ""]})
+    assert NONE not in single.entries              # no pass where none is allowed
+    with pytest.raises(Exception) as e:
+        Question({"kind": "k", "text": "T", "options": ["a", "b", "c"], "min": 2, "max": 2,
+                  "labels": ["A", "B", "C"], "help": ["", "", ""]}).answer()
+    assert "exactly 2 options" in str(e.value)
+
+
+def test_plain_when_asked_or_not_on_a_terminal():
+    assert wanted(plain=True) is False
+    assert wanted() is False           # pytest's stdin is not a terminal
