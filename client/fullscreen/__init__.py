@@ -13,6 +13,12 @@ from ..render import use_colour
 from ..session import SeatSession
 
 
+def add_plain_argument(p) -> None:
+    p.add_argument("--plain", action="store_true",
+                   help="plain lines instead of the full-screen table (for screen readers; "
+                        "automatic when input or output is not a terminal)")
+
+
 def wanted(plain: bool = False) -> bool:
     """The full screen, or the plain line mode? Plain when asked, or when either end of the
     terminal is not one (a pipe, a script, a file)."""

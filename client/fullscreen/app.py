@@ -397,7 +397,7 @@ class TableApp(App):
         elif self._typing():
             text = "type a name · Enter: explain · Esc: back"
         elif self.question is not None:
-            text = self.question.how() + " · ? name: explain · q: leave"
+            text = self.question.how() + " · ? explain · q leave"
         else:
             text = "? name: explain · PgUp/PgDn: board · Tab: board, log · q: leave"
         self.query_one("#keys", Static).update(text)

@@ -50,9 +50,11 @@ class Question:
         return self.helps[i] or self.labels[i]
 
     def how(self) -> str:
-        keys = "↑↓ or a number to move, Space to mark, Enter to send" if self.multi else \
-            "↑↓ or a number to choose, Enter to send"
-        return f"{how_to_answer(self.lo, self.hi)}  ({keys})" if self.hi else "Press Enter to go on."
+        """The keys line: what to pick, and how, short enough for 80 columns."""
+        if not self.hi:
+            return "Enter: go on"
+        keys = "↑↓/number, Space marks, Enter sends" if self.multi else "↑↓/number, Enter sends"
+        return f"{how_to_answer(self.lo, self.hi)} {keys}"
 
     # ------------------------------------------------------------ keys
 
