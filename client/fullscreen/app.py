@@ -136,6 +136,7 @@ class TableApp(App):
         self.headline = ""              # the job's verdict in a line, for the end
         self.asked = 0                  # questions opened, for tests
         self.sent = 0                   # answers sent
+        self.logged: list[Text] = []     # the whole log, to wrap again at a new width
         self.changed = asyncio.Event()  # set on every question opened or closed, and at the end
 
     # ------------------------------------------------------------ layout
@@ -166,11 +167,19 @@ class TableApp(App):
         if self.job_task is not None:
             self.job_task.cancel()
 
-    def on_resize(self) -> None:
-        self._layout()
+    def on_resize(self, event) -> None:
+        self._layout(event.size.width)
+        # RichLog wraps a line once, as it is written: at a new width, write them all again.
+        self.call_after_refresh(self._rewrap)
 
-    def _layout(self) -> None:
-        self.screen.set_class(self.size.width < WIDE, "narrow")
+    def _layout(self, width: int | None = None) -> None:
+        self.screen.set_class((width or self.size.width) < WIDE, "narrow")
+
+    def _rewrap(self) -> None:
+        log = self.query_one("#log", RichLog)
+        log.clear()
+        for line in self.logged:
+            log.write(line, scroll_end=True)
 
     async def _run_job(self) -> None:
         try:
@@ -191,7 +200,8 @@ class TableApp(App):
     # ------------------------------------------------------------ what the job tells
 
     def log_line(self, text: str) -> None:
-        self.query_one("#log", RichLog).write(ansi(text), scroll_end=True)
+        self.logged.append(ansi(text))
+        self.query_one("#log", RichLog).write(self.logged[-1], scroll_end=True)
 
     def set_connection(self, state: str) -> None:
         self.connection = state

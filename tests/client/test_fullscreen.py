@@ -3,9 +3,12 @@ server, keys pressed as a person would; type-ahead dropped; `?` and a name; what
 at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the app to say that a
 question opened or closed, or that the match ended."""
 import asyncio
+import os
+from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual import events
 
 from client.fullscreen import wanted
 from client.fullscreen.app import Ask, TableApp, screen_text
@@ -46,23 +49,33 @@ def plain(text: str) -> str:
     return Text.from_ansi(text).plain
 
 
-async def answer(pilot, q: Question) -> None:
+CHARS = {"enter": "\r", "space": " ", "question_mark": "?", "up": None, "down": None}
+
+
+def type_keys(app: TableApp, *keys: str) -> None:
+    """Keys as the terminal driver hands them to the app (as the pilot's `press` does, without
+    its wait for the whole process to idle after each key, which a server in the same process
+    makes slow). The app handles them in order, after whatever is already in its queue."""
+    for key in keys:
+        event = events.Key(key, CHARS.get(key, key))
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+def answer_keys(q: Question) -> list[str]:
     """Answer as a person would: the first option by its number, or mark the first ones with
-    Space when the question wants several, or the "none" entry when nothing can be picked."""
+    Space when the question wants several, or Enter when there is nothing to choose."""
     if q.hi == 0:
-        await pilot.press("enter")
-    elif q.lo >= 2:
-        for _ in range(q.lo):
-            await pilot.press("space", "down")
-        await pilot.press("enter")
-    else:
-        await pilot.press("1", "enter")
+        return ["enter"]
+    if q.lo >= 2:
+        return ["space", "down"] * q.lo + ["enter"]
+    return ["1", "enter"]
 
 
-async def play_through(app: TableApp, pilot, size, at_first=None) -> int:
-    """Play the seat to the end; at the first question call `at_first(pilot)`. After each
-    answer, type stray keys (a number and Enter) while no question is open: they must not
-    answer the next one. Returns the number of questions answered."""
+async def play_through(app: TableApp, at_first=None) -> int:
+    """Play the seat to the end; at the first question await `at_first()`. After each answer,
+    type stray keys (a number, Enter, Space) while no question is open: they must not answer
+    the next one. Returns the number of questions answered."""
     answered = 0
     while not app.over:
         await next_change(app)
@@ -70,12 +83,13 @@ async def play_through(app: TableApp, pilot, size, at_first=None) -> int:
         if q is None:
             continue
         if answered == 0 and at_first is not None:
-            await at_first(pilot)
-        await answer(pilot, q)
+            await at_first()
+        type_keys(app, *answer_keys(q))
+        while app.sent == answered and not app.over:
+            await next_change(app)
         answered += 1
-        assert app.sent == answered
         if app.question is None and not app.over:
-            await pilot.press("2", "enter", "space")      # typed ahead, while waiting
+            type_keys(app, "2", "enter", "space")      # typed ahead, while waiting
     assert app.sent == answered == app.asked
     return answered
 
@@ -94,17 +108,22 @@ def check_screen(app: TableApp, want: list[str]) -> str:
 async def test_a_whole_game_played_with_keys(server, tmp_path, game, bot, size, name, says):
     app = await seated_app(server, tmp_path, game, bot)
     async with app.run_test(size=size) as pilot:
-        async def first(pilot):
+        async def first():
             await pilot.pause()
             # The board's first line, the question and the log, all on one screen.
             board = plain(app.renderer.board(app.view)).splitlines()[0].strip()
-            logged = plain(app.query_one("#log").lines[-1].text).strip()[:30]
-            check_screen(app, [board[:60], app.question.text[:60], logged])
+            logged = app.logged[-1].plain.strip()[:20]
+            check_screen(app, [board[:60], app.question.text[:30], logged])
+            other = COMFY if size == SMALL else SMALL     # and at the other size
+            await pilot.resize_terminal(*other)
+            await pilot.pause()
+            check_screen(app, [board[:60], app.question.text[:30], logged])
+            await pilot.resize_terminal(*size)
             # `?` and a name: what the game's Text says of it, on the screen.
             await pilot.press("question_mark", *name, "enter")
             assert says in check_screen(app, [says])
             assert app.question is not None       # asking did not answer
-        answered = await play_through(app, pilot, size, first)
+        answered = await play_through(app, first)
         assert answered > 10
         await pilot.pause()
         end = check_screen(app, ["total", "VERIFIED"])
@@ -122,7 +141,6 @@ async def test_keys_typed_before_a_question_do_not_answer_it():
     app = TableApp(idle)
     view = {"prompt": {"kind": "k", "text": "Pick one", "options": ["a", "b"], "min": 1, "max": 1,
                        "labels": ["A", "B"], "help": ["", ""]}}
-    from textual import events
     async with app.run_test(size=SMALL) as pilot:
         answer = asyncio.get_running_loop().create_future()
         for key in ("2", "enter"):
@@ -161,3 +179,59 @@ def test_the_question_keys():
 def test_plain_when_asked_or_not_on_a_terminal():
     assert wanted(plain=True) is False
     assert wanted() is False           # pytest's stdin is not a terminal
+
+
+async def test_leaving_asks_first_and_gives_the_seat_back_words(server, tmp_path):
+    app = await seated_app(server, tmp_path, "sanjuan", "random")
+    async with app.run_test(size=SMALL) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.press("q")
+        assert "Leave this game?" in screen_text(app)
+        await pilot.press("n")                       # stay: the question is still open
+        assert app.question is not None and app.sent == 0
+        await pilot.press("q", "y")
+        await app.job_task
+    assert app.left and app.sent == 0
+    assert app.result[1].startswith("You left the game.")
+
+
+# ------------------------------------------------------------ text snapshots of fixed screens
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("GOVERNOR_UPDATE_SNAPSHOTS") == "1"    # rewrite them instead of comparing
+
+
+def fixed_view() -> dict:
+    """A San Juan table at its first question, dealt from a fixed seed: the same every run."""
+    from games import sanjuan
+    from protocol.fairness import local_streams
+    state = sanjuan.setup(["Ana", "Bo"], {}, local_streams(7))
+    return sanjuan.view(state, sanjuan.to_act(state)[0])
+
+
+@pytest.mark.parametrize("size", [SMALL, COMFY])
+async def test_the_first_question_on_a_fixed_deal(size):
+    from client.render import renderer_for
+    view = fixed_view()
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", None)
+        app.log_line("[Every seat has committed; revealing our seed.]")
+        app.log_line("[All seeds revealed and checked against their commitments: play begins.]")
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job, title="table t1 · seat 1, Ana")
+    async with app.run_test(size=size) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.pause()
+        board = plain(app.renderer.board(view)).splitlines()[0].strip()
+        text = check_screen(app, [board, app.question.text, "play begins."])
+        app.set_connection("connected")
+    path = SNAPSHOTS / f"sanjuan-first-question-{size[0]}x{size[1]}.txt"
+    if UPDATE or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text + "\n")
+    assert text + "\n" == path.read_text(), f"the screen changed; if on purpose: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
