@@ -134,6 +134,7 @@ class TableApp(App):
         self.left = False               # the person chose to leave
         self.result: tuple[int, str] = (0, "")     # the job's exit code and its last words
         self.headline = ""              # the job's verdict in a line, for the end
+        self.stopped = False            # the job ended with an error, not with the match
         self.asked = 0                  # questions opened, for tests
         self.sent = 0                   # answers sent
         self.logged: list[Text] = []     # the whole log, to wrap again at a new width
@@ -188,6 +189,8 @@ class TableApp(App):
             self.result = (0, "")
         except Exception as e:              # a ClientError and the like: said, not a traceback
             self.result = (1, str(e))
+            self.headline = "The table could not go on:"
+            self.stopped = True
         if not self.is_running:             # the app closed first (a test, or an error in it)
             return
         self.over = True
@@ -219,7 +222,8 @@ class TableApp(App):
         """The end: the score table and the audit's verdict where the question was (the board
         above keeps the last view), the verdict also on the line above them; Enter or q closes."""
         self.screen.add_class("ended")
-        self.query_one("#qtext", Static).update(ansi(f"The match is over. {headline}".strip()))
+        first = "" if self.stopped else "The match is over. "
+        self.query_one("#qtext", Static).update(ansi(f"{first}{headline}".strip()))
         self.query_one("#note-text", Static).update(ansi(text))
         self.deadline = None
         self._status()

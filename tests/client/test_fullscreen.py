@@ -235,3 +235,45 @@ async def test_the_first_question_on_a_fixed_deal(size):
         path.parent.mkdir(exist_ok=True)
         path.write_text(text + "\n")
     assert text + "\n" == path.read_text(), f"the screen changed; if on purpose: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
+
+
+async def test_watching_a_table_to_its_end(server, tmp_path):
+    from client.fullscreen.bridge import watch_job
+    from .live import bot_seat
+    link = await open_link(server.url, quiet=True, rate=0)
+    reply = await link.request({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "options": {},
+                                "bot": "random"}, ("created",))
+    app = TableApp(watch_job(link, reply["table"], tmp_path / "watcher", patience=10), title="watching")
+    seat = bot_seat(server.url, tmp_path / "bot", "--table", reply["table"])
+    try:
+        async with app.run_test(size=COMFY) as pilot:
+            while not app.over:
+                await next_change(app)
+            await pilot.pause()
+            check_screen(app, ["The match is over. VERIFIED", "total"])
+            assert app.asked == 0             # a spectator is never asked
+            await pilot.press("enter")
+    finally:
+        seat.communicate(timeout=LIMIT)
+    assert "Public match record saved" in app.result[1]
+
+
+async def test_the_clock_counts_down_while_a_question_is_open():
+    """On a server with a clock (the status's turn_time), the status line shows the time left."""
+    import re
+    from client.render import renderer_for
+    view = fixed_view()
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", 300.0)
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job)
+    async with app.run_test(size=SMALL) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.pause()
+        assert re.search(r"your turn · clock (5:00|4:5\d)", screen_text(app))
+        await pilot.press("1", "enter")
+        assert "clock" not in screen_text(app).splitlines()[0]     # answered: no clock
