@@ -25,6 +25,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, RichLog, Static
 
+from protocol.messages import printable
+
 from .question import BadAnswer, Question
 
 WIDE = 110      # from this many columns the log sits beside the question, not under it
@@ -152,7 +154,8 @@ class TableApp(App):
                 yield OptionList(id="options", disabled=True)
                 with VerticalScroll(id="note"):
                     yield Static(id="note-text", markup=False)
-                yield Input(id="ask", placeholder="a name, or its first letters (Enter alone: help on the options)")
+                yield Input(id="ask", placeholder="a name or its first letters, or an option's number; "
+                                                  "Enter alone: help on every option")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield Static(id="keys", markup=False)
 
@@ -335,14 +338,32 @@ class TableApp(App):
         elif not words:
             text = self.renderer.help(self.view) if self.view.get("prompt") else \
                 "No question is open: type ? and a name to hear what a card or building is."
+        elif words.isdigit() and self.question is not None:
+            text = self._about_option(int(words))
         else:
-            # One paragraph, made for a 100-column terminal: let the note wrap it to its width.
-            text = "\n\n".join(" ".join(block.split()) for block in
-                               self.renderer.explain(self.view, words).split("\n\n"))
+            text = _unwrap(self.renderer.explain(self.view, words))
         self.query_one("#note-text", Static).update(ansi(text))
         note = self.query_one("#note", VerticalScroll)
         note.styles.max_height = 12
         note.scroll_home(animate=False)
+
+    def _about_option(self, n: int) -> str:
+        """`?` and an option's number: its help, and what the game's Text says of the thing
+        its label names (the longest name of the Text's that the label holds)."""
+        q = self.question
+        if not 1 <= n <= len(q.labels):
+            return f"There is no option {n}: the options go from 1 to {len(q.labels)}."
+        label, text = q.labels[n - 1], q.helps[n - 1]
+        about = ""
+        names = getattr(self.renderer.text, "names", None)
+        if names is not None:
+            said = label.lower()
+            found = sorted((name for name in names(printable(self.view)) if name in said), key=len)
+            if found:
+                about = _unwrap(self.renderer.explain(self.view, found[-1]))
+        if text and text not in about:      # a role's help may be its explanation already
+            label += f": {text}"
+        return f"{n}. {label}" + (f"\n{about}" if about else "")
 
     def _stop_typing(self) -> None:
         ask = self.query_one("#ask", Input)
@@ -415,6 +436,12 @@ class TableApp(App):
         else:
             text = "? name: explain · PgUp/PgDn: board · Tab: board, log · q: leave"
         self.query_one("#keys", Static).update(text)
+
+
+def _unwrap(text: str) -> str:
+    """An explanation is a paragraph made for a 100-column terminal: let the note wrap it to
+    its own width."""
+    return "\n\n".join(" ".join(block.split()) for block in text.split("\n\n"))
 
 
 def screen_text(app: App) -> str:

@@ -202,18 +202,20 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("GOVERNOR_UPDATE_SNAPSHOTS") == "1"    # rewrite them instead of comparing
 
 
-def fixed_view() -> dict:
-    """A San Juan table at its first question, dealt from a fixed seed: the same every run."""
-    from games import sanjuan
+def fixed_view(game: str = "sanjuan") -> dict:
+    """A table of two at its first question, dealt from a fixed seed: the same every run."""
+    import games
     from protocol.fairness import local_streams
-    state = sanjuan.setup(["Ana", "Bo"], {}, local_streams(7))
-    return sanjuan.view(state, sanjuan.to_act(state)[0])
+    engine = games.get(game)
+    state = engine.setup(["Ana", "Bo"], {}, local_streams(7))
+    return engine.view(state, engine.to_act(state)[0])
 
 
+@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
 @pytest.mark.parametrize("size", [SMALL, COMFY])
-async def test_the_first_question_on_a_fixed_deal(size):
+async def test_the_first_question_on_a_fixed_deal(game, size):
     from client.render import renderer_for
-    view = fixed_view()
+    view = fixed_view(game)
 
     async def job(app):
         app.show_view(view, renderer_for(view, True), "", None)
@@ -228,13 +230,15 @@ async def test_the_first_question_on_a_fixed_deal(size):
             await next_change(app)
         await pilot.pause()
         board = plain(app.renderer.board(view)).splitlines()[0].strip()
-        text = check_screen(app, [board, app.question.text, "play begins."])
+        text = check_screen(app, [board, app.question.text[:40], "play begins."])
         app.set_connection("connected")
-    path = SNAPSHOTS / f"sanjuan-first-question-{size[0]}x{size[1]}.txt"
-    if UPDATE or not path.exists():
+    path = SNAPSHOTS / f"{game}-first-question-{size[0]}x{size[1]}.txt"
+    if UPDATE:
         path.parent.mkdir(exist_ok=True)
         path.write_text(text + "\n")
-    assert text + "\n" == path.read_text(), f"the screen changed; if on purpose: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
+    how = f"if on purpose, rewrite the snapshots: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
+    assert path.exists(), f"no snapshot {path.name}; {how}"
+    assert text + "\n" == path.read_text(), f"the screen changed; {how}"
 
 
 async def test_watching_a_table_to_its_end(server, tmp_path):
@@ -277,3 +281,25 @@ async def test_the_clock_counts_down_while_a_question_is_open():
         assert re.search(r"your turn · clock (5:00|4:5\d)", screen_text(app))
         await pilot.press("1", "enter")
         assert "clock" not in screen_text(app).splitlines()[0]     # answered: no clock
+
+
+async def test_question_mark_and_an_option_number_explains_what_it_names():
+    from client.render import renderer_for
+    view = fixed_view("puertorico")
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", None)
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job)
+    async with app.run_test(size=COMFY) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.press("question_mark", "1", "enter")
+        await pilot.pause()
+        text = check_screen(app, ["1. Take the settler", "Settler: "])
+        assert app.question is not None and app.sent == 0     # asking answered nothing
+        await pilot.press("question_mark", "9", "9", "enter")
+        await pilot.pause()
+        assert "There is no option 99" in screen_text(app) and text
