@@ -8,7 +8,6 @@ from __future__ import annotations
 from protocol.messages import printable
 
 from ..answers import BadAnswer, parse_answer
-from ..render import how_to_answer
 
 NONE = -1       # the index of the explicit "none" entry
 
@@ -53,8 +52,10 @@ class Question:
         """The keys line: what to pick, and how, short enough for 80 columns."""
         if not self.hi:
             return "Enter: go on"
-        keys = "↑↓/number, Space marks, Enter sends" if self.multi else "↑↓/number, Enter sends"
-        return f"{how_to_answer(self.lo, self.hi)} {keys}"
+        if not self.multi:
+            return "↑↓ or a number: choose · Enter: send" + (" (0: pass)" if self.lo == 0 else "")
+        need = str(self.hi) if self.lo == self.hi else f"up to {self.hi}" if self.lo == 0 else f"{self.lo} to {self.hi}"
+        return f"↑↓ or a number, Space: mark {need} · Enter: send"
 
     # ------------------------------------------------------------ keys
 
