@@ -112,6 +112,7 @@ def watch_job(link: Link, table: str, data_dir: Path, *, patience: float):
     """The app's job for a spectator: watch to the end, audit, save the public record."""
     async def job(app: TableApp) -> tuple[int, str]:
         player = ScreenPlayer(app, link.url)
+        app.set_connection("connected")     # the link is open; a Spectator tells only of reconnects
         try:
             t = await Spectator(link.url, table, player, link=link, patience=patience).run()
         except asyncio.CancelledError:

@@ -254,7 +254,7 @@ async def test_watching_a_table_to_its_end(server, tmp_path):
             while not app.over:
                 await next_change(app)
             await pilot.pause()
-            check_screen(app, ["The match is over. VERIFIED", "total"])
+            check_screen(app, ["watching · connected", "The match is over. VERIFIED", "total"])
             assert app.asked == 0             # a spectator is never asked
             await pilot.press("enter")
     finally:
