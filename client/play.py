@@ -17,6 +17,7 @@ from pathlib import Path
 import bots
 from games.errors import IllegalAction
 
+from . import fullscreen
 from .errors import ClientError
 from .interrupt import run_interruptibly
 from .link import PACE_RATE, open_link
@@ -58,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server-data", type=Path, default=None,
                    help="keep the server's data (its key, its tables) in this folder "
                         "(default: a temporary folder removed at the end)")
+    fullscreen.add_plain_argument(p)
     # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
     for action in p._actions:
@@ -141,6 +143,8 @@ async def _play(args) -> int:
                       f"{'has' if free == 1 else 'have'} joined.")
             else:
                 print(f"Others can watch with: governor watch ws://{public}:{port} {table}")
+            if not args.auto and fullscreen.wanted(args.plain):
+                return await fullscreen.play_seat(url, session=session, link=link, resumable=False)
             auto = None
             if args.auto:
                 seed = args.seed if args.seed is not None else secrets.token_hex(8)
