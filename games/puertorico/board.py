@@ -1,6 +1,10 @@
 """Facts about a player's board and the supplies that several phases ask: what is occupied, what a
-building costs, what a player produces, how much he may store, where a bonus colonist comes from,
-and the end triggers.
+building costs, what a player produces, what a barrel sells for, how much he may store, where a
+bonus colonist comes from, and the end triggers.
+
+Each rule is a function of plain values (counts, flags, a city as building -> colonists), so a
+computer player that reads only a view asks the same function as the engine; the functions
+taking a Player just pick those values off the board.
 """
 from __future__ import annotations
 
@@ -37,34 +41,51 @@ def colonists(p: Player) -> int:
     return p.san_juan + sum(p.worked) + sum(p.city.values())
 
 
-def build_cost(p: Player, b: int, builder: bool) -> int:
-    """Cost less 1 for the builder, less the occupied quarries up to the building's column; never
-    below 0."""
+def cost_after(b: int, quarries: int, builder: bool) -> int:
+    """What building b costs: less 1 for the builder, less the occupied `quarries` up to the
+    building's column; never below 0."""
     building = BUILDINGS[b]
-    return max(0, building.cost - builder - min(p.worked[QUARRY], building.column))
+    return max(0, building.cost - builder - min(quarries, building.column))
 
 
-def production(p: Player) -> list[int]:
-    """Barrels of each good a player can make, before the supply is counted: corn from its occupied
-    plantations; any other good as many as both its occupied plantations and the colonists in its
-    production buildings allow."""
+def build_cost(p: Player, b: int, builder: bool) -> int:
+    return cost_after(b, p.worked[QUARRY], builder)
+
+
+def produce(worked, city: dict[int, int]) -> list[int]:
+    """Barrels of each good a board makes, before the supply is counted, from the colonists on its
+    plantations (`worked`, by tile kind) and in its city (building -> colonists): corn from its
+    occupied plantations; any other good as many as both its occupied plantations and the
+    colonists in its production buildings allow."""
     out = [0] * len(GOODS)
-    out[CORN] = p.worked[CORN]
-    city = p.city
+    out[CORN] = worked[CORN]
     for good in range(1, len(GOODS)):
-        out[good] = min(p.worked[good], sum(city.get(b, 0) for b in PRODUCERS[good]))
+        out[good] = min(worked[good], sum(city.get(b, 0) for b in PRODUCERS[good]))
     return out
 
 
+def production(p: Player) -> list[int]:
+    return produce(p.worked, p.city)
+
+
+def price(good: int, trader: bool, small_market: bool, large_market: bool) -> int:
+    """What a barrel sells for: the trading house price, +1 for the trader, +1 for an occupied
+    small market, +2 for an occupied large market."""
+    return PRICE[good] + trader + small_market + 2 * large_market
+
+
 def sale_price(p: Player, good: int, trader: bool) -> int:
-    """The trading house price, +1 for the trader, +1 small market, +2 large market."""
-    return PRICE[good] + trader + occupied(p, SMALL_MARKET) + 2 * occupied(p, LARGE_MARKET)
+    return price(good, trader, occupied(p, SMALL_MARKET), occupied(p, LARGE_MARKET))
+
+
+def storage_room(small_warehouse: bool, large_warehouse: bool) -> int:
+    """Kinds of goods a player keeps whole at the end of the captain phase, besides the single
+    barrel on his windrose: 1 for an occupied small, 2 for a large warehouse, 3 for both."""
+    return small_warehouse + 2 * large_warehouse
 
 
 def warehouse_kinds(p: Player) -> int:
-    """Kinds of goods a player keeps whole at the end of the captain phase, besides the single
-    barrel on his windrose: 1 for a small, 2 for a large warehouse, 3 for both."""
-    return occupied(p, SMALL_WAREHOUSE) + 2 * occupied(p, LARGE_WAREHOUSE)
+    return storage_room(occupied(p, SMALL_WAREHOUSE), occupied(p, LARGE_WAREHOUSE))
 
 
 def colonist_available(s: State) -> bool:

@@ -22,13 +22,17 @@ def start(s: State, rng, ev: list) -> None:
 
 
 def cargo_options(s: State, seat: int) -> list[tuple[int, int]]:
-    """(good, ship index) the seat may load. A good already on a ship goes only there, while it
-    has room; any other good goes on an empty ship, one that takes the most of his barrels of it
-    (R1:322-324)."""
-    p = s.players[seat]
+    """(good, ship index) the seat may load."""
+    return cargo_choices(s.players[seat].goods, s.ships, s.ship_sizes)
+
+
+def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
+    """(good, ship index) a player holding `goods` (barrels by good) may load onto `ships`
+    ((good or None, barrels) each, of capacities `sizes`). A good already on a ship goes only
+    there, while it has room; any other good goes on an empty ship, one that takes the most of
+    his barrels of it (R1:322-324)."""
     out = []
-    ships, sizes = s.ships, s.ship_sizes
-    for good, held in enumerate(p.goods):
+    for good, held in enumerate(goods):
         if not held:
             continue
         carrying = [i for i, (g, _) in enumerate(ships) if g == good]
@@ -97,16 +101,26 @@ def _load(s: State, seat: int, option: str, ev: list) -> None:
         where = "his wharf"
     else:
         i = s.ship_sizes.index(int(ship))
-        amount = min(p.goods[good], s.ship_sizes[i] - s.ships[i][1])
+        amount = cargo_amount(p.goods[good], s.ship_sizes[i], s.ships[i][1])
         s.ships[i] = (good, s.ships[i][1] + amount)
         where = f"the {ship}-ship"
     p.goods[good] -= amount
-    vp = amount + occupied(p, HARBOR)
-    if seat == s.chooser and not s.captain_loaded:   # the privilege, on his first load only
-        vp += 1
-        s.captain_loaded = True
+    first = seat == s.chooser and not s.captain_loaded   # the privilege, on his first load only
+    vp = load_vp(amount, occupied(p, HARBOR), first)
+    s.captain_loaded = s.captain_loaded or first
     _award(s, seat, vp, ev)
     say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {vp} VP.")
+
+
+def cargo_amount(held: int, size: int, load: int) -> int:
+    """Barrels a load puts on a ship of `size` carrying `load`: as many of the `held` as fit."""
+    return min(held, size - load)
+
+
+def load_vp(barrels: int, harbor: bool, captain_first: bool) -> int:
+    """VP for one load (a wharf load too): 1 per barrel, +1 for an occupied harbor, +1 for the
+    captain's first load of the phase."""
+    return barrels + harbor + captain_first
 
 
 def _award(s: State, seat: int, vp: int, ev: list) -> None:

@@ -10,25 +10,52 @@ from .components import (BUILDINGS, CITY_HALL, CUSTOMS_HOUSE, CUSTOMS_HOUSE_VP_P
 from .state import Player, State
 
 
+# Each bonus as a function of plain values (building numbers, counts), for a player reading a
+# view; then the same bonus of a Player's board.
+
+def guild_hall_vp(city) -> int:
+    """+1 per small, +2 per large production building in `city` (building numbers)."""
+    return sum(BUILDINGS[b].guild_vp for b in city)
+
+
+def residence_vp(filled: int) -> int:
+    """By the filled island spaces, occupied or not."""
+    return RESIDENCE_BONUS.get(filled, RESIDENCE_BONUS_UP_TO_NINE)
+
+
+def fortress_vp(colonists: int) -> int:
+    """By every colonist on the board, San Juan included."""
+    return colonists // FORTRESS_COLONISTS_PER_VP
+
+
+def customs_house_vp(chip_vp: int) -> int:
+    """By the VP in chips, paper VP included (D9); building VP do not count."""
+    return chip_vp // CUSTOMS_HOUSE_VP_PER_VP
+
+
+def city_hall_vp(city) -> int:
+    """+1 per violet building in `city` (building numbers), itself included."""
+    return sum(1 for b in city if BUILDINGS[b].violet)
+
+
 def guild_hall_bonus(p: Player) -> int:
-    return sum(BUILDINGS[b].guild_vp for b in p.city)
+    return guild_hall_vp(p.city)
 
 
 def residence_bonus(p: Player) -> int:
-    return RESIDENCE_BONUS.get(island_filled(p), RESIDENCE_BONUS_UP_TO_NINE)
+    return residence_vp(island_filled(p))
 
 
 def fortress_bonus(p: Player) -> int:
-    return colonists(p) // FORTRESS_COLONISTS_PER_VP
+    return fortress_vp(colonists(p))
 
 
 def customs_house_bonus(p: Player) -> int:
-    """Paper VP count too (D9); building VP do not."""
-    return (p.chips + p.paper) // CUSTOMS_HOUSE_VP_PER_VP
+    return customs_house_vp(p.chips + p.paper)
 
 
 def city_hall_bonus(p: Player) -> int:
-    return sum(1 for b in p.city if BUILDINGS[b].violet)
+    return city_hall_vp(p.city)
 
 
 BONUSES = ((GUILD_HALL, "guild_hall", guild_hall_bonus), (RESIDENCE, "residence", residence_bonus),

@@ -17,9 +17,16 @@ def sell_options(s: State, seat: int) -> tuple[str, ...]:
     """Goods the seat holds that the house buys: a kind not there yet, any kind with an occupied
     office."""
     p = s.players[seat]
-    office = occupied(p, OFFICE)
-    return tuple(GOODS[g] for g in range(len(GOODS))
-                 if p.goods[g] and (office or g not in s.house))
+    return tuple(GOODS[g] for g in sellable(p.goods, s.house, occupied(p, OFFICE)))
+
+
+def sellable(goods, house, office: bool) -> list[int]:
+    """The goods a player holding `goods` (barrels by good) may sell to a trading house holding
+    `house` (goods): none once it is full; a kind not there yet, any kind with an occupied
+    office."""
+    if len(house) >= TRADING_HOUSE_SPACES:
+        return []
+    return [g for g in range(len(GOODS)) if goods[g] and (office or g not in house)]
 
 
 def _turn(s: State, ev: list) -> None:

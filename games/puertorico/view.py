@@ -9,7 +9,7 @@ from games.choice import all_picks, pick_uniform
 
 from . import mayor
 from .board import build_cost, city_used, occupied, sale_price
-from .captain import WHARF_SHIP
+from .captain import WHARF_SHIP, cargo_amount, load_vp
 from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, ROLE_OF, ROLE_TEXT,
                          TILE_KINDS)
 from .flow import to_act
@@ -66,12 +66,21 @@ def view(s: State, seat: int | None = None) -> dict:
         "wharf_used": sorted(s.wharfed),
         "wharf_declined": sorted(s.stopped),
         "captain_loaded": s.captain_loaded,
+        # Mayor: the group of circles ("corn", "quarry", a building) the placing seat is asked
+        # about, so that a program needs no prompt text to know it.
+        "placing": _placing(s),
         "last_round": s.last_round,
         "over": s.over,
     }
     if s.over:
         v["result"] = result(s)
     return v
+
+
+def _placing(s: State) -> str | None:
+    if s.pending is None or s.pending[1] != "place":
+        return None
+    return mayor.groups(s.players[s.pending[0]])[s.group][0]
 
 
 def visible_events(events: list[dict], seat: int | None) -> list[dict]:
@@ -165,18 +174,18 @@ def _sell(s, seat, p, options):
 
 
 def _load(s, seat, p, options):
-    extra = occupied(p, HARBOR) + (seat == s.chooser and not s.captain_loaded)
+    harbor, first = occupied(p, HARBOR), seat == s.chooser and not s.captain_loaded
 
     def describe(o):
         good_name, ship = o.split(":")
         held = p.goods[GOODS.index(good_name)]
         if ship == WHARF_SHIP:
             return (f"Ship all {held} {good_name} with your wharf",
-                    f"Scores {held + extra} VP; the barrels go back to the supply.")
+                    f"Scores {load_vp(held, harbor, first)} VP; the barrels go back to the supply.")
         i = s.ship_sizes.index(int(ship))
-        takes = min(held, s.ship_sizes[i] - s.ships[i][1])
+        takes = cargo_amount(held, s.ship_sizes[i], s.ships[i][1])
         return (f"Load {good_name} onto the {ship}-ship (takes {takes} of your {held})",
-                f"Scores {takes + extra} VP.")
+                f"Scores {load_vp(takes, harbor, first)} VP.")
     may_stop = s.pending[3] == 0   # only the wharf is left (D5)
     return "Captain: load one kind of goods." + (" Pick none to stop loading this phase." if may_stop else ""), describe
 
