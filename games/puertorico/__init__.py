@@ -20,14 +20,14 @@ from .flow import apply, to_act
 from .hidden import permute_hidden
 from .info import INFO
 from .scoring import result
+from .search import Search as search
 from .state import State, dump, load
 from .table import setup
 from .text import Text
 from .view import legal, prompt, random_action, view, visible_events
 
-# No computer players or search of its own yet: bots/ adds "random".
+# No computer players of its own yet: bots/ adds "random" and, with `search`, "ismcts".
 bots: dict = {}
-search = None
 
 
 def copy(s: State) -> State:
