@@ -23,11 +23,13 @@ from .scoring import result
 from .search import Search as search
 from .state import State, dump, load
 from .table import setup
+from .heuristic import HeuristicBot
 from .text import Text
 from .view import legal, prompt, random_action, view, visible_events
 
-# No computer players of its own yet: bots/ adds "random" and, with `search`, "ismcts".
-bots: dict = {}
+# Its own computer player, by level (bots/ adds "random" and, with `search`, "ismcts", which
+# answers what it does not search with the heuristic).
+bots = {"heuristic": HeuristicBot}
 
 
 def copy(s: State) -> State:
