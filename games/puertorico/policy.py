@@ -8,14 +8,18 @@ Roles get some uniform noise, so that playouts do not all follow one line.
 """
 from __future__ import annotations
 
+from . import plantations
 from .board import (build_cost, colonists, free_spaces, island_filled, occupied, production,
                     sale_price)
+from .builder import build_options
 from .captain import WHARF_SHIP
-from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, PRICE, PRODUCERS, QUARRY,
-                         ROLE_OF)
-from .mayor import groups
+from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, OFFICE, PRICE, PRODUCERS, QUARRY,
+                         ROLE_OF, TRADING_HOUSE_SPACES)
+from .flow import turn_order
+from .heuristic import WEIGHTS, Board, Seat
+from .mayor import groups, share
 from .scoring import BONUSES, score_seat
-from .trader import sell_options
+from .trader import sellable
 
 DOUBLOON = 0.45      # VP a doubloon is worth mid-game: about what it adds to a building
 BARREL = 0.8         # a barrel held: a likely shipment or sale
@@ -29,6 +33,7 @@ VIOLET_RATE = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
                "wharf": 0.9}
 VIOLET_RATE = tuple(VIOLET_RATE.get(b.key, 0.0) for b in BUILDINGS)
 LARGE = frozenset(b for b, _, _ in BONUSES)
+BUILDING_KEYS = tuple(b.key for b in BUILDINGS)
 BONUS_OF = {b: bonus for b, _, bonus in BONUSES}
 
 
@@ -82,20 +87,23 @@ def _build(s, seat, options, rl):
     return [best] if best is not None else []
 
 
-def _tile_value(p, k: int, rl: float, settler: bool) -> float:
+def _tile_value(p, k: int, rl: float) -> float:
+    """A face-up tile of kind k (a good, or QUARRY) on the board, over the rounds left (the
+    heuristic's scale)."""
+    rounds = min(rl, 8)
     if k == QUARRY:
-        return 0.4 + 0.12 * rl if p.tiles[QUARRY] < 4 else 0.3
-    if k == CORN:
-        return 1.0
-    short = _capacity(p, k) - p.tiles[k]        # building circles waiting for a plantation
-    return (1.6 if short > 0 else 0.6) + 0.2 * k
+        return 0.35 * rounds * min(1.0, free_spaces(p) / 4)
+    if k == CORN or _capacity(p, k) > p.tiles[k]:       # corn, or an idle circle waits for it
+        rate = 1.0
+    else:
+        rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
+    return 0.25 * rate * GOOD_WORTH[k] * rounds
 
 
 def _settle(s, seat, options):
     p = s.players[seat]
     rl = rounds_left(s)
-    settler = seat == s.chooser
-    return [max(options, key=lambda o: _tile_value(p, QUARRY if o == "quarry" else GOODS.index(o), rl, settler))]
+    return [max(options, key=lambda o: _tile_value(p, QUARRY if o == "quarry" else GOODS.index(o), rl))]
 
 
 # ---------------------------------------------------------------- mayor placement
@@ -144,47 +152,79 @@ def _place(s, seat, options):
 
 # ---------------------------------------------------------------- roles
 
-def _ship_vp(p) -> int:
-    return sum(p.goods)
+OTHERS = 0.5   # how much a phase's gift to each other player counts against a role
+
+
+def _colonists_worth(p, k: int, rl: float) -> float:
+    """k more colonists: worth something only on empty circles."""
+    empty = sum(p.tiles) - sum(p.worked) + sum(BUILDINGS[b].circles - c for b, c in p.city.items())
+    return max(0, min(k, empty - p.san_juan)) * 0.3 * min(rl, 6)
+
+
+def _made(s, p) -> float:
+    return sum(GOOD_WORTH[g] * min(k, s.barrels[g]) for g, k in enumerate(production(p)))
+
+
+def _trade(s, seat: int) -> list[int]:
+    """Doubloons each seat earns if `seat` takes the trader: each sells his dearest barrel the
+    house still takes, in turn order."""
+    house = list(s.house)
+    out = [0] * s.n
+    for i in turn_order(s.n, seat):
+        if len(house) >= TRADING_HOUSE_SPACES:
+            break
+        p = s.players[i]
+        kinds = sellable(p.goods, house, occupied(p, OFFICE))
+        if kinds:
+            g = max(kinds, key=lambda g: sale_price(p, g, i == seat))
+            out[i] = sale_price(p, g, i == seat)
+            house.append(g)
+    return out
 
 
 def role_values(s, seat: int) -> dict[str, float]:
-    """What each role card on offer brings this seat, less what its phase gives the others."""
+    """What each role card on offer brings this seat, less part of what its phase gives the
+    others: a cheap cousin of the heuristic's role values (its scale and weights), since a
+    playout asks it at every role pick."""
     players = s.players
     me = players[seat]
     n = s.n
-    rl = rounds_left(s)
+    rl = rounds_left(s) + 1
+    dv = DOUBLOON * min(1.0, rl / 4)
     others = [q for i, q in enumerate(players) if i != seat]
-    prod = [production(q) for q in players]
-    made = [sum(GOOD_WORTH[g] * k for g, k in enumerate(pr)) for pr in prod]
-    mine = made[seat]
-    theirs = (sum(made) - mine) / (n - 1)
+    row = {plantations.kind(t) for t in s.row}
     vals = {}
     for card, money in s.roles.items():
         role = ROLE_OF[card]
-        v = money * DOUBLOON
+        v = money * dv
         if role == "craftsman":
-            extra = max((GOOD_WORTH[g] for g, k in enumerate(prod[seat]) if k), default=0.0)
-            v += mine + extra - 0.8 * theirs
+            mine = production(me)
+            extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
+            v += _made(s, me) + extra - OTHERS * sum(_made(s, q) for q in others)
         elif role == "trader":
-            sellable = sell_options(s, seat)
-            best = max((sale_price(me, GOODS.index(g), True) for g in sellable), default=-1)
-            v += (best + 0.5) * DOUBLOON * 1.4 if best >= 0 else -0.2
+            sold = _trade(s, seat)
+            v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
         elif role == "captain":
-            mine_ship = _ship_vp(me)
-            v += (mine_ship + 1) * 0.9 if mine_ship else -0.3
-            v -= 0.6 * sum(_ship_vp(q) for q in others) / (n - 1)
+            mine = sum(me.goods)
+            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
         elif role == "builder":
-            cheap = me.doubloons + 1 + me.worked[QUARRY]
-            v += 0.9 if cheap >= 4 else 0.3
-            v -= 0.3 * sum(q.doubloons >= 5 for q in others) / (n - 1)
+            options = build_options(s, seat, True)
+            best = max((building_worth(s, me, BY_KEY[k], rl) - build_cost(me, BY_KEY[k], True) * dv
+                        for k in options), default=0.0)
+            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
         elif role == "settler":
-            v += 0.9 + (0.5 if me.tiles[QUARRY] < 3 and rl > 4 else 0.0)
+            mine = max((_tile_value(me, k, rl) for k in row), default=0.0)
+            if s.quarries:
+                mine = max(mine, _tile_value(me, QUARRY, rl))
+            v += mine - OTHERS * 0.7 * sum(max((_tile_value(q, k, rl) for k in row), default=0.0)
+                                           for q in others)
         elif role == "mayor":
-            empty = sum(BUILDINGS[b].circles - c for b, c in me.city.items()) + sum(me.tiles) - sum(me.worked)
-            v += 0.4 * min(empty, 1 + s.colonist_ship // n) - 0.2 * me.san_juan
+            ship = s.colonist_ship
+            v += _colonists_worth(me, share(ship, n, 0) + (s.colonist_supply > 0), rl)
+            v -= OTHERS * sum(_colonists_worth(players[i], share(ship, n, k), rl)
+                              for k, i in enumerate(turn_order(n, seat)) if k)
         else:   # prospector
-            v += DOUBLOON
+            v += dv
         vals[card] = v
     return vals
 
@@ -192,6 +232,44 @@ def role_values(s, seat: int) -> dict[str, float]:
 def _role(s, seat, options, rnd):
     vals = role_values(s, seat)
     return [max(options, key=lambda r: vals[r] + rnd.random() * ROLE_NOISE)]
+
+
+def _board(p) -> Board:
+    """The heuristic's picture of a board (heuristic.Board), filled from a player's state."""
+    b = Board.__new__(Board)
+    b.doubloons, b.goods, b.tiles, b.worked = p.doubloons, p.goods, p.tiles, p.worked
+    b.city, b.san_juan, b.vp, b.free = p.city, p.san_juan, p.chips + p.paper, free_spaces(p)
+    return b
+
+
+def heuristic_seat(s, seat: int) -> Seat:
+    """The heuristic's picture of a seat (heuristic.Seat), filled from a state: the boards and the
+    few view fields it reads."""
+    k = Seat.__new__(Seat)
+    k.view = {"last_round": s.last_round, "vp_chips": s.vp_supply, "quarries": s.quarries,
+              "colonists": {"ship": s.colonist_ship, "supply": s.colonist_supply},
+              "buildings": dict(zip(BUILDING_KEYS, s.buildings)),
+              "plantations": {"face_up": [GOODS[plantations.kind(t)] for t in s.row]}}
+    k.w = WEIGHTS
+    k.me = seat
+    k.boards = [_board(p) for p in s.players]
+    k.n = s.n
+    k.mine = k.boards[seat]
+    k.order = turn_order(s.n, seat)
+    k.supply = s.barrels
+    k.sizes = s.ship_sizes
+    k.ships = s.ships
+    k.house = s.house
+    k.left = k.rounds_left()
+    k.dv = WEIGHTS["doubloon"] * min(1.0, k.left / 4)
+    return k
+
+
+def _role_like_heuristic(s, seat, options, rnd, noise):
+    k = heuristic_seat(s, seat)
+    vals = k.role_values()
+    money = k.dv * WEIGHTS["role_money"]
+    return [max(options, key=lambda c: vals[ROLE_OF[c]] + s.roles[c] * money + rnd.random() * noise)]
 
 
 # ---------------------------------------------------------------- captain and trade
@@ -209,12 +287,15 @@ def _load(s, seat, options):
     return [max(options, key=score)]
 
 
-def choose(s, seat, rnd) -> list:
-    """The playout policy's pick for the seat's pending decision."""
+def choose(s, seat, rnd, role_noise: float | None = None) -> list:
+    """The playout policy's pick for the seat's pending decision. Roles: the heuristic's role
+    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule."""
     _, kind, options, lo, hi = s.pending
     if hi == 0:
         return []
     if kind == "role":
+        if role_noise is not None:
+            return _role_like_heuristic(s, seat, options, rnd, role_noise)
         return _role(s, seat, options, rnd)
     if kind == "settle":
         return _settle(s, seat, options)
