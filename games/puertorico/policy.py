@@ -16,12 +16,13 @@ from .captain import WHARF_SHIP
 from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, OFFICE, PRICE, PRODUCERS, QUARRY,
                          ROLE_OF, TRADING_HOUSE_SPACES)
 from .flow import turn_order
-from .heuristic import WEIGHTS, Board, Seat
+from .heuristic import WEIGHTS
 from .mayor import groups, share
 from .scoring import BONUSES, score_seat
 from .trader import sellable
 
-DOUBLOON = 0.45      # VP a doubloon is worth mid-game: about what it adds to a building
+DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to spend it
+OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
 BARREL = 0.8         # a barrel held: a likely shipment or sale
 ROLE_NOISE = 0.8
 # A good's worth per barrel, shipped or sold: the trading-house price with a floor of 1 VP.
@@ -33,7 +34,6 @@ VIOLET_RATE = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
                "wharf": 0.9}
 VIOLET_RATE = tuple(VIOLET_RATE.get(b.key, 0.0) for b in BUILDINGS)
 LARGE = frozenset(b for b, _, _ in BONUSES)
-BUILDING_KEYS = tuple(b.key for b in BUILDINGS)
 BONUS_OF = {b: bonus for b, _, bonus in BONUSES}
 
 
@@ -92,12 +92,12 @@ def _tile_value(p, k: int, rl: float) -> float:
     heuristic's scale)."""
     rounds = min(rl, 8)
     if k == QUARRY:
-        return 0.35 * rounds * min(1.0, free_spaces(p) / 4)
+        return WEIGHTS["quarry"] * rounds * min(1.0, free_spaces(p) / 4)
     if k == CORN or _capacity(p, k) > p.tiles[k]:       # corn, or an idle circle waits for it
         rate = 1.0
     else:
         rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
-    return 0.25 * rate * GOOD_WORTH[k] * rounds
+    return WEIGHTS["plantation"] * rate * GOOD_WORTH[k] * rounds / 2
 
 
 def _settle(s, seat, options):
@@ -152,13 +152,10 @@ def _place(s, seat, options):
 
 # ---------------------------------------------------------------- roles
 
-OTHERS = 0.5   # how much a phase's gift to each other player counts against a role
-
-
 def _colonists_worth(p, k: int, rl: float) -> float:
     """k more colonists: worth something only on empty circles."""
     empty = sum(p.tiles) - sum(p.worked) + sum(BUILDINGS[b].circles - c for b, c in p.city.items())
-    return max(0, min(k, empty - p.san_juan)) * 0.3 * min(rl, 6)
+    return max(0, min(k, empty - p.san_juan)) * WEIGHTS["colonist"] * min(rl, 6) / 2
 
 
 def _made(s, p) -> float:
@@ -182,8 +179,8 @@ def _trade(s, seat: int) -> list[int]:
     return out
 
 
-def role_values(s, seat: int) -> dict[str, float]:
-    """What each role card on offer brings this seat, less part of what its phase gives the
+def role_values(s, seat: int, cards) -> dict[str, float]:
+    """What each of the role cards brings this seat, less part of what its phase gives the
     others: a cheap cousin of the heuristic's role values (its scale and weights), since a
     playout asks it at every role pick."""
     players = s.players
@@ -194,9 +191,9 @@ def role_values(s, seat: int) -> dict[str, float]:
     others = [q for i, q in enumerate(players) if i != seat]
     row = {plantations.kind(t) for t in s.row}
     vals = {}
-    for card, money in s.roles.items():
+    for card in cards:
         role = ROLE_OF[card]
-        v = money * dv
+        v = s.roles[card] * dv
         if role == "craftsman":
             mine = production(me)
             extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
@@ -230,46 +227,8 @@ def role_values(s, seat: int) -> dict[str, float]:
 
 
 def _role(s, seat, options, rnd):
-    vals = role_values(s, seat)
+    vals = role_values(s, seat, options)
     return [max(options, key=lambda r: vals[r] + rnd.random() * ROLE_NOISE)]
-
-
-def _board(p) -> Board:
-    """The heuristic's picture of a board (heuristic.Board), filled from a player's state."""
-    b = Board.__new__(Board)
-    b.doubloons, b.goods, b.tiles, b.worked = p.doubloons, p.goods, p.tiles, p.worked
-    b.city, b.san_juan, b.vp, b.free = p.city, p.san_juan, p.chips + p.paper, free_spaces(p)
-    return b
-
-
-def heuristic_seat(s, seat: int) -> Seat:
-    """The heuristic's picture of a seat (heuristic.Seat), filled from a state: the boards and the
-    few view fields it reads."""
-    k = Seat.__new__(Seat)
-    k.view = {"last_round": s.last_round, "vp_chips": s.vp_supply, "quarries": s.quarries,
-              "colonists": {"ship": s.colonist_ship, "supply": s.colonist_supply},
-              "buildings": dict(zip(BUILDING_KEYS, s.buildings)),
-              "plantations": {"face_up": [GOODS[plantations.kind(t)] for t in s.row]}}
-    k.w = WEIGHTS
-    k.me = seat
-    k.boards = [_board(p) for p in s.players]
-    k.n = s.n
-    k.mine = k.boards[seat]
-    k.order = turn_order(s.n, seat)
-    k.supply = s.barrels
-    k.sizes = s.ship_sizes
-    k.ships = s.ships
-    k.house = s.house
-    k.left = k.rounds_left()
-    k.dv = WEIGHTS["doubloon"] * min(1.0, k.left / 4)
-    return k
-
-
-def _role_like_heuristic(s, seat, options, rnd, noise):
-    k = heuristic_seat(s, seat)
-    vals = k.role_values()
-    money = k.dv * WEIGHTS["role_money"]
-    return [max(options, key=lambda c: vals[ROLE_OF[c]] + s.roles[c] * money + rnd.random() * noise)]
 
 
 # ---------------------------------------------------------------- captain and trade
@@ -287,15 +246,12 @@ def _load(s, seat, options):
     return [max(options, key=score)]
 
 
-def choose(s, seat, rnd, role_noise: float | None = None) -> list:
-    """The playout policy's pick for the seat's pending decision. Roles: the heuristic's role
-    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule."""
+def choose(s, seat, rnd) -> list:
+    """The playout policy's pick for the seat's pending decision."""
     _, kind, options, lo, hi = s.pending
     if hi == 0:
         return []
     if kind == "role":
-        if role_noise is not None:
-            return _role_like_heuristic(s, seat, options, rnd, role_noise)
         return _role(s, seat, options, rnd)
     if kind == "settle":
         return _settle(s, seat, options)

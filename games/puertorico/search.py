@@ -9,8 +9,6 @@ answered by plain arithmetic), storage and the yes/no bonuses are the heuristic'
 """
 from __future__ import annotations
 
-from functools import partial
-
 from games.imagined import ImaginedStreams
 
 from .policy import choose, estimate, rounds_left
@@ -31,12 +29,12 @@ class Search:
     apply = staticmethod(apply)
     sampler = staticmethod(Determinizer)
     streams = staticmethod(ImaginedStreams)
-    def __init__(self, phases_per_step: int = 2, role_noise: float | None = None) -> None:
+    policy = staticmethod(choose)
+
+    def __init__(self, phases_per_step: int = 2) -> None:
         # ISMCTS stops a playout `horizon` progress steps beyond the root; a step is this many
         # role phases.
         self.step = phases_per_step
-        # A partial, not a method: the playouts call it at every step.
-        self.policy = partial(choose, role_noise=role_noise)
 
     def skip(self, view: dict) -> bool:
         return False
