@@ -31,12 +31,12 @@ from .trader import sellable
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
 WEIGHTS = {
     "others": 0.5,        # how much a phase's gift to each other player counts against a role
-    "doubloon": 0.45,     # VP a doubloon is worth while there is time to spend it
+    "doubloon": 0.6,      # VP a doubloon is worth while there is time to spend it
     "ship_barrel": 1.0,   # VP a barrel is worth as cargo
     "production": 0.55,   # how often, per round, a producing pair actually turns into a barrel
     "plantation": 0.5,    # a settled plantation, per round left, before it is staffed and paired
     "colonist": 0.6,      # a colonist on a useful empty circle, per round left (mayor)
-    "quarry": 0.35,       # an occupied quarry, per round left while there is building to do
+    "quarry": 0.2,        # an occupied quarry, per round left while there is building to do
     "role_money": 1.0,    # how much the doubloons lying on a role card count
 }
 
@@ -118,7 +118,7 @@ class Seat:
         if v["last_round"]:
             return 1.0
         most_built = max(CITY_SPACES - b.free for b in self.boards)
-        by_city = (CITY_SPACES - most_built) / 1.3
+        by_city = (CITY_SPACES - most_built) / 0.9
         by_vp = v["vp_chips"] / (1.5 * self.n + 2)
         ship = max(self.n, v["colonists"]["ship"])
         by_colonists = v["colonists"]["supply"] / ship
@@ -169,13 +169,24 @@ class Seat:
             return customs_house_vp(b.vp + int(2 * self.left))
         return city_hall_vp(city) + 0.5 * (self.left - 1)
 
+    def staffing_chance(self, b: Board) -> float:
+        """How likely a new building gets a colonist before the game ends: at once with a
+        university, else in a mayor phase still to come."""
+        v = self.view
+        if b.has(UNIVERSITY) and (v["colonists"]["supply"] or v["colonists"]["ship"]):
+            return 1.0
+        if self.left > 1.5:
+            return 0.9
+        mayor_to_come = any(r["role"] == "mayor" and r["taken_by"] is None for r in v["roles"])
+        return 0.5 if mayor_to_come else 0.0
+
     def building_worth(self, b: Board, x: int) -> float:
         """Building x on board b, in VP: printed VP, end bonus, income over the rounds left."""
         building = BUILDINGS[x]
         worth = float(building.vp)
         rounds = self.left - 1   # it works from the next round on, once staffed
         if x in LARGE:
-            worth += self.end_bonus(b, x)
+            worth += self.end_bonus(b, x) * self.staffing_chance(b)
         elif building.good is not None:
             g = building.good
             # Circles that would find a plantation: what the board has beyond its buildings, and
