@@ -25,8 +25,8 @@ DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to
 OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
 BARREL = 0.8         # a barrel held: a likely shipment or sale
 ROLE_NOISE = 0.8
-# A good's worth per barrel, shipped or sold: the trading-house price with a floor of 1 VP.
-GOOD_WORTH = tuple(max(1.0, p * DOUBLOON * 1.5) for p in PRICE)
+# A barrel, as the heuristic values one: shipped for a VP, or sold at the house's price.
+GOOD_WORTH = tuple(max(WEIGHTS["ship_barrel"], p * DOUBLOON) for p in PRICE)
 # Income per round of an occupied violet building, in VP equivalents (guesses).
 VIOLET_RATE = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
                "small_warehouse": 0.35, "hospice": 0.35, "office": 0.35, "large_market": 0.55,
