@@ -19,7 +19,7 @@ from .scoring import result
 
 
 def progress(round_: int, taken: int, n: int) -> int:
-    """Role phases begun since the start: the search's horizon is counted in them."""
+    """Roles picked since the start: the search's horizon is counted in them."""
     return (round_ - 1) * TABLES[n].roles_per_round + taken
 
 
@@ -31,10 +31,11 @@ class Search:
     streams = staticmethod(ImaginedStreams)
     policy = staticmethod(choose)
 
-    def __init__(self, phases_per_step: int = 2) -> None:
-        # ISMCTS stops a playout `horizon` progress steps beyond the root; a step is this many
-        # role phases.
-        self.step = phases_per_step
+    def __init__(self, extra_phases: int = 1) -> None:
+        # ISMCTS stops a playout once the game's progress reaches the root's + `horizon` (2 by
+        # default); a phase is short, so a playout runs this many role picks further. From a role
+        # pick it plays the root's phase and the next one, and stops at the pick after that.
+        self.extra = extra_phases
 
     def skip(self, view: dict) -> bool:
         return False
@@ -43,7 +44,7 @@ class Search:
         return lambda option: option      # options are kinds already (D14): one child each
 
     def next_decision(self, s, stop: int) -> tuple | None:
-        if s.over or progress(s.round, len(s.taken), s.n) // self.step >= stop:
+        if s.over or progress(s.round, len(s.taken), s.n) >= stop + self.extra:
             return None
         seat, kind, options, lo, hi = s.pending
         return seat, (kind, options, lo, hi)
@@ -53,7 +54,7 @@ class Search:
 
     def progress(self, view: dict) -> int:
         taken = sum(r["taken_by"] is not None for r in view["roles"])
-        return progress(view["round"], taken, len(view["players"])) // self.step
+        return progress(view["round"], taken, len(view["players"]))
 
     def over(self, s) -> bool:
         return s.over

@@ -121,7 +121,7 @@ def test_a_playout_stops_at_the_horizon_and_at_the_end():
     s, seat, view = next((s, seat, v) for s, seat, v in positions(3, "horizon", "heuristic")
                          if s.round == 2 and v["prompt"]["kind"] == "role")
     d = Determinizer(view).sample(random.Random(0))
-    stop = support.progress(view) + 1
+    stop = support.progress(view) + 1     # a horizon of 1: the root's phase only
     streams = ImaginedStreams(random.Random(0))
     steps = 0
     while (step := support.next_decision(d, stop)) is not None:
@@ -129,5 +129,5 @@ def test_a_playout_stops_at_the_horizon_and_at_the_end():
         assert decision == d.pending[1:]
         support.apply(d, actor, support.policy(d, actor, random.Random(steps)), streams)
         steps += 1
-    assert steps and not d.over and support.progress(pr.view(d, None)) == stop
+    assert steps and not d.over and support.progress(pr.view(d, None)) == stop + support.extra
     assert len(support.estimates(d)) == 3
