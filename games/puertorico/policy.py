@@ -59,11 +59,9 @@ def building_worth(s, p, b: int, rl: float) -> float:
     building = BUILDINGS[b]
     v = building.vp
     if b in LARGE:
-        t = p.city
-        p.city = {**t, b: 1}        # the bonus as if it were built and occupied
-        v += BONUS_OF[b](p) + 0.25 * rl
-        p.city = t
-        return v
+        built = p.copy()            # the bonus as if it were built and occupied
+        built.city[b] = 1
+        return v + BONUS_OF[b](built) + 0.25 * rl
     if building.good is None:
         return v + VIOLET_RATE[b] * rl * 0.8
     g = building.good

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from games.imagined import ImaginedStreams
 
-from .policy import choose, estimate, rounds_left
 from .components import TABLES
 from .determinize import Determinizer
 from .flow import apply
+from .policy import choose, estimate, rounds_left
 from .scoring import result
 
 
