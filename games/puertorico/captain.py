@@ -6,7 +6,7 @@ A loading option is a string "good:ship", the ship named by its size ("corn:6") 
 from __future__ import annotations
 
 from .board import occupied, trigger_end, warehouse_kinds
-from .components import GOODS, HARBOR, WHARF
+from .components import GOODS, HARBOR, WHARF, WINDROSE_BARRELS
 from .state import State
 from .words import say
 
@@ -43,8 +43,8 @@ def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
             continue
         empty = [i for i, (g, _) in enumerate(ships) if g is None]
         if empty:
-            best = max(min(sizes[i], held) for i in empty)
-            out += [(good, i) for i in empty if min(sizes[i], held) == best]
+            best = max(cargo_amount(held, sizes[i]) for i in empty)
+            out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
     return out
 
 
@@ -95,7 +95,7 @@ def _load(s: State, seat: int, option: str, ev: list) -> None:
     good = GOODS.index(good_name)
     p = s.players[seat]
     if ship == WHARF_SHIP:
-        amount = p.goods[good]
+        amount = cargo_amount(p.goods[good], None)
         s.barrels[good] += amount
         s.wharfed = s.wharfed | {seat}
         where = "his wharf"
@@ -112,9 +112,10 @@ def _load(s: State, seat: int, option: str, ev: list) -> None:
     say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {vp} VP.")
 
 
-def cargo_amount(held: int, size: int, load: int) -> int:
-    """Barrels a load puts on a ship of `size` carrying `load`: as many of the `held` as fit."""
-    return min(held, size - load)
+def cargo_amount(held: int, size: int | None, load: int = 0) -> int:
+    """Barrels of the `held` a load ships: on a cargo ship of `size` carrying `load`, as many as
+    fit; with the wharf (size None), all of them."""
+    return held if size is None else min(held, size - load)
 
 
 def load_vp(barrels: int, harbor: bool, captain_first: bool) -> int:
@@ -183,7 +184,7 @@ def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
     p = s.players[seat]
     lost = []
     for g, name in enumerate(GOODS):
-        keep = p.goods[g] if name in s.stored else min(1, p.goods[g]) if name == windrose else 0
+        keep = barrels_kept(p.goods[g], name in s.stored, name == windrose)
         if p.goods[g] > keep:
             lost.append(f"{p.goods[g] - keep} {name}")
             s.barrels[g] += p.goods[g] - keep
@@ -191,6 +192,12 @@ def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
     s.stored = ()
     if lost:
         say(ev, "store", f"{s.names[seat]} cannot store {', '.join(lost)}: back to the supply.")
+
+
+def barrels_kept(held: int, warehouse: bool, windrose: bool) -> int:
+    """Barrels of one kind a player keeps at the end of the captain phase: all of them in a
+    warehouse, one on the windrose, else none."""
+    return held if warehouse else min(WINDROSE_BARRELS, held) if windrose else 0
 
 
 def _unload(s: State, ev: list) -> None:

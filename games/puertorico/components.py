@@ -20,6 +20,11 @@ QUARRY_TILES = 8
 ISLAND_SPACES = 12
 CITY_SPACES = 12
 TRADING_HOUSE_SPACES = 4
+# What a privilege brings besides a phase's action.
+PROSPECTOR_DOUBLOONS = 1    # the prospector's whole role
+MAYOR_EXTRA_COLONISTS = 1   # from the supply, if it has one (D2)
+CRAFTSMAN_EXTRA_BARRELS = 1  # of a kind received this phase, if the supply has one (D4)
+WINDROSE_BARRELS = 1        # barrels of one kind kept without a warehouse at the captain's end
 # Factory: doubloons by the number of kinds produced (0 to 5).
 FACTORY_BONUS = (0, 0, 1, 2, 3, 5)
 # Residence: extra VP by filled island spaces; up to nine filled spaces score the first entry.

@@ -4,7 +4,7 @@ received; last, the craftsman may take one more barrel of a kind he received (D4
 from __future__ import annotations
 
 from .board import occupied, production
-from .components import FACTORY, FACTORY_BONUS, GOODS
+from .components import CRAFTSMAN_EXTRA_BARRELS, FACTORY, FACTORY_BONUS, GOODS
 from .state import State
 from .words import count, say
 
@@ -25,7 +25,7 @@ def _produce(s: State, seat: int, ev: list) -> tuple[int, ...]:
     p = s.players[seat]
     got = []
     for good, made in enumerate(production(p)):
-        take = min(made, s.barrels[good])
+        take = received(made, s.barrels[good])
         if take:
             s.barrels[good] -= take
             p.goods[good] += take
@@ -38,9 +38,14 @@ def _produce(s: State, seat: int, ev: list) -> tuple[int, ...]:
     return tuple(g for g, _ in got)
 
 
+def received(made: int, supply: int) -> int:
+    """Barrels of a kind a player gets: what he makes, as far as the supply goes (R1:277)."""
+    return min(made, supply)
+
+
 def on_extra(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
         good = GOODS.index(picks[0])
-        s.barrels[good] -= 1
-        s.players[seat].goods[good] += 1
+        s.barrels[good] -= CRAFTSMAN_EXTRA_BARRELS
+        s.players[seat].goods[good] += CRAFTSMAN_EXTRA_BARRELS
         say(ev, "craftsman", f"{s.names[seat]} takes 1 more {picks[0]} (privilege).")

@@ -11,15 +11,15 @@ from __future__ import annotations
 from games.choice import check_pick, out_of_turn
 
 from . import builder, captain, craftsman, mayor, settler, trader
-from .components import ROLE_OF, TABLES
+from .components import PROSPECTOR_DOUBLOONS, ROLE_OF, TABLES
 from .state import State
 from .words import count, say
 
 
 def _prospector(s: State, rng, ev: list) -> None:
     """The prospector has no action: the picker takes 1 doubloon (R1:376)."""
-    s.players[s.chooser].doubloons += 1
-    say(ev, "prospector", f"{s.names[s.chooser]} takes 1 doubloon (prospector).")
+    s.players[s.chooser].doubloons += PROSPECTOR_DOUBLOONS
+    say(ev, "prospector", f"{s.names[s.chooser]} takes {count(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
 
 
 # _ORDERS[n][first]: the seats in clockwise turn order from `first`.

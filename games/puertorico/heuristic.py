@@ -18,31 +18,36 @@ from __future__ import annotations
 import random
 
 from .board import cost_after, price, produce, storage_room
-from .captain import WHARF_SHIP, cargo_amount, cargo_choices, load_vp
+from .captain import WHARF_SHIP, barrels_kept, cargo_amount, cargo_choices, load_vp
 from .components import (BUILDINGS, BY_KEY, CITY_HALL, CITY_SPACES, CONSTRUCTION_HUT, CORN,
-                         CUSTOMS_HOUSE, FACTORY, FACTORY_BONUS, FORTRESS, GOODS, GUILD_HALL,
-                         HACIENDA, HARBOR, HOSPICE, ISLAND_SPACES, LARGE_MARKET, LARGE_WAREHOUSE,
-                         OFFICE, PRODUCERS, QUARRY, RESIDENCE, ROLE_OF, SMALL_MARKET,
+                         CRAFTSMAN_EXTRA_BARRELS, CUSTOMS_HOUSE, FACTORY, FACTORY_BONUS, FORTRESS,
+                         GOODS, GUILD_HALL, HACIENDA, HARBOR, HOSPICE, ISLAND_SPACES, LARGE_MARKET,
+                         LARGE_WAREHOUSE, MAYOR_EXTRA_COLONISTS, OFFICE, PRODUCERS,
+                         PROSPECTOR_DOUBLOONS, QUARRY, RESIDENCE, ROLE_OF, SMALL_MARKET,
                          SMALL_WAREHOUSE, TILE_KINDS, UNIVERSITY, WHARF)
+from .craftsman import received
 from .mayor import share
 from .scoring import city_hall_vp, customs_house_vp, fortress_vp, guild_hall_vp, residence_vp
+from .settler import may_quarry
 from .trader import sellable
 
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
 WEIGHTS = {
-    "others": 0.5,        # how much a phase's gift to each other player counts against a role
-    "doubloon": 0.6,      # VP a doubloon is worth while there is time to spend it
+    "others": 0.5,        # how much a phase's gift to each other player counts, at 4 players
+    "doubloon": 0.5,      # VP a doubloon is worth while there is time to spend it
     "ship_barrel": 1.0,   # VP a barrel is worth as cargo
     "production": 0.55,   # how often, per round, a producing pair actually turns into a barrel
     "plantation": 0.5,    # a settled plantation, per round left, before it is staffed and paired
     "colonist": 0.6,      # a colonist on a useful empty circle, per round left (mayor)
     "quarry": 0.2,        # an occupied quarry, per round left while there is building to do
-    "role_money": 1.0,    # how much the doubloons lying on a role card count
+    "settler_others": 0.7,   # others settle later anyway: their plantations count less
+    "builder_others": 0.5,   # and so do their buildings
+    "role_money": 2.5,    # how much the doubloons lying on a role card count (and deny)
 }
 
 # What a working violet building brings per round, in VP equivalents (a guess tuned by play).
 # Buildings whose worth depends on the board (factory, harbor, wharf, warehouses, markets) are
-# worked out in `_violet_rate`.
+# worked out in `violet_rate`.
 VIOLET_RATE = {
     HACIENDA: 0.15, CONSTRUCTION_HUT: 0.2, HOSPICE: 0.3, OFFICE: 0.25, UNIVERSITY: 0.3,
 }
@@ -88,10 +93,6 @@ class Board:
     def sale(self, good: int, trader: bool) -> int:
         return price(good, trader, self.has(SMALL_MARKET), self.has(LARGE_MARKET))
 
-    def empty_circles(self) -> int:
-        return (sum(self.tiles) - sum(self.worked)
-                + sum(BUILDINGS[b].circles - c for b, c in self.city.items()))
-
 
 class Seat:
     """What the seat knows from its view: every board, the supplies, and how long the game may last."""
@@ -109,6 +110,9 @@ class Seat:
                       for sh in view["ships"]]
         self.house = [GOODS.index(g) for g in view["trading_house"]]
         self.left = self.rounds_left()
+        # What another player's gain costs this seat: all of it with two players, whose game is
+        # zero-sum, and less the more players share the harm.
+        self.rival = min(1.0, w["others"] * 3 / (self.n - 1))
         # Money buys buildings; in the last round there is little left to buy with it.
         self.dv = w["doubloon"] * min(1.0, self.left / 4)
 
@@ -132,7 +136,7 @@ class Seat:
 
     def production_value(self, b: Board, made: list[int]) -> float:
         """Barrels made, capped by the supply, plus the factory's doubloons."""
-        got = [min(k, self.supply[g]) for g, k in enumerate(made)]
+        got = [received(k, self.supply[g]) for g, k in enumerate(made)]
         value = sum(k * self.good_value(b, g) for g, k in enumerate(got))
         if b.has(FACTORY):
             value += FACTORY_BONUS[sum(1 for k in got if k)] * self.dv
@@ -141,7 +145,7 @@ class Seat:
     def kinds_made(self, b: Board) -> int:
         return sum(1 for g in PLANTATIONS if b.pairs(g))
 
-    def _violet_rate(self, b: Board, x: int) -> float:
+    def violet_rate(self, b: Board, x: int) -> float:
         """What a violet building brings per round on board b."""
         made = sum(b.pairs(g) for g in PLANTATIONS)
         if x == FACTORY:
@@ -197,7 +201,7 @@ class Seat:
             if b.has(FACTORY) and useful and not b.pairs(g):
                 worth += self.dv * rounds * 0.5
         else:
-            worth += self._violet_rate(b, x) * rounds
+            worth += self.violet_rate(b, x) * rounds
         return worth
 
     def build_score(self, b: Board, x: int, builder: bool) -> float:
@@ -229,17 +233,20 @@ class Seat:
             rate = 0.35 if rounds > 4 else 0.1   # it needs a building first
         return self.w["plantation"] * rate * self.good_value(b, k) * min(rounds, 8) / 2
 
-    def settle_options(self, b: Board, quarry: bool) -> list[int]:
+    def settle_options(self, b: Board, settler: bool) -> list[int]:
+        """The tile kinds board b may take in a settler phase (the settler, or another)."""
         row = {GOODS.index(g) for g in self.view["plantations"]["face_up"]}
-        return sorted(row) + ([QUARRY] if quarry and self.view["quarries"] else [])
+        quarry = may_quarry(self.view["quarries"], settler, b.has(CONSTRUCTION_HUT))
+        return sorted(row) + ([QUARRY] if quarry else [])
 
-    def best_settle(self, b: Board, quarry: bool) -> float:
-        return max((self.plantation_worth(b, k) for k in self.settle_options(b, quarry)), default=0.0)
+    def best_settle(self, b: Board, settler: bool) -> float:
+        return max((self.plantation_worth(b, k) for k in self.settle_options(b, settler)), default=0.0)
 
     def colonists_worth(self, b: Board, k: int) -> float:
-        """k more colonists on board b: worth something only on empty circles."""
-        useful = min(k, b.empty_circles() - b.san_juan)
-        return max(0, useful) * self.w["colonist"] * min(self.left - 1, 6) / 2
+        """k more colonists on board b: what they add to the best placement, over the rounds left."""
+        slots = placement_slots(self, b)
+        gain = allocate(slots, b.colonists + k)[1] - allocate(slots, b.colonists)[1]
+        return gain * self.w["colonist"] * min(self.left - 1, 6)
 
     # ------------------------------------------------------------ phases played out
 
@@ -292,20 +299,23 @@ class Seat:
         if self.boards[seat].has(WHARF) and seat not in wharfed and any(goods):
             wharfed.add(seat)
             g = max(PLANTATIONS, key=lambda g: goods[g])
-            amount, goods[g] = goods[g], 0
+            amount = cargo_amount(goods[g], None)
+            goods[g] -= amount
             return amount
         return None
 
     def kept_value(self, seat: int, goods: list[int]) -> float:
-        """What a seat's goods left after loading are worth once stored: its warehouses keep
-        the biggest kinds whole, the windrose one barrel of the best remaining kind."""
+        """What a seat's goods left after loading are worth once stored: its warehouses take
+        the most valuable kinds, the windrose the best remaining kind."""
         b = self.boards[seat]
         room = storage_room(b.has(SMALL_WAREHOUSE), b.has(LARGE_WAREHOUSE))
         kinds = sorted((g for g in PLANTATIONS if goods[g]),
                        key=lambda g: goods[g] * self.good_value(b, g), reverse=True)
-        whole = sum(goods[g] * self.good_value(b, g) for g in kinds[:room])
+        whole = set(kinds[:room])
         rest = kinds[room:]
-        return whole + max((self.good_value(b, g) for g in rest), default=0.0)
+        windrose = max(rest, key=lambda g: self.good_value(b, g), default=None)
+        return sum(barrels_kept(goods[g], g in whole, g == windrose) * self.good_value(b, g)
+                   for g in kinds)
 
     def captain_outcome(self, first: int, goods, ships, wharfed, captain, captain_loaded) -> float:
         """The captain phase from here for this seat: its VP and kept goods, less part of the
@@ -314,7 +324,7 @@ class Seat:
         score = 0.0
         for seat in range(self.n):
             gain = vp[seat] + 0.5 * self.kept_value(seat, left[seat])
-            score += gain if seat == self.me else -self.w["others"] * gain
+            score += gain if seat == self.me else -self.rival * gain
         return score
 
     def held_outcome(self) -> float:
@@ -322,7 +332,7 @@ class Seat:
         score = 0.0
         for seat, b in enumerate(self.boards):
             gain = 0.5 * sum(b.goods[g] * self.good_value(b, g) for g in PLANTATIONS)
-            score += gain if seat == self.me else -self.w["others"] * gain
+            score += gain if seat == self.me else -self.rival * gain
         return score
 
     # ------------------------------------------------------------ roles
@@ -332,27 +342,30 @@ class Seat:
         w = self.w
         out = {}
         out["settler"] = (self.best_settle(me, True)
-                          - w["others"] * sum(self.best_settle(b, False) for b in others) * 0.7)
+                          - self.rival * sum(self.best_settle(b, False) for b in others) * w["settler_others"])
         ship = self.view["colonists"]["ship"]
-        extra = 1 if self.view["colonists"]["supply"] else 0
+        extra = MAYOR_EXTRA_COLONISTS if self.view["colonists"]["supply"] else 0
         out["mayor"] = (self.colonists_worth(me, share(ship, self.n, 0) + extra)
-                        - w["others"] * sum(self.colonists_worth(self.boards[s], share(ship, self.n, i))
+                        - self.rival * sum(self.colonists_worth(self.boards[s], share(ship, self.n, i))
                                             for i, s in enumerate(self.order) if i))
         out["builder"] = (self.best_build(me, True) + self.dv
-                          - w["others"] * sum(max(0.0, self.best_build(b, False)) for b in others) * 0.5)
+                          - self.rival * sum(max(0.0, self.best_build(b, False)) for b in others) * w["builder_others"])
         made = [b.production() for b in self.boards]
         mine = self.production_value(me, made[self.me])
-        best_extra = max((self.good_value(me, g) for g in PLANTATIONS
-                          if made[self.me][g] and self.supply[g] > made[self.me][g]), default=0.0)
+        # The privilege: one more barrel of a kind received, while the supply has one.
+        best_extra = CRAFTSMAN_EXTRA_BARRELS * max(
+            (self.good_value(me, g) for g in PLANTATIONS
+             if received(made[self.me][g], self.supply[g]) and self.supply[g] > made[self.me][g]),
+            default=0.0)
         out["craftsman"] = (mine + best_extra
-                            - w["others"] * sum(self.production_value(b, made[i])
+                            - self.rival * sum(self.production_value(b, made[i])
                                                 for i, b in enumerate(self.boards) if i != self.me))
         sold = self.trade()
-        out["trader"] = (sold[self.me] - w["others"] * (sum(sold) - sold[self.me])) * self.dv
+        out["trader"] = (sold[self.me] - self.rival * (sum(sold) - sold[self.me])) * self.dv
         goods = [b.goods for b in self.boards]
         out["captain"] = (self.captain_outcome(self.me, goods, self.ships, (), self.me, False)
                           - self.held_outcome())
-        out["prospector"] = self.dv
+        out["prospector"] = PROSPECTOR_DOUBLOONS * self.dv
         return out
 
 
@@ -415,7 +428,9 @@ class HeuristicBot:
         score = {o: k.build_score(me, BY_KEY[o], builder) for o in options}
         best = max(options, key=lambda o: (score[o], self.rng.random()))
         # Money buys only buildings: in the last round anything with VP is worth building.
-        if score[best] > 0 or k.view["last_round"]:
+        if k.view["last_round"]:
+            return [best]
+        if score[best] > 0:
             return [best]
         return []
 
@@ -443,7 +458,7 @@ class HeuristicBot:
             ships = list(k.ships)
             used = set(wharfed)
             if ship == WHARF_SHIP:
-                amount = mine[g]
+                amount = cargo_amount(mine[g], None)
                 used.add(k.me)
             else:
                 i = k.sizes.index(int(ship))
@@ -475,12 +490,11 @@ class HeuristicBot:
 
 # ---------------------------------------------------------------- the mayor's placement
 
-def placement(k: Seat, b: Board) -> dict[str, int]:
-    """Where board b's colonists go, as colonists per mayor group ("corn", "quarry", a building
-    key): production pairs and valuable buildings first, by value per colonist; then every other
-    circle, since every circle that can be filled must be."""
-    total = b.colonists
-    slots = []   # (value per colonist, colonists, [(group, count)])
+def placement_slots(k: Seat, b: Board) -> list[tuple[float, int, list[tuple[str, int]]]]:
+    """The uses of board b's colonists, best first: (value per colonist and round, colonists,
+    [(group, colonists)]). A production pair is a plantation and a building circle of its good;
+    corn needs only the plantation; a violet building one colonist."""
+    slots = []
     for g in PLANTATIONS:
         if g == CORN:
             slots += [(k.good_value(b, g), 1, [(GOODS[g], 1)])] * b.tiles[g]
@@ -490,22 +504,36 @@ def placement(k: Seat, b: Board) -> dict[str, int]:
             slots.append((k.good_value(b, g) / 2, 2, [(GOODS[g], 1), (BUILDINGS[x].key, 1)]))
     for x in b.city:
         if BUILDINGS[x].good is None:
-            value = (k.end_bonus(b, x) + 1.0 if x in LARGE else k._violet_rate(b, x) + 0.2)
+            value = (k.end_bonus(b, x) + 1.0 if x in LARGE else k.violet_rate(b, x) + 0.2)
             slots.append((value, 1, [(BUILDINGS[x].key, 1)]))
     if b.tiles[QUARRY]:
         slots += [(k.w["quarry"] if b.free else 0.05, 1, [("quarry", 1)])] * b.tiles[QUARRY]
     slots.sort(key=lambda s: -s[0])
+    return slots
 
+
+def allocate(slots, colonists: int) -> tuple[dict[str, int], float, int]:
+    """Fill the best slots that fit: colonists per group, their value per round, colonists left."""
     want: dict[str, int] = {}
-    left = total
-    for _, cost, parts in slots:
+    value = 0.0
+    left = colonists
+    for per_colonist, cost, parts in slots:
         if cost <= left:
             for group, c in parts:
                 want[group] = want.get(group, 0) + c
+            value += per_colonist * cost
             left -= cost
-    # Every circle that can be filled must be: the rest go wherever there is room.
-    room = {TILE_KINDS[t]: b.tiles[t] for t in range(len(TILE_KINDS))}
-    room.update({BUILDINGS[x].key: BUILDINGS[x].circles for x in b.city})
+    return want, value, left
+
+
+def placement(k: Seat, b: Board) -> dict[str, int]:
+    """Where board b's colonists go, as colonists per mayor group ("corn", "quarry", a building
+    key): the best slots first; then every other circle, since every circle that can be filled
+    must be. Idle colonists go to buildings first: an empty building circle calls for more
+    colonists at the refill, and the game ends when they run out."""
+    want, _, left = allocate(placement_slots(k, b), b.colonists)
+    room = {BUILDINGS[x].key: BUILDINGS[x].circles for x in b.city}
+    room.update({TILE_KINDS[t]: b.tiles[t] for t in range(len(TILE_KINDS))})
     for group, circles in room.items():
         extra = min(left, circles - want.get(group, 0))
         if extra > 0:

@@ -9,7 +9,7 @@ be filled (section 9, B). Each allocation has exactly one path.
 from __future__ import annotations
 
 from .board import trigger_end
-from .components import BUILDINGS, BY_KEY, TILE_KINDS
+from .components import BUILDINGS, BY_KEY, MAYOR_EXTRA_COLONISTS, TILE_KINDS
 from .state import Player, State
 from .words import count, say
 
@@ -23,8 +23,8 @@ def start(s: State, rng, ev: list) -> None:
 
 def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
-        s.colonist_supply -= 1
-        s.players[seat].san_juan += 1
+        s.colonist_supply -= MAYOR_EXTRA_COLONISTS
+        s.players[seat].san_juan += MAYOR_EXTRA_COLONISTS
         say(ev, "mayor", f"{s.names[seat]} takes a colonist from the supply (privilege).")
     _hand_out(s, ev)
 

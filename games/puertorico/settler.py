@@ -40,9 +40,15 @@ def take_options(s: State, seat: int) -> tuple[str, ...]:
     p = s.players[seat]
     kinds = sorted({plantations.kind(t) for t in s.row})
     options = [GOODS[k] for k in kinds]
-    if s.quarries and (seat == s.chooser or occupied(p, CONSTRUCTION_HUT)):
+    if may_quarry(s.quarries, seat == s.chooser, occupied(p, CONSTRUCTION_HUT)):
         options.append("quarry")
     return tuple(options)
+
+
+def may_quarry(quarries: int, settler: bool, construction_hut: bool) -> bool:
+    """A quarry instead of a plantation: for the settler (privilege) or an occupied construction
+    hut, while quarries remain."""
+    return quarries > 0 and (settler or construction_hut)
 
 
 def _ask_take(s: State, seat: int) -> bool:
