@@ -14,7 +14,7 @@ from .board import (build_cost, colonists, free_spaces, island_filled, occupied,
 from .builder import build_options
 from .captain import WHARF_SHIP
 from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, OFFICE, PRICE, PRODUCERS, QUARRY,
-                         PROSPECTOR_DOUBLOONS, ROLE_OF, TRADING_HOUSE_SPACES)
+                         ROLE_OF, TRADING_HOUSE_SPACES)
 from .flow import turn_order
 from .heuristic import WEIGHTS
 from .mayor import groups, share
@@ -151,10 +151,9 @@ def _place(s, seat, options):
 # ---------------------------------------------------------------- roles
 
 def _colonists_worth(p, k: int, rl: float) -> float:
-    """k more colonists: worth something only on empty circles, about 0.3 VP a round each (the
-    scale of the heuristic's placement values)."""
+    """k more colonists: worth something only on empty circles."""
     empty = sum(p.tiles) - sum(p.worked) + sum(BUILDINGS[b].circles - c for b, c in p.city.items())
-    return max(0, min(k, empty - p.san_juan)) * WEIGHTS["colonist"] * min(rl, 6) * 0.3
+    return max(0, min(k, empty - p.san_juan)) * WEIGHTS["colonist"] * min(rl, 6) / 2
 
 
 def _made(s, p) -> float:
@@ -187,41 +186,40 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     n = s.n
     rl = rounds_left(s) + 1
     dv = DOUBLOON * min(1.0, rl / 4)
-    rival = min(1.0, OTHERS * 3 / (n - 1))     # as the heuristic: its weight is for 4 players
     others = [q for i, q in enumerate(players) if i != seat]
     row = {plantations.kind(t) for t in s.row}
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
-        v = s.roles[card] * dv * WEIGHTS["role_money"]
+        v = s.roles[card] * dv
         if role == "craftsman":
             mine = production(me)
             extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
-            v += _made(s, me) + extra - rival * sum(_made(s, q) for q in others)
+            v += _made(s, me) + extra - OTHERS * sum(_made(s, q) for q in others)
         elif role == "trader":
             sold = _trade(s, seat)
-            v += (sold[seat] - rival * (sum(sold) - sold[seat])) * dv
+            v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
         elif role == "captain":
             mine = sum(me.goods)
-            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * rival * sum(sum(q.goods) for q in others)
+            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
         elif role == "builder":
             options = build_options(s, seat, True)
             best = max((building_worth(s, me, BY_KEY[k], rl) - build_cost(me, BY_KEY[k], True) * dv
                         for k in options), default=0.0)
-            v += max(0.0, best) + dv - rival * WEIGHTS["builder_others"] * sum(0.3 * q.doubloons for q in others)
+            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
         elif role == "settler":
             mine = max((_tile_value(me, k, rl) for k in row), default=0.0)
             if s.quarries:
                 mine = max(mine, _tile_value(me, QUARRY, rl))
-            v += mine - rival * WEIGHTS["settler_others"] * sum(max((_tile_value(q, k, rl) for k in row), default=0.0)
+            v += mine - OTHERS * 0.7 * sum(max((_tile_value(q, k, rl) for k in row), default=0.0)
                                            for q in others)
         elif role == "mayor":
             ship = s.colonist_ship
             v += _colonists_worth(me, share(ship, n, 0) + (s.colonist_supply > 0), rl)
-            v -= rival * sum(_colonists_worth(players[i], share(ship, n, k), rl)
+            v -= OTHERS * sum(_colonists_worth(players[i], share(ship, n, k), rl)
                               for k, i in enumerate(turn_order(n, seat)) if k)
         else:   # prospector
-            v += PROSPECTOR_DOUBLOONS * dv
+            v += dv
         vals[card] = v
     return vals
 
