@@ -22,6 +22,7 @@ import bots
 import games
 from games.errors import IllegalAction
 
+from . import fullscreen
 from .errors import ClientError
 from .headless import play_headless
 from .interrupt import run_interruptibly
@@ -66,6 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where seats in progress and match records are kept "
                         "(default $GOVERNOR_DATA or ~/.local/share/governor/client)")
     add_connection_arguments(p)
+    fullscreen.add_plain_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,8 +135,7 @@ async def interactive(args) -> int:
     if args.table:
         session = SeatSession.find(args.data_dir, url, args.table)
         if session is not None and not session.finished:
-            return await play_seat(Terminal(url, keyboard, colour=colour), session=session,
-                                   patience=args.patience, rate=args.pace, cafile=args.cafile)
+            return await _seat(args, url, session, keyboard, colour)
     link = await open_link(url, rate=args.pace, cafile=args.cafile)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
     try:
@@ -161,8 +162,7 @@ async def interactive(args) -> int:
     if what == "resume":
         await link.close()
         session = SeatSession.find(args.data_dir, url, table)
-        return await play_seat(Terminal(url, keyboard, colour=colour), session=session,
-                               patience=args.patience, rate=args.pace, cafile=args.cafile)
+        return await _seat(args, url, session, keyboard, colour)
     if what == "watch":
         return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
     while True:
@@ -181,6 +181,15 @@ async def interactive(args) -> int:
         except EOFError:
             await link.close()
             return 0
+    return await _seat(args, url, session, keyboard, colour, link)
+
+
+async def _seat(args, url: str, session: SeatSession, keyboard: Keyboard, colour: bool, link=None) -> int:
+    """The seat played to the end: on the full screen, or in plain lines (--plain, or no terminal).
+    Once the plain lobby has read the keyboard, its reading thread owns stdin: plain lines then."""
+    if fullscreen.wanted(args.plain) and keyboard.queue is None:
+        return await fullscreen.play_seat(url, session=session, link=link, patience=args.patience,
+                                          rate=args.pace, cafile=args.cafile)
     return await play_seat(Terminal(url, keyboard, colour=colour), session=session, link=link,
-                           patience=args.patience)
+                           patience=args.patience, rate=args.pace, cafile=args.cafile)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import bots
 from games.errors import IllegalAction
 
+from . import fullscreen
 from .answers import number_in
 from .errors import ClientError
 from .interrupt import run_interruptibly
@@ -60,6 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep the game server's data in this folder (default: `server` in the "
                         "data folder)")
     p.add_argument("--new", action="store_true", help="start a new game without offering to resume one")
+    fullscreen.add_plain_argument(p)
     # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
     for action in p._actions:
@@ -160,6 +162,11 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         _tell_others(args, port, table)
         print(f"You are seat {session.seat + 1} at table {table}, as {session.name}, against "
               f"{', '.join(args.levels) or 'nobody yet'}.")
+        # The full screen only when nothing has read the keyboard yet: the plain keyboard's
+        # reader, once started (to ask about resuming), would take the full screen's keys.
+        if not args.auto and fullscreen.wanted(args.plain) and keyboard.queue is None:
+            return await fullscreen.play_seat(url, session=session, link=link, resumable=bool(resume),
+                                              resume=resume)
         return await play_seat(player, session=session, link=link, intro=False,
                                resume=resume or "")
     finally:

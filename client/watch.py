@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import fullscreen
 from .errors import ClientError
 from .interrupt import run_interruptibly
 from .link import add_connection_arguments, open_link
@@ -29,11 +30,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                    help="where the public record is saved (default $GOVERNOR_DATA, else ~/.local/share/governor/client)")
+    fullscreen.add_plain_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         link = await open_link(args.url, cafile=args.cafile)
+        if fullscreen.wanted(args.plain):
+            return await fullscreen.watch_table(link, args.table, args.data_dir or default_data_dir(),
+                                                patience=args.patience)
         return await watch_table(link, args.table, args.data_dir or default_data_dir(),
                                  colour=use_colour(sys.stdout), patience=args.patience)
 

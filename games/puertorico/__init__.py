@@ -20,16 +20,16 @@ from .flow import apply, to_act
 from .hidden import permute_hidden
 from .info import INFO
 from .scoring import result
+from .search import Search as search
 from .state import State, dump, load
 from .table import setup
 from .heuristic import HeuristicBot
 from .text import Text
 from .view import legal, prompt, random_action, view, visible_events
 
-# Its own computer player, by level (bots/ adds "random" and, once there is search support,
-# "ismcts").
+# Its own computer player, by level (bots/ adds "random" and, with `search`, "ismcts", which
+# answers what it does not search with the heuristic).
 bots = {"heuristic": HeuristicBot}
-search = None
 
 
 def copy(s: State) -> State:

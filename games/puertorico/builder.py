@@ -13,11 +13,13 @@ def start(s: State, rng, ev: list) -> None:
     _turn(s, ev)
 
 
-def build_options(s: State, seat: int) -> tuple[str, ...]:
+def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str, ...]:
     """Buildings the seat may build now, in catalog order: one he does not own, with a copy left,
-    that fits his city and that he can pay for."""
+    that fits his city and that he can pay for. `builder`: whether he has the builder's discount,
+    by default whether he picked the phase (a bot asks ahead of the pick)."""
     p = s.players[seat]
-    builder = seat == s.chooser
+    if builder is None:
+        builder = seat == s.chooser
     money = p.doubloons
     free = free_spaces(p)
     return tuple(b.key for b in BUILDINGS

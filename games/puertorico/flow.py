@@ -25,6 +25,11 @@ def _prospector(s: State, rng, ev: list) -> None:
 # _ORDERS[n][first]: the seats in clockwise turn order from `first`.
 _ORDERS = {n: tuple(tuple((first + i) % n for i in range(n)) for first in range(n)) for n in TABLES}
 
+
+def turn_order(n: int, first: int) -> tuple[int, ...]:
+    """The n seats in clockwise turn order from `first`: a phase's order from its chooser."""
+    return _ORDERS[n][first]
+
 PHASES = {"settler": settler.start, "mayor": mayor.start, "builder": builder.start,
           "craftsman": craftsman.start, "trader": trader.start, "captain": captain.start,
           "prospector": _prospector}
@@ -64,7 +69,7 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     s.taken.append((card, seat))
     s.role = ROLE_OF[card]
     s.chooser = seat
-    s.order = _ORDERS[len(s.players)][seat]
+    s.order = turn_order(len(s.players), seat)
     say(ev, "role", f"{s.names[seat]} picks the {s.role}"
         + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
     PHASES[s.role](s, rng, ev)

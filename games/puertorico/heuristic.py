@@ -15,7 +15,7 @@ from the engine's functions of plain values. Everything in this file is judgemen
 """
 from __future__ import annotations
 
-import random
+from games.rules_of_thumb import RulesOfThumb
 
 from .board import building_price, price, produce, storage_room
 from .captain import WHARF_SHIP, barrels_kept, cargo_amount, cargo_choices, load_vp
@@ -369,28 +369,11 @@ class Seat:
         return out
 
 
-class HeuristicBot:
-    level = "heuristic"
+class HeuristicBot(RulesOfThumb):
+    WEIGHTS = WEIGHTS
 
-    def __init__(self, seed: int | str = 0, **weights) -> None:
-        self.rng = random.Random(str(seed))   # only breaks exact ties
-        unknown = set(weights) - set(WEIGHTS)
-        if unknown:
-            raise ValueError(f"unknown heuristic weights: {', '.join(sorted(unknown))}")
-        self.w = {**WEIGHTS, **weights}
-
-    def choose(self, view: dict) -> list:
-        p = view["prompt"]
-        options, lo, hi = p["options"], p["min"], p["max"]
-        if hi == 0:
-            return []
-        if lo == len(options):
-            return list(options)
-        return list(getattr(self, "_" + p["kind"])(Seat(view, self.w), options, lo, hi))
-
-    def _best(self, options, value) -> list:
-        """The option of the highest value; exact ties broken at random (seeded)."""
-        return [max(options, key=lambda o: (value(o), self.rng.random()))]
+    def seat(self, view: dict) -> Seat:
+        return Seat(view, self.w)
 
     # Each handler returns a legal pick: between lo and hi distinct options.
 

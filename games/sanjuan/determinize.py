@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import random
 
+from games.imagined import ImaginedStreams
+
 from .cards import CARD_KIND, MANIFEST, TILES, cathedral_id
 from .rules import apply, build_decision, stage_decision
 from .state import State
@@ -157,23 +159,6 @@ def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
                 s.answers[i] = tuple(answered(s, i))
                 del s.pending[i]
     return True
-
-
-class ImaginedStreams:
-    """Named streams drawn from a plain seeded generator, for play that is imagined rather than
-    dealt: replaying a sampled build here, and the playouts of a search. The fair-dealing streams
-    (protocol.fairness) are for real deals only; their keyed hashing would only slow a search."""
-
-    def __init__(self, rnd: random.Random) -> None:
-        self.rnd = rnd
-
-    def shuffle(self, name: str, idx: int, items: list) -> list:
-        items = list(items)
-        self.rnd.shuffle(items)
-        return items
-
-    def randbelow(self, name: str, idx: int, n: int) -> int:
-        return self.rnd.randrange(n)
 
 
 def _replay_build(s: State, actor: int, stage: str, rnd: random.Random) -> bool:

@@ -7,8 +7,7 @@ most useful. Goods: produce and sell as many as allowed, the dearest first.
 """
 from __future__ import annotations
 
-import random
-
+from games.rules_of_thumb import RulesOfThumb
 from games.sanjuan.cards import (ARCHIVE, BY_KEY, CATHEDRAL, COST, GOLD_MINE,
                                  GOLDSMITH, LIBRARY, MARKET_HALL, MARKET_STAND, PRODUCTION, TILES, VP,
                                  WELL)
@@ -170,24 +169,11 @@ def _next_prices(view: dict) -> tuple:
     return tuple(sum(t[g] for t in rest) / len(rest) for g in range(5))
 
 
-class HeuristicBot:
-    level = "heuristic"
+class HeuristicBot(RulesOfThumb):
+    WEIGHTS = WEIGHTS
 
-    def __init__(self, seed: int | str = 0, **weights) -> None:
-        self.rng = random.Random(str(seed))   # only breaks exact ties
-        unknown = set(weights) - set(WEIGHTS)
-        if unknown:
-            raise ValueError(f"unknown heuristic weights: {', '.join(sorted(unknown))}")
-        self.w = {**WEIGHTS, **weights}
-
-    def choose(self, view: dict) -> list:
-        p = view["prompt"]
-        options, lo, hi = p["options"], p["min"], p["max"]
-        if lo == hi == len(options):
-            return list(options)
-        if hi == 0:
-            return []
-        return list(getattr(self, "_" + p["kind"])(Seat(view), options, lo, hi))
+    def seat(self, view: dict) -> Seat:
+        return Seat(view)
 
     # Each handler returns a legal pick: between lo and hi distinct options.
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from functools import partial
 
+from games.imagined import ImaginedStreams
+
 from . import policy
 from . import values as V
-from .determinize import Determinizer, ImaginedStreams
+from .determinize import Determinizer
 from .heuristic import Seat
 from .rules import apply
 from .scoring import result

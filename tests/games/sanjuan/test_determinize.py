@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from games import sanjuan
-from games.sanjuan.determinize import ImaginedStreams
+from games.imagined import ImaginedStreams
 from protocol.fairness import local_streams
 from tests.games.sanjuan.scenario import all_places
 

@@ -1,0 +1,61 @@
+"""The full-screen table: `governor play`, `join` and `watch` use it when both stdin and stdout
+are terminals, unless `--plain` asks for the line mode (pipes, scripts, screen readers).
+
+The entry points here mirror the plain mode's (terminal.play_seat, spectator.watch_table) and
+import Textual only when called, so the plain mode never pays for it."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..link import PACE_RATE, PATIENCE, Link
+from ..render import use_colour
+from ..session import SeatSession
+
+
+def add_plain_argument(p) -> None:
+    p.add_argument("--plain", action="store_true",
+                   help="plain lines instead of the full-screen table (for screen readers; "
+                        "automatic when input or output is not a terminal)")
+
+
+def wanted(plain: bool = False) -> bool:
+    """The full screen, or the plain line mode? Plain when asked, or when either end of the
+    terminal is not one (a pipe, a script, a file)."""
+    return not plain and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+async def play_seat(url: str, *, session: SeatSession, link: Link | None = None, patience: float = PATIENCE,
+                    rate: float = PACE_RATE, cafile: str | None = None, resumable: bool = True,
+                    resume: str | None = None) -> int:
+    """Play the seat to the end on the full screen; the exit code, as terminal.play_seat's.
+    `resume`: the command that resumes the game when it is not `governor join` (`governor play`
+    keeps its own server's games)."""
+    from .app import TableApp
+    from .bridge import play_job
+    job = play_job(url, session, link=link, resumable=resumable, patience=patience, rate=rate, cafile=cafile,
+                   resume=resume)
+    title = f"table {session.table} · seat {session.seat + 1}, {session.name}"
+    words = "Leave this game? It is abandoned." if not resumable else \
+        f"Leave this game? It is saved: {resume} offers to resume it." if resume else \
+        "Leave the table? A computer plays your seat after the server's grace period; you can come back."
+    return await _run(TableApp(job, title=title, leave_words=words))
+
+
+async def watch_table(link: Link, table: str, data_dir: Path, *, patience: float = PATIENCE) -> int:
+    """Watch the table to the end on the full screen; the exit code, as spectator.watch_table's."""
+    from .app import TableApp
+    from .bridge import watch_job
+    return await _run(TableApp(watch_job(link, table, data_dir, patience=patience),
+                               title=f"watching table {table}", leave_words="Stop watching?"))
+
+
+async def _run(app) -> int:
+    code = await app.run_async()
+    text = app.result[1]
+    if text:
+        if not use_colour(sys.stdout):
+            from rich.text import Text
+            text = Text.from_ansi(text).plain
+        print(text)
+    return app.result[0] if code is None else code

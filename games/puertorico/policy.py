@@ -1,0 +1,290 @@
+"""The search's fast playout policy and its position estimate, on full (sampled) states.
+
+A playout decision must cost a few microseconds, so this is a rough player for every seat: it
+reads the state directly (inside a search the state is the bot's own guess) and asks the engine
+for every rule fact (production, prices, costs, scoring bonuses). Its numbers are guesses, in
+"VP equivalents", tuned by short series against the heuristic player; none of them is a rule.
+Roles get some uniform noise, so that playouts do not all follow one line.
+"""
+from __future__ import annotations
+
+from . import plantations
+from .board import (build_cost, colonists, free_spaces, island_filled, occupied, production,
+                    sale_price)
+from .builder import build_options
+from .captain import WHARF_SHIP
+from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, OFFICE, PRICE, PRODUCERS, QUARRY,
+                         ROLE_OF, TRADING_HOUSE_SPACES)
+from .flow import turn_order
+from .heuristic import WEIGHTS
+from .mayor import groups, share
+from .scoring import BONUSES, score_seat
+from .trader import sellable
+
+DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to spend it
+OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
+BARREL = 0.8         # a barrel held: a likely shipment or sale
+ROLE_NOISE = 0.8
+# A barrel, as the heuristic values one: shipped for a VP, or sold at the house's price.
+GOOD_WORTH = tuple(max(WEIGHTS["ship_barrel"], p * DOUBLOON) for p in PRICE)
+# Income per round of an occupied violet building, in VP equivalents (guesses).
+VIOLET_RATE = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
+               "small_warehouse": 0.35, "hospice": 0.35, "office": 0.35, "large_market": 0.55,
+               "large_warehouse": 0.45, "factory": 0.8, "university": 0.3, "harbor": 0.9,
+               "wharf": 0.9}
+VIOLET_RATE = tuple(VIOLET_RATE.get(b.key, 0.0) for b in BUILDINGS)
+LARGE = frozenset(b for b, _, _ in BONUSES)
+BONUS_OF = {b: bonus for b, _, bonus in BONUSES}
+
+
+def rounds_left(s) -> float:
+    """Rough rounds to go, from the three end triggers: VP chips, colonists and city spaces."""
+    if s.last_round:
+        return 0.0
+    n = s.n
+    vp = s.vp_supply / (1.6 * n + 1)
+    col = s.colonist_supply / max(n, 1.5 * n - 1)
+    city = (CITY_SPACES - max(CITY_SPACES - free_spaces(p) for p in s.players)) / 0.9
+    return max(0.5, min(vp, col, city))
+
+
+def _capacity(p, good: int) -> int:
+    """Circles of the seat's production buildings of a good (corn needs none)."""
+    return sum(BUILDINGS[b].circles for b in PRODUCERS[good] if b in p.city)
+
+
+def building_worth(s, p, b: int, rl: float) -> float:
+    """What building b adds to the board by the game's end: printed VP, its bonus as the board
+    stands for a large one, its income over the rounds left."""
+    building = BUILDINGS[b]
+    v = building.vp
+    if b in LARGE:
+        built = p.copy()            # the bonus as if it were built and occupied
+        built.city[b] = 1
+        return v + BONUS_OF[b](built) + 0.25 * rl
+    if building.good is None:
+        return v + VIOLET_RATE[b] * rl * 0.8
+    g = building.good
+    if any(x in p.city for x in PRODUCERS[g]) and building.circles == 1:
+        return v + 0.1 * rl
+    spare = p.tiles[g] + 1 - _capacity(p, g)     # plantations that would lack a building
+    use = max(0, min(building.circles, spare))
+    return v + use * GOOD_WORTH[g] * 0.35 * rl
+
+
+def _build(s, seat, options, rl):
+    p = s.players[seat]
+    builder = seat == s.chooser
+    cv = DOUBLOON * min(1.0, rl / 6)   # money keeps little worth near the end
+    best, top = None, 0.0
+    for key in options:
+        b = BY_KEY[key]
+        v = building_worth(s, p, b, rl) - build_cost(p, b, builder) * cv
+        if v > top:
+            best, top = key, v
+    return [best] if best is not None else []
+
+
+def _tile_value(p, k: int, rl: float) -> float:
+    """A face-up tile of kind k (a good, or QUARRY) on the board, over the rounds left (the
+    heuristic's scale)."""
+    rounds = min(rl, 8)
+    if k == QUARRY:
+        return WEIGHTS["quarry"] * rounds * min(1.0, free_spaces(p) / 4)
+    if k == CORN or _capacity(p, k) > p.tiles[k]:       # corn, or an idle circle waits for it
+        rate = 1.0
+    else:
+        rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
+    return WEIGHTS["plantation"] * rate * GOOD_WORTH[k] * rounds / 2
+
+
+def _settle(s, seat, options):
+    p = s.players[seat]
+    rl = rounds_left(s)
+    return [max(options, key=lambda o: _tile_value(p, QUARRY if o == "quarry" else GOODS.index(o), rl))]
+
+
+# ---------------------------------------------------------------- mayor placement
+
+def placement(p) -> dict[str, int]:
+    """Colonists wanted on each group of circles (named as mayor.groups names them), filled
+    greedily by worth per colonist: a plantation with a building circle to match makes a good,
+    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere."""
+    left = colonists(p)
+    units = []    # (worth per colonist, good of a pair or a single group's name, how many)
+    for g in range(1, len(GOODS)):
+        pairs = min(p.tiles[g], _capacity(p, g))
+        if pairs:
+            units.append((GOOD_WORTH[g] / 2 + 0.1, g, pairs))
+    for b in p.city:
+        if BUILDINGS[b].good is None:
+            units.append((4.0 if b in LARGE else VIOLET_RATE[b] * 3, BUILDINGS[b].key, 1))
+    if p.tiles[CORN]:
+        units.append((0.6, GOODS[CORN], p.tiles[CORN]))
+    if p.tiles[QUARRY]:
+        units.append((0.5, "quarry", p.tiles[QUARRY]))
+    units.sort(key=lambda u: -u[0])
+    want: dict[str, int] = {}
+    for _, what, k in units:
+        if type(what) is int:       # pairs: one on a plantation, one in a building of its good
+            take = min(k, left // 2)
+            want[GOODS[what]] = take
+            left -= 2 * take
+            for b in PRODUCERS[what]:
+                if b in p.city:
+                    put = min(BUILDINGS[b].circles, take)
+                    want[BUILDINGS[b].key] = put
+                    take -= put
+        else:
+            want[what] = min(k, left)
+            left -= want[what]
+    return want
+
+
+def _place(s, seat, options):
+    p = s.players[seat]
+    group = groups(p)[s.group][0]
+    k = placement(p).get(group, 0)
+    return [min(max(k, options[0]), options[-1])]
+
+
+# ---------------------------------------------------------------- roles
+
+def _colonists_worth(p, k: int, rl: float) -> float:
+    """k more colonists: worth something only on empty circles."""
+    empty = sum(p.tiles) - sum(p.worked) + sum(BUILDINGS[b].circles - c for b, c in p.city.items())
+    return max(0, min(k, empty - p.san_juan)) * WEIGHTS["colonist"] * min(rl, 6) / 2
+
+
+def _made(s, p) -> float:
+    return sum(GOOD_WORTH[g] * min(k, s.barrels[g]) for g, k in enumerate(production(p)))
+
+
+def _trade(s, seat: int) -> list[int]:
+    """Doubloons each seat earns if `seat` takes the trader: each sells his dearest barrel the
+    house still takes, in turn order."""
+    house = list(s.house)
+    out = [0] * s.n
+    for i in turn_order(s.n, seat):
+        if len(house) >= TRADING_HOUSE_SPACES:
+            break
+        p = s.players[i]
+        kinds = sellable(p.goods, house, occupied(p, OFFICE))
+        if kinds:
+            g = max(kinds, key=lambda g: sale_price(p, g, i == seat))
+            out[i] = sale_price(p, g, i == seat)
+            house.append(g)
+    return out
+
+
+def role_values(s, seat: int, cards) -> dict[str, float]:
+    """What each of the role cards brings this seat, less part of what its phase gives the
+    others: a cheap cousin of the heuristic's role values (its scale and weights), since a
+    playout asks it at every role pick."""
+    players = s.players
+    me = players[seat]
+    n = s.n
+    rl = rounds_left(s) + 1
+    dv = DOUBLOON * min(1.0, rl / 4)
+    others = [q for i, q in enumerate(players) if i != seat]
+    row = {plantations.kind(t) for t in s.row}
+    vals = {}
+    for card in cards:
+        role = ROLE_OF[card]
+        v = s.roles[card] * dv
+        if role == "craftsman":
+            mine = production(me)
+            extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
+            v += _made(s, me) + extra - OTHERS * sum(_made(s, q) for q in others)
+        elif role == "trader":
+            sold = _trade(s, seat)
+            v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
+        elif role == "captain":
+            mine = sum(me.goods)
+            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
+        elif role == "builder":
+            options = build_options(s, seat, True)
+            best = max((building_worth(s, me, BY_KEY[k], rl) - build_cost(me, BY_KEY[k], True) * dv
+                        for k in options), default=0.0)
+            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
+        elif role == "settler":
+            mine = max((_tile_value(me, k, rl) for k in row), default=0.0)
+            if s.quarries:
+                mine = max(mine, _tile_value(me, QUARRY, rl))
+            v += mine - OTHERS * 0.7 * sum(max((_tile_value(q, k, rl) for k in row), default=0.0)
+                                           for q in others)
+        elif role == "mayor":
+            ship = s.colonist_ship
+            v += _colonists_worth(me, share(ship, n, 0) + (s.colonist_supply > 0), rl)
+            v -= OTHERS * sum(_colonists_worth(players[i], share(ship, n, k), rl)
+                              for k, i in enumerate(turn_order(n, seat)) if k)
+        else:   # prospector
+            v += dv
+        vals[card] = v
+    return vals
+
+
+def _role(s, seat, options, rnd):
+    vals = role_values(s, seat, options)
+    return [max(options, key=lambda r: vals[r] + rnd.random() * ROLE_NOISE)]
+
+
+# ---------------------------------------------------------------- captain and trade
+
+def _load(s, seat, options):
+    p = s.players[seat]
+
+    def score(o):
+        name, ship = o.split(":")
+        held = p.goods[GOODS.index(name)]
+        if ship == WHARF_SHIP:
+            return held - 0.5
+        i = s.ship_sizes.index(int(ship))
+        return min(held, s.ship_sizes[i] - s.ships[i][1]) - 0.01 * PRICE[GOODS.index(name)]
+    return [max(options, key=score)]
+
+
+def choose(s, seat, rnd) -> list:
+    """The playout policy's pick for the seat's pending decision."""
+    _, kind, options, lo, hi = s.pending
+    if hi == 0:
+        return []
+    if kind == "role":
+        return _role(s, seat, options, rnd)
+    if kind == "settle":
+        return _settle(s, seat, options)
+    if kind == "build":
+        return _build(s, seat, options, rounds_left(s))
+    if kind == "place":
+        return _place(s, seat, options)
+    if kind == "load":
+        return _load(s, seat, options)
+    if kind in ("craftsman", "sell", "windrose"):
+        p = s.players[seat]
+        if kind == "sell":
+            return [max(options, key=lambda o: sale_price(p, GOODS.index(o), seat == s.chooser))]
+        return [max(options, key=lambda o: PRICE[GOODS.index(o)])]
+    if kind == "warehouse":
+        p = s.players[seat]
+        return sorted(options, key=lambda o: -p.goods[GOODS.index(o)] * (PRICE[GOODS.index(o)] + 1))[:lo]
+    # hacienda, hospice, mayor's privilege, university: a free tile or colonist is always taken
+    return list(options[:hi])
+
+
+# ---------------------------------------------------------------- evaluation
+
+def estimate(s, seat: int, rl: float) -> float:
+    """What a seat's position should be worth at the game's end, in VP: its score now, what its
+    unoccupied large buildings would add, its production over the rounds left, money and goods.
+    Compared between seats, not an exact forecast."""
+    p = s.players[seat]
+    total = score_seat(p)["total"]
+    for b in p.city:
+        if b in LARGE and not occupied(p, b):
+            total += 0.5 * BONUS_OF[b](p)
+        elif BUILDINGS[b].good is None and p.city[b]:
+            total += VIOLET_RATE[b] * rl * 0.8
+    total += sum(GOOD_WORTH[g] * k for g, k in enumerate(production(p))) * 0.45 * rl
+    total += p.doubloons * DOUBLOON * min(1.0, rl / 4) + sum(p.goods) * BARREL
+    total += 0.15 * island_filled(p) * min(1.0, rl / 4)
+    return total

@@ -1,0 +1,67 @@
+"""What Puerto Rico offers a search bot (games/contract.Search): states sampled from the seat's
+view (determinize.py), imagined streams, the fast playout policy and the position estimate
+(policy.py).
+
+The generic ISMCTS (bots/ismcts.py) knows nothing else of the game. Searched are the decisions
+that shape a game: the role, what to build, which plantation to take, what to load, the
+craftsman's extra barrel, what to sell. The mayor's placement questions (many, and mostly
+answered by plain arithmetic), storage and the yes/no bonuses are the heuristic's.
+"""
+from __future__ import annotations
+
+from games.imagined import ImaginedStreams
+
+from .components import TABLES
+from .determinize import Determinizer
+from .flow import apply
+from .policy import choose, estimate, rounds_left
+from .scoring import result
+
+
+def progress(round_: int, taken: int, n: int) -> int:
+    """Roles picked since the start: the search's horizon is counted in them."""
+    return (round_ - 1) * TABLES[n].roles_per_round + taken
+
+
+class Search:
+    searched = frozenset({"role", "build", "settle", "load", "craftsman", "sell"})
+    tree_kinds = frozenset({"role", "build", "settle"})
+    apply = staticmethod(apply)
+    sampler = staticmethod(Determinizer)
+    streams = staticmethod(ImaginedStreams)
+    policy = staticmethod(choose)
+
+    def __init__(self, extra_phases: int = 1) -> None:
+        # ISMCTS stops a playout once the game's progress reaches the root's + `horizon` (2 by
+        # default); a phase is short, so a playout runs this many role picks further. From a role
+        # pick it plays the root's phase and the next one, and stops at the pick after that.
+        self.extra = extra_phases
+
+    def skip(self, view: dict) -> bool:
+        return False
+
+    def root_key(self, view: dict):
+        return lambda option: option      # options are kinds already (D14): one child each
+
+    def next_decision(self, s, stop: int) -> tuple | None:
+        if s.over or progress(s.round, len(s.taken), s.n) >= stop + self.extra:
+            return None
+        seat, kind, options, lo, hi = s.pending
+        return seat, (kind, options, lo, hi)
+
+    def option_key(self, s, option):
+        return option
+
+    def progress(self, view: dict) -> int:
+        taken = sum(r["taken_by"] is not None for r in view["roles"])
+        return progress(view["round"], taken, len(view["players"]))
+
+    def over(self, s) -> bool:
+        return s.over
+
+    def winners(self, s) -> list[int]:
+        return result(s)["winners"]
+
+    def estimates(self, s) -> list[float]:
+        rl = rounds_left(s)
+        return [estimate(s, i, rl) for i in range(s.n)]

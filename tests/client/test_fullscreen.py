@@ -1,0 +1,305 @@
+"""The full-screen table, headless through Textual's pilot: whole games against bots on a real
+server, keys pressed as a person would; type-ahead dropped; `?` and a name; what the screen shows
+at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the app to say that a
+question opened or closed, or that the match ended."""
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual import events
+
+from client.fullscreen import wanted
+from client.fullscreen.app import Ask, TableApp, screen_text
+from client.fullscreen.bridge import play_job
+from client.fullscreen.question import NONE, Question
+from client.lobby import sit
+from client.link import open_link
+
+from .live import LiveServer
+
+SMALL = (80, 24)
+COMFY = (120, 40)
+LIMIT = 60          # seconds a whole test may take before it is called stuck (not a timing test)
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = LiveServer(tmp_path / "server", turn_time=0)
+    s.start()
+    yield s
+    s.close()
+
+
+async def seated_app(server, tmp_path, game: str, bot: str) -> TableApp:
+    link = await open_link(server.url, quiet=True, rate=0)
+    reply = await link.request({"type": "create", "game": game, "seats": 2, "bots": 1, "options": {},
+                                "bot": bot}, ("created",))
+    session = await sit(link, reply["table"], "Ana", tmp_path / "client")
+    return TableApp(play_job(link.url, session, link=link, resumable=True), title="test")
+
+
+async def next_change(app: TableApp) -> None:
+    await asyncio.wait_for(app.changed.wait(), LIMIT)
+    app.changed.clear()
+
+
+def plain(text: str) -> str:
+    return Text.from_ansi(text).plain
+
+
+CHARS = {"enter": "\r", "space": " ", "question_mark": "?", "up": None, "down": None}
+
+
+def type_keys(app: TableApp, *keys: str) -> None:
+    """Keys as the terminal driver hands them to the app (as the pilot's `press` does, without
+    its wait for the whole process to idle after each key, which a server in the same process
+    makes slow). The app handles them in order, after whatever is already in its queue."""
+    for key in keys:
+        event = events.Key(key, CHARS.get(key, key))
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+def answer_keys(q: Question) -> list[str]:
+    """Answer as a person would: the first option by its number, or mark the first ones with
+    Space when the question wants several, or Enter when there is nothing to choose."""
+    if q.hi == 0:
+        return ["enter"]
+    if q.lo >= 2:
+        return ["space", "down"] * q.lo + ["enter"]
+    return ["1", "enter"]
+
+
+async def play_through(app: TableApp, at_first=None) -> int:
+    """Play the seat to the end; at the first question await `at_first()`. After each answer,
+    type stray keys (a number, Enter, Space) while no question is open: they must not answer
+    the next one. Returns the number of questions answered."""
+    answered = 0
+    while not app.over:
+        await next_change(app)
+        q = app.question
+        if q is None:
+            continue
+        if answered == 0 and at_first is not None:
+            await at_first()
+        type_keys(app, *answer_keys(q))
+        while app.sent == answered and not app.over:
+            await next_change(app)
+        answered += 1
+        if app.question is None and not app.over:
+            type_keys(app, "2", "enter", "space")      # typed ahead, while waiting
+    assert app.sent == answered == app.asked
+    return answered
+
+
+def check_screen(app: TableApp, want: list[str]) -> str:
+    text = screen_text(app)
+    for line in want:
+        assert line in text, f"{line!r} not on the screen:\n{text}"
+    return text
+
+
+@pytest.mark.parametrize("game, bot, size, name, says", [
+    ("sanjuan", "random", SMALL, "chapel", "Chapel: city building"),
+    ("puertorico", "heuristic", COMFY, "small market", "Small market: violet building"),
+])
+async def test_a_whole_game_played_with_keys(server, tmp_path, game, bot, size, name, says):
+    app = await seated_app(server, tmp_path, game, bot)
+    async with app.run_test(size=size) as pilot:
+        async def first():
+            await pilot.pause()
+            # The board's first line, the question and the log, all on one screen.
+            board = plain(app.renderer.board(app.view)).splitlines()[0].strip()
+            logged = app.logged[-1].plain.strip()[:20]
+            check_screen(app, [board[:60], app.question.text[:30], logged])
+            other = COMFY if size == SMALL else SMALL     # and at the other size
+            await pilot.resize_terminal(*other)
+            await pilot.pause()
+            check_screen(app, [board[:60], app.question.text[:30], logged])
+            await pilot.resize_terminal(*size)
+            # `?` and a name: what the game's Text says of it, on the screen.
+            await pilot.press("question_mark", *name, "enter")
+            assert says in check_screen(app, [says])
+            assert app.question is not None       # asking did not answer
+        answered = await play_through(app, first)
+        assert answered > 10
+        await pilot.pause()
+        end = check_screen(app, ["total", "VERIFIED"])
+        assert "The match is over" in end
+        await pilot.press("enter")
+    assert app.return_code == 0
+    assert "Match record saved" in app.result[1]
+
+
+async def test_keys_typed_before_a_question_do_not_answer_it():
+    """Keys that reach the app before the question do are dropped, even when they are still
+    waiting in its queue as the question comes."""
+    async def idle(app):
+        await asyncio.Event().wait()
+    app = TableApp(idle)
+    view = {"prompt": {"kind": "k", "text": "Pick one", "options": ["a", "b"], "min": 1, "max": 1,
+                       "labels": ["A", "B"], "help": ["", ""]}}
+    async with app.run_test(size=SMALL) as pilot:
+        answer = asyncio.get_running_loop().create_future()
+        for key in ("2", "enter"):
+            app.post_message(events.Key(key, key if key == "2" else "\r"))
+        app.post_message(Ask(view, answer))
+        await pilot.pause()
+        assert app.question is not None and not answer.done()
+        await pilot.press("2", "enter")
+        assert answer.result() == [1]
+
+
+def test_the_question_keys():
+    q = Question({"kind": "k", "text": "T", "options": list(range(12)), "min": 0, "max": 3,
+                  "labels": [f"L{i}" for i in range(12)], "help": ["h"] * 12})
+    assert q.entries[-1] == NONE and "None" in q.entry_text(len(q.entries) - 1)
+    q.digit("1")
+    q.digit("2")
+    assert q.entries[q.cursor] == 11               # "1" then "2": option 12
+    q.digit("3")
+    assert q.entries[q.cursor] == 2                # no option 123: a new number
+    q.toggle()
+    q.move(1)
+    q.toggle()
+    assert "[x]" in q.entry_text(2) and q.answer() == [2, 3]
+    q.digit("0")
+    assert q.answer() == []                        # the explicit "none" entry
+    single = Question({"kind": "k", "text": "T", "options": ["a", "b"], "min": 1, "max": 1,
+                       "labels": ["A", "B"], "help": ["", ""]})
+    assert NONE not in single.entries              # no pass where none is allowed
+    with pytest.raises(Exception) as e:
+        Question({"kind": "k", "text": "T", "options": ["a", "b", "c"], "min": 2, "max": 2,
+                  "labels": ["A", "B", "C"], "help": ["", "", ""]}).answer()
+    assert "exactly 2 options" in str(e.value)
+
+
+def test_plain_when_asked_or_not_on_a_terminal():
+    assert wanted(plain=True) is False
+    assert wanted() is False           # pytest's stdin is not a terminal
+
+
+async def test_leaving_asks_first_and_gives_the_seat_back_words(server, tmp_path):
+    app = await seated_app(server, tmp_path, "sanjuan", "random")
+    async with app.run_test(size=SMALL) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.press("q")
+        assert "Leave this game?" in screen_text(app)
+        await pilot.press("n")                       # stay: the question is still open
+        assert app.question is not None and app.sent == 0
+        await pilot.press("q", "y")
+        await app.job_task
+    assert app.left and app.sent == 0
+    assert app.result[1].startswith("You left the game.")
+
+
+# ------------------------------------------------------------ text snapshots of fixed screens
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = os.environ.get("GOVERNOR_UPDATE_SNAPSHOTS") == "1"    # rewrite them instead of comparing
+
+
+def fixed_view(game: str = "sanjuan") -> dict:
+    """A table of two at its first question, dealt from a fixed seed: the same every run."""
+    import games
+    from protocol.fairness import local_streams
+    engine = games.get(game)
+    state = engine.setup(["Ana", "Bo"], {}, local_streams(7))
+    return engine.view(state, engine.to_act(state)[0])
+
+
+@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
+@pytest.mark.parametrize("size", [SMALL, COMFY])
+async def test_the_first_question_on_a_fixed_deal(game, size):
+    from client.render import renderer_for
+    view = fixed_view(game)
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", None)
+        app.log_line("[Every seat has committed; revealing our seed.]")
+        app.log_line("[All seeds revealed and checked against their commitments: play begins.]")
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job, title="table t1 · seat 1, Ana")
+    async with app.run_test(size=size) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.pause()
+        board = plain(app.renderer.board(view)).splitlines()[0].strip()
+        text = check_screen(app, [board, app.question.text[:40], "play begins."])
+        app.set_connection("connected")
+    path = SNAPSHOTS / f"{game}-first-question-{size[0]}x{size[1]}.txt"
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text + "\n")
+    how = f"if on purpose, rewrite the snapshots: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
+    assert path.exists(), f"no snapshot {path.name}; {how}"
+    assert text + "\n" == path.read_text(), f"the screen changed; {how}"
+
+
+async def test_watching_a_table_to_its_end(server, tmp_path):
+    from client.fullscreen.bridge import watch_job
+    from .live import bot_seat
+    link = await open_link(server.url, quiet=True, rate=0)
+    reply = await link.request({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "options": {},
+                                "bot": "random"}, ("created",))
+    app = TableApp(watch_job(link, reply["table"], tmp_path / "watcher", patience=10), title="watching")
+    seat = bot_seat(server.url, tmp_path / "bot", "--table", reply["table"])
+    try:
+        async with app.run_test(size=COMFY) as pilot:
+            while not app.over:
+                await next_change(app)
+            await pilot.pause()
+            check_screen(app, ["watching · connected", "The match is over. VERIFIED", "total"])
+            assert app.asked == 0             # a spectator is never asked
+            await pilot.press("enter")
+    finally:
+        seat.communicate(timeout=LIMIT)
+    assert "Public match record saved" in app.result[1]
+
+
+async def test_the_clock_counts_down_while_a_question_is_open():
+    """On a server with a clock (the status's turn_time), the status line shows the time left."""
+    import re
+    from client.render import renderer_for
+    view = fixed_view()
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", 300.0)
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job)
+    async with app.run_test(size=SMALL) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.pause()
+        assert re.search(r"your turn · clock (5:00|4:5\d)", screen_text(app))
+        await pilot.press("1", "enter")
+        assert "clock" not in screen_text(app).splitlines()[0]     # answered: no clock
+
+
+async def test_question_mark_and_an_option_number_explains_what_it_names():
+    from client.render import renderer_for
+    view = fixed_view("puertorico")
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", None)
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job)
+    async with app.run_test(size=COMFY) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await pilot.press("question_mark", "1", "enter")
+        await pilot.pause()
+        text = check_screen(app, ["1. Take the settler", "Settler: "])
+        assert app.question is not None and app.sent == 0     # asking answered nothing
+        await pilot.press("question_mark", "9", "9", "enter")
+        await pilot.pause()
+        assert "There is no option 99" in screen_text(app) and text
