@@ -26,8 +26,8 @@ _SEARCH_PARAMS = frozenset(signature(ISMCTSBot).parameters) - {"search", "fallba
 DESCRIPTIONS = {
     "random": "picks any legal move at random: an opponent for learning the rules",
     "heuristic": "the game's own rules of thumb: a quick, sensible opponent",
-    "ismcts": "searches ahead over the cards it cannot see (Monte Carlo tree search): "
-              "the strongest, and it thinks a moment",
+    "ismcts": "searches ahead over what it cannot see (Monte Carlo tree search); it thinks "
+              "a moment",
 }
 
 
