@@ -31,7 +31,7 @@ from .lobby import player_name, sit, table_id
 from .render import describe_table, plural, use_colour
 from .session import SeatSession, default_data_dir, server_folder
 from .table_options import add_bot_arguments, chosen_table, computer_levels
-from .terminal import AutoAnswers, Keyboard, Terminal, play_seat
+from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 
 HELP = "play against bots (and friends on your network) in this terminal"
 DEFAULT_PORT = 8765
@@ -145,10 +145,10 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         resume = command("play", *_resume_flags(args)) if resumable else None
         try:
             session = None if args.new or not resumable else \
-                await offer_resume(link, keyboard, args.data_dir, server)
+                await offer_resume(link, args.data_dir, server)
             if session is not None:
                 await link.close()
-                return await play_seat(player, session=session, intro=False, resume=resume or "")
+                return await _seat(args, player, session, None, resume)
             table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options,
                                       levels=args.levels)
             session = await sit(link, table, args.name, args.data_dir)
@@ -162,15 +162,17 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         _tell_others(args, port, table)
         print(f"You are seat {session.seat + 1} at table {table}, as {session.name}, against "
               f"{', '.join(args.levels) or 'nobody yet'}.")
-        # The full screen only when nothing has read the keyboard yet: the plain keyboard's
-        # reader, once started (to ask about resuming), would take the full screen's keys.
-        if not args.auto and fullscreen.wanted(args.plain) and keyboard.queue is None:
-            return await fullscreen.play_seat(url, session=session, link=link, resumable=bool(resume),
-                                              resume=resume)
-        return await play_seat(player, session=session, link=link, intro=False,
-                               resume=resume or "")
+        return await _seat(args, player, session, link, resume)
     finally:
         await server.stop()
+
+
+async def _seat(args, player: Terminal, session: SeatSession, link, resume: str | None) -> int:
+    """The seat played to its end: on the full screen on a terminal, else in plain lines."""
+    if not args.auto and fullscreen.wanted(args.plain):
+        return await fullscreen.play_seat(player.url, session=session, link=link,
+                                          resumable=bool(resume), resume=resume)
+    return await play_seat(player, session=session, link=link, intro=False, resume=resume or "")
 
 
 def _auto(args) -> AutoAnswers | None:
@@ -204,7 +206,7 @@ def _tell_others(args, port: int, table: str) -> None:
         print(f"Others can watch with: {command('watch', f'ws://{public}:{port}', table)}")
 
 
-async def offer_resume(link, keyboard: Keyboard, data_dir: Path, server) -> SeatSession | None:
+async def offer_resume(link, data_dir: Path, server) -> SeatSession | None:
     """The seat of an unfinished game of this server (the one kept in the data folder), if the
     player wants to resume it; its address is brought up to date (the port may have changed)."""
     key = link.welcome["key"]
@@ -216,7 +218,7 @@ async def offer_resume(link, keyboard: Keyboard, data_dir: Path, server) -> Seat
     for s in saved:
         what = describe_table(listed[s.table]) if s.table in listed else f"table {s.table}"
         print(f"You have an unfinished game: {what}; you are seat {s.seat + 1}, {s.name}.")
-        answer = (await keyboard.readline("Resume it? [Y/n] ")).strip().lower()
+        answer = (await ask_once("Resume it? [Y/n] ")).strip().lower()
         if answer in ("", "y", "yes"):
             return s.moved_to(link.url)
     return None

@@ -94,6 +94,38 @@ class Keyboard:
         return line.rstrip("\n")
 
 
+async def ask_once(prompt: str, stream=None, out=None) -> str:
+    """One line typed after `prompt` (without its newline), read by a thread that ends with it:
+    unlike a Keyboard, nothing keeps reading afterwards, so the full-screen table can have the
+    keys next. Type-ahead is dropped on a terminal, as a Keyboard does; EOFError at the end."""
+    stream, out = stream or sys.stdin, out or sys.stdout
+    if _is_terminal(stream):
+        try:
+            termios.tcflush(stream.fileno(), termios.TCIFLUSH)
+        except (OSError, ValueError, termios.error):
+            pass
+    out.write(prompt)
+    out.flush()
+    loop = asyncio.get_running_loop()
+    answer = loop.create_future()
+
+    def read():
+        try:
+            line = stream.readline()
+        except (OSError, ValueError, UnicodeDecodeError):
+            line = ""
+        try:
+            loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(line))
+        except RuntimeError:      # the loop is gone (Ctrl-C): nobody waits for the answer
+            pass
+    # A daemon thread: a Ctrl-C while it waits for a line must not wait for that line to end.
+    threading.Thread(target=read, daemon=True, name="ask-once").start()
+    line = await answer
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
 def _is_terminal(stream) -> bool:
     try:
         return stream.isatty()
