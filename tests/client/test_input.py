@@ -141,3 +141,13 @@ async def test_leaving_is_confirmed_and_says_what_happens(capsys):
     with pytest.raises(Quit):
         await t.decide(_trader(seat=1, chooser=0))
     assert capsys.readouterr().out.count("Leave this game? [y/N]") == 2
+
+
+async def test_a_one_line_question_leaves_the_rest_of_the_input_alone():
+    import io
+    from client.terminal import ask_once
+    stream, out = io.StringIO("y\nlater\n"), io.StringIO()
+    assert await ask_once("Resume it? [Y/n] ", stream, out) == "y"
+    assert out.getvalue() == "Resume it? [Y/n] " and stream.readline() == "later\n"
+    with pytest.raises(EOFError):
+        await ask_once("Again? ", stream, out)
