@@ -22,6 +22,19 @@ from .random_bot import RandomBot
 _SEARCH_PARAMS = frozenset(signature(ISMCTSBot).parameters) - {"search", "fallback", "seed"}
 
 
+# What each level is, in a line for people choosing their opponents (help texts, the lobby).
+DESCRIPTIONS = {
+    "random": "picks any legal move at random: an opponent for learning the rules",
+    "heuristic": "the game's own rules of thumb: a quick, sensible opponent",
+    "ismcts": "searches ahead over what it cannot see (Monte Carlo tree search); it thinks "
+              "a moment",
+}
+
+
+def describe(level: str) -> str:
+    return DESCRIPTIONS.get(level, "a computer player")
+
+
 def levels(game: str) -> list[str]:
     engine = games.get(game)
     return ["random", *engine.bots, *(["ismcts"] if engine.search else [])]
@@ -70,4 +83,5 @@ class AnyGame:
         return self.bot.choose(view)
 
 
-__all__ = ["AnyGame", "ISMCTSBot", "RandomBot", "all_levels", "default_level", "levels", "make"]
+__all__ = ["DESCRIPTIONS", "AnyGame", "ISMCTSBot", "RandomBot", "all_levels", "default_level", "describe", "levels",
+           "make"]

@@ -7,10 +7,26 @@ from games.errors import Refused
 from .render import plural
 
 QUIT_WORDS = ("q", "quit", "exit")
+# Words that pick nothing, as an empty line does, where picking nothing is allowed.
+NONE_WORDS = ("none", "pass", "-")
 
 
 class BadAnswer(Refused):
     """An answer that does not fit the prompt: it is asked again."""
+
+
+def number_in(text: str, lo: int, hi: int) -> int | None:
+    """The number `text` spells, if it is a plain decimal from lo to hi; else None. Safe for any
+    text: "²" is no number here, and thousands of digits are none of a small range (int() of
+    more than 4300 digits would raise)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(hi)):
+        return None
+    n = int(digits)
+    return n if lo <= n <= hi else None
 
 
 def _need(lo: int, hi: int) -> str:
@@ -25,12 +41,20 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     """The 0-based option indices in a line like "3" or "1 4 5" (commas work too) for a prompt
     of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
     picks: list[int] = []
-    for word in text.replace(",", " ").split():
+    words = text.replace(",", " ").split()
+    if len(words) == 1 and words[0].lower() in NONE_WORDS:
+        words = []
+    for word in words:
         if not (word.isascii() and word.isdigit()):
-            raise BadAnswer("bad_answer", f'"{word}" is not an option number: type numbers like 2 or 1 3.')
-        n = int(word)
+            shown = word if len(word) <= 20 else word[:17] + "..."
+            raise BadAnswer("bad_answer", f'"{shown}" is not an option number: type numbers like 2 or 1 3.')
+        # A number longer than the largest option is none of them; int() of thousands of digits
+        # would also raise (Python limits the digits it converts).
+        digits = word.lstrip("0") or "0"
+        n = int(digits) if len(digits) <= len(str(count)) else count + 1
         if not 1 <= n <= count:
-            raise BadAnswer("bad_answer", f"There is no option {n}: the options go from 1 to {count}."
+            shown = n if n <= count else (word if len(word) <= 20 else word[:17] + "...")
+            raise BadAnswer("bad_answer", f"There is no option {shown}: the options go from 1 to {count}."
                             if count else "There are no options here: press Enter.")
         if n - 1 in picks:
             raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")

@@ -3,14 +3,17 @@ add_arguments(parser) and run(args) -> exit code."""
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
+import signal
 import sys
+import threading
 
-from . import join, play, selfplay, serve, verify, watch
+from . import join, play, records, replay, selfplay, serve, verify, watch
 from .table_options import add_table_arguments
 
-COMMANDS = {"play": play, "selfplay": selfplay, "verify": verify, "join": join, "watch": watch,
-            "serve": serve}
+COMMANDS = {"play": play, "join": join, "watch": watch, "records": records, "replay": replay,
+            "verify": verify, "serve": serve, "selfplay": selfplay}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
 
@@ -26,8 +29,17 @@ def _table_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same cards")
 
 
+def version() -> str:
+    """The installed package's version (pyproject.toml), or say it is not installed."""
+    try:
+        return importlib.metadata.version("governor")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: run from the source folder)"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="governor", description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
+    top.add_argument("--version", action="version", version=f"governor {version()}")
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     for name, module in COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.__doc__,
@@ -42,11 +54,18 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
-        return 130
+        code = 130
     except BrokenPipeError:
         # The reader went away (e.g. `governor selfplay | head`): stop quietly, not with a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    if code == 130 and threading.current_thread() is threading.main_thread():
+        # Interrupted: all that is left is the interpreter's own shutdown (joining the threads
+        # of a pool of bot workers). A Ctrl-C still on its way, or a second one, must not turn
+        # it into a traceback: Python runs a signal's handler when it gets round to it, and
+        # by then it may be the default one that raises KeyboardInterrupt anywhere.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code

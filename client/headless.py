@@ -95,7 +95,8 @@ async def _take_seat(url: str, args, player: Headless) -> tuple[Link, SeatSessio
         try:
             link = await open_link(url, quiet=True, rate=args.pace, cafile=args.cafile)
             if table is None and args.create:
-                table = await link.create(args.create, args.seats, args.bots, args.options)
+                table = await link.create(args.create, args.seats, args.bots, args.options,
+                                          levels=args.levels)
                 print(table, flush=True)
             session = await (_sit_as_bot(link, table, args) if table else _sit_anywhere(link, args))
             return link, session

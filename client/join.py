@@ -27,11 +27,13 @@ from .errors import ClientError
 from .headless import play_headless
 from .interrupt import run_interruptibly
 from .link import ServerRefused, add_connection_arguments, open_link
-from .lobby import ask, lobby, player_name, sit
+from .lobby import ask_name, lobby, player_name, sit
 from .render import use_colour
-from .session import SeatSession, default_data_dir, normalize_url
+from .session import SeatSession, default_data_dir, normalize_url, server_address
 from .spectator import watch_table
-from .table_options import add_option_arguments, chosen_options
+from .answers import number_in
+from .hints import command
+from .table_options import add_bot_arguments, add_option_arguments, chosen_options, computer_levels
 from .terminal import Keyboard, Terminal, play_seat
 
 HELP = "play at a table of a Governor server (or run a headless bot seat)"
@@ -39,21 +41,21 @@ HELP = "play at a table of a Governor server (or run a headless bot seat)"
 
 def _count(lo: int, hi: int, what: str):
     def check(text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or not lo <= int(text) <= hi:
-            raise argparse.ArgumentTypeError(f"{what} is a number from {lo} to {hi}, not {text!r}")
-        return int(text)
+        n = number_in(text, lo, hi)
+        if n is None:
+            raise argparse.ArgumentTypeError(f"{what} is a number from {lo} to {hi}, not {text[:20]!r}")
+        return n
     return check
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
+    p.add_argument("url", type=server_address, help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("--table", help="sit at (or resume your seat at) this table")
     p.add_argument("--name", type=player_name, help="your name at the table")
     p.add_argument("--create", metavar="GAME", choices=sorted(games.GAMES),
                    help=f"create a table of GAME first ({', '.join(games.GAMES)}) and sit at it")
     p.add_argument("--seats", type=_count(1, 99, "--seats"), help="seats of a created table (default 4 or fewer)")
-    p.add_argument("--bots", type=_count(0, 98, "--bots"), default=0,
-                   help="computer players at a created table (default 0)")
+    add_bot_arguments(p, "how many computer players at a created table (default 0)")
     add_option_arguments(p, "a created table: ")
     p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.all_levels())})")
     p.add_argument("--seed", help="seed of the --bot's own choices (not of the deal, which is fair)")
@@ -89,9 +91,16 @@ def run(args: argparse.Namespace) -> int:
         except IllegalAction as e:
             print(f"governor join: {e.message}", file=sys.stderr)
             return 2
-        if args.bots >= args.seats:
-            print("governor join: --bots must leave at least one seat (yours).", file=sys.stderr)
+        try:
+            args.levels = computer_levels(args.bots, args.level, args.create, args.seats, 0)
+        except IllegalAction as e:
+            print(f"governor join: {e.message}", file=sys.stderr)
             return 2
+        args.bots = len(args.levels)
+    elif args.bots is not None or args.level is not None or args.seats is not None:
+        print("governor join: --seats, --bots and --level describe a table you create: add --create GAME.",
+              file=sys.stderr)
+        return 2
     try:
         if args.bot:
             return run_interruptibly(play_headless(args))
@@ -104,8 +113,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         print("\nInterrupted. If you had a seat it is saved: resume with "
-              f"`governor join {normalize_url(args.url)} --table TABLE`.", file=sys.stderr)
+              f"`{command('join', normalize_url(args.url), '--table', args.table or 'TABLE')}`.",
+              file=sys.stderr)
         return 130
+
+
+def describe_created(args) -> str:
+    """The table `--create` made, in words: its game, seats and computer players."""
+    info = games.get(args.create).INFO
+    who = f", computer players: {', '.join(args.levels)}" if args.levels else ", no computer players"
+    extra = info.describe(args.options)
+    return f"{info.title}, {args.seats} seats{who}" + (f" [{extra}]" if extra else "")
 
 
 async def interactive(args) -> int:
@@ -121,10 +139,16 @@ async def interactive(args) -> int:
     link = await open_link(url, rate=args.pace, cafile=args.cafile)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
     try:
+        name = args.name
         if args.table:
             what, table = "sit", args.table
+        elif args.create:     # the table the flags describe, made once its creator has a name
+            name = name or await ask_name(keyboard)
+            what, table = "sit", await link.create(args.create, args.seats, args.bots, args.options,
+                                                   levels=args.levels)
+            print(f"Created table {table}: {describe_created(args)}.")
         else:
-            what, table = await lobby(link, keyboard, args.data_dir)
+            what, table, name = await lobby(link, keyboard, args.data_dir, args.name)
     except EOFError:
         await link.close()
         print("\nInput closed.")
@@ -141,21 +165,16 @@ async def interactive(args) -> int:
         return await _seat(args, url, session, keyboard, colour)
     if what == "watch":
         return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
-    name = args.name
     while True:
         try:
-            name = name or await ask(keyboard, "Your name", "Player")
-            session = await sit(link, table, player_name(name), args.data_dir)
+            name = name or await ask_name(keyboard)
+            session = await sit(link, table, name, args.data_dir)
             break
         except ServerRefused as e:
             if e.code == "name_taken":   # names are unique at a table: ask for another
                 print(e)
                 name = None
                 continue
-            await link.close()
-            print(f"Could not sit at table {table}: {e}")
-            return 1
-        except argparse.ArgumentTypeError as e:
             await link.close()
             print(f"Could not sit at table {table}: {e}")
             return 1

@@ -170,8 +170,14 @@ class Link:
         """The lobby's tables; an item that is not a map (a server's mistake) is left out."""
         return [t for t in (await self.request({"type": "list"}, ("tables",)))["tables"] if isinstance(t, dict)]
 
-    async def create(self, game: str, seats: int, bots: int, options: dict) -> str:
+    async def create(self, game: str, seats: int, bots: int, options: dict,
+                     levels: list[str] | None = None) -> str:
+        """A new table; `levels` names the level of each of its `bots` computer seats."""
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
+        if levels and len(set(levels)) == 1:
+            msg["bot"] = levels[0]       # one level for all: what every server version understands
+        elif levels:
+            msg["levels"] = list(levels)
         return (await self.request(msg, ("created",)))["table"]
 
     async def close(self) -> None:

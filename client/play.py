@@ -1,10 +1,14 @@
-"""`governor play`: the one-command game. It starts a Governor server inside this process, creates
-a table with you and computer players, and plays your seat through the same network client as
-`governor join` (over the loopback socket), so friends on the network can take the free seats.
+"""`governor play`: a game against computer players (and friends on your network), in this
+terminal.
 
-The deal is fair (FAIRNESS.md): every seat's client, yours included, adds its own secret seed, so
-no flag can choose the cards. At the end your client audits the match by itself, prints the
-verdict and where the match record was saved.
+    governor play                                   San Juan against 3 computer players
+    governor play --bots heuristic,ismcts            you and these two
+    governor play --game puertorico --bots 2 --level random
+
+Your game is kept as you play: leave it (q, Ctrl-C, or closing the terminal) and the next
+`governor play` offers to resume it. Every player's computer adds its own secret to the
+shuffle, so nobody, not even the server, can choose the cards; at the end your copy of the game
+checks that the deal was fair, and saves the match record (`governor records` lists them).
 """
 from __future__ import annotations
 
@@ -18,47 +22,45 @@ import bots
 from games.errors import IllegalAction
 
 from . import fullscreen
+from .answers import number_in
 from .errors import ClientError
 from .interrupt import run_interruptibly
 from .link import PACE_RATE, open_link
-from .lobby import player_name, sit
-from .render import plural, use_colour
-from .session import default_data_dir, server_folder
-from .table_options import chosen_table
-from .terminal import AutoAnswers, Keyboard, Terminal, play_seat
+from .hints import command
+from .lobby import player_name, sit, table_id
+from .render import describe_table, plural, use_colour
+from .session import SeatSession, default_data_dir, server_folder
+from .table_options import add_bot_arguments, chosen_table, computer_levels
+from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 
 HELP = "play against bots (and friends on your network) in this terminal"
 DEFAULT_PORT = 8765
 LAN_RATE = 200.0
 
 
-def _bots(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or len(text) > 2:
-        raise argparse.ArgumentTypeError(f"--bots is a number of computer players, not {text!r}")
-    return int(text)
-
-
 def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number")
-    return int(text)
+    n = number_in(text, 0, 65535)
+    if n is None:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number")
+    return n
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default="Player", type=player_name, help="your name at the table (default: Player)")
-    p.add_argument("--bots", type=_bots, default=None,
-                   help="computer players (default: every other seat); fewer leaves seats for friends")
+    add_bot_arguments(p, "how many computer players (default: every other seat; fewer leaves seats "
+                         "for friends)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address the server listens on (default 127.0.0.1, this machine only; "
                         "0.0.0.0 lets other machines join)")
     p.add_argument("--port", type=_port, default=None,
                    help=f"port of the server (default {DEFAULT_PORT}, or a free one if it is taken)")
-    p.add_argument("--data-dir", type=Path, default=None,
-                   help="where your match records are saved (default $GOVERNOR_DATA or "
-                        "~/.local/share/governor/client)")
-    p.add_argument("--server-data", type=Path, default=None,
-                   help="keep the server's data (its key, its tables) in this folder "
-                        "(default: a temporary folder removed at the end)")
+    p.add_argument("--data-dir", type=Path, default=None, metavar="FOLDER",
+                   help="where your games in progress and match records are kept (default "
+                        "$GOVERNOR_DATA or ~/.local/share/governor/client)")
+    p.add_argument("--server-data", type=Path, default=None, metavar="FOLDER",
+                   help="keep the game server's data in this folder (default: `server` in the "
+                        "data folder)")
+    p.add_argument("--new", action="store_true", help="start a new game without offering to resume one")
     fullscreen.add_plain_argument(p)
     # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
@@ -79,17 +81,16 @@ def lan_address() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if isinstance(args.bots, tuple) and args.players is None:
+        args.players = len(args.bots) + 1      # a list of opponents is the whole table
     try:
         args.engine, args.players, args.options = chosen_table(args)
+        args.levels = computer_levels(args.bots, args.level, args.engine.INFO.id, args.players,
+                                      args.players - 1)
     except IllegalAction as e:
         print(f"governor play: {e.message}", file=sys.stderr)
         return 2
-    bots_ = args.players - 1 if args.bots is None else args.bots
-    if bots_ > args.players - 1:
-        print(f"governor play: --bots {bots_} leaves no seat for you at a table of {args.players}.",
-              file=sys.stderr)
-        return 2
-    args.bots = bots_
+    args.bots = len(args.levels)
     args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
         return run_interruptibly(_play(args))
@@ -97,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"governor play: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"governor play: cannot start the server: {e}", file=sys.stderr)
+        print(f"governor play: cannot start the server: {e.strerror or e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("\nInterrupted: the game is abandoned.", file=sys.stderr)
+        print(f"\nInterrupted: your game is saved; {command('play')} offers to resume it.", file=sys.stderr)
         return 130
 
 
@@ -120,37 +121,104 @@ async def _start_server(folder: str, host: str, port: int | None):
 
 
 async def _play(args) -> int:
-    with server_folder(args.server_data) as folder:
+    folder = Path(args.server_data) if args.server_data else args.data_dir / "server"
+    try:
         server, port = await _start_server(str(folder), args.host, args.port)
+    except RuntimeError as e:
+        if "another server is running" not in str(e):    # only the folder's lock is expected here
+            raise
+        print(f"Another {command('play')} is running with the data folder {args.data_dir}: this game "
+              "is kept in a temporary folder and cannot be resumed.", file=sys.stderr)
+        with server_folder(None) as tmp:
+            server, port = await _start_server(str(tmp), args.host, args.port)
+            return await _at_table(args, server, port, resumable=False)
+    return await _at_table(args, server, port, resumable=True)
+
+
+async def _at_table(args, server, port: int, resumable: bool) -> int:
+    try:
+        local = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
+        url = f"ws://{local}:{port}"
+        link = await open_link(url, rate=0 if args.auto else PACE_RATE)
+        keyboard = Keyboard()
+        player = Terminal(url, keyboard, auto=_auto(args), colour=use_colour(sys.stdout))
+        resume = command("play", *_resume_flags(args)) if resumable else None
         try:
-            local = "127.0.0.1" if args.host in ("0.0.0.0", "", "::") else args.host
-            url = f"ws://{local}:{port}"
-            link = await open_link(url, rate=0 if args.auto else PACE_RATE)
-            try:
-                table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options)
-                session = await sit(link, table, args.name, args.data_dir)
-            except BaseException:
+            session = None if args.new or not resumable else \
+                await offer_resume(link, args.data_dir, server)
+            if session is not None:
                 await link.close()
-                raise
-            public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
-            free = args.players - 1 - args.bots
-            if free:
-                print(f"Friends can join with: governor join ws://{public}:{port} --table {table}")
-                if args.host in ("127.0.0.1", "localhost", "::1"):
-                    print("  (the server listens on this machine only: start with --host 0.0.0.0 "
-                          "so other machines can join)")
-                print(f"The game starts when {plural(free, 'more player')} "
-                      f"{'has' if free == 1 else 'have'} joined.")
-            else:
-                print(f"Others can watch with: governor watch ws://{public}:{port} {table}")
-            if not args.auto and fullscreen.wanted(args.plain):
-                return await fullscreen.play_seat(url, session=session, link=link, resumable=False)
-            auto = None
-            if args.auto:
-                seed = args.seed if args.seed is not None else secrets.token_hex(8)
-                auto = AutoAnswers(bots.make(args.engine.INFO.id, "random", f"{seed}/auto"))
-            player = Terminal(url, Keyboard(), auto=auto, colour=use_colour(sys.stdout))
-            print(f"You are seat {session.seat + 1} at table {table}, as {session.name}.")
-            return await play_seat(player, session=session, link=link, intro=False, resumable=False)
-        finally:
-            await server.stop()
+                return await _seat(args, player, session, None, resume)
+            table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options,
+                                      levels=args.levels)
+            session = await sit(link, table, args.name, args.data_dir)
+        except EOFError:
+            await link.close()
+            print("\nInput closed.")
+            return 0
+        except BaseException:
+            await link.close()
+            raise
+        _tell_others(args, port, table)
+        print(f"You are seat {session.seat + 1} at table {table}, as {session.name}, against "
+              f"{', '.join(args.levels) or 'nobody yet'}.")
+        return await _seat(args, player, session, link, resume)
+    finally:
+        await server.stop()
+
+
+async def _seat(args, player: Terminal, session: SeatSession, link, resume: str | None) -> int:
+    """The seat played to its end: on the full screen on a terminal, else in plain lines."""
+    if not args.auto and fullscreen.wanted(args.plain):
+        return await fullscreen.play_seat(player.url, session=session, link=link,
+                                          resumable=bool(resume), resume=resume)
+    return await play_seat(player, session=session, link=link, intro=False, resume=resume or "")
+
+
+def _auto(args) -> AutoAnswers | None:
+    if not args.auto:
+        return None
+    seed = args.seed if args.seed is not None else secrets.token_hex(8)
+    return AutoAnswers(bots.make(args.engine.INFO.id, "random", f"{seed}/auto"))
+
+
+def _resume_flags(args) -> list[str]:
+    """The flags that find this game again: where it is kept, when not the default place."""
+    flags = []
+    if args.data_dir != default_data_dir():
+        flags += ["--data-dir", str(args.data_dir)]
+    if args.server_data:
+        flags += ["--server-data", str(args.server_data)]
+    return flags
+
+
+def _tell_others(args, port: int, table: str) -> None:
+    public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
+    free = args.players - 1 - args.bots
+    if free:
+        print(f"Friends can join with: {command('join', f'ws://{public}:{port}', '--table', table)}")
+        if args.host in ("127.0.0.1", "localhost", "::1"):
+            print("  (the server listens on this machine only: start with --host 0.0.0.0 "
+                  "so other machines can join)")
+        print(f"The game starts when {plural(free, 'more player')} "
+              f"{'has' if free == 1 else 'have'} joined.")
+    else:
+        print(f"Others can watch with: {command('watch', f'ws://{public}:{port}', table)}")
+
+
+async def offer_resume(link, data_dir: Path, server) -> SeatSession | None:
+    """The seat of an unfinished game of this server (the one kept in the data folder), if the
+    player wants to resume it; its address is brought up to date (the port may have changed)."""
+    key = link.welcome["key"]
+    saved = [s for s in SeatSession.unfinished(data_dir)
+             if s.server_key == key and s.table in server.tables]
+    if not saved:
+        return None
+    listed = {table_id(t): t for t in await link.tables()}
+    for s in saved:
+        what = describe_table(listed[s.table]) if s.table in listed else f"table {s.table}"
+        print(f"You have an unfinished game: {what}; you are seat {s.seat + 1}, {s.name}.")
+        answer = (await ask_once("Resume it? [Y/n] ")).strip().lower()
+        if answer in ("", "y", "yes"):
+            return s.moved_to(link.url)
+    return None

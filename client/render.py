@@ -58,8 +58,9 @@ class Renderer:
 
     def help(self, v: dict) -> str:
         p = printable(v["prompt"])
-        lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; an empty line "
-                 "means none, where none is allowed. `q` quits.", how_to_answer(p["min"], p["max"])]
+        lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; an empty line, "
+                 "`none` or `pass` picks nothing, where that is allowed. `q` leaves the game.",
+                 how_to_answer(p["min"], p["max"])]
         if getattr(self.text, "explain", None):
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
         lines.append("")
@@ -156,11 +157,12 @@ def describe_table(t: dict) -> str:
     title = game.INFO.title if game else str(name or "?")
     seats = t.get("seats") if isinstance(t.get("seats"), list) else []
     people = [str(s["name"]) for s in seats if isinstance(s, dict) and s.get("name") and not s.get("bot")]
-    computers = sum(1 for s in seats if isinstance(s, dict) and s.get("bot"))
+    levels = [str(s["bot"]) for s in seats if isinstance(s, dict) and s.get("bot")]
+    computers = len(levels)
     free = sum(1 for s in seats if isinstance(s, dict) and not s.get("name") and not s.get("bot"))
     parts = [title, plural(len(seats), "seat")]
     if computers:
-        parts.append(f"{computers} computer")
+        parts.append(f"{computers} computer ({', '.join(dict.fromkeys(levels))})")
     parts.append(f"{free} free" if free else "full")
     parts.append(str(t.get("status", t.get("state", "?"))))
     line = f"{t.get('id', t.get('table', '?'))}  " + ", ".join(parts)

@@ -12,6 +12,7 @@ from protocol import wire
 from protocol.messages import printable
 
 from .errors import ClientError
+from .hints import command
 from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, close_code, close_reason, why_dropped
 from .session import SeatSession, save_record
 from .table import Outcome, Table
@@ -108,7 +109,7 @@ class SeatRunner:
                 self.player.connection("lost", "gave up reconnecting")
                 raise ClientError("connection_lost", f"lost the connection to {self.session.url} and could not get it back "
                                   f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
-                                  f"`governor join {self.session.url} --table {self.session.table}`.")
+                                  f"`{command('join', self.session.url, '--table', self.session.table)}`.")
             await asyncio.sleep(delay)
             link = Link(self.session.url, self.rate, self.cafile)
             try:

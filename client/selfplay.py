@@ -25,6 +25,7 @@ from games.errors import IllegalAction
 from protocol.exchange import ProtocolError
 from protocol.harness import play_match
 
+from .answers import number_in
 from .session import write_record
 from .table_options import chosen_options
 
@@ -33,9 +34,10 @@ BOT_NAMES = ("Ana", "Bo", "Cy", "Di", "Ed")
 
 
 def _game_count(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games from 1 to 1000000")
-    return int(text)
+    n = number_in(text, 1, 1_000_000)
+    if n is None:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of games from 1 to 1000000")
+    return n
 
 
 def _levels(text: str) -> list[str]:
@@ -49,9 +51,10 @@ def _levels(text: str) -> list[str]:
 
 
 def _iterations(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 10_000_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of iterations from 1 to 10000000")
-    return int(text)
+    n = number_in(text, 1, 10_000_000)
+    if n is None:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of iterations from 1 to 10000000")
+    return n
 
 
 def _seconds(text: str) -> float:
@@ -60,7 +63,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 3600")
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of seconds from 0 to 3600")
     return value
 
 

@@ -5,11 +5,13 @@ verify`), the certificates trusted with --cafile, and the scratch folder of the 
 `governor play` runs in-process."""
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import tempfile
 import time
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,33 @@ def normalize_url(url: str) -> str:
     if "://" not in url:
         url = "ws://" + url
     return url.rstrip("/")
+
+
+def server_address(text: str) -> str:
+    """A server address as typed, checked and in its one spelling (argparse type of `join` and
+    `watch`): ws:// or wss://, a host, a port from 1 to 65535. Raises ArgumentTypeError saying
+    what is wrong, never letting a malformed address reach the network code."""
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    how = "use ws://HOST:PORT, e.g. ws://192.168.1.20:8765 (wss:// for a server with TLS)"
+    url = normalize_url(text) if text.strip() not in ("", "ws://", "wss://") else ""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as e:       # "Port out of range", "Invalid IPv6 URL", a port not a number
+        why = str(e).replace("Port could not be cast to integer value as", "the port is not a number:") \
+            .replace("Port out of range 0-65535", "a port is a number from 1 to 65535") \
+            .replace("Invalid IPv6 URL", "an IPv6 address in [brackets] is not closed")
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a server address ({why}): {how}") from None
+    if parts.scheme not in ("ws", "wss") or not parts.hostname or not text.isprintable() \
+            or any(c.isspace() for c in url):
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a server address: {how}")
+    if len(parts.hostname) > 253:      # the longest name DNS can carry
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a server address (the host name is too long): {how}")
+    if port == 0:     # no port at all is the scheme's own (80, or 443 for wss://): it may be right
+        raise argparse.ArgumentTypeError(f"{shown!r}: port 0 is no server's port: {how}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(f"{shown!r} has more than a host and a port: {how}")
+    return url
 
 
 def _private_dir(path: Path) -> Path:
@@ -139,9 +168,24 @@ class SeatSession:
         path = Path(data_dir) / "sessions" / f"{cls.key(url, table)}.json"
         return cls.load(path) if path.exists() else None
 
+    def moved_to(self, url: str) -> "SeatSession":
+        """This seat, its server now at `url` (`governor play`'s server may get another port
+        each time): saved under its new address, the old files removed."""
+        if normalize_url(url) == normalize_url(self.url):
+            return self
+        old = (self.path, self.msgs_path)
+        self.url = normalize_url(url)
+        self.save()
+        for p in old:
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+        return self
+
     @classmethod
-    def unfinished(cls, data_dir: Path, url: str) -> list["SeatSession"]:
-        """Saved seats at this server whose match we have not seen end, newest first."""
+    def unfinished(cls, data_dir: Path, url: str | None = None) -> list["SeatSession"]:
+        """Saved seats (at this server, or at any) whose match we have not seen end, newest first."""
         folder = Path(data_dir) / "sessions"
         out = []
         for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) \
@@ -150,7 +194,7 @@ class SeatSession:
                 s = cls.load(path)
             except (OSError, ValueError, KeyError, record.RecordError):
                 continue
-            if not s.finished and normalize_url(s.url) == normalize_url(url):
+            if not s.finished and (url is None or normalize_url(s.url) == normalize_url(url)):
                 out.append(s)
         return out
 
@@ -191,11 +235,75 @@ def _read_messages(path: Path) -> list[Signed]:
 
 
 def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind: str = "") -> Path:
-    """Write a match's signed messages to `<data>/records/<game id>.govrec`; another `kind` of
-    record gets its own name, so that none overwrites the record of one's own seat: "public" (a
-    spectator's, the public entries only) or "refused" (the evidence of a server caught out)."""
-    name = game_id.hex() if isinstance(game_id, bytes) else f"match-{int(time.time())}"
-    return write_record(Path(data_dir) / "records" / f"{name}{'.' + kind if kind else ''}.govrec", items)
+    """Write a match's signed messages to `<data>/records/`, named for people (record_name);
+    another `kind` of record gets its own name, so that none overwrites the record of one's own
+    seat: "public" (a spectator's, the public entries only) or "refused" (the evidence of a
+    server caught out). The same match saved again (a resumed seat) replaces its file."""
+    folder = Path(data_dir) / "records"
+    suffix = f"{'.' + kind if kind else ''}.govrec"
+    if isinstance(game_id, bytes):
+        short = game_id.hex()[:SHORT_ID]
+        for old in folder.glob(f"*{short}{suffix}") if folder.exists() else []:
+            if old.name.endswith(f"_{short}{suffix}") or old.name == f"{game_id.hex()}{suffix}":
+                return write_record(old, items)
+    return write_record(folder / f"{record_name(items, game_id)}{suffix}", items)
+
+
+SHORT_ID = 8     # hex digits of the game id in a record's name: enough to tell one's records apart
+
+
+def record_name(items: list[Signed], game_id: bytes | None, when: float | None = None) -> str:
+    """A record's file name, without its suffix, as a person recognises it: the date and time it
+    was saved, the game, the players and a short id, e.g. 2026-05-01_2114_sanjuan_Ana-Bo_1f3a9c2e."""
+    stamp = time.strftime("%Y-%m-%d_%H%M", time.localtime(when))
+    header = items[0].body if items and items[0].kind == "entry" else {}
+    game = header.get("game") if isinstance(header.get("game"), str) else "match"
+    seats = header.get("seats") if isinstance(header.get("seats"), list) else []
+    names = [_file_word(s.get("name")) for s in seats if isinstance(s, dict)]
+    short = game_id.hex()[:SHORT_ID] if isinstance(game_id, bytes) else f"{int(time.time())}"
+    return "_".join([stamp, _file_word(game) or "match", "-".join(n for n in names if n)[:60] or "players", short])
+
+
+def _file_word(text) -> str:
+    """Letters and digits of a name, safe in any file system (names are anyone's choice)."""
+    return "".join(c for c in str(text or "") if c.isascii() and c.isalnum())[:16]
+
+
+def record_files(data_dir: Path) -> list[Path]:
+    """The record files in the data folder, newest first."""
+    folder = Path(data_dir) / "records"
+    return sorted(folder.glob("*.govrec"), key=lambda p: p.stat().st_mtime, reverse=True) \
+        if folder.is_dir() else []
+
+
+def find_record(data_dir: Path, text: str, listing: str) -> Path:
+    """The record a person means: a file, a number of the list `listing` (the command that
+    prints it) shows, or part of a record's name (its short id, say). Raises LookupError with a
+    sentence."""
+    if Path(text).is_file():
+        return Path(text)
+    paths = record_files(data_dir)
+    if not paths:
+        raise LookupError(f"no file {text[:80]!r}, and no saved records in {Path(data_dir) / 'records'}")
+    digits = text.strip().lstrip("0")
+    if text.strip().isascii() and text.strip().isdigit() and len(digits) <= len(str(len(paths))) \
+            and 1 <= int(digits or "0") <= len(paths):
+        return paths[int(digits) - 1]
+    named = [p for p in paths if text and text in p.name]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise LookupError(f"{len(named)} records match {text[:80]!r}: give more of the name, or its "
+                          f"number in `{listing}`")
+    raise LookupError(f"no file {text[:80]!r}, and no saved record by that number or name: "
+                      f"`{listing}` lists them")
+
+
+def add_data_dir(p) -> None:
+    """The --data-dir flag of the commands that read saved records."""
+    p.add_argument("--data-dir", type=Path, default=None, metavar="FOLDER",
+                   help="the data folder whose records/ to use (default $GOVERNOR_DATA or "
+                        "~/.local/share/governor/client)")
 
 
 def write_record(path: Path, items: list[Signed]) -> Path:
@@ -217,8 +325,8 @@ def read_cafile(path: str) -> str:
 
 @contextmanager
 def server_folder(path: Path | None):
-    """The data folder of the server `governor play` runs in-process: `path`, else a temporary
-    folder removed at the end (the server goes away with the process, so do its tables)."""
+    """`path`, else a temporary folder removed at the end: where `governor play` keeps its
+    server's data when its usual folder is taken by another `governor play`."""
     if path is not None:
         yield path
         return

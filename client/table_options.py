@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+import bots
 import games
 from games.errors import IllegalAction
 
@@ -61,3 +62,66 @@ def chosen_table(args: argparse.Namespace) -> tuple[object, int, dict]:
     engine = games.get(args.game)
     players = engine.INFO.check_players(args.players if args.players is not None else engine.INFO.default_players)
     return engine, players, chosen_options(args, engine)
+
+
+# ------------------------------------------------------------------ computer players
+
+def bots_value(text: str) -> int | tuple[str, ...]:
+    """argparse type of `--bots`: a count of computer players ("2"), or one level per computer
+    seat ("heuristic,ismcts"); the game, known later, checks the levels (computer_levels)."""
+    text = text.strip()
+    if text.isascii() and text.isdigit():
+        if len(text) > 2:
+            raise argparse.ArgumentTypeError(f"--bots {text[:10]}: a table has at most 98 computer players")
+        return int(text)
+    names = tuple(w.strip().lower() for w in text.split(","))
+    if not all(names) or not all(n.isascii() and n.isalpha() and len(n) <= 20 for n in names):
+        raise argparse.ArgumentTypeError(
+            f"--bots is a number of computer players or their levels, e.g. 2 or heuristic,ismcts "
+            f"({', '.join(bots.all_levels())}), not {text[:40]!r}")
+    return names
+
+
+def levels_help() -> str:
+    """Every level with what it is, one a line, for help texts."""
+    width = max(map(len, bots.all_levels()))
+
+    def where(lv: str) -> str:
+        has = [e.INFO.title for g, e in games.GAMES.items() if lv in bots.levels(g)]
+        return "" if len(has) == len(games.GAMES) else f" ({', '.join(has)} only)"
+    return "\n".join(f"  {lv.ljust(width)}  {bots.describe(lv)}{where(lv)}" for lv in bots.all_levels())
+
+
+def add_bot_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    """`--bots` and `--level`, with the same meaning wherever a table is set up; the levels are
+    described below the options."""
+    p.add_argument("--bots", type=bots_value, default=None, metavar="N|LEVELS",
+                   help=f"{what}, or their levels, one per computer player, e.g. --bots heuristic,ismcts")
+    p.add_argument("--level", type=str.lower, default=None, metavar="LEVEL",
+                   help="the level of computer players given by number (default: the game's own "
+                        "player, heuristic)")
+    p.epilog = ((p.epilog + "\n\n") if p.epilog else "") + "Levels of computer players:\n" + levels_help()
+
+
+def computer_levels(spec, level: str | None, game: str, players: int, default_count: int) -> list[str]:
+    """The level of each computer seat of a `players` table of `game`, from --bots (a count, a
+    list of levels or None for `default_count`) and --level; raises IllegalAction saying what
+    does not fit (an unknown level, no seat left for a person)."""
+    title = games.get(game).INFO.title
+    there = ", ".join(bots.levels(game))
+    if isinstance(spec, tuple):
+        if level is not None:
+            raise IllegalAction("bad_bots", "--level is for --bots given as a number; "
+                                "a list of levels already names each one.")
+        chosen = list(spec)
+    else:
+        count = default_count if spec is None else spec
+        chosen = [level or bots.default_level(game)] * count
+    for lv in chosen:
+        if lv not in bots.levels(game):
+            raise IllegalAction("unknown_bot", f"{title} has no computer player of level {lv!r}; "
+                                f"there is: {there}.")
+    if len(chosen) > players - 1:
+        raise IllegalAction("bad_bots", f"{len(chosen)} computer players leave no seat for you at a "
+                            f"table of {players}.")
+    return chosen

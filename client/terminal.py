@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import termios
 import threading
 
+from .hints import command
 from .answers import QUIT_WORDS, BadAnswer, parse_answer
 from .link import PACE_RATE, PATIENCE, Link
 from .render import Renderer, renderer_for, seats_line
@@ -23,10 +25,17 @@ class Quit(Leave):
 
 class Keyboard:
     """Lines from stdin, read by a daemon thread so the connection lives while you think.
-    Lines typed ahead wait their turn, as with a pipe."""
 
-    def __init__(self, stream=None) -> None:
+    Type-ahead: on a terminal, a line typed before a question is shown (a `2` pressed while
+    waiting for another player) is dropped when the question appears, and so is a half-typed
+    line, so that nothing answers a question its player never saw. Lines from a pipe or a file
+    were written on purpose, in order, by a script: they wait their turn and answer the
+    questions one by one."""
+
+    def __init__(self, stream=None, drop_typeahead: bool | None = None, out=None) -> None:
         self.stream = stream or sys.stdin
+        self.out = out or sys.stdout
+        self.drop_typeahead = _is_terminal(self.stream) if drop_typeahead is None else drop_typeahead
         self.queue: asyncio.Queue | None = None
         self.loop = None
 
@@ -38,7 +47,10 @@ class Keyboard:
 
         def pump():
             while True:
-                line = self.stream.readline()
+                try:
+                    line = self.stream.readline()
+                except (OSError, ValueError, UnicodeDecodeError):   # a closed or garbled input: its end
+                    line = ""
                 try:
                     self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
                 except RuntimeError:     # the game is over and its loop closed
@@ -47,15 +59,78 @@ class Keyboard:
                     return
         threading.Thread(target=pump, daemon=True, name="keyboard").start()
 
+    def drop_typed_ahead(self) -> int:
+        """Forget what was typed before now (see the class); the number of whole lines dropped."""
+        dropped, ended = 0, False
+        while not self.queue.empty():
+            line = self.queue.get_nowait()
+            if line:
+                dropped += 1
+            else:
+                ended = True
+        if ended:
+            self.queue.put_nowait("")    # the end of input is not type-ahead: it stays
+        try:
+            termios.tcflush(self.stream.fileno(), termios.TCIFLUSH)   # the half-typed line too
+        except (OSError, ValueError, AttributeError, termios.error):
+            pass     # not a real terminal (a test's stand-in): its lines were dropped above
+        return dropped
+
     async def readline(self, prompt: str = "> ") -> str:
+        """The next line typed after `prompt` is shown (without its newline); EOFError at the end."""
         self._start()
-        sys.stdout.write(prompt)
-        sys.stdout.flush()
+        if self.drop_typeahead:
+            dropped = self.drop_typed_ahead()
+            if dropped:
+                print(f"({'A line' if dropped == 1 else f'{dropped} lines'} typed before this "
+                      "question appeared " + ("was" if dropped == 1 else "were") + " ignored.)",
+                      file=self.out)
+        self.out.write(prompt)
+        self.out.flush()
         line = await self.queue.get()
         if not line:
             self.queue.put_nowait("")   # EOF stays EOF
             raise EOFError
         return line.rstrip("\n")
+
+
+async def ask_once(prompt: str, stream=None, out=None) -> str:
+    """One line typed after `prompt` (without its newline), read by a thread that ends with it:
+    unlike a Keyboard, nothing keeps reading afterwards, so the full-screen table can have the
+    keys next. Type-ahead is dropped on a terminal, as a Keyboard does; EOFError at the end."""
+    stream, out = stream or sys.stdin, out or sys.stdout
+    if _is_terminal(stream):
+        try:
+            termios.tcflush(stream.fileno(), termios.TCIFLUSH)
+        except (OSError, ValueError, termios.error):
+            pass
+    out.write(prompt)
+    out.flush()
+    loop = asyncio.get_running_loop()
+    answer = loop.create_future()
+
+    def read():
+        try:
+            line = stream.readline()
+        except (OSError, ValueError, UnicodeDecodeError):
+            line = ""
+        try:
+            loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(line))
+        except RuntimeError:      # the loop is gone (Ctrl-C): nobody waits for the answer
+            pass
+    # A daemon thread: a Ctrl-C while it waits for a line must not wait for that line to end.
+    threading.Thread(target=read, daemon=True, name="ask-once").start()
+    line = await answer
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 class AutoAnswers:
@@ -87,6 +162,8 @@ class Terminal(Player):
         self.link_state = "connecting"
         self.last_view: dict | None = None
         self.told_clock = False
+        # What leaving means for this seat, said before asking to confirm (play_seat sets it).
+        self.leaving = "If you leave, a computer player takes your seat."
 
     def say(self, text: str = "", style: str | None = None) -> None:
         if style and self.screen:
@@ -169,15 +246,26 @@ class Terminal(Player):
                 self.say(screen.explain(v, line[1:].strip()))
                 continue
             if line.lower() in QUIT_WORDS:
-                if (await self.keyboard.readline("Quit this game? [y/N] ")).strip().lower() in ("y", "yes"):
+                self.say(self.leaving, "warn")
+                if await self._yes("Leave this game? [y/N] "):
                     raise Quit
+                self.say("You stay: here is the question again.", "dim")
+                self.say(screen.prompt(v))
                 continue
             try:
                 picks = parse_answer(line, len(p["options"]), p["min"], p["max"])
             except BadAnswer as e:
                 self.say(str(e), "warn")
                 continue
+            if not picks and p["options"] and own_phase(v) and not self.auto:
+                role = str(v.get("role") or "this phase")
+                if not await self._yes(f"You chose the {role} yourself: pick nothing? [y/N] "):
+                    self.say(screen.prompt(v))
+                    continue
             return [p["options"][i] for i in picks]
+
+    async def _yes(self, question: str) -> bool:
+        return (await self.keyboard.readline(question)).strip().lower() in ("y", "yes")
 
     def finished(self, outcome: Outcome, url: str) -> None:
         say = self.say
@@ -195,7 +283,13 @@ class Terminal(Player):
         if outcome.caveat:
             say(outcome.caveat, "warn")
         say(f"Match record saved: {outcome.record}")
-        say(f"Check it again any time, on any machine: governor verify {outcome.record}", "dim")
+        say(f"Check it again any time, on any machine: {command('verify', outcome.record)}", "dim")
+
+
+def own_phase(v: dict) -> bool:
+    """The question belongs to a phase whose role this seat chose (both games name the role and
+    its chooser in the view): picking nothing there is likely a slip, so it is confirmed."""
+    return v.get("role") is not None and v.get("chooser") == v.get("seat")
 
 
 def _duration(seconds: float) -> str:
@@ -207,35 +301,41 @@ def _duration(seconds: float) -> str:
 
 async def play_seat(player: Terminal, *, session: SeatSession, link: Link | None = None,
                     patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None,
-                    intro: bool = True, resumable: bool = True) -> int:
-    """Play the seat to the end on this screen; the exit code of `join` and `play`. With
-    `resumable` false (the server lives in this process) leaving means abandoning the game."""
+                    intro: bool = True, resume: str | None = None) -> int:
+    """Play the seat to the end on this screen; the exit code of `join` and `play`. `resume` is
+    the command that takes the seat up again after leaving (default: `governor join` of it);
+    `governor play`, whose server lives in this process, gives its own, or "" when its game
+    cannot be resumed (its server's data is temporary)."""
     url = session.url
+    join_again = command("join", url, "--table", session.table)
+    resume = join_again if resume is None else resume
     if intro:
         print(f"You are at table {session.table}, seat {session.seat + 1}, as {session.name}. "
-              f"Others join with: governor join {url} --table {session.table}")
+              f"Others join with: {join_again}")
     if link is None:
         print("Resuming your seat…")
+    if not resume:
+        after = "The game is abandoned: it cannot be resumed."
+    elif resume != join_again:     # the server stops with this process: no bot takes over
+        after = f"The game is saved: {resume} offers to resume it."
+    else:
+        after = ("A computer player takes your seat after the server's grace period; you can come "
+                 f"back with: {resume}")
+    player.leaving = f"If you leave, {after[0].lower()}{after[1:]}"
     try:
         try:
             outcome = await SeatRunner(session, player, link=link, patience=patience, rate=rate,
                                        cafile=cafile).run()
         finally:
-            if not resumable:
-                session.forget()     # the server goes away with this process: nothing to resume
+            if not resume:
+                session.forget()     # its server goes away with this process: nothing to resume
     except EOFError:
-        if not resumable:
-            print("\nInput closed: the game is abandoned.")
-            return 0
-        print(f"\nInput closed: you left the screen, your seat is saved. Resume with "
-              f"`governor join {url} --table {session.table}`.")
+        print(f"\nInput closed. {after}" if not resume or resume != join_again else
+              f"\nInput closed: your seat is saved. Resume with: {resume}")
         return 0
     except Quit:
-        if not resumable:
-            print("You left the game.")
-        elif session.saved:
-            print("You left the game. A computer player takes your seat after the server's grace "
-                  f"period; to come back: governor join {url} --table {session.table}")
+        if session.saved or not resume:
+            print(f"You left the game. {after}")
         else:
             print("You left the table before the match began: your seat is free again.")
         return 0

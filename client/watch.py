@@ -18,14 +18,14 @@ from .errors import ClientError
 from .interrupt import run_interruptibly
 from .link import add_connection_arguments, open_link
 from .render import use_colour
-from .session import default_data_dir
+from .session import default_data_dir, server_address
 from .spectator import watch_table
 
 HELP = "watch a table being played"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", help="the server, e.g. ws://192.168.1.20:8765")
+    p.add_argument("url", type=server_address, help="the server, e.g. ws://192.168.1.20:8765")
     p.add_argument("table", help="the table id (see `governor join URL` for the list)")
     add_connection_arguments(p)
     p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",

@@ -52,6 +52,7 @@ class Report:
     winners: list[int] | None = None
     seats_checked: list[int] = field(default_factory=list)
     refused: bool = False          # not judged: the record's rules are not the ones this code replays
+    hidden_unchecked: bool = False  # a public record: the players' hidden cards were not checked
 
     def text(self) -> str:
         lines = []
@@ -64,7 +65,11 @@ class Report:
             lines.append("Winner" + "s" * (len(self.winners) > 1) + ": " +
                          ", ".join(self.names[i] for i in self.winners))
         lines += [f"  ok  {c}" for c in self.checks]
-        if self.ok:
+        if self.ok and self.hidden_unchecked:
+            lines.append("VERIFIED, the public part: the seeds, the shuffles, every move and the scores "
+                         "are honest. Not checked: the cards each player was dealt and drew in private, "
+                         "which only their own record holds (each player's client checks its own).")
+        elif self.ok:
             lines.append("VERIFIED: the deal and the scores are honest.")
         elif self.refused:
             lines.append(f"NOT CHECKED: {self.what}")
@@ -167,7 +172,8 @@ def _audit(items: list[Signed], report: Report) -> None:
         by_seq[b["seq"]][b["seat"]] = m
     checked = sorted({b.body["seat"] for b in privates})
     report.seats_checked = checked
-    report.checks.append(f"{len(privates)} private messages signed, for {', '.join(names[s] for s in checked) or 'nobody'}")
+    report.checks.append(f"{len(privates)} private messages signed, for {', '.join(names[s] for s in checked)}"
+                         if checked else "no private messages in this record")
 
     # Commitments and seeds.
     report.where = end_name
@@ -211,8 +217,12 @@ def _audit(items: list[Signed], report: Report) -> None:
             raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
         if dealt is not None:
             dealt_to.append(names[seat])
+    # A record without private messages of a game that deals hidden cards is a public one (a
+    # spectator's): what each player was shown in private cannot be checked from it.
+    report.hidden_unchecked = not checked and any(engine.dealt(state, s) is not None for s in range(len(seats)))
     report.checks.append("every shuffle recomputed from the seeds" + (
-        f"; the cards dealt to {', '.join(dealt_to)} match" if dealt_to else ""))
+        f"; the cards dealt to {', '.join(dealt_to)} match" if dealt_to else
+        "; this public record holds no player's hidden cards to compare" if report.hidden_unchecked else ""))
 
     report.where = end_name
     moves = end.get("moves")
@@ -238,7 +248,8 @@ def _audit(items: list[Signed], report: Report) -> None:
             got = by_seq.get(i, {}).get(seat)
             if (got.body.get("events") if got else []) != expected:
                 raise Mismatch(where, f"the cards shown to {names[seat]} differ from the replay")
-    report.checks.append(f"{len(moves)} moves replayed; every public event and every card shown matches")
+    report.checks.append(f"{len(moves)} moves replayed, each legal; every public event matches"
+                         + (f", and every card shown to {', '.join(names[s] for s in checked)}" if checked else ""))
 
     report.where = end_name
     result = engine.result(state)

@@ -59,8 +59,10 @@ _BIN, _STR, _INT, _LIST, _MAP, _BOOL = bytes, str, int, list, dict, bool
 CLIENT = {
     "hello": {"version": (_STR, True), "token": (_STR, False), "have": (_INT, False)},
     "list": {},
+    # `bot`: the level of every computer seat (and of the one that stands in for an absent
+    # person); `levels`: one level per computer seat instead, in seat order.
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
-               "bot": (_STR, False), "options": (_MAP, False)},
+               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},

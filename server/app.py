@@ -421,9 +421,16 @@ class Server:
             return self._error(conn, "bad_table", f"A table of {n} has 0 to {n - 1} computer seats: "
                                                   "at least one seat is for a person.")
         level = msg.get("bot") or bots.default_level(info.id)
-        if level not in bots.levels(info.id):
-            return self._error(conn, "unknown_bot", f"No bot level {level!r} for {info.title}; there is: "
-                                                    f"{', '.join(bots.levels(info.id))}.")
+        # `levels`, when given, names the level of each computer seat in turn; `bot` is the
+        # level of them all otherwise, and always of the bot that plays for an absent person.
+        levels = msg.get("levels") or [level] * nbots
+        if len(levels) != nbots:
+            return self._error(conn, "bad_table", f"{len(levels)} bot levels for {nbots} computer seats: "
+                                                  "give one level per computer seat.")
+        for lv in [level, *levels]:
+            if lv not in bots.levels(info.id):
+                return self._error(conn, "unknown_bot", f"No bot level {str(lv)[:40]!r} for {info.title}; "
+                                                        f"there is: {', '.join(bots.levels(info.id))}.")
         if sum(t.active for t in self.tables.values()) >= self.limits.max_tables:
             return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
                                                         "open tables; join one or try later.")
@@ -440,13 +447,14 @@ class Server:
         humans = n - nbots
         seats = [{"name": None, "player_id": None, "token_hash": None, "bot": None} for _ in range(humans)]
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
-                   "token_hash": None, "bot": level} for i in range(humans, n)]
+                   "token_hash": None, "bot": levels[i - humans]} for i in range(humans, n)]
         row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time())
         await self.store.create_table(row)
         table = Table(self, row, creator=conn.addr)
         self.tables[tid] = table
         table.ensure_running()
-        log.info("table %s created by %s: %s, %d seats, %d bots (%s)", tid, conn.addr, info.id, n, nbots, level)
+        log.info("table %s created by %s: %s, %d seats, %d bots (%s)", tid, conn.addr, info.id, n, nbots,
+                 ", ".join(levels) or level)
         # `expires`: the creator is told that a table no person is at does not wait for long
         conn.push(wire.encode({"type": "created", "table": tid, "expires": float(self.limits.idle_table)}))
 

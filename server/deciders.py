@@ -24,7 +24,10 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
+import threading
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -36,14 +39,17 @@ WORKER_NICENESS = 10   # how much lower than the server's a bot worker's CPU pri
 def _start_worker(parent: int) -> None:
     """Runs in each worker as it starts. It thinks at a lower priority than the server, so that a
     machine busy with bots still answers every table's commands at once (the event loop is
-    scheduled before any thinking). And it exits when the server is gone (even killed with
+    scheduled before any thinking). It ignores Ctrl-C: a Ctrl-C at the terminal reaches every
+    process of its group, and the server, which got it too, stops its workers (else each prints
+    a KeyboardInterrupt traceback). And it exits when the server is gone (even killed with
     SIGKILL, which gives it no chance to stop its pool), instead of lingering as an orphan."""
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         os.nice(WORKER_NICENESS)
     except OSError:   # not allowed here: think at the server's priority
         pass
-    import threading
-    import time
 
     def watch():
         while os.getppid() == parent:
@@ -51,6 +57,24 @@ def _start_worker(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="governor-parent-watch", daemon=True).start()
+
+
+@contextmanager
+def _born_ignoring_ctrl_c(processes: bool):
+    """Worker processes started in here begin life with Ctrl-C ignored (an ignored signal stays
+    ignored through exec, and Python leaves an ignored SIGINT alone as it starts), so that a
+    Ctrl-C that comes while a worker is still starting, before _start_worker runs, prints no
+    traceback either. Only the main thread may change a handler; a Ctrl-C in the few
+    milliseconds a worker takes to start is lost."""
+    old = signal.getsignal(signal.SIGINT) if processes else None
+    if old is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def decide(level: str, seed: int, view: dict, seconds: float | None = None) -> list:
@@ -154,7 +178,8 @@ class Deciders:
         for _ in range(3):
             pool = self._executor()
             try:
-                work = loop.run_in_executor(pool, decide, level, seed, view, self.seconds)
+                with _born_ignoring_ctrl_c(self.processes):     # the pool may start a worker here
+                    work = loop.run_in_executor(pool, decide, level, seed, view, self.seconds)
             except Exception as e:  # a broken pool, or worker processes that cannot start
                 self._replace(pool, e)
                 continue

@@ -26,13 +26,18 @@ def wanted(plain: bool = False) -> bool:
 
 
 async def play_seat(url: str, *, session: SeatSession, link: Link | None = None, patience: float = PATIENCE,
-                    rate: float = PACE_RATE, cafile: str | None = None, resumable: bool = True) -> int:
-    """Play the seat to the end on the full screen; the exit code, as terminal.play_seat's."""
+                    rate: float = PACE_RATE, cafile: str | None = None, resumable: bool = True,
+                    resume: str | None = None) -> int:
+    """Play the seat to the end on the full screen; the exit code, as terminal.play_seat's.
+    `resume`: the command that resumes the game when it is not `governor join` (`governor play`
+    keeps its own server's games)."""
     from .app import TableApp
     from .bridge import play_job
-    job = play_job(url, session, link=link, resumable=resumable, patience=patience, rate=rate, cafile=cafile)
+    job = play_job(url, session, link=link, resumable=resumable, patience=patience, rate=rate, cafile=cafile,
+                   resume=resume)
     title = f"table {session.table} · seat {session.seat + 1}, {session.name}"
     words = "Leave this game? It is abandoned." if not resumable else \
+        f"Leave this game? It is saved: {resume} offers to resume it." if resume else \
         "Leave the table? A computer plays your seat after the server's grace period; you can come back."
     return await _run(TableApp(job, title=title, leave_words=words))
 

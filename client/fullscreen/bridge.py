@@ -8,6 +8,7 @@ import asyncio
 import io
 from pathlib import Path
 
+from ..hints import command
 from ..link import Link
 from ..render import renderer_for
 from ..seat import Player, SeatRunner
@@ -78,7 +79,8 @@ class ScreenPlayer(Player):
         return out
 
 
-def play_job(url: str, session: SeatSession, *, link: Link | None, resumable: bool, **runner):
+def play_job(url: str, session: SeatSession, *, link: Link | None, resumable: bool,
+             resume: str | None = None, **runner):
     """The app's job for a seat: play it to the end; (exit code, the text to leave behind)."""
     async def job(app: TableApp) -> tuple[int, str]:
         player = ScreenPlayer(app, url)
@@ -89,7 +91,7 @@ def play_job(url: str, session: SeatSession, *, link: Link | None, resumable: bo
                 if not resumable:
                     session.forget()     # the server goes away with this process
         except (Quit, asyncio.CancelledError):
-            return 0, _left(url, session, resumable)
+            return 0, _left(url, session, resumable, resume)
         out = player.ending()
         player.plain.last_view = None       # the board is on the screen already: the rest
         player.plain.finished(outcome, url)
@@ -99,12 +101,14 @@ def play_job(url: str, session: SeatSession, *, link: Link | None, resumable: bo
     return job
 
 
-def _left(url: str, session: SeatSession, resumable: bool) -> str:
+def _left(url: str, session: SeatSession, resumable: bool, resume: str | None = None) -> str:
     if not resumable:
         return "You left the game."
+    if resume and session.saved:
+        return f"You left the game. The game is saved: {resume} offers to resume it."
     if session.saved:
         return ("You left the game. A computer player takes your seat after the server's grace period; "
-                f"to come back: governor join {url} --table {session.table}")
+                f"to come back: {command('join', url, '--table', session.table)}")
     return "You left the table before the match began: your seat is free again."
 
 

@@ -15,6 +15,11 @@ from .cards import BY_KEY, KINDS, catalog
 from .info import INFO
 
 
+# The round-start stages (rules.py, in this order), and what happens in each, in words.
+ROUND_START = {"office": "office buildings", "chapel": "chapels", "bank": "banks",
+               "limit": "hand limits"}
+
+
 def _wrap(text: str) -> str:
     return textwrap.fill(text, width=88, initial_indent="    ", subsequent_indent="    ")
 
@@ -49,9 +54,15 @@ class Text:
         extra = INFO.describe(v["options"])
         lines = [self.paint(f"San Juan — round {v['round']}, governor {names[v['governor']]}", "head")
                  + (f"  ({extra})" if extra else "")]
-        taken = ", ".join(f"{role} ({names[seat]})" for role, seat in v["taken"])
-        lines.append(f"Roles left: {', '.join(v['roles_left']) or 'none'}"
-                     + (f"   taken: {taken}" if taken else ""))
+        if v.get("stage") in ROUND_START:
+            # The view still holds the last round's roles until the governor chooses the first
+            # one: shown, they would read as this round's.
+            lines.append(f"Start of the round ({ROUND_START[v['stage']]}); then the roles are chosen, "
+                         "all of them on offer.")
+        else:
+            taken = ", ".join(f"{role} ({names[seat]})" for role, seat in v["taken"])
+            lines.append(f"Roles left: {', '.join(v['roles_left']) or 'none'}"
+                         + (f"   taken: {taken}" if taken else ""))
         if v["role"]:
             lines.append(f"Phase: {v['role']}, chosen by {names[v['chooser']]}")
         if v.get("tile"):

@@ -39,7 +39,9 @@ def check_match(results: list[dict], seats: int) -> None:
     assert sorted(r["seat"] for r in results) == sorted({r["seat"] for r in results})
     for r in results:
         path = Path(r["record"])
-        assert path.parent.name == "records" and path.name == f"{r['game_id']}.govrec"
+        # named for people: date and time, game, players, short id
+        assert path.parent.name == "records" and path.name.endswith(f"_{r['game_id'][:8]}.govrec")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d_\d{4}_sanjuan_[A-Za-z0-9-]+_[0-9a-f]{8}\.govrec", path.name)
         report = verify(record.read(path))
         assert report.ok and report.scores == r["scores"]
         # Each client holds its own hand only: the record audits its own seat.
@@ -194,7 +196,8 @@ def test_a_finished_seat_leaves_only_its_record(server, tmp_path):
     proc = bot_seat(server.url, tmp_path, "--create", "sanjuan", "--seats", "2", "--bots", "1")
     result = outcome(proc)
     assert list((tmp_path / "sessions").iterdir()) == []
-    assert [p.name for p in (tmp_path / "records").iterdir()] == [f"{result['game_id']}.govrec"]
+    assert [p for p in (tmp_path / "records").iterdir()] == [Path(result["record"])]   # one, resumed or not
+    assert result["record"].endswith(f"_{result['game_id'][:8]}.govrec")
 
 
 def test_watch_follows_a_match_to_its_end(server, tmp_path):
@@ -207,9 +210,12 @@ def test_watch_follows_a_match_to_its_end(server, tmp_path):
     result = outcome(player)
     assert f"Watching table {table}" in out and "The match is over." in out
     # The spectator audited the match from the signed public log, and kept it.
-    assert "VERIFIED: the deal and the scores are honest." in out and "0 private messages" in out
+    # It says what it could check, and what it could not: no player's hidden cards.
+    assert "VERIFIED, the public part:" in out and "Not checked: the cards each player was dealt" in out
+    assert "this public record holds no player's hidden cards to compare" in out and "every card shown" not in out
+    assert "the deal and the scores are honest" not in out
     saved = Path(re.search(r"Public match record saved: (\S+)", out).group(1))
-    assert saved == tmp_path / "w" / "records" / f"{result['game_id']}.public.govrec"
+    assert saved.parent == tmp_path / "w" / "records" and saved.name.endswith(f"_{result['game_id'][:8]}.public.govrec")
     report = verify(record.read(saved))
     assert report.ok and report.seats_checked == [] and report.scores == result["scores"]
     assert "Cities" in out and "Your hand" not in out          # the public view only
@@ -266,7 +272,8 @@ def test_play_auto_with_a_friend_over_the_network(tmp_path, table):
     while "Friends can join with" not in line:
         line = play.stdout.readline()
         assert line, play.stderr.read()
-    url, table = re.search(r"governor join (ws://\S+) --table (\S+)", line).groups()
+    # The hint is a command that runs as printed: here `python -m client`, as the test started it.
+    url, table = re.search(r" -m client join (ws://\S+) --table (\S+)", line).groups()
     friend = bot_seat(url, tmp_path / "friend", "--table", table, "--name", "Bo")
     out, err = play.communicate(timeout=60)
     assert play.returncode == 0, err
@@ -287,7 +294,7 @@ def test_play_auto_against_bots(tmp_path):
                     "--data-dir", str(tmp_path))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert "Others can watch with: governor watch ws://127.0.0.1:" in out
+    assert re.search(r"Others can watch with: \S+ -m client watch ws://127\.0\.0\.1:", out)
     assert "(expansion)" in out and "VERIFIED" in out
     assert len(list((tmp_path / "records").glob("*.govrec"))) == 1
 

@@ -73,23 +73,26 @@ def test_bad_input_gets_a_sentence_and_the_question_again(tmp_path):
                      "You picked option 1 twice", "Answer with option numbers separated by spaces"]:
         assert sentence in out
     assert out.count(PROMPT_END) == 1          # nothing was accepted: the same question throughout
-    assert "Input closed: the game is abandoned." in out
-    assert not list((tmp_path / "sessions").glob("*.json"))   # nothing left to resume
+    assert "Input closed. The game is saved:" in out and "offers to resume it." in out
+    assert len(list((tmp_path / "sessions").glob("*.json"))) == 1   # the seat, to resume
 
 
 def test_quit_asks_first(tmp_path):
     proc = governor(tmp_path, stdin="q\nn\nquit\ny\n")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.count("Quit this game? [y/N]") == 2
-    assert "You left the game." in proc.stdout
+    assert proc.stdout.count("Leave this game? [y/N]") == 2
+    assert proc.stdout.count("If you leave, the game is saved:") == 2
+    assert "You left the game. The game is saved:" in proc.stdout
 
 
 @pytest.mark.parametrize("args, sentence", [
     (["--players", "1"], "2 to 4 players"),
     (["--name", ""], "1 to 20 printable characters"),
-    (["--players", "2", "--bots", "2"], "leaves no seat for you"),
-    (["--bots", "7"], "--bots 7 leaves no seat for you at a table of 4"),
-    (["--bots", "many"], "a number of computer players"),
+    (["--players", "2", "--bots", "2"], "leave no seat for you"),
+    (["--bots", "7"], "7 computer players leave no seat for you at a table of 4"),
+    (["--bots", "many"], "San Juan has no computer player of level 'many'; there is: random, heuristic, ismcts."),
+    (["--bots", "9!"], "--bots is a number of computer players or their levels"),
+    (["--game", "puertorico", "--level", "genius"], "Puerto Rico has no computer player of level 'genius'"),
     (["--game", "sanjuan", "--players", "5"], "San Juan is for 2 to 4 players, not 5"),
 ])
 def test_bad_flags_exit_2(tmp_path, args, sentence):

@@ -14,7 +14,8 @@ from games.errors import IllegalAction
 
 TOY = types.SimpleNamespace(INFO=Info(
     id="toy", title="Toy", min_players=3, max_players=5, rules_version="toy/1", tiebreak="none",
-    options=(Option("long_game", False, "play to 20 points"), Option("rounds", 6, "rounds to play", (4, 6, 8)))))
+    options=(Option("long_game", False, "play to 20 points"), Option("rounds", 6, "rounds to play", (4, 6, 8)))),
+    bots={}, search=None)   # computer players: "random" only
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_the_lobby_asks_for_the_game_and_each_of_its_options(two_games, capsys):
     from client.terminal import Keyboard
 
     class Link:
-        async def create(self, game, seats, bots, options):
+        async def create(self, game, seats, bots, options, levels=None):
             self.created = (game, seats, bots, options)
             return "t1"
 

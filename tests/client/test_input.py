@@ -1,0 +1,153 @@
+"""Input a player can trust in the plain terminal: nothing typed before a question answers it (on
+a terminal; a pipe's lines are a script's answers and are kept), picking nothing is said
+plainly and confirmed in one's own phase, leaving says what it does, and no line crashes."""
+import asyncio
+import queue
+import types
+
+import pytest
+
+from client.answers import BadAnswer, parse_answer
+from client.terminal import Keyboard, Quit, Terminal, own_phase
+
+
+class Typed:
+    """A stand-in for stdin: readline blocks until the test types a line."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue = queue.Queue()
+
+    def type(self, line: str) -> None:
+        self.lines.put(line)
+
+    def readline(self) -> str:
+        return self.lines.get()
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def _arrived(keyboard: Keyboard, count: int) -> None:
+    """Until the keyboard's reader has queued `count` lines (it runs in a thread of its own)."""
+    while keyboard.queue.qsize() < count:
+        await asyncio.sleep(0)
+
+
+async def test_lines_typed_before_a_question_do_not_answer_it_on_a_terminal(capsys):
+    typed = Typed()
+    keyboard = Keyboard(typed)                 # isatty(): type-ahead is dropped
+    assert keyboard.drop_typeahead
+    keyboard._start()
+    typed.type("2\n")                          # pressed while "Waiting for Ana…"
+    typed.type("q\n")
+    await _arrived(keyboard, 2)
+    answer = asyncio.ensure_future(keyboard.readline("> "))
+    await asyncio.sleep(0)
+    typed.type("1\n")                          # typed after the question appeared
+    assert await answer == "1"
+    assert "2 lines typed before this question appeared were ignored" in capsys.readouterr().out
+    typed.type("")                             # the end of input is never dropped
+    await _arrived(keyboard, 1)
+    with pytest.raises(EOFError):
+        await keyboard.readline()
+
+
+async def test_a_pipe_keeps_its_lines_in_order():
+    typed = Typed()
+    keyboard = Keyboard(typed, drop_typeahead=False)     # what a pipe or a file gets
+    keyboard._start()
+    typed.type("2\n")
+    typed.type("3\n")
+    await _arrived(keyboard, 2)
+    assert [await keyboard.readline(), await keyboard.readline()] == ["2", "3"]
+
+
+def test_a_pipe_is_not_a_terminal():
+    import io
+    assert not Keyboard(io.StringIO("1\n")).drop_typeahead
+
+
+# ------------------------------------------------------------------ the answers
+
+@pytest.mark.parametrize("word", ["none", "PASS", "-", "", "  "])
+def test_picking_nothing_is_allowed_only_where_none_is(word):
+    assert parse_answer(word, 3, 0, 2) == []
+    with pytest.raises(BadAnswer, match="You must pick 1 option"):
+        parse_answer(word, 3, 1, 1)
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "1" + "0" * 4999, "0" * 4999 + "2 " + "7" * 300])
+def test_a_huge_number_is_no_option_and_the_message_stays_short(text):
+    with pytest.raises(BadAnswer) as e:
+        parse_answer(text, 5, 1, 1)
+    assert "There is no option" in str(e.value) and len(str(e.value)) < 100
+
+
+def test_leading_zeros_still_name_an_option():
+    assert parse_answer("0003", 5, 1, 1) == [2]
+
+
+# ------------------------------------------------------------------ the questions
+
+class Screen:
+    """The few things Terminal.decide asks of a game's rendering."""
+
+    def view(self, v):
+        return "BOARD"
+
+    def prompt(self, v):
+        return "QUESTION"
+
+    def paint(self, text, style):
+        return text
+
+
+def _trader(seat: int, chooser: int) -> types.SimpleNamespace:
+    view = {"seat": seat, "role": "trader", "chooser": chooser, "to_act": [seat],
+            "prompt": {"kind": "sell", "text": "Trader phase: sell up to 2 goods.", "options": [11, 12],
+                       "min": 0, "max": 2, "labels": ["Indigo", "Sugar"], "help": ["", ""]}}
+    return types.SimpleNamespace(view=view)
+
+
+def _terminal(answers: str) -> tuple[Terminal, list]:
+    import io
+    said: list[str] = []
+    t = Terminal("ws://x", Keyboard(io.StringIO(answers)), out=io.StringIO())
+    t.screen = Screen()
+    t.say = lambda text="", style=None: said.append(text)
+    return t, said
+
+
+@pytest.mark.parametrize("answers, picked", [("\ny\n", []), ("\nn\n2\n", [12]), ("none\nyes\n", [])])
+async def test_passing_in_ones_own_phase_is_confirmed(answers, picked, capsys):
+    t, said = _terminal(answers)
+    assert await t.decide(_trader(seat=1, chooser=1)) == picked
+    assert "You chose the trader yourself: pick nothing? [y/N]" in capsys.readouterr().out
+
+
+async def test_passing_in_anothers_phase_is_not_asked_about(capsys):
+    t, _ = _terminal("\n")
+    assert await t.decide(_trader(seat=1, chooser=0)) == []
+    assert "pick nothing?" not in capsys.readouterr().out
+    assert not own_phase({"seat": 1, "role": None, "chooser": 1})
+
+
+async def test_leaving_is_confirmed_and_says_what_happens(capsys):
+    t, said = _terminal("q\nn\n1\nquit\nyes\n")
+    t.leaving = "If you leave, the game is saved."
+    assert await t.decide(_trader(seat=1, chooser=0)) == [11]     # "n": the question again
+    assert said.count("If you leave, the game is saved.") == 1
+    assert "You stay: here is the question again." in said
+    with pytest.raises(Quit):
+        await t.decide(_trader(seat=1, chooser=0))
+    assert capsys.readouterr().out.count("Leave this game? [y/N]") == 2
+
+
+async def test_a_one_line_question_leaves_the_rest_of_the_input_alone():
+    import io
+    from client.terminal import ask_once
+    stream, out = io.StringIO("y\nlater\n"), io.StringIO()
+    assert await ask_once("Resume it? [Y/n] ", stream, out) == "y"
+    assert out.getvalue() == "Resume it? [Y/n] " and stream.readline() == "later\n"
+    with pytest.raises(EOFError):
+        await ask_once("Again? ", stream, out)

@@ -1,0 +1,47 @@
+"""`governor play` keeps its game in the client's data folder: leave it, and the next start
+offers to resume it, on whatever port its server gets this time."""
+import json
+
+from tests.client.test_play import governor
+
+
+def test_a_game_left_is_offered_again_and_plays_to_its_end(tmp_path):
+    first = governor(tmp_path, "--players", "2", stdin="q\ny\n")
+    assert first.returncode == 0, first.stderr
+    assert "You left the game. The game is saved:" in first.stdout
+    assert (tmp_path / "server").is_dir()
+
+    again = governor(tmp_path, "--auto", stdin="y\n")       # a bot types the answers
+    assert again.returncode == 0, again.stderr
+    out = again.stdout
+    assert "You have an unfinished game:" in out and "San Juan, 2 seats" in out
+    assert "Resuming your seat" in out
+    assert "Match record saved:" in out and "verified" in out.lower()
+    assert "Traceback" not in out + again.stderr
+    sessions = [json.loads(p.read_text()) for p in (tmp_path / "sessions").glob("*.json")]
+    assert all(s["finished"] for s in sessions)     # a finished seat is kept as finished, or removed
+
+    third = governor(tmp_path, "--players", "2", stdin="q\ny\n")     # nothing left to resume
+    assert third.returncode == 0, third.stderr
+    assert "unfinished game" not in third.stdout
+
+
+def test_declining_or_new_starts_another_game(tmp_path):
+    assert governor(tmp_path, "--players", "2", stdin="q\ny\n").returncode == 0
+    fresh = governor(tmp_path, "--players", "2", "--new", stdin="q\ny\n")
+    assert "unfinished game" not in fresh.stdout and "You are seat 1" in fresh.stdout
+    declined = governor(tmp_path, "--players", "2", stdin="n\nq\ny\n")
+    assert declined.stdout.count("You have an unfinished game:") == 2     # both games are kept
+    assert "You are seat 1" in declined.stdout
+
+
+def test_a_second_play_on_the_same_folder_plays_but_cannot_be_resumed(tmp_path):
+    import fcntl
+    (tmp_path / "server").mkdir()
+    with open(tmp_path / "server" / "server.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)      # what a running `governor play` holds
+        proc = governor(tmp_path, "--players", "2", stdin="q\ny\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "is kept in a temporary folder and cannot be resumed" in proc.stderr
+    assert "If you leave, the game is abandoned: it cannot be resumed." in proc.stdout
+    assert not list((tmp_path / "sessions").glob("*.json"))        # nothing offered next time

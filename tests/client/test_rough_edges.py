@@ -1,0 +1,141 @@
+"""No traceback reaches a user: Ctrl-C with bot workers running, malformed addresses, absurd
+answers; hints print commands that work as printed; --version; the Makefile's quiet install."""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from client import hints
+from client.cli import main
+from client.session import server_address
+from tests.client.live import ROOT
+
+
+def test_ctrl_c_in_play_prints_no_traceback_from_the_bot_workers(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "client", "play", "--port", "0", "--data-dir", str(tmp_path)],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+    try:
+        seen = ""
+        # Answer until a question comes after a computer player moved: its worker process is up.
+        while True:
+            line = proc.stdout.readline()
+            assert line, "the game ended before a computer player moved"
+            seen += line
+            if "(? for help" in line:
+                if seen.count("(? for help") >= 2 and "Bot" in seen.split("You are seat")[-1]:
+                    break
+                proc.stdin.write("1\n")
+                proc.stdin.flush()
+        os.killpg(proc.pid, signal.SIGINT)        # what Ctrl-C at a terminal does: the whole group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "Interrupted: your game is saved" in err
+
+
+@pytest.mark.parametrize("address, why", [
+    ("ws://127.0.0.1:99999", "a port is a number from 1 to 65535"),
+    (":abc", "the port is not a number"),
+    ("ws://[::1", "an IPv6 address in [brackets] is not closed"),
+    ("http://example.org:80", "is not a server address"),
+    ("ws://", "is not a server address"),
+    ("ws://host:0", "port 0 is no server's port"),
+    ("ws://a b:1", "is not a server address"),
+    ("ws://h:1/path", "more than a host and a port"),
+    ("x" * 5000, "is not a server address"),
+])
+def test_a_malformed_address_is_named_and_explained(address, why):
+    with pytest.raises(argparse.ArgumentTypeError) as e:
+        server_address(address)
+    assert why in str(e.value) and "use ws://HOST:PORT" in str(e.value)
+    assert len(str(e.value)) < 250
+
+
+@pytest.mark.parametrize("address, url", [("127.0.0.1:8765", "ws://127.0.0.1:8765"),
+                                          ("wss://games.example.org", "wss://games.example.org"),
+                                          ("ws://[::1]:8765/", "ws://[::1]:8765")])
+def test_good_addresses_pass(address, url):
+    assert server_address(address) == url
+
+
+@pytest.mark.parametrize("command", ["join", "watch"])
+def test_the_commands_refuse_a_bad_address_without_a_traceback(command, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([command, "ws://[::1", *(["T"] if command == "watch" else [])])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not a server address" in err and "Traceback" not in err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("governor ")
+
+
+def test_hints_name_a_command_that_runs_as_printed(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    venv = tmp_path / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "governor").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(sys, "argv", [str(venv / "governor"), "play"])
+    assert hints.command("verify", "a b.govrec") == ".venv/bin/governor verify 'a b.govrec'"
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "client" / "__main__.py"), "play"])
+    assert hints.command("play").endswith(" -m client play")
+
+
+def test_make_play_hides_the_installers_chatter():
+    recipe = subprocess.run(["make", "-n", "play"], cwd=ROOT, capture_output=True, text=True).stdout
+    install = [line for line in recipe.splitlines() if "pip install" in line]
+    assert install and all(".venv/install.log" in recipe for _ in install)
+    assert "> .venv/install.log 2>&1" in recipe
+
+
+def test_ctrl_c_in_serve_prints_no_traceback_from_the_bot_workers(tmp_path):
+    import re
+    env = {**os.environ, "NO_COLOR": "1"}
+    server = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(tmp_path / "s")],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True, env=env)
+    try:
+        url = None
+        while url is None:
+            line = server.stdout.readline()
+            assert line, "the server ended before it listened"
+            found = re.search(r"listening on (ws://[\d.:]+)", line)
+            url = found and found.group(1)
+        # A match with a computer seat: the server's bot worker processes are up once it is over.
+        seat = subprocess.run([sys.executable, "-m", "client", "join", url, "--bot", "random", "--create", "sanjuan",
+                               "--seats", "2", "--bots", "1", "--level", "random", "--no-input", "--json",
+                               "--data-dir", str(tmp_path / "c")], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert seat.returncode == 0, seat.stderr
+        os.killpg(server.pid, signal.SIGINT)
+        out = server.communicate(timeout=60)[0]
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    assert "1 bots (random)" in out
+
+
+def test_bot_workers_are_born_ignoring_ctrl_c():
+    """What keeps a Ctrl-C that comes while a worker is still starting from printing a traceback:
+    a process started there begins with SIGINT ignored, and Python leaves it so."""
+    from server.deciders import _born_ignoring_ctrl_c
+    before = signal.getsignal(signal.SIGINT)
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
+    with _born_ignoring_ctrl_c(True):
+        inside = subprocess.run(probe, capture_output=True, text=True).stdout
+    assert inside.strip() == "True"
+    assert signal.getsignal(signal.SIGINT) is before       # the server's own Ctrl-C is back
+    assert subprocess.run(probe, capture_output=True, text=True).stdout.strip() == "False"
