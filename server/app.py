@@ -124,6 +124,9 @@ class Server:
         self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.quotas = Quotas(self.limits)
+        # address -> its creates waiting for the store: counted as open tables, or creates sent
+        # together would all pass the table limits before any of them is in self.tables
+        self._creating: Counter[str] = Counter()
         # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
         # the event loop never does, and several replays at once never take turns with it.
         self.replayer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-replay")
@@ -431,11 +434,11 @@ class Server:
             if lv not in bots.levels(info.id):
                 return self._error(conn, "unknown_bot", f"No bot level {str(lv)[:40]!r} for {info.title}; "
                                                         f"there is: {', '.join(bots.levels(info.id))}.")
-        if sum(t.active for t in self.tables.values()) >= self.limits.max_tables:
+        if sum(t.active for t in self.tables.values()) + self._creating.total() >= self.limits.max_tables:
             return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
                                                         "open tables; join one or try later.")
         now = time.monotonic()
-        mine = sum(t.active and t.creator == conn.addr for t in self.tables.values())
+        mine = sum(t.active and t.creator == conn.addr for t in self.tables.values()) + self._creating[conn.addr]
         refusal = self.quotas.refuse_table(conn.addr, mine, now)
         if refusal is not None:
             return self._error(conn, "too_many_tables", refusal)
@@ -449,7 +452,13 @@ class Server:
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
                    "token_hash": None, "bot": levels[i - humans]} for i in range(humans, n)]
         row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time())
-        await self.store.create_table(row)
+        self._creating[conn.addr] += 1
+        try:
+            await self.store.create_table(row)
+        finally:
+            self._creating[conn.addr] -= 1
+            if not self._creating[conn.addr]:
+                del self._creating[conn.addr]
         table = Table(self, row, creator=conn.addr)
         self.tables[tid] = table
         table.ensure_running()

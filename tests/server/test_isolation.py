@@ -170,6 +170,24 @@ async def test_one_address_cannot_fill_the_table_limit(make_server):
     await other.create(2)
 
 
+async def test_creates_sent_together_cannot_pass_the_table_limits_at_once(make_server, tmp_path):
+    """Each create waits for the store before its table is in memory: creates in flight count."""
+    server = await make_server(tables_per_addr=3, tables_per_window=100, max_tables=100)
+    flood = [await Raw.connect(server.url) for _ in range(8)]
+    for raw in flood:
+        await raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1})
+    answers = [await raw.recv() for raw in flood]
+    assert sorted(a["type"] for a in answers) == ["created"] * 3 + ["error"] * 5, answers
+    assert sum(t.active and t.creator == "127.0.0.1" for t in server.tables.values()) == 3
+    everyone = await make_server(tables_per_addr=100, tables_per_window=100, max_tables=2,
+                                 data_dir=tmp_path / "everyone")
+    crowd = [await Raw.connect(everyone.url, source=f"127.0.0.{i + 2}") for i in range(5)]
+    for raw in crowd:
+        await raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1})
+    answers = [await raw.recv() for raw in crowd]
+    assert sorted(a["type"] for a in answers) == ["created"] * 2 + ["error"] * 3, answers
+
+
 async def test_an_empty_table_closes_soon_and_its_creator_is_told_when(make_server):
     server = await make_server(idle_table=0.3, tables_per_addr=1)
     raw = await Raw.connect(server.url)
