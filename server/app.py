@@ -199,12 +199,14 @@ class Server:
 
     def forget(self, table: Table) -> None:
         """A finished table nobody is at is no longer in use (called by the table's task): it
-        rests, built, until it is asked for again or others push it out."""
+        rests, built, until it is asked for again or others push it out. A frozen one does not."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         for s in table.seats:
             if s.token_hash and self.tokens.get(s.token_hash, (None,))[0] is table:
                 del self.tokens[s.token_hash]
+        if table.core.broken:
+            return   # perhaps a read that failed once: rebuilt from the log when asked for again
         self.finished.update(table.id, table.summary())
         self.resting.put(table)
 

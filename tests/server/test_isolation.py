@@ -244,6 +244,31 @@ async def test_a_finished_match_is_replayed_once_and_off_the_event_loop(make_ser
     assert len(replays) == 1 and replays[0].startswith("governor-replay"), replays
 
 
+async def test_a_table_frozen_by_a_failed_read_is_not_kept_frozen(make_server, tmp_path):
+    data = tmp_path / "flaky"
+    server = await make_server(data_dir=data)
+    table, _ = await finished_table(server)
+    await server.stop()
+    server = await make_server(data_dir=data)
+    real, failures = server.store.log, [OSError("a read that fails once")]
+
+    async def flaky(table_id):
+        if failures:
+            raise failures.pop()
+        return await real(table_id)
+
+    server.store.log = flaky
+    for frozen in (True, False):                  # the second watch finds the store healthy again
+        watcher = await Raw.connect(server.url)
+        await watcher.send({"type": "watch", "table": table, "have": 0})
+        status = await watcher.expect("status", skip=("entry", "snapshot"))
+        assert ("frozen" in status) == frozen, status
+        await watcher.close()
+        while table in server.tables:
+            await asyncio.sleep(0.01)
+    assert not any(t.get("frozen") for t in server.listing())
+
+
 async def test_watch_requests_are_rate_bounded_per_address(make_server):
     server = await make_server(watch_rate=0.5, watch_burst=3)
     table, _ = await finished_table(server)
