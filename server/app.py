@@ -54,7 +54,7 @@ from protocol import wire
 from protocol.signing import load_or_create
 
 from .cache import Resting
-from .conn import Conn
+from .conn import Conn, client_address
 from .deciders import Deciders
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished
@@ -485,7 +485,7 @@ class _Counted(ServerConnection):
     def connection_made(self, transport) -> None:
         peer = transport.get_extra_info("peername")
         if (self.owner.connections >= self.owner.max_connections
-                or not self.owner.quotas.may_connect(peer[0] if peer else "?")):
+                or not self.owner.quotas.may_connect(client_address(peer[0]) if peer else "?")):
             # Cut before websockets sets the connection up (its handshake task, its buffers): a
             # flood of cut sockets costs the event loop as little as it can.
             transport.abort()

@@ -13,6 +13,7 @@ so that a client learns the answers and errors that came before the close.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import time
 from collections import deque
@@ -24,6 +25,20 @@ log = logging.getLogger("governor.server")
 
 CLOSE_OVERFLOW = 1008  # policy violation: the client does not read what it is sent
 FLUSH_SECONDS = 1.0    # how long queued frames may take to go out before a close
+
+
+def client_address(ip: str) -> str:
+    """What the per-address limits count by: an IPv4 address itself; an IPv6 address's /64, since
+    one IPv6 host usually holds a whole /64 and could take a fresh address for every connection."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if address.version == 4:
+        return ip
+    if address.ipv4_mapped is not None:     # an IPv4 client on a dual-stack socket
+        return str(address.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{address}/64", strict=False))
 
 
 class TokenBucket:
@@ -62,7 +77,7 @@ class Conn:
         self.seq = -1               # spectators: the seq of the last public view sent
         self.backlog: deque[bytes] = deque()  # signed messages a resumed seat lacks, sent first
         try:
-            self.addr = ws.remote_address[0]
+            self.addr = client_address(ws.remote_address[0])   # what the per-address limits count by
         except (TypeError, IndexError, AttributeError):
             self.addr = "?"
 

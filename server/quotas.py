@@ -12,6 +12,9 @@ address gets done however many connections it opens:
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
   table not in memory reads its log and replays the whole match, signatures and all.
 
+An "address" is the client's IPv4 address, or the /64 network of its IPv6 address
+(conn.client_address).
+
 A refusal is a sentence naming the limit and how long to wait, for an `error` to the client.
 """
 from __future__ import annotations

@@ -297,3 +297,15 @@ def test_the_listing_of_finished_tables_is_bounded():
     listed.update("t1", {"id": "t1", "late": True})      # gone from the list: stays gone
     assert "t1" not in dict(listed.entries())
 
+
+
+@pytest.mark.parametrize("ip, counted_as", [
+    ("203.0.113.7", "203.0.113.7"),
+    ("2001:db8::1", "2001:db8::/64"),
+    ("2001:db8::ffff:9", "2001:db8::/64"),        # another address of the same host's /64
+    ("2001:db8:0:1::9", "2001:db8:0:1::/64"),     # another /64: someone else
+    ("::ffff:198.51.100.2", "198.51.100.2"),      # IPv4 on a dual-stack socket
+])
+def test_an_ipv6_host_cannot_take_a_fresh_quota_with_each_address(ip, counted_as):
+    from server.conn import client_address
+    assert client_address(ip) == counted_as
