@@ -84,3 +84,47 @@ async def test_chat_is_not_in_the_record(server):
     for path in server.data_dir.rglob("*"):
         if path.is_file():
             assert b"secret-chat-marker" not in path.read_bytes(), path
+
+
+async def test_the_clients_seat_runner_sends_chat_and_shows_what_comes_back(server, tmp_path):
+    """The client's side over a real socket: a SeatRunner's chat goes out beside the game, comes
+    back to it and to the other seat, and the seat plays on."""
+    import asyncio
+
+    from client.link import open_link
+    from client.lobby import sit
+    from client.seat import Leave, Player, SeatRunner
+
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2)
+    link = await open_link(server.url, quiet=True, rate=0)
+    session = await sit(link, table, "Ana", tmp_path / "client")
+    bo = SeatPlayer(server.url, table, "Bo", seed=1)
+    await bo.sit()
+
+    class Chatty(Player):
+        def __init__(self):
+            self.send, self.heard = None, []
+
+        def bind_chat(self, send):
+            if send is not None and self.send is None:
+                assert send("hello from Ana")
+            self.send = send
+
+        def update(self, table, happened):
+            self.heard += [data for kind, data in happened if kind == "chat"]
+            if self.heard:
+                raise Leave
+
+        async def decide(self, table):
+            await asyncio.Event().wait()
+
+    player = Chatty()
+    runner = asyncio.ensure_future(SeatRunner(session, player, link=link).run())
+    msg = await next_of(bo, "chat")
+    assert (msg["seat"], msg["name"], msg["text"]) == (session.seat, "Ana", "hello from Ana")
+    try:
+        await asyncio.wait_for(runner, 10)
+    except Leave:
+        pass
+    assert player.heard == [{"seat": session.seat, "name": "Ana", "text": "hello from Ana"}]
