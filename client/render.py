@@ -59,7 +59,8 @@ class Renderer:
     def help(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; an empty line, "
-                 "`none` or `pass` picks nothing, where that is allowed. `q` leaves the game.",
+                 "`none` or `pass` picks nothing, where that is allowed. `q` leaves the game. "
+                 "`!` and a line chats to the table, e.g. `! hello all`.",
                  how_to_answer(p["min"], p["max"])]
         if getattr(self.text, "explain", None):
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")

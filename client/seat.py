@@ -40,6 +40,10 @@ class Player:
     def stop_deciding(self, table: Table) -> None:
         """The question being decided went away (a snapshot changed it)."""
 
+    def bind_chat(self, send) -> None:
+        """`send(text) -> bool` sends a chat line to the table (False: not connected now); None
+        once the seat is done. Players that never chat ignore it."""
+
 
 class SeatRunner:
     """Plays one seat until its match ends: connects (or resumes), feeds the table, asks the
@@ -59,9 +63,28 @@ class SeatRunner:
         self.deciding_on: dict | None = None    # the question being decided ...
         self.deciding_seq: int | None = None    # ... and the seq of the view it is decided on
         self.resync_at: float | None = None
+        self.chatting: set[asyncio.Task] = set()
+
+    def chat(self, text: str) -> bool:
+        """Send a chat line to the table now, beside whatever else is going on; False when there
+        is no connection to send it on. The server's refusals come back as errors."""
+        link = self.link
+        if link is None or link.ws is None:
+            return False
+
+        async def send():
+            try:
+                await link.send({"type": "chat", "text": text})
+            except DROPPED:
+                pass
+        task = asyncio.ensure_future(send())
+        self.chatting.add(task)
+        task.add_done_callback(self.chatting.discard)
+        return True
 
     async def run(self) -> Outcome:
         fresh = self.link is not None
+        self.player.bind_chat(self.chat)
         if fresh:
             self.player.connection("connected", self.link.fingerprint or "")
         try:
@@ -95,6 +118,7 @@ class SeatRunner:
                 self.session.forget()
             raise
         finally:
+            self.player.bind_chat(None)
             if self.deciding is not None:
                 self.deciding.cancel()
             if self.link is not None:

@@ -135,6 +135,8 @@ class Watcher(Player):
                     print(f"[{line}]")
             elif kind == "error":
                 print(f"[server: {data[1]}]")
+            elif kind == "chat":
+                print(f"[chat] {data['name']}: {data['text']}")
         if redraw and v is not None and not v.get("over"):
             to_act = tuple(v.get("to_act", ()))
             if to_act != self.shown_to_act:

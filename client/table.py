@@ -12,7 +12,7 @@ from pathlib import Path
 from protocol.diff import PatchError, patch, view_hash
 from protocol.exchange import PlayerExchange
 from protocol.fairness import player_commit
-from protocol.messages import ProtocolError, Signed
+from protocol.messages import ProtocolError, Signed, printable
 from protocol.verify import Report
 
 from .errors import ClientError
@@ -67,7 +67,7 @@ class Table:
     """One table as this client sees it. `feed(msg)` takes one decoded server message and
     returns the messages to send back; what changed is left in attributes and in `happened`,
     a list of (kind, data) the shell drains: "view", "events", "ack", "reject", "status",
-    "error", "end", "notice".
+    "error", "end", "notice", "chat" (a line said at the table: {seat, name, text}, printable).
     """
 
     def __init__(self, table: str, session: SeatSession | None = None,
@@ -326,6 +326,9 @@ class Table:
             return []
         if kind == "error":
             self.happened.append(("error", (msg["code"], msg["message"])))
+            return []
+        if kind == "chat":    # not signed, not part of the record: only shown
+            self.happened.append(("chat", printable({k: msg[k] for k in ("seat", "name", "text")})))
             return []
         return []
 

@@ -38,6 +38,15 @@ class Keyboard:
         self.drop_typeahead = _is_terminal(self.stream) if drop_typeahead is None else drop_typeahead
         self.queue: asyncio.Queue | None = None
         self.loop = None
+        # Where a line starting with `!` goes instead of the answers (a seat's chat), when set:
+        # such a line is never an answer, never type-ahead, whatever is being asked.
+        self.on_chat = None
+
+    def _line(self, line: str) -> None:
+        if line and self.on_chat is not None and line.lstrip().startswith("!"):
+            self.on_chat(line.lstrip()[1:].strip())
+        else:
+            self.queue.put_nowait(line)
 
     def _start(self) -> None:
         if self.queue is not None:
@@ -52,7 +61,7 @@ class Keyboard:
                 except (OSError, ValueError, UnicodeDecodeError):   # a closed or garbled input: its end
                     line = ""
                 try:
-                    self.loop.call_soon_threadsafe(self.queue.put_nowait, line)
+                    self.loop.call_soon_threadsafe(self._line, line)
                 except RuntimeError:     # the game is over and its loop closed
                     return
                 if not line:
@@ -170,6 +179,18 @@ class Terminal(Player):
             text = self.screen.paint(text, style)
         print(text, file=self.out, flush=True)
 
+    def bind_chat(self, send) -> None:
+        self._send_chat = send
+        self.keyboard.on_chat = self._chat if send is not None else None
+
+    _send_chat = None
+
+    def _chat(self, text: str) -> None:
+        if not text:
+            self.say("To chat, type ! and your line, e.g. `! hello all`.", "dim")
+        elif self._send_chat is None or not self._send_chat(text):
+            self.say("[chat not sent: not connected]", "warn")
+
     def header(self) -> str:
         """The connection line shown above the board."""
         state = {"connected": f"connected to {self.url}", "reconnecting": "reconnecting…",
@@ -211,6 +232,8 @@ class Terminal(Player):
                          f"{message} (the game moved on: here is the question again)", "warn")
             elif kind == "error":
                 self.say(f"[server: {data[1]}]", "warn")
+            elif kind == "chat":
+                self.say(f"[chat] {data['name']}: {data['text']}")
         self._waiting(table)
 
     def _waiting(self, table: Table) -> None:
@@ -241,6 +264,9 @@ class Terminal(Player):
             line = (await self.auto.answer(v) if self.auto else await self.keyboard.readline()).strip()
             if line == "?":
                 self.say(screen.help(v))
+                continue
+            if line.startswith("!"):        # chat (the keyboard sends it when seated): never an answer
+                self.say("Chat is not available here.", "dim")
                 continue
             if line.startswith("?"):        # "? small market": about a thing on the board
                 self.say(screen.explain(v, line[1:].strip()))

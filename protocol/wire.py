@@ -27,6 +27,12 @@ Once seated, per table:
                                                       table refuses every command (an error
                                                       "table_frozen" says so too)
   server -> error {code, message}                     a refused request that is not a command
+  client -> chat {text}                               a line to the table; only a seated player may
+                                                      send one (spectators read); not a command: no
+                                                      ack, never signed, logged or stored
+  server -> chat {table, seat, name, text}            a seat's line, to every seat and spectator at
+                                                      the table; text has no control characters and
+                                                      at most MAX_CHAT characters (longer is refused)
 Every message of the types in PADDED carries a field "pad" (bytes, all zero) that brings the
 encoded frame to a fixed size class (`padded_size`); receivers ignore it. See "Padding" below.
 A command is identified by its client id: sent twice, it is applied once and answered the same
@@ -35,6 +41,8 @@ way again. A command decided on a view older than the seat's current question is
 """
 from __future__ import annotations
 
+import unicodedata
+
 from games.errors import Closed
 
 from .codec import DecodeError, pack, unpack
@@ -42,6 +50,8 @@ from .codec import DecodeError, pack, unpack
 VERSION = "governor/2"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
+MAX_CHAT = 200                   # characters of one chat line, after control characters and
+                                 # surrounding whitespace are stripped
 MAX_ACTION = 64                  # options picked in one action: a decision picks a few of those shown
 
 # Close codes (RFC 6455 leaves 4000-4999 to applications).
@@ -70,6 +80,7 @@ CLIENT = {
     "reveal": {"seed": (_BIN, True)},
     "act": {"id": (_INT, True), "seq": (_INT, True), "action": (_LIST, True)},
     "resync": {},
+    "chat": {"text": (_STR, True)},
 }
 
 SERVER = {
@@ -88,6 +99,7 @@ SERVER = {
     "reject": {"id": (_INT, True), "code": (_STR, True), "message": (_STR, True)},
     "status": {"table": (_STR, True), "seats": (_LIST, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
+    "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
 }
 
 
@@ -177,6 +189,12 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
     if msg["type"] == "act":
         _check_action(msg["action"])
     return msg
+
+
+def chat_text(text: str) -> str:
+    """A chat line as it may be shown: without control characters (Unicode category C: ESC,
+    newlines, ...) and surrounding whitespace. The caller checks its length against MAX_CHAT."""
+    return "".join(c for c in text if unicodedata.category(c)[0] != "C").strip()
 
 
 def _check_action(action: list) -> None:

@@ -96,6 +96,8 @@ class Limits:
     idle_table: float = 60.0              # a waiting table no person is at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
     turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)
+    chat_rate: float = 1.0                # chat lines a second per connection ...
+    chat_burst: int = 5                   # ... with this burst; over it: an error "slow_down"
 
 
 def default_data_dir() -> Path:
@@ -274,7 +276,8 @@ class Server:
     # ------------------------------------------------------------------ connections
 
     async def _handler(self, ws) -> None:
-        conn = Conn(ws, self.limits.outbox, self.limits.rate, self.limits.burst)
+        conn = Conn(ws, self.limits.outbox, self.limits.rate, self.limits.burst, self.limits.chat_rate,
+                    self.limits.chat_burst)
         if self._per_addr[conn.addr] >= self.limits.conns_per_addr:
             await ws.close(wire.CLOSE_TOO_MANY, f"more than {self.limits.conns_per_addr} connections from one address")
             return
@@ -388,6 +391,8 @@ class Server:
             if conn.table is None:
                 return self._error(conn, "not_seated", "This connection has no seat and watches no table.")
             return await conn.table.request(Leave(conn))
+        if kind == "chat":
+            return self._chat(conn, msg["text"])
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
         if table is None or (conn.seat is None and kind != "resync"):
@@ -400,6 +405,27 @@ class Server:
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
                                               "message": "The table is busy; send the command again."}))
             return self._error(conn, "busy", "The table is busy; send it again.")
+
+    def _chat(self, conn: Conn, text: str) -> None:
+        """A seated player's line to everyone at its table. Not a command: it never reaches the
+        table's task, its match or its log, and nothing of it is signed or stored. Refusals are
+        errors that change nothing."""
+        table, seat = conn.table, conn.seat
+        if table is None or seat is None or table.seats[seat].conn is not conn:
+            return self._error(conn, "not_seated", "Only a player seated at a table can chat there.")
+        text = wire.chat_text(text)
+        if not text:
+            return self._error(conn, "bad_chat", "A chat line needs some text.")
+        if len(text) > wire.MAX_CHAT:
+            return self._error(conn, "bad_chat", f"A chat line is at most {wire.MAX_CHAT} characters, "
+                                                 f"not {len(text)}.")
+        if not conn.chat.take():
+            return self._error(conn, "slow_down", f"At most {self.limits.chat_rate:g} chat line(s) a second "
+                                                  f"(a burst of {self.limits.chat_burst}); wait a moment.")
+        frame = wire.encode({"type": "chat", "table": table.id, "seat": seat,
+                             "name": table.seats[seat].name or f"Seat {seat + 1}", "text": text})
+        for c in table.core._connections():
+            table.broadcaster.send(c, frame)
 
     def listing(self) -> list[dict]:
         """The open tables, oldest first, then the newest finished ones; from memory only."""

@@ -65,10 +65,12 @@ class TokenBucket:
 
 
 class Conn:
-    def __init__(self, ws, outbox: int, rate: float, burst: int) -> None:
+    def __init__(self, ws, outbox: int, rate: float, burst: int, chat_rate: float = 1.0,
+                 chat_burst: int = 5) -> None:
         self.ws = ws
         self.queue: asyncio.Queue[tuple[bool, bytes]] = asyncio.Queue(maxsize=outbox)
         self.bucket = TokenBucket(rate, burst)
+        self.chat = TokenBucket(chat_rate, chat_burst)   # chat lines: over it, refused, not closed
         self.closed = False
         self.stale_view = False     # view updates were dropped: the next one must be a snapshot
         self.dropped = 0            # view updates dropped so far (for tests and logs)

@@ -110,6 +110,7 @@ class TableApp(App):
         Binding("space", "toggle", show=False, priority=True),
         Binding("enter", "send", show=False, priority=True),
         Binding("question_mark", "ask", show=False, priority=True),
+        Binding("exclamation_mark", "ask('!')", show=False, priority=True),
         Binding("escape", "escape", show=False, priority=True),
         Binding("pageup", "board(-1)", show=False),
         Binding("pagedown", "board(1)", show=False),
@@ -141,6 +142,7 @@ class TableApp(App):
         self.sent = 0                   # answers sent
         self.logged: list[Text] = []     # the whole log, to wrap again at a new width
         self.changed = asyncio.Event()  # set on every question opened or closed, and at the end
+        self.send_chat = None           # text -> bool: a chat line to the table, while seated
 
     # ------------------------------------------------------------ layout
 
@@ -155,7 +157,8 @@ class TableApp(App):
                 with VerticalScroll(id="note"):
                     yield Static(id="note-text", markup=False)
                 yield Input(id="ask", placeholder="a name or its first letters, or an option's number; "
-                                                  "Enter alone: help on every option")
+                                                  "Enter alone: help on every option; ! and a line: chat",
+                        select_on_focus=False)   # a line opened by `!` starts with it: keep it
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield Static(id="keys", markup=False)
 
@@ -321,19 +324,31 @@ class TableApp(App):
 
     # ------------------------------------------------------------ `?`: help by name
 
-    def action_ask(self) -> None:
+    def action_ask(self, start: str = "") -> None:
+        """`?`: the line that explains; `!`: the same line, started with `!`, chats."""
         if self.screen is not self.screen_stack[0] or self._typing():
             raise SkipAction()
         ask = self.query_one("#ask", Input)
         ask.display = True
-        ask.value = ""
+        ask.value = start
         ask.focus()
+        ask.cursor_position = len(start)
         self._keys()
 
     def on_input_submitted(self, msg: Input.Submitted) -> None:
         words = msg.value.strip()
         self._stop_typing()
-        if self.renderer is None or self.view is None:
+        if words.startswith("!"):           # a chat line: it comes back in the log, as everyone sees it
+            line = words[1:].strip()
+            if not line:
+                text = "To chat, type ! and your line, e.g. `! hello all`."
+            elif self.send_chat is None:
+                text = "Chat is for the players seated at the table."
+            elif self.send_chat(line):
+                return
+            else:
+                text = "Not connected: the chat line was not sent."
+        elif self.renderer is None or self.view is None:
             text = "Nothing is on the table yet."
         elif not words:
             text = self.renderer.help(self.view) if self.view.get("prompt") else \

@@ -67,6 +67,9 @@ class ScreenPlayer(Player):
         options = v["prompt"]["options"]
         return [options[i] for i in picks]
 
+    def bind_chat(self, send) -> None:
+        self.app.send_chat = send
+
     def stop_deciding(self, table: Table) -> None:
         self.plain.stop_deciding(table)
         self.app.post_message(Withdraw())

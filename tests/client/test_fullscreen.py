@@ -303,3 +303,31 @@ async def test_question_mark_and_an_option_number_explains_what_it_names():
         await pilot.press("question_mark", "9", "9", "enter")
         await pilot.pause()
         assert "There is no option 99" in screen_text(app) and text
+
+
+async def test_bang_in_the_ask_line_chats_and_answers_nothing():
+    """`!` opens the line already started with `!`; Enter sends the rest to the table. Chat that
+    comes back is in the log, as the plain mode prints it."""
+    from client.render import renderer_for
+    from client.fullscreen.bridge import ScreenPlayer
+    view = fixed_view()
+    sent: list[str] = []
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", None)
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+
+    app = TableApp(job)
+    async with app.run_test(size=COMFY) as pilot:
+        while app.question is None:
+            await next_change(app)
+        player = ScreenPlayer(app, "ws://x")
+        player.bind_chat(lambda text: sent.append(text) or True)
+        await pilot.press("exclamation_mark", "h", "i", "space", "2", "enter")
+        await pilot.pause()
+        assert sent == ["hi 2"] and app.question is not None and app.sent == 0
+        player.plain.update(type("T", (), {"view": None, "prompt": None, "exchange": None})(),
+                            [("chat", {"seat": 1, "name": "Bo", "text": "well played"})])
+        await pilot.pause()
+        assert "[chat] Bo: well played" in screen_text(app)

@@ -151,3 +151,44 @@ async def test_a_one_line_question_leaves_the_rest_of_the_input_alone():
     assert out.getvalue() == "Resume it? [Y/n] " and stream.readline() == "later\n"
     with pytest.raises(EOFError):
         await ask_once("Again? ", stream, out)
+
+
+# ------------------------------------------------------------------ chat
+
+async def test_a_bang_line_is_chat_and_never_an_answer(capsys):
+    t, said = _terminal("! hi all\n!\n2\n")
+    sent: list[str] = []
+    t.bind_chat(lambda text: sent.append(text) or True)
+    assert await t.decide(_trader(seat=1, chooser=0)) == [12]      # the `!` lines answered nothing
+    assert sent == ["hi all"]
+    assert any("type ! and your line" in s for s in said)           # a bare `!` says how
+    t.bind_chat(None)                                                # no seat: still never an answer
+    t2, said2 = _terminal("! hi\n1\n")
+    assert await t2.decide(_trader(seat=1, chooser=0)) == [11]
+    assert "Chat is not available here." in said2
+
+
+async def test_chat_while_waiting_is_sent_and_not_kept_as_type_ahead():
+    typed = Typed()
+    keyboard = Keyboard(typed)
+    sent: list[str] = []
+    keyboard.on_chat = sent.append
+    keyboard._start()
+    typed.type("!  hello \n")                 # typed while waiting for another player
+    while not sent:
+        await asyncio.sleep(0)
+    assert sent == ["hello"] and keyboard.queue.empty()
+
+
+def test_incoming_chat_is_printed_without_control_characters():
+    from client.table import Table
+    table = Table("abc")
+    table.feed({"type": "chat", "table": "abc", "seat": 1, "name": "Ana\x1b[31m", "text": "hi\x07 there\n"})
+    table.feed({"type": "chat", "table": "other", "seat": 0, "name": "Zed", "text": "elsewhere"})
+    happened = table.drain()
+    assert happened == [("chat", {"seat": 1, "name": "Ana[31m", "text": "hi there"})]
+    import io
+    out = io.StringIO()
+    t = Terminal("ws://x", out=out)
+    t.update(types.SimpleNamespace(view=None, prompt=None, exchange=None), happened)
+    assert out.getvalue() == "[chat] Ana[31m: hi there\n"

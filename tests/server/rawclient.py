@@ -153,6 +153,7 @@ class SeatPlayer:
         self.last_acked: int | None = None
         self.rejects: list[dict] = []
         self.errors: list[dict] = []
+        self.chats: list[dict] = []
         self.snapshots = 0
         self.deltas = 0
         self.status: dict | None = None
@@ -238,6 +239,8 @@ class SeatPlayer:
             self.status = msg
         elif kind == "error":
             self.errors.append(msg)
+        elif kind == "chat":
+            self.chats.append(msg)
 
     _reply = None
     _resync = False
