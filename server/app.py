@@ -424,7 +424,7 @@ class Server:
                                                   f"(a burst of {self.limits.chat_burst}); wait a moment.")
         frame = wire.encode({"type": "chat", "table": table.id, "seat": seat,
                              "name": table.seats[seat].name or f"Seat {seat + 1}", "text": text})
-        for c in table.core._connections():
+        for c in table.core.connections():
             table.broadcaster.send(c, frame)
 
     def listing(self) -> list[dict]:

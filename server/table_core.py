@@ -343,11 +343,12 @@ class TableCore:
         """The seat this connection holds here, if any."""
         return next((s for s in self.seats if s.conn is conn), None)
 
-    def _connections(self) -> list:
+    def connections(self) -> list:
+        """Everyone at the table now: its seated connections and its spectators."""
         return [s.conn for s in self.seats if s.conn is not None] + list(self.spectators)
 
     def _to_everyone(self, frame: bytes) -> Effects:
-        return [Send(c, frame) for c in self._connections()]
+        return [Send(c, frame) for c in self.connections()]
 
     def sit(self, conn, name: str, now: float) -> Effects:
         """A person sits down at a waiting table, in the first free seat; the match starts when
