@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _start_server(folder: str, host: str, port: int | None):
-    from server.app import Server   # the server's public entry point (DESIGN.md §1)
+    from server.app import Server   # the server's public entry point (docs/development.md)
     ports = [port] if port is not None else [DEFAULT_PORT, 0]
     for i, p in enumerate(ports):
         # A LAN party's server: people do not flood, so the rate limit can be generous; and

@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="serve TLS (wss://) with this PEM certificate chain; the key may be in the same file")
     p.add_argument("--key", metavar="FILE", help="the certificate's private key, if it is in a file of its own")
     p.add_argument("--limit", action="append", default=[], type=_limit, metavar="NAME=VALUE",
-                   help="change a limit, e.g. rate=40 or max_tables=500 (repeatable; see README)")
+                   help="change a limit, e.g. rate=40 or max_tables=500 (repeatable; see docs/hosting.md)")
 
 
 def _limit(text: str) -> tuple[str, float]:

@@ -1,7 +1,7 @@
 """A table followed as a spectator: `Spectator` watches it over the network until its match
 ends, reconnecting like a seat, and is sent every signed public entry too; `Watcher` prints the
 public view and log on this screen; `watch_table` runs both to the end, audits the match as a
-player does (bar the hands: FAIRNESS.md §5 without private messages) and saves the public record.
+player does (bar the hands: docs/fairness.md §5 without private messages) and saves the public record.
 Shared by `governor watch` and the lobby of `governor join`.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .table import Table
 class Spectator:
     """Watches a table (the public view) until its match ends; reconnects like a seat. It is
     sent every signed public entry too, and audits the match at its end as a player does (bar
-    the hands: FAIRNESS.md §5 without private messages)."""
+    the hands: docs/fairness.md §5 without private messages)."""
 
     def __init__(self, url: str, table: str, player: Player, *, link: Link | None = None,
                  patience: float = PATIENCE, cafile: str | None = None) -> None:

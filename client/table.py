@@ -1,5 +1,5 @@
-"""One table as this client sees it, without I/O (DESIGN.md §6): `Table` is fed one decoded
-server message at a time, checks the signed messages through a PlayerExchange (FAIRNESS.md §4–5),
+"""One table as this client sees it, without I/O (docs/development.md): `Table` is fed one decoded
+server message at a time, checks the signed messages through a PlayerExchange (docs/fairness.md §4–5),
 applies snapshots and deltas (protocol.diff), keeps the game log, returns the messages to send back
 (commit, reveal, resync), and says when our seat owes an answer and builds the command for it.
 `Outcome` is how a match ended for this client."""
@@ -25,7 +25,7 @@ HOLD = 2.0              # after an ack, how long an unchanged question waits for
 class Outcome:
     """How a match ended for this client."""
     finished: bool                  # a final entry (False: cancelled, or we gave up)
-    report: Report | None           # the FAIRNESS.md §5 audit
+    report: Report | None           # the docs/fairness.md §5 audit
     record: Path | None             # the saved record
     table: str
     seat: int | None

@@ -1,4 +1,4 @@
-"""`governor verify RECORD`: audit a saved match record offline (FAIRNESS.md §5).
+"""`governor verify RECORD`: audit a saved match record offline (docs/fairness.md §5).
 
 Checks the server's signatures and the hash chain, the commitments against the revealed seeds,
 recomputes every shuffle, replays every move through the rules engine and compares the cards

@@ -8,7 +8,7 @@ Three kinds of thing make up the contract:
 - `Info`, the metadata: id, title, seat range, rules version, the table options (each with its
   type, default and one line of help; the CLI flags, the lobby's create dialog and the server's
   check are generated from them) and the tie-break rule in words.
-- The engine functions of `Game` (DESIGN.md §2): setup, to_act, prompt, legal, random_action,
+- The engine functions of `Game` (docs/development.md): setup, to_act, prompt, legal, random_action,
   apply, view, visible_events, result, dump, load, copy; plus what the fair exchange needs
   without knowing the game: the card manifest and its hash for the options, and what each seat
   is privately shown at setup (`dealt`).
@@ -260,7 +260,7 @@ class Text(Protocol):
 
 
 class Game(Protocol):
-    """The module of a registered game. The functions' contracts are in DESIGN.md §2 and in the
+    """The module of a registered game. The functions' contracts are in docs/development.md and in the
     README's "The engine contract"."""
 
     INFO: Info

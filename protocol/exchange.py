@@ -1,4 +1,4 @@
-"""The fair-dealing exchange of FAIRNESS.md §4 as two plain state machines, with no sockets.
+"""The fair-dealing exchange of docs/fairness.md §4 as two plain state machines, with no sockets.
 
 `ServerExchange` runs a match: signed header, players' commitments, the commitment set, reveals,
 the reveal set, then one signed, hash-chained entry per accepted move (and signed private messages
@@ -195,7 +195,7 @@ class PlayerExchange:
         self.seat: int | None = None
         self.record: list[Signed] = []   # every signed message received, in order of arrival
         self.report = None
-        # The server says it committed a seed for our seat while we were away (FAIRNESS.md §4:
+        # The server says it committed a seed for our seat while we were away (docs/fairness.md §4:
         # a seat whose player is gone gets a server-made seed). Then the commitment set may hold
         # that one instead of ours; our seed takes no part in the deal, the others' still do.
         self.seed_made_by_server = False

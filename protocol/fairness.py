@@ -1,7 +1,7 @@
 """Fair-dealing primitives of protocol ``bgfair/v1``: commitments, the master key and the
 named random streams (constructions C1–C8) from which every shuffle and draw of a match is made.
 
-The byte-exact specification is ``FAIRNESS.md`` (section 3 for the constructions, section 6 for
+The byte-exact specification is ``docs/fairness.md`` (section 3 for the constructions, section 6 for
 the reference values the tests check). An auditor written independently has to reach the same
 bytes, so nothing here may be changed without changing the spec and its protocol version.
 """
@@ -179,7 +179,7 @@ class Stream:
 class Streams:
     """What a rules engine receives: draws by (stream name, idx), each on a fresh stream.
 
-    Every (name, idx) serves exactly one purpose (FAIRNESS.md §3), so a fresh stream per call is
+    Every (name, idx) serves exactly one purpose (docs/fairness.md §3), so a fresh stream per call is
     both correct and what makes a replay independent of call history.
     """
 
@@ -206,7 +206,7 @@ class Streams:
 def local_streams(seed: int | str) -> Streams:
     """Deterministic streams from a plain seed, for local games, tests and self-play.
 
-    This is NOT the fair commit-reveal exchange of FAIRNESS.md §4: whoever knows the seed knows
+    This is NOT the fair commit-reveal exchange of docs/fairness.md §4: whoever knows the seed knows
     every deal. It only gives a reproducible key,
     ``PRK = SHA-256(TAG("local-seed") ‖ LP(str(seed)))``, so the same seed replays the same game.
     """

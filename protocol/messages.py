@@ -66,7 +66,7 @@ def printable(value):
 
 def check_header(body: dict):
     """The rules engine of the game a header (entry 0) names, once every field of the header has
-    the type and shape FAIRNESS.md §4 gives it; else ProtocolError("bad_header", what is wrong).
+    the type and shape docs/fairness.md §4 gives it; else ProtocolError("bad_header", what is wrong).
     The one check of a header's content, for the player's exchange and for the audit alike: a
     header is signed by whoever made it, so its fields are data from outside like any other.
     The signature is the caller's to check, against the key checked here."""

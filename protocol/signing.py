@@ -1,4 +1,4 @@
-"""The server's Ed25519 identity (FAIRNESS.md C9): creating, storing, loading, signing, checking.
+"""The server's Ed25519 identity (docs/fairness.md C9): creating, storing, loading, signing, checking.
 
 The key lives in the server's data directory as a PEM file readable only by its owner (0600),
 created on first start. Its fingerprint is what players compare to know they talk to the same

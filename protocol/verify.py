@@ -1,4 +1,4 @@
-"""The audit of FAIRNESS.md §5: everything a player can check about a finished match, offline.
+"""The audit of docs/fairness.md §5: everything a player can check about a finished match, offline.
 
 Given the signed messages of a match (a record), check the signatures and the hash chain, the
 commitments against the revealed seeds, recompute the master key and every stream, replay every

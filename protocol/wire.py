@@ -11,7 +11,7 @@ A session:
   server -> tables | created | seated                 replies (created: `expires` = seconds after which a
                                                       waiting table no person is at is closed)
 Once seated, per table:
-  server -> entry {table, payload, sig}               a signed public log entry (FAIRNESS.md §4)
+  server -> entry {table, payload, sig}               a signed public log entry (docs/fairness.md §4)
   server -> private {table, payload, sig}             a signed private message for this seat
   client -> commit {commitment} / reveal {seed}       the client's part of the exchange
   server -> snapshot {table, seq, view, hash, events} the seat's whole view (on connect, on request,

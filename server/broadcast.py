@@ -4,7 +4,7 @@ Each seated person is sent its own view, numbered with the table's `seq`: a `sna
 then `delta`s against the view it was last sent (protocol.diff) — or a snapshot again when that
 is no larger, when the seat (re)connects or asks, or after its connection dropped queued view
 updates. Spectators share the public view, computed and encoded once per change: the same bytes
-go to all of them (DESIGN.md §3).
+go to all of them (docs/protocol.md, 'The wire').
 
 A connection that falls behind loses its queued view updates, never the frames that must arrive
 (server/conn.py); whatever this class pushes, it then checks for that and follows with one fresh

@@ -1,6 +1,6 @@
 """What the server keeps: the Store interface, and the records it reads and writes.
 
-The action log is the truth (DESIGN.md §4). A table's record holds what was decided when it was
+The action log is the truth (docs/hosting.md). A table's record holds what was decided when it was
 created and started; its log holds every accepted input in order (`commit`, `reveal`, `act` and
 `cancel` rows). Replaying the log through a fresh ServerExchange with the stored game id, server
 seed and server key reproduces every signed message byte for byte.

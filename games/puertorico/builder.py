@@ -1,4 +1,4 @@
-"""The builder phase (rules/puertorico.md section 6): each player from the builder may build one
+"""The builder phase (docs/rules.md, 'Puerto Rico'): each player from the builder may build one
 building, the builder 1 doubloon cheaper; an occupied university may staff it."""
 from __future__ import annotations
 

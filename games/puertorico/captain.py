@@ -1,4 +1,4 @@
-"""The captain phase (rules/puertorico.md section 6): loading turns from the captain, round and
+"""The captain phase (docs/rules.md, 'Puerto Rico'): loading turns from the captain, round and
 round, while anybody can load; then storage, from the captain; then full ships are emptied.
 
 A loading option is a string "good:ship", the ship named by its size ("corn:6") or "wharf".

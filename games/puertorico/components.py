@@ -1,5 +1,5 @@
 """Puerto Rico's components as flat tables: goods, island tiles, buildings, roles and the setup
-for each number of players. Every number here is rules/puertorico.md sections 1 to 5; a corrected
+for each number of players. Every number here is the rulebook's; a corrected
 number is a one-line change. Nothing here is code with a decision in it.
 """
 from __future__ import annotations
@@ -138,7 +138,7 @@ ROLE_TEXT = {
 
 @dataclass(frozen=True)
 class Table:
-    """The setup for one number of players (rules/puertorico.md sections 3 and 5)."""
+    """The setup for one number of players (the rulebook's setup and the official two-player rules)."""
     doubloons: int
     vp_chips: int
     colonists: int            # in the supply; the ship starts with one per player

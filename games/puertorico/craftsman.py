@@ -1,4 +1,4 @@
-"""The craftsman phase (rules/puertorico.md section 6): everyone produces, from the craftsman on,
+"""The craftsman phase (docs/rules.md, 'Puerto Rico'): everyone produces, from the craftsman on,
 as much as the supply has (production is automatic, D3); an occupied factory pays for the kinds
 received; last, the craftsman may take one more barrel of a kind he received (D4)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The only hidden thing: the order of the face-down plantation stack (rules/puertorico.md §10).
+"""The only hidden thing: the order of the face-down plantation stack (docs/rules.md).
 Its composition is public; the leak test deals the order anew."""
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""The mayor phase (rules/puertorico.md section 6): the mayor's privilege colonist, the ship's
+"""The mayor phase (docs/rules.md, 'Puerto Rico'): the mayor's privilege colonist, the ship's
 colonists handed out one at a time, each player's placement from the mayor (D7), and the refill
 of the ship.
 
 A placement is asked as one short question per group of circles, in a fixed order: "how many
 colonists on your X?" with bounds that keep every answer legal and fill every circle that can
-be filled (section 9, B). Each allocation has exactly one path.
+be filled (docs/playing.md, 'Puerto Rico'). Each allocation has exactly one path.
 """
 from __future__ import annotations
 

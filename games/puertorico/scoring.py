@@ -1,4 +1,4 @@
-"""Final scoring (rules/puertorico.md section 7): VP chips and paper, the printed VP of every
+"""Final scoring (docs/rules.md D9, D11): VP chips and paper, the printed VP of every
 building, and the bonuses of the occupied large buildings. Most VP wins; then most doubloons plus
 goods; still tied, a shared win (D11)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The settler phase (rules/puertorico.md section 6): for each player from the settler, the
+"""The settler phase (docs/rules.md, 'Puerto Rico'): for each player from the settler, the
 hacienda draw, then a face-up plantation (or a quarry), then the hospice colonist; at the end a
 new face-up row.
 """

@@ -1,4 +1,4 @@
-"""Setup (rules/puertorico.md section 3): the first governor, the starting plantations, the
+"""Setup (the rulebook's; docs/rules.md D20): the first governor, the starting plantations, the
 shuffled stack and the face-up row, and every supply for the number of players."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def setup(names, options: dict | None, rng) -> State:
     table = TABLES[n]
     s = State(names)
 
-    # FAIRNESS.md §3: the governor is drawn first; the starting plantations are the lowest ids of
+    # docs/fairness.md §3: the governor is drawn first; the starting plantations are the lowest ids of
     # their kind, given in turn order from him, and stay out of the shuffle (D20).
     s.governor = rng.randbelow("start-player", 0, n)
     tiles = plantations.in_play(table.removed_tiles)

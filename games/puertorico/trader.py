@@ -1,4 +1,4 @@
-"""The trader phase (rules/puertorico.md section 6): each player from the trader may sell one
+"""The trader phase (docs/rules.md, 'Puerto Rico'): each player from the trader may sell one
 barrel while the trading house has room; a full house is emptied at the end."""
 from __future__ import annotations
 

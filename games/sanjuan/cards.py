@@ -109,7 +109,7 @@ RESIDENCE = BY_KEY["residence"]
 CATHEDRAL = BY_KEY["cathedral"]
 MONUMENTS = frozenset(k.index for k in KINDS if k.monument)
 
-# Trading house tiles: prices of indigo, sugar, tobacco, coffee, silver (rules/sanjuan.md §1).
+# Trading house tiles: prices of indigo, sugar, tobacco, coffee, silver (the San Juan rulebook).
 TILES = ((1, 1, 1, 2, 2), (1, 1, 2, 2, 2), (1, 1, 2, 2, 3), (1, 2, 2, 2, 3), (1, 2, 2, 3, 3))
 CUSTOMS_PRICE = 2
 

@@ -52,7 +52,7 @@ def _draw(s: State, rng) -> int | None:
         if not s.discard:
             return None
         s.reshuffles += 1
-        pile = sorted(s.discard)  # FAIRNESS.md: the pile is sorted by id before the reshuffle
+        pile = sorted(s.discard)  # docs/fairness.md §3: the pile is sorted by id before the reshuffle
         s.discard = []
         s.deck = rng.shuffle("deck/reshuffle", s.reshuffles, pile)[::-1]
     return s.deck.pop()
@@ -244,7 +244,7 @@ def setup(names, options: dict | None, rng) -> State:
 
     s = State(names, expansion, variant)
 
-    # FAIRNESS.md §3: the governor is drawn first; the starting indigo plants are the lowest ids,
+    # docs/fairness.md §3: the governor is drawn first; the starting indigo plants are the lowest ids,
     # given in turn order from the governor, and stay out of the shuffle.
     s.governor = rng.randbelow("start-player", 0, n)
     manifest = MANIFEST[expansion]
@@ -382,7 +382,7 @@ def _end_round(s: State, rng, ev: list) -> None:
     _start_office(s, rng, ev)
 
 
-# Round start, in order: office building, chapel, bank, hand limit (rules/sanjuan.md §3).
+# Round start, in order: office building, chapel, bank, hand limit (docs/rules.md, 'San Juan').
 
 def _start_office(s: State, rng, ev: list) -> None:
     if not _open_stage(s, "office"):
@@ -605,7 +605,7 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
     kind = s.kinds[card]
     need, goods = _cost(s, p, kind, privilege(s, seat), cover)
     if goods:
-        # Up to 2 goods, even beyond the cost (rules/sanjuan.md: emptying a production building
+        # Up to 2 goods, even beyond the cost (docs/rules.md, 'San Juan': emptying a production building
         # can be worth it); at least as many as the hand cannot pay.
         lo = max(0, need - _avail(s, p, card))
         s.stage = "black_market"

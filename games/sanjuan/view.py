@@ -1,6 +1,6 @@
 """What a seat, or a spectator, may see: the one door from the state to the outside.
 
-rules/sanjuan.md §3: own hand as cards, other hands as counts; goods only as "this building holds
+docs/rules.md, 'San Juan': own hand as cards, other hands as counts; goods only as "this building holds
 one"; the cards under a chapel and a bank only to their owner, the cards under a harbor to nobody
 (they go under face down), and everyone sees how many lie under each; councillor draws only to
 the drawer; supply and discard as counts; trading tiles only once turned. The principle: hide only

@@ -1,4 +1,4 @@
-"""protocol/exchange.py: the two state machines of the fair-dealing exchange (FAIRNESS.md §4).
+"""protocol/exchange.py: the two state machines of the fair-dealing exchange (docs/fairness.md §4).
 
 Whole matches through protocol.harness.play_match (every record verifies, round-trips through
 the record file and is reproducible from its seed), then every message each side must refuse:
@@ -559,7 +559,7 @@ def test_a_seed_the_server_said_it_made_is_accepted_and_ours_never_leaves(table)
 
 @pytest.mark.parametrize("hole", [None, b"", bytes(31), "not bytes"], ids=["None", "empty", "31-bytes", "str"])
 def test_commitment_set_missing_another_seats_commitment(table, hole):
-    """FAIRNESS.md §4.3: exactly one commitment per seat. A set in which another seat has no
+    """docs/fairness.md §4.3: exactly one commitment per seat. A set in which another seat has no
     commitment is not complete, so the seed must not leave."""
     server, players = table
     p = players[0]

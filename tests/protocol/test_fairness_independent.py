@@ -1,4 +1,4 @@
-"""protocol/fairness.py checked against a second implementation of FAIRNESS.md C1–C8 written
+"""protocol/fairness.py checked against a second implementation of docs/fairness.md C1–C8 written
 here from the spec text alone, and statistical tests (fixed seeds, so they cannot flake) that the
 shuffle is uniform and that the same test catches two classic broken shuffles."""
 

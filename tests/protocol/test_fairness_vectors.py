@@ -1,4 +1,4 @@
-"""Known-answer tests for protocol/fairness.py: the reference values of FAIRNESS.md §6 and the
+"""Known-answer tests for protocol/fairness.py: the reference values of docs/fairness.md §6 and the
 published test vectors of the primitives underneath (SHA-256, HMAC-SHA256, HKDF-Expand)."""
 
 import hashlib
@@ -23,7 +23,7 @@ from protocol.fairness import (
     u64,
 )
 
-# --- FAIRNESS.md §6 inputs -------------------------------------------------------------------
+# --- docs/fairness.md §6 inputs -------------------------------------------------------------------
 
 GAME_ID = bytes.fromhex("00112233445566778899aabbccddeeff")
 SERVER_SEED = bytes(range(0x00, 0x20))

@@ -1,4 +1,4 @@
-"""Tampering with a recorded match (FAIRNESS.md §7): every change to a record is caught, either
+"""Tampering with a recorded match (docs/fairness.md §7): every change to a record is caught, either
 because the file no longer reads (RecordError) or because `verify` reports the entry where the
 record stops agreeing with the seeds, the rules and the moves.
 
@@ -331,7 +331,7 @@ def test_a_private_message_moved_to_another_entry(mine, signer):
 
 @pytest.mark.parametrize("where", ["commits", "final"])
 def test_an_extra_private_message_the_replay_does_not_produce(mine, signer, where):
-    """FAIRNESS.md §5: every card this client was shown must equal the replay's. A signed
+    """docs/fairness.md §5: every card this client was shown must equal the replay's. A signed
     private message attached to an entry that shows nobody anything (the commitment set, the
     final entry) shows cards the replay never dealt, so the record must not verify."""
     seq = {"commits": 1, "final": final_seq(mine)}[where]
@@ -510,7 +510,7 @@ def _cancel_after_commits(items, signer, server, seeds) -> list:
 
 
 def test_a_cancel_whose_seeds_do_not_match_the_commitments(mine, signer, match):
-    """FAIRNESS.md §4.7: the cancel entry reveals the seeds received; §5: every player seed must
+    """docs/fairness.md §4.7: the cancel entry reveals the seeds received; §5: every player seed must
     match its commitment. Here the server cancels in the reveal step and names a wrong seed."""
     server, _ = match
     seeds = mine[entry_at(mine, 2)].body["seeds"]

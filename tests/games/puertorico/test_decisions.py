@@ -1,4 +1,4 @@
-"""One test (or a few) for each decision D1-D21 of rules/puertorico.md section 8."""
+"""One test (or a few) for each decision D1-D21 of docs/rules.md, 'The decisions D1–D21'."""
 from __future__ import annotations
 
 import hashlib

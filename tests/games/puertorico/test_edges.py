@@ -1,5 +1,5 @@
-"""Edge cases of the role procedures (rules/puertorico.md section 6) and of the round (section 4)
-that the rulebook (shared/seeds/004_716f3ae0a8675ef7.txt, "R1") states and no other test covers."""
+"""Edge cases of the role procedures (the rulebook's role sections) and of the round
+that the Puerto Rico rulebook ("R1") states and no other test covers."""
 from __future__ import annotations
 
 import pytest

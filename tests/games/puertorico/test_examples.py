@@ -1,5 +1,5 @@
-"""Every worked example of the rulebook (shared/seeds/004_716f3ae0a8675ef7.txt, "R1") that
-rules/puertorico.md section 7 lists, as a test."""
+"""Every worked example of the rulebook ("R1") that
+the project checks, as a test."""
 from __future__ import annotations
 
 from games.puertorico import scoring

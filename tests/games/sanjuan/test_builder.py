@@ -1,7 +1,7 @@
 """The builder phase: costs and reductions, every builder building, the cathedral, the tavern,
 the game end, and the illegal actions of the build decisions.
 
-Rulebook: shared/seeds/001_3e75a8e7207dfe79.txt; rule decisions: shared/rules/sanjuan.md §3.
+Rulebook: the San Juan rulebook; rule decisions: docs/rules.md, 'San Juan'.
 Seat 0 is the governor unless said otherwise; seats are Ana (0), Bo (1), Cy (2).
 """
 from __future__ import annotations
@@ -1123,7 +1123,7 @@ def test_illegal_cover_and_black_market_picks_change_nothing():
     conserved(s)
 
 
-# A covered building loses its function at once (rules/sanjuan.md §3), so it does not help pay for
+# A covered building loses its function at once (docs/rules.md, 'San Juan'), so it does not help pay for
 # the building laid over it. The rulebook is silent on this moment; this is our reading.
 
 def test_covered_quarry_does_not_reduce_the_building_over_it():

@@ -1,7 +1,7 @@
 """San Juan: every phase but the builder, round start, setup, the deck and hidden information.
 
-Each test names the rule it checks (rulebook = shared/seeds/001_3e75a8e7207dfe79.txt, decisions =
-shared/rules/sanjuan.md). Positions are built with the scenario helper; decks are listed top first.
+Each test names the rule it checks (rulebook = the San Juan rulebook, decisions =
+docs/rules.md, 'San Juan'). Positions are built with the scenario helper; decks are listed top first.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from protocol.fairness import local_streams
 from tests.games.sanjuan.scenario import all_places, card, keys, make, start_round
 
 ROLES = ["builder", "producer", "trader", "councillor", "prospector"]
-# rules/sanjuan.md §1: prices of indigo / sugar / tobacco / coffee / silver.
+# The trading house tiles (games/sanjuan/cards.py): prices of indigo / sugar / tobacco / coffee / silver.
 RULE_TILES = [(1, 1, 1, 2, 2), (1, 1, 2, 2, 2), (1, 1, 2, 2, 3), (1, 2, 2, 2, 3), (1, 2, 2, 3, 3)]
 GOOD_BUILDINGS = ["indigo_plant", "sugar_mill", "tobacco_storage", "coffee_roaster", "silver_smelter"]
 FILLER = ["statue", "hero", "tower", "well", "crane", "smithy", "quarry", "chapel", "carpenter",

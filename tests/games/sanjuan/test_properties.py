@@ -174,7 +174,7 @@ def test_card_tables_match_the_rules_page():
     assert (COST[by_key["palace"].index], VP[by_key["hero"].index]) == (6, 5)
 
 
-# Public texts that show cards by rule (rules/sanjuan.md: gold mine and goldsmith cards are
+# Public texts that show cards by rule (docs/rules.md, 'San Juan': gold mine and goldsmith cards are
 # everyone's); every other public text must name no card that could be somewhere else.
 TURNED_UP = ("gold_mine", "goldsmith")
 

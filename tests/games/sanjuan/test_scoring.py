@@ -1,6 +1,6 @@
 """San Juan final scoring: printed VP, cards under buildings, the bonus buildings, tie-break.
 
-Rulebook = shared/seeds/001_3e75a8e7207dfe79.txt, decisions = shared/rules/sanjuan.md §3.
+Rulebook = the San Juan rulebook, decisions = docs/rules.md, 'San Juan'.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from games import sanjuan
 from tests.games.sanjuan.scenario import make
 
-# rules/sanjuan.md §1 and §2: printed VP ("–" = 0, the card scores only its bonus).
+# The card lists (games/sanjuan/cards.toml): printed VP ("–" = 0, the card scores only its bonus).
 PRINTED_VP = {
     "indigo_plant": 1, "sugar_mill": 1, "tobacco_storage": 2, "coffee_roaster": 2, "silver_smelter": 3,
     "smithy": 1, "gold_mine": 1, "archive": 1, "poor_house": 1, "black_market": 1, "trading_post": 1,
