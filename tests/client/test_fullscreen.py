@@ -184,8 +184,7 @@ def test_plain_when_asked_or_not_on_a_terminal():
 async def test_leaving_asks_first_and_gives_the_seat_back_words(server, tmp_path):
     app = await seated_app(server, tmp_path, "sanjuan", "random")
     async with app.run_test(size=SMALL) as pilot:
-        while app.question is None:
-            await next_change(app)
+        await open_question(app)
         await pilot.press("q")
         assert "Leave this game?" in screen_text(app)
         await pilot.press("n")                       # stay: the question is still open
@@ -211,23 +210,34 @@ def fixed_view(game: str = "sanjuan") -> dict:
     return engine.view(state, engine.to_act(state)[0])
 
 
+def asking(view: dict, clock: float | None = None, log: tuple[str, ...] = ()):
+    """A job for TableApp: show `view` (with `log` lines and a `clock`), ask its question and
+    wait for ever."""
+    from client.render import renderer_for
+
+    async def job(app):
+        app.show_view(view, renderer_for(view, True), "", clock)
+        for line in log:
+            app.log_line(line)
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+    return job
+
+
+async def open_question(app) -> None:
+    while app.question is None:
+        await next_change(app)
+
+
 @pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
 @pytest.mark.parametrize("size", [SMALL, COMFY])
 async def test_the_first_question_on_a_fixed_deal(game, size):
-    from client.render import renderer_for
     view = fixed_view(game)
-
-    async def job(app):
-        app.show_view(view, renderer_for(view, True), "", None)
-        app.log_line("[Every seat has committed; revealing our seed.]")
-        app.log_line("[All seeds revealed and checked against their commitments: play begins.]")
-        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
-        await asyncio.Event().wait()
-
-    app = TableApp(job, title="table t1 · seat 1, Ana")
+    app = TableApp(asking(view, log=("[Every seat has committed; revealing our seed.]",
+                                     "[All seeds revealed and checked against their commitments: play begins.]")),
+                   title="table t1 · seat 1, Ana")
     async with app.run_test(size=size) as pilot:
-        while app.question is None:
-            await next_change(app)
+        await open_question(app)
         await pilot.pause()
         board = plain(app.renderer.board(view)).splitlines()[0].strip()
         text = check_screen(app, [board, app.question.text[:40], "play begins."])
@@ -265,18 +275,9 @@ async def test_watching_a_table_to_its_end(server, tmp_path):
 async def test_the_clock_counts_down_while_a_question_is_open():
     """On a server with a clock (the status's turn_time), the status line shows the time left."""
     import re
-    from client.render import renderer_for
-    view = fixed_view()
-
-    async def job(app):
-        app.show_view(view, renderer_for(view, True), "", 300.0)
-        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
-        await asyncio.Event().wait()
-
-    app = TableApp(job)
+    app = TableApp(asking(fixed_view(), clock=300.0))
     async with app.run_test(size=SMALL) as pilot:
-        while app.question is None:
-            await next_change(app)
+        await open_question(app)
         await pilot.pause()
         assert re.search(r"your turn · clock (5:00|4:5\d)", screen_text(app))
         await pilot.press("1", "enter")
@@ -284,44 +285,27 @@ async def test_the_clock_counts_down_while_a_question_is_open():
 
 
 async def test_question_mark_and_an_option_number_explains_what_it_names():
-    from client.render import renderer_for
-    view = fixed_view("puertorico")
-
-    async def job(app):
-        app.show_view(view, renderer_for(view, True), "", None)
-        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
-        await asyncio.Event().wait()
-
-    app = TableApp(job)
+    app = TableApp(asking(fixed_view("puertorico")))
     async with app.run_test(size=COMFY) as pilot:
-        while app.question is None:
-            await next_change(app)
+        await open_question(app)
         await pilot.press("question_mark", "1", "enter")
         await pilot.pause()
-        text = check_screen(app, ["1. Take the settler", "Settler: "])
+        check_screen(app, ["1. Take the settler", "Settler: "])
         assert app.question is not None and app.sent == 0     # asking answered nothing
         await pilot.press("question_mark", "9", "9", "enter")
         await pilot.pause()
-        assert "There is no option 99" in screen_text(app) and text
+        assert "There is no option 99" in screen_text(app)
 
 
 async def test_bang_in_the_ask_line_chats_and_answers_nothing():
     """`!` opens the line already started with `!`; Enter sends the rest to the table. Chat that
     comes back is in the log, as the plain mode prints it."""
-    from client.render import renderer_for
     from client.fullscreen.bridge import ScreenPlayer
     view = fixed_view()
     sent: list[str] = []
-
-    async def job(app):
-        app.show_view(view, renderer_for(view, True), "", None)
-        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
-        await asyncio.Event().wait()
-
-    app = TableApp(job)
+    app = TableApp(asking(view))
     async with app.run_test(size=COMFY) as pilot:
-        while app.question is None:
-            await next_change(app)
+        await open_question(app)
         player = ScreenPlayer(app, "ws://x")
         player.bind_chat(lambda text: sent.append(text) or True)
         await pilot.press("exclamation_mark", "h", "i", "space", "2", "enter")
