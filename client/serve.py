@@ -2,7 +2,8 @@
 
 Prints the server key's fingerprint (players compare it with the one their client shows) and the
 address it listens on (wss:// with --cert, the way to serve players on a network you do not own), then runs until Ctrl-C or SIGTERM, when it closes every connection cleanly.
-Tables, seats and every accepted move are kept in the data directory; a restarted server rebuilds
+Tables, seats and every accepted move are kept in the data directory (SQLite), or in PostgreSQL
+with `--database postgresql://…`; a restarted server rebuilds
 every unfinished match and its players reconnect with their seat tokens and carry on.
 """
 from __future__ import annotations
@@ -33,6 +34,13 @@ def _grace(text: str) -> float:
     return grace
 
 
+def _database(text: str) -> str:
+    if not text.startswith(("postgresql://", "postgres://")):
+        from server.postgres_store import redacted   # a mistyped URL's password is not echoed
+        raise argparse.ArgumentTypeError(f"the database is a postgresql:// URL, not {redacted(text)[:80]!r}")
+    return text
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
@@ -40,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", default=None, metavar="DIR",
                    help="where the server key and the database live (default $GOVERNOR_DATA, "
                         "else ~/.local/share/governor/server)")
+    p.add_argument("--database", type=_database, metavar="URL",
+                   help="keep tables and moves in this PostgreSQL database (postgresql://USER:PASSWORD@HOST/DB) "
+                        "instead of the data directory's SQLite file; the server key stays in the data directory")
     p.add_argument("--grace", type=_grace, default=60.0, metavar="SECONDS",
                    help="how long a disconnected player's seat waits before a bot plays it (default 60)")
     p.add_argument("--cert", metavar="FILE",

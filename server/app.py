@@ -8,13 +8,14 @@ In-process (the one-command LAN game runs it inside the client):
     await server.stop()                  # connections are closed with 1001
 
 From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]
-[--cert FILE [--key FILE]]`, which calls `main(args)`. With a certificate the server speaks TLS
+[--database postgresql://…] [--cert FILE [--key FILE]]`, which calls `main(args)`. With a certificate the server speaks TLS
 (wss://), as it should on any network its players do not own.
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
 (server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
-Store (server/store.py; SQLite in server/sqlite_store.py); bots think in worker processes (server/deciders.py).
+Store (server/store.py): SQLite in the data directory (server/sqlite_store.py), or PostgreSQL
+with `database` (server/postgres_store.py); bots think in worker processes (server/deciders.py).
 
 Open tables are kept in memory; a finished one while someone is at it and, once they are gone,
 among the `finished_cache` used last (server/cache.py). Any other is loaded from the database
@@ -23,7 +24,7 @@ replayed on a thread of its own, off the event loop. The lobby's listing is kept
 (server/listing.py): it never reads the database.
 
 No client can slow another table: the database's reads never queue in front of its writes
-(server/sqlite_store.py), and what one address may ask of the lobby, tables created and tables
+(server/sqlite_store.py, server/postgres_store.py), and what one address may ask of the lobby, tables created and tables
 watched, is bounded (server/quotas.py).
 """
 from __future__ import annotations
@@ -60,6 +61,7 @@ from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished
 from .quotas import Quotas
 from .seats import hash_token
+from .postgres_store import PostgresStore, redacted
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
 from .table import Table
@@ -111,14 +113,17 @@ class Server:
     def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
-                 **limit_overrides) -> None:
+                 database: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
-        self.store: Store = SQLiteStore(self.data_dir, synchronous)
+        # the data directory keeps the server key either way; the tables live in the database
+        # given (a postgresql:// URL), else in the data directory's SQLite file
+        self.database = database
+        self.store: Store = PostgresStore(database) if database else SQLiteStore(self.data_dir, synchronous)
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
@@ -556,6 +561,8 @@ async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
+    if server.database:
+        print(f"database: {redacted(server.database)}", flush=True)
     print(f"listening on {server.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -574,7 +581,7 @@ async def _serve(server: Server) -> int:
 
 def main(args) -> int:
     """`governor serve`: args has host, port, data_dir (None for the default), grace and
-    optionally limit, a list of (name, value) pairs for Limits."""
+    optionally database (a postgresql:// URL) and limit, a list of (name, value) pairs for Limits."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("websockets").setLevel(logging.WARNING)
@@ -585,7 +592,8 @@ def main(args) -> int:
         print(f"governor serve: cannot use the certificate {args.cert!r}"
               f"{f' with the key {args.key!r}' if args.key else ''}: {e.strerror or e}", file=sys.stderr)
         return 2
-    server = Server(args.data_dir, args.host, args.port, grace=args.grace, tls=tls, **limits)
+    server = Server(args.data_dir, args.host, args.port, grace=args.grace, tls=tls,
+                    database=getattr(args, "database", None), **limits)
     try:
         return asyncio.run(_serve(server))
     except RuntimeError as e:
