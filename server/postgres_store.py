@@ -20,8 +20,10 @@ advisory lock so that two servers starting together never migrate twice. A datab
 newer server is refused.
 
 One server per database: `open` takes a session advisory lock, held by a connection of its own
-until `close` (PostgreSQL lets it go by itself when the server process dies), as the data
-directory's lock file does for SQLite.
+until `close`, as the data directory's lock file does for SQLite. PostgreSQL lets it go by itself
+when that connection ends: at once when the server process dies, and, when its machine vanishes,
+once TCP keepalives find the connection dead (KEEPALIVE: about half a minute, not the system's
+two hours).
 """
 from __future__ import annotations
 
@@ -43,6 +45,9 @@ SERVER_LOCK = 0x676f76_0002       # held by the one server using the database
 FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
 WRITERS = 8      # connections committing at once (tables write in parallel; PostgreSQL groups commits)
 READERS = 4      # connections for reads, never taken by a write
+# Probes after 10 s of silence, every 5 s, 3 unanswered: the connection holding SERVER_LOCK is
+# found dead about 25 s after its machine went away (TCP connections only).
+KEEPALIVE = {"tcp_keepalives_idle": "10", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3"}
 
 # MIGRATIONS[i] brings a database from version i to i + 1 (version 0: empty).
 MIGRATIONS = [
@@ -107,9 +112,10 @@ class PostgresStore:
         """Connect, take the database for this server, bring the schema up to date. Raises
         RuntimeError naming what is wrong when any of it cannot be done."""
         try:
-            self._owner = await asyncpg.connect(self.url)
+            self._owner = await asyncpg.connect(self.url, server_settings=KEEPALIVE)
             if not await self._owner.fetchval("SELECT pg_try_advisory_lock($1)", SERVER_LOCK):
-                raise RuntimeError(f"another server is using the database {redacted(self.url)}")
+                raise RuntimeError(f"another server is using the database {redacted(self.url)} (one whose "
+                                   f"machine went away lets go of it within a minute)")
             await migrate(self._owner)
             settings = {"synchronous_commit": "on"}
             self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS,
