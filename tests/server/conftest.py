@@ -3,6 +3,7 @@ PostgreSQL server for the tests that ask for one, with a fresh database for each
 from __future__ import annotations
 
 import itertools
+import tempfile
 
 import pytest
 
@@ -41,11 +42,13 @@ async def server(make_server):
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory):
+def postgres():
     """A private PostgreSQL server (the binaries come with the pgserver package) in a temporary
-    folder, started once for the whole session when a test first needs it, stopped at the end."""
+    folder, started once for the whole session when a test first needs it, stopped and deleted
+    at the end. Not in pytest's own temporary folders: another pytest run of the same user
+    deletes all but the newest three of those, and PostgreSQL stops when its folder goes."""
     import pgserver
-    server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="delete")
+    server = pgserver.get_server(tempfile.mkdtemp(prefix="governor-pg-"), cleanup_mode="delete")
     yield server
     server.cleanup()
 
