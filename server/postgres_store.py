@@ -6,7 +6,7 @@ row a table: game, options, seats, game id, server seed, status), `log` (every a
 a table, in order) and `seat_tokens` (the seats' token hashes, indexed).
 
 The Store's guarantees, and how they are kept here:
-- Every write is one transaction, committed before it returns. Each connection sets
+- Every write is one transaction, committed before it returns. Each writing connection sets
   `synchronous_commit = on`, whatever the database's default, so a commit that returned is on
   PostgreSQL's disk: a killed server, or a killed database server, loses no accepted move.
 - The writes of one table keep their order: each table's writes queue on a lock of their own
@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
@@ -86,15 +86,17 @@ VERSION = len(MIGRATIONS)
 
 
 def redacted(url: str) -> str:
-    """The database URL without its password: fit for logs and error messages."""
+    """The database URL without its password (after the user name, or as `?password=`): fit for
+    logs and error messages."""
     try:
         parts = urlsplit(url)
-        if parts.password is None:
-            return url
+        netloc = parts.netloc
+        if parts.password is not None:
+            netloc = f"{parts.username}:***@{netloc.rpartition('@')[2]}"
     except ValueError:        # not even a URL: say nothing of what it holds
         return "(a malformed URL)"
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    query = urlencode([(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query)], safe="/*")
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 class PostgresStore:
@@ -115,13 +117,11 @@ class PostgresStore:
             self._owner = await asyncpg.connect(self.url, server_settings=KEEPALIVE)
             if not await self._owner.fetchval("SELECT pg_try_advisory_lock($1)", SERVER_LOCK):
                 raise RuntimeError(f"another server is using the database {redacted(self.url)} (one whose "
-                                   f"machine went away lets go of it within a minute)")
+                                   f"machine went away lets go of it within half a minute)")
             await migrate(self._owner)
-            settings = {"synchronous_commit": "on"}
-            self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS,
-                                                      server_settings=settings, init=_codecs)
-            self._readers = await asyncpg.create_pool(self.url, min_size=1, max_size=READERS,
-                                                      server_settings=settings, init=_codecs)
+            self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS, init=_codecs,
+                                                      server_settings={"synchronous_commit": "on"})
+            self._readers = await asyncpg.create_pool(self.url, min_size=1, max_size=READERS, init=_codecs)
         except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
             await self.close()
             raise RuntimeError(f"cannot open the database {redacted(self.url)}: {e}") from None

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from server import postgres_store
-from server.postgres_store import PostgresStore
+from server.postgres_store import PostgresStore, redacted
 from server.sqlite_store import DB_FILE, SQLiteStore
 from server.store import LogRow, TableRow
 
@@ -289,3 +289,11 @@ async def test_a_database_that_cannot_be_opened_is_named_without_its_password(po
     message = str(refused.value)
     assert "cannot open the database" in message and "no_such_database" in message and "does not exist" in message
     assert "s3cret" not in message and "postgres:***@" in message
+
+
+def test_a_password_is_never_shown_wherever_the_url_holds_it():
+    assert redacted("postgresql://ana:s3cret@db.example:5432/gov?sslmode=require") == \
+        "postgresql://ana:***@db.example:5432/gov?sslmode=require"
+    assert redacted("postgresql://db.example/gov?password=s3cret&host=/run/pg") == \
+        "postgresql://db.example/gov?password=***&host=/run/pg"
+    assert redacted("postgresql://ana@db.example/gov") == "postgresql://ana@db.example/gov"
