@@ -1,7 +1,10 @@
 """`governor serve`: run a Governor server for others to join.
 
 Prints the server key's fingerprint (players compare it with the one their client shows) and the
-address it listens on (wss:// with --cert, the way to serve players on a network you do not own), then runs until Ctrl-C or SIGTERM, when it closes every connection cleanly.
+address it listens on (wss:// with --cert, the way to serve players on a network you do not own).
+A server other machines can reach announces itself on the local network (multicast DNS; not
+with --no-announce), so that `governor join` with no address finds it. It runs until Ctrl-C or
+SIGTERM, when it closes every connection cleanly.
 Tables, seats and every accepted move are kept in the data directory; a restarted server rebuilds
 every unfinished match and its players reconnect with their seat tokens and carry on.
 """
@@ -45,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cert", metavar="FILE",
                    help="serve TLS (wss://) with this PEM certificate chain; the key may be in the same file")
     p.add_argument("--key", metavar="FILE", help="the certificate's private key, if it is in a file of its own")
+    p.add_argument("--no-announce", action="store_true",
+                   help="do not announce the server on the local network (by default a server "
+                        "other machines can reach is, so that `governor join` finds it)")
     p.add_argument("--limit", action="append", default=[], type=_limit, metavar="NAME=VALUE",
                    help="change a limit, e.g. rate=40 or max_tables=500 (repeatable; see docs/hosting.md)")
 

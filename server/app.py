@@ -36,6 +36,7 @@ import os
 import resource
 import secrets
 import signal
+import socket
 import ssl
 import sys
 import time
@@ -53,6 +54,7 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
+from .announce import Announcement, NotAnnounced
 from .cache import Resting
 from .conn import Conn, client_address
 from .deciders import Deciders
@@ -111,11 +113,14 @@ class Server:
     def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
-                 **limit_overrides) -> None:
+                 announce: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
+        self.announce = announce          # the name to announce on the local network (None: do not)
+        self.announcement: Announcement | None = None
+        self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
         self.store: Store = SQLiteStore(self.data_dir, synchronous)
@@ -169,6 +174,12 @@ class Server:
                                create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
+        if self.announce is not None:
+            try:
+                self.announcement = await Announcement.start(self.announce, self.host, self.port,
+                                                             self.tls is not None)
+            except NotAnnounced as e:
+                self.not_announced = str(e)
         log.info("listening on %s (server key %s)", self.url, self.fingerprint)
         return self.port
 
@@ -253,7 +264,11 @@ class Server:
         self._lock_file = f
 
     async def stop(self) -> None:
-        """Close every connection with 1001 (going away), stop the tables, close the database."""
+        """Withdraw the announcement, close every connection with 1001 (going away), stop the
+        tables, close the database."""
+        if self.announcement is not None:
+            await self.announcement.stop()
+            self.announcement = None
         if self._janitor is not None:
             self._janitor.cancel()
             self._janitor = None
@@ -557,6 +572,10 @@ async def _serve(server: Server) -> int:
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     print(f"listening on {server.url}", flush=True)
+    if server.announcement is not None:
+        print(f"announced on the local network as {server.announcement.name!r}", flush=True)
+    elif server.not_announced is not None:
+        print(f"not announced on the local network: {server.not_announced}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -573,19 +592,21 @@ async def _serve(server: Server) -> int:
 
 
 def main(args) -> int:
-    """`governor serve`: args has host, port, data_dir (None for the default), grace and
-    optionally limit, a list of (name, value) pairs for Limits."""
+    """`governor serve`: args has host, port, data_dir (None for the default), grace,
+    no_announce, cert, key and limit, a list of (name, value) pairs for Limits."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    limits = dict(getattr(args, "limit", None) or [])
+    limits = dict(args.limit)
     try:
-        tls = server_tls(args.cert, args.key) if getattr(args, "cert", None) else None
+        tls = server_tls(args.cert, args.key) if args.cert else None
     except (OSError, ssl.SSLError) as e:
         print(f"governor serve: cannot use the certificate {args.cert!r}"
               f"{f' with the key {args.key!r}' if args.key else ''}: {e.strerror or e}", file=sys.stderr)
         return 2
-    server = Server(args.data_dir, args.host, args.port, grace=args.grace, tls=tls, **limits)
+    # Players on the network hear the server as its machine's name (client/discover.py).
+    announce = None if args.no_announce else f"Governor on {socket.gethostname().split('.')[0]}"
+    server = Server(args.data_dir, args.host, args.port, grace=args.grace, tls=tls, announce=announce, **limits)
     try:
         return asyncio.run(_serve(server))
     except RuntimeError as e:
