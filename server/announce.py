@@ -21,7 +21,7 @@ from protocol import wire
 
 SERVICE = "_governor._tcp.local."
 WILDCARDS = ("", "0.0.0.0", "::")
-# DNS allows 63 bytes in a label; zeroconf may add " (2)" to a name someone else has taken.
+# DNS allows 63 bytes in a label; zeroconf adds "-2" to a name another server has taken.
 NAME_BYTES = 56
 
 
@@ -57,7 +57,7 @@ class Announcement:
 
     @property
     def name(self) -> str:
-        """The name heard on the network (with " (2)" if another server had the one asked for)."""
+        """The name heard on the network (with "-2" if another server had the one asked for)."""
         return self.info.name.removesuffix("." + SERVICE)
 
     @classmethod

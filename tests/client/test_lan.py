@@ -10,6 +10,7 @@ import os
 import re
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ import pytest
 from client.discover import MAX_HEARD
 
 from .live import ROOT, first_line, wait_for
+from .test_tls import self_signed
 
 SERVER_IP, CLIENT_IP = "10.213.0.1", "10.213.0.2"
 
@@ -112,7 +114,7 @@ def serve(lan: Lan, tmp_path, *flags: str) -> tuple[str, Output]:
     proc = lan.governor(lan.server, "serve", "--host", SERVER_IP, "--port", "0",
                         "--data-dir", str(tmp_path / f"server{len(lan.procs)}"), *flags)
     out = Output(proc)
-    url = out.wait_for(r"listening on (ws://\S+)").group(1)
+    url = out.wait_for(r"listening on (wss?://\S+)").group(1)
     return url, out
 
 
@@ -171,3 +173,17 @@ def test_join_lists_a_lan_party_and_makes_what_strangers_announce_harmless(lan, 
     join.stdin.close()
     assert join.wait(20) == 0
     assert "Traceback" not in join.stderr.read()
+
+
+def test_a_server_with_tls_is_listed_and_joined_with_wss(lan, tmp_path):
+    cert, key = self_signed(tmp_path, address=SERVER_IP)
+    url, _ = serve(lan, tmp_path, "--cert", str(cert), "--key", str(key))
+    assert url.startswith("wss://")
+    join = lan.governor(lan.client, "join", "--plain", "--listen", "1", "--cafile", str(cert),
+                        "--data-dir", str(tmp_path / "bo"), stdin=subprocess.PIPE)
+    heard = Output(join)
+    join.stdin.write("1\nq\n")
+    join.stdin.close()
+    assert join.wait(20) == 0
+    assert listed(heard.text) == [f"1. Governor on {socket.gethostname().split('.')[0]}  {url}  (San Juan, Puerto Rico)"]
+    assert f"Connected to {url}, server key fingerprint" in heard.text and "lobby> " in heard.text
