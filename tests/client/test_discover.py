@@ -6,6 +6,7 @@ import ipaddress
 
 import pytest
 
+from client.cli import main
 from client.discover import MAX_GAMES, NAME_CHARS, found, shortened
 from protocol import wire
 from server.announce import SERVICE
@@ -81,3 +82,16 @@ def test_the_address_on_a_network_of_this_machine_is_dialled_first():
 def test_shortened():
     assert shortened("  a \x1b b  ", 10) == "a b"
     assert shortened("abcdef", 4) == "abc…"
+
+
+def test_a_bot_seat_needs_an_address(capsys):
+    assert main(["join", "--bot", "random", "--no-input"]) == 2
+    err = capsys.readouterr().err
+    assert "--bot needs the server's address" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "61", "abc", "nan", "inf"])
+def test_listen_takes_a_sensible_number_of_seconds(seconds, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["join", "--listen", seconds])
+    assert e.value.code == 2 and "--listen is 0.1 to 60 seconds" in capsys.readouterr().err

@@ -187,3 +187,16 @@ def test_a_server_with_tls_is_listed_and_joined_with_wss(lan, tmp_path):
     assert join.wait(20) == 0
     assert listed(heard.text) == [f"1. Governor on {socket.gethostname().split('.')[0]}  {url}  (San Juan, Puerto Rico)"]
     assert f"Connected to {url}, server key fingerprint" in heard.text and "lobby> " in heard.text
+
+
+def test_join_hears_no_server_that_was_asked_not_to_announce_itself(lan, tmp_path):
+    url, served = serve(lan, tmp_path, "--no-announce")
+    join = lan.governor(lan.client, "join", "--plain", "--listen", "0.5", "--data-dir", str(tmp_path / "bo"),
+                        stdin=subprocess.PIPE)
+    heard = Output(join)
+    join.stdin.write("1\n\nq\n")      # 1 is no choice here; Enter listens again; q quits
+    join.stdin.close()
+    assert join.wait(20) == 0
+    assert heard.text.count("No Governor server answered.") == 2
+    assert "'1' is not one of the choices." in heard.text and url not in heard.text
+    assert "announced" not in served.text
