@@ -75,12 +75,12 @@ class Announcement:
         except (OSError, ZeroconfError) as e:
             raise NotAnnounced(f"multicast DNS is not available: {e}") from None
         machine = socket.gethostname().split(".")[0] or "governor"
-        info = AsyncServiceInfo(
-            SERVICE, f"{instance_name(name)}.{SERVICE}", port=port, parsed_addresses=addresses,
-            server=f"{machine}.local.",
-            properties={"proto": wire.VERSION, "scheme": "wss" if tls else "ws", "path": "/",
-                        "games": ",".join(games.GAMES)})
         try:
+            info = AsyncServiceInfo(
+                SERVICE, f"{instance_name(name)}.{SERVICE}", port=port, parsed_addresses=addresses,
+                server=f"{machine}.local.",
+                properties={"proto": wire.VERSION, "scheme": "wss" if tls else "ws", "path": "/",
+                            "games": ",".join(games.GAMES)})
             await zeroconf.async_register_service(info, allow_name_change=True)
         except (OSError, ZeroconfError) as e:
             await zeroconf.async_close()
