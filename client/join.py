@@ -2,6 +2,7 @@
 
 With no address, it listens for a moment for servers announcing themselves on the local network
 (`governor serve`, `governor play --host 0.0.0.0`), lists them and lets you pick one.
+
 Interactive: a lobby (the tables, create one, sit with a name, or watch one), then the game on
 this screen — board, cities, your hand, the log, the question with numbered options — with the
 connection's state and who is connected. A dropped connection is retried by itself; a client

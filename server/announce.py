@@ -65,8 +65,8 @@ class Announcement:
         """Announce the server listening on host:port; NotAnnounced says why not."""
         addresses = addresses_to_announce(host)
         if not addresses:
-            raise NotAnnounced(f"it listens on {host}, which has no IPv4 address other machines can "
-                               "reach (only those are announced)")
+            raise NotAnnounced(f"other machines cannot reach it at {host} (only IPv4 addresses they "
+                               "can reach are announced)")
         # A server bound to one address is announced on that interface only: elsewhere nobody
         # could reach it.
         interfaces = InterfaceChoice.All if host in WILDCARDS else addresses

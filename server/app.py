@@ -8,8 +8,10 @@ In-process (the one-command LAN game runs it inside the client):
     await server.stop()                  # connections are closed with 1001
 
 From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]
-[--cert FILE [--key FILE]]`, which calls `main(args)`. With a certificate the server speaks TLS
-(wss://), as it should on any network its players do not own.
+[--cert FILE [--key FILE]] [--no-announce]`, which calls `main(args)`. With a certificate the
+server speaks TLS (wss://), as it should on any network its players do not own. Given a name to
+announce, a server other machines can reach tells the local network it is there
+(server/announce.py), for `governor join` with no address.
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
