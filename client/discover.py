@@ -1,10 +1,12 @@
 """Finding a game on the local network: `governor join` with no address listens for a moment to
 the servers that announce themselves (server/announce.py), lists them, and the person picks one.
 
-Anyone on the network can announce anything, so what is heard is a stranger's data: only the
-first MAX_HEARD announcements are looked at and MAX_LISTED listed, names lose their control
-characters and are cut short before they are shown, and a server is listed only when its
-address passes the same check as one typed on the command line (client/session.py).
+Anyone on the network can announce anything, so what is heard is a stranger's data: at most
+MAX_HEARD names are remembered and MAX_ASKED of them asked about, MAX_LISTED servers are listed,
+names lose their control characters and are cut short before they are shown, and a server is
+listed only when its address passes the same check as one typed on the command line
+(client/session.py). A flood of names cannot hide a real server: a server answers with its name,
+address and TXT record together, and those complete answers are listed whatever else was heard.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import ifaddr
 from zeroconf import Error as ZeroconfError, IPVersion, ServiceStateChange
-from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 import games
 from protocol import wire
@@ -31,7 +33,8 @@ from .terminal import Keyboard
 
 LISTEN_SECONDS = 2.0     # how long `join` listens by default: servers answer a query at once
 RESOLVE_MS = 1000        # then how long it waits for a server's address and TXT record, if not heard yet
-MAX_HEARD = 64           # announcements looked at (a flood of them is cut here)
+MAX_HEARD = 10_000       # names remembered (a flood of them is cut here; zeroconf holds them too)
+MAX_ASKED = 16           # names heard without their address and TXT record, asked about
 MAX_LISTED = 20          # servers listed, by name
 NAME_CHARS = 40          # a server's name as listed
 MAX_GAMES = 8            # game ids read from one announcement
@@ -113,24 +116,30 @@ async def listen(seconds: float) -> tuple[list[Found], int]:
     browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE, handlers=[on_change])
     try:
         await asyncio.sleep(seconds)
-        infos = await asyncio.gather(*(_resolve(zeroconf, name) for name in heard))
+        infos = await _resolved(zeroconf, heard)
     finally:
         await browser.async_cancel()
         await zeroconf.async_close()
     networks = local_networks()
-    servers = [f for info in infos if info is not None
-               and (f := found(info.name, info.parsed_addresses(), info.port, info.properties, networks))]
-    servers.sort(key=lambda f: (f.name.casefold(), f.url))
-    return servers[:MAX_LISTED], len(heard) - len(servers)
+    servers = [f for info in infos
+               if (f := found(info.name, info.parsed_addresses(), info.port, info.properties, networks))]
+    servers = sorted(servers, key=lambda f: (f.name.casefold(), f.url))[:MAX_LISTED]
+    return servers, len(heard) - len(servers)
 
 
-async def _resolve(zeroconf: AsyncZeroconf, name: str):
-    """The announcement's address, port and TXT record; None when it has none or zeroconf
-    refuses its name (one with control characters, say)."""
-    try:
-        return await zeroconf.async_get_service_info(SERVICE, name, RESOLVE_MS)
-    except ZeroconfError:
-        return None
+async def _resolved(zeroconf: AsyncZeroconf, names: list[str]) -> list[AsyncServiceInfo]:
+    """The announcements among `names` whose address, port and TXT record are known: heard with
+    the name, as a server sends them, or else asked about (at most MAX_ASKED of them)."""
+    known, unknown = [], []
+    for name in names:
+        try:
+            info = AsyncServiceInfo(SERVICE, name)
+        except ZeroconfError:       # a name zeroconf refuses: one with control characters, say
+            continue
+        (known if info.load_from_cache(zeroconf.zeroconf) else unknown).append(info)
+    asked = unknown[:MAX_ASKED]
+    answered = await asyncio.gather(*(info.async_request(zeroconf.zeroconf, RESOLVE_MS) for info in asked))
+    return known + [info for info, ok in zip(asked, answered) if ok]
 
 
 async def choose_server(keyboard: Keyboard, seconds: float) -> str | None:
@@ -145,8 +154,8 @@ async def choose_server(keyboard: Keyboard, seconds: float) -> str | None:
         else:
             print("No Governor server answered.")
         if others:
-            print(f"({plural(others, 'other announcement')} heard that this client cannot join: "
-                  "another version, or no usable address.)")
+            print(f"({plural(others, 'other announcement')} heard and not listed: another version, "
+                  f"no usable address, or more than {MAX_LISTED}.)")
         print(("Type a number to join that server, " if servers else "")
               + f"Enter to listen again, q to quit (or give an address: {command('join', 'ws://HOST:PORT')}).")
         while True:

@@ -20,7 +20,7 @@ from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, DNSService, DNSText, Z
 from protocol import wire
 from server.announce import SERVICE
 
-FLOOD = 100
+FLOOD = 300       # far more than a client asks about (client/discover.py, MAX_ASKED)
 TTL = 120
 
 
