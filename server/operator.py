@@ -31,8 +31,8 @@ REASON_MAX = 200
 
 
 def read_key(path: str | Path) -> str:
-    """The operator key in a file (its first line, whitespace stripped); raises ValueError
-    saying what is wrong with the file."""
+    """The operator key in its file (the first line, whitespace stripped), as the server and
+    `governor admin` read it; raises ValueError saying what is wrong with the file."""
     try:
         text = Path(path).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
