@@ -263,7 +263,8 @@ class Server:
             return connection.respond(200, "ok\n")
         if path == "/metrics":
             response = connection.respond(200, exposition(self))
-            response.headers["Content-Type"] = CONTENT_TYPE   # respond() set plain text; this replaces it
+            del response.headers["Content-Type"]     # respond()'s plain text, without Prometheus' version
+            response.headers["Content-Type"] = CONTENT_TYPE
             return response
         return None
 
