@@ -574,7 +574,6 @@ async def _serve(server: Server, public_url: str | None) -> int:
 def main(settings: dict) -> int:
     """`governor serve` with its settings (server/settings.py: every name of SETTINGS, and
     `limits`, a dict of Limits to change), checked."""
-    logs.setup(settings["log_format"])
     cert, key = settings["cert"], settings["key"]
     try:
         tls = server_tls(cert, key) if cert else None
@@ -587,6 +586,7 @@ def main(settings: dict) -> int:
     except ValueError as e:
         print(f"governor serve: {e}", file=sys.stderr)
         return 2
+    logs.setup(settings["log_format"])
     host, port = settings["host"], settings["port"]
     server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
                     **settings["limits"])

@@ -162,7 +162,7 @@ def read_file(path: str | Path) -> dict:
             if setting is None:
                 raise SettingsError(f"there is no setting {key!r}; there is: {', '.join([*BY_NAME, 'limits'])}")
             value = _checked(setting, _typed(key, setting.kind, value))
-            out[key] = str(path.resolve().parent / value) if setting.path else value
+            out[key] = str((path.parent / value).resolve()) if setting.path else value
     except SettingsError as e:
         raise SettingsError(f"the config file {path}: {e}") from None
     return out
