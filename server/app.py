@@ -7,9 +7,10 @@ In-process (the one-command LAN game runs it inside the client):
     ...
     await server.stop()                  # connections are closed with 1001
 
-From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]
-[--cert FILE [--key FILE]]`, which calls `main(args)`. With a certificate the server speaks TLS
-(wss://), as it should on any network its players do not own.
+From the command line: `governor serve [--config FILE] [--host H] [--port P] ...`, which calls
+`main(settings)` with the settings of server/settings.py. With a certificate the server speaks TLS
+(wss://), as it should on any network its players do not own. The same port answers plain HTTP
+GETs of /healthz and /metrics (server/metrics.py), and the operator's requests (server/operator.py).
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task

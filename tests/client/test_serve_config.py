@@ -16,7 +16,7 @@ import pytest
 
 from client import serve
 from client.cli import main, parser
-from server.settings import SETTINGS, Limits
+from server.settings import SETTINGS, Limits, read_file
 from tests.server.rawclient import Raw
 
 from .live import ROOT, governor
@@ -48,6 +48,15 @@ def test_every_limit_can_be_set_in_the_file(tmp_path):
     config = tmp_path / "g.toml"
     config.write_text("[limits]\n" + "".join(f"{name} = 3\n" for name in Limits.__dataclass_fields__))
     assert set(settings("--config", str(config))["limits"]) == set(Limits.__dataclass_fields__)
+
+
+def test_the_example_in_the_hosting_guide_has_every_key_and_is_accepted(tmp_path):
+    guide = (ROOT / "docs" / "hosting.md").read_text()
+    example = re.search(r"```toml\n(.*?)```", guide, re.S).group(1)
+    (tmp_path / "example.toml").write_text(example)
+    read = read_file(tmp_path / "example.toml")
+    assert set(read) == {s.name for s in SETTINGS} | {"limits"}
+    assert read["limits"] == {"max_tables": 500, "rate": 40.0}
 
 
 @pytest.mark.parametrize("text, says", [
