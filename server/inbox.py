@@ -64,7 +64,7 @@ class Act:
     id: int
     seq: int
     action: list
-    received: float = 0.0   # time.perf_counter() when the server read it: the ack latency starts here
+    received: float   # time.perf_counter() when the server read it: the ack latency starts here
 
 
 @dataclass(frozen=True, eq=False)
