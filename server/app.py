@@ -53,10 +53,10 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
+from . import logs
 from .cache import Resting
 from .conn import Conn, client_address
 from .deciders import Deciders
-from . import logs
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished
 from .metrics import CONTENT_TYPE, Metrics, exposition
