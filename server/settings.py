@@ -15,6 +15,7 @@ A wrong name or value is a SettingsError whose message names the key and what wa
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +211,8 @@ def _limit_kind(name: str) -> type:
 
 
 def _checked_limit(name: str, number):
+    if not math.isfinite(number):
+        raise SettingsError(f"the limit {name} needs a finite number, not {number}")
     if number < 0:
         raise SettingsError(f"the limit {name} cannot be negative")
     return number

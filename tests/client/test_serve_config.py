@@ -70,6 +70,7 @@ def test_the_example_in_the_hosting_guide_has_every_key_and_is_accepted(tmp_path
     ("[limits]\nrat = 3", "there is no limit 'rat'; there is: max_frame, rate,"),
     ("[limits]\nburst = 1.5", "limits.burst needs a whole number, not 1.5"),
     ("[limits]\nrate = -1", "the limit rate cannot be negative"),
+    ("[limits]\nrate = nan", "the limit rate needs a finite number, not nan"),
     ("limits = 3", "limits is a table"),
     ("port = ", "is not valid TOML"),
 ])
@@ -90,6 +91,7 @@ def test_a_missing_config_file_is_named(tmp_path, capsys):
 @pytest.mark.parametrize("flag, says", [
     (["--limit", "burst=1.5"], "the limit burst needs a whole number, not '1.5'"),
     (["--limit", "speed=3"], "there is no limit 'speed'"),
+    (["--limit", "rate=inf"], "the limit rate needs a finite number, not inf"),
     (["--port", "http"], "port needs a whole number, not 'http'"),
     (["--log-format", "xml"], "the log format is 'text' or 'json'"),
 ])
