@@ -133,9 +133,11 @@ def run(args: argparse.Namespace) -> int:
                              sort_keys=True), flush=True)
         return 1
     except KeyboardInterrupt:
+        if args.url is None:       # still listening for servers: there is no seat yet
+            print("\nInterrupted.", file=sys.stderr)
+            return 130
         print("\nInterrupted. If you had a seat it is saved: resume with "
-              f"`{command('join', args.url or 'ws://HOST:PORT', '--table', args.table or 'TABLE')}`.",
-              file=sys.stderr)
+              f"`{command('join', args.url, '--table', args.table or 'TABLE')}`.", file=sys.stderr)
         return 130
 
 
