@@ -162,7 +162,7 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         except BaseException:
             await link.close()
             raise
-        _tell_others(args, port, table, server.announcement)
+        _tell_others(args, port, table, server)
         print(f"You are seat {session.seat + 1} at table {table}, as {session.name}, against "
               f"{', '.join(args.levels) or 'nobody yet'}.")
         return await _seat(args, player, session, link, resume)
@@ -195,16 +195,18 @@ def _resume_flags(args) -> list[str]:
     return flags
 
 
-def _tell_others(args, port: int, table: str, announcement) -> None:
+def _tell_others(args, port: int, table: str, server) -> None:
     public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
     free = args.players - 1 - args.bots
     if free:
         print(f"Friends can join with: {command('join', f'ws://{public}:{port}', '--table', table)}")
-        if announcement is not None:
-            print(f"  or with {command('join')} alone, which finds {announcement.name!r} on this network")
+        if server.announcement is not None:
+            print(f"  or with {command('join')} alone, which finds {server.announcement.name!r} on this network")
         if args.host in ("127.0.0.1", "localhost", "::1"):
             print("  (the server listens on this machine only: start with --host 0.0.0.0 "
                   "so other machines can join)")
+        elif server.announcement is None:
+            print(f"  (not announced on the local network: {server.not_announced})")
         print(f"The game starts when {plural(free, 'more player')} "
               f"{'has' if free == 1 else 'have'} joined.")
     else:
