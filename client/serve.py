@@ -1,7 +1,10 @@
 """`governor serve`: run a Governor server for others to join.
 
 Prints the server key's fingerprint (players compare it with the one their client shows) and the
-address it listens on (wss:// with --cert, the way to serve players on a network you do not own), then runs until Ctrl-C or SIGTERM, when it closes every connection cleanly.
+address it listens on (wss:// with --cert, the way to serve players on a network you do not own).
+A server other machines can reach announces itself on the local network (multicast DNS; not
+with --no-announce), so that `governor join` with no address finds it. It runs until Ctrl-C or
+SIGTERM, when it closes every connection cleanly.
 Tables, seats and every accepted move are kept in the data directory; a restarted server rebuilds
 every unfinished match and its players reconnect with their seat tokens and carry on.
 
@@ -22,9 +25,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="read the settings from this TOML file; flags override it")
     # Flags left out are left out of args (SUPPRESS): only those given override the file.
     for s in SETTINGS:
+        flag = "--" + s.name.replace("_", "-")
+        if s.kind is bool:      # a switch: --announce and --no-announce
+            p.add_argument(flag, dest=s.name, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
+                           help=s.help + (" (default: on)" if s.default else " (default: off)"))
+            continue
         default = "" if s.default is None else f" (default {s.default:g})" if isinstance(s.default, float) \
             else f" (default {s.default})"
-        p.add_argument("--" + s.name.replace("_", "-"), dest=s.name, type=_reader(s), default=argparse.SUPPRESS,
+        p.add_argument(flag, dest=s.name, type=_reader(s), default=argparse.SUPPRESS,
                        metavar=s.metavar, help=s.help + default)
     p.add_argument("--limit", action="append", type=_limit, default=argparse.SUPPRESS, metavar="NAME=VALUE",
                    help="change a limit, e.g. rate=40 or max_tables=500 (repeatable; see docs/hosting.md)")

@@ -11,6 +11,8 @@ From the command line: `governor serve [--config FILE] [--host H] [--port P] ...
 `main(settings)` with the settings of server/settings.py. With a certificate the server speaks TLS
 (wss://), as it should on any network its players do not own. The same port answers plain HTTP
 GETs of /healthz and /metrics (server/metrics.py), and the operator's requests (server/operator.py).
+Given a name to announce, a server other machines can reach tells the local network it is there
+(server/announce.py), for `governor join` with no address.
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
@@ -37,6 +39,7 @@ import os
 import resource
 import secrets
 import signal
+import socket
 import ssl
 import sys
 import time
@@ -54,6 +57,7 @@ from protocol import wire
 from protocol.signing import load_or_create
 
 from . import logs
+from .announce import Announcement, NotAnnounced
 from .cache import Resting
 from .conn import Conn, client_address
 from .deciders import Deciders
@@ -88,11 +92,14 @@ class Server:
     def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
-                 operator_key: str | None = None, **limit_overrides) -> None:
+                 operator_key: str | None = None, announce: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
+        self.announce = announce          # the name to announce on the local network (None: do not)
+        self.announcement: Announcement | None = None
+        self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
         self.store: Store = SQLiteStore(self.data_dir, synchronous)
@@ -148,6 +155,12 @@ class Server:
                                create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
+        if self.announce is not None:
+            try:
+                self.announcement = await Announcement.start(self.announce, self.host, self.port,
+                                                             self.tls is not None)
+            except NotAnnounced as e:
+                self.not_announced = str(e)
         log.info("listening on %s (server key %s)", self.url, self.fingerprint,
                  extra={"url": self.url, "fingerprint": self.fingerprint})
         return self.port
@@ -234,7 +247,11 @@ class Server:
         self._lock_file = f
 
     async def stop(self) -> None:
-        """Close every connection with 1001 (going away), stop the tables, close the database."""
+        """Withdraw the announcement, close every connection with 1001 (going away), stop the
+        tables, close the database."""
+        if self.announcement is not None:
+            await self.announcement.stop()
+            self.announcement = None
         if self._janitor is not None:
             self._janitor.cancel()
             self._janitor = None
@@ -557,6 +574,10 @@ async def _serve(server: Server, public_url: str | None) -> int:
     print(f"listening on {server.url}", flush=True)
     if public_url:
         print(f"players join {public_url}", flush=True)
+    if server.announcement is not None:
+        print(f"announced on the local network as {server.announcement.name!r}", flush=True)
+    elif server.not_announced is not None:
+        print(f"not announced on the local network: {server.not_announced}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -589,8 +610,10 @@ def main(settings: dict) -> int:
         return 2
     logs.setup(settings["log_format"])
     host, port = settings["host"], settings["port"]
+    # Players on the network hear the server as its machine's name (client/discover.py).
+    announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
     server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
-                    **settings["limits"])
+                    announce=announce, **settings["limits"])
     try:
         return asyncio.run(_serve(server, settings["public_url"]))
     except RuntimeError as e:

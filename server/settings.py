@@ -62,7 +62,8 @@ class Limits:
 class Setting:
     name: str
     default: object
-    kind: type                  # str, int or float: what the file must hold, what text is turned into
+    kind: type                  # str, int, float or bool: what the file must hold, what text is turned
+                                # into (a bool is a switch on the command line, --NAME or --no-NAME)
     help: str
     check: Callable[[object], str | None] = lambda value: None   # what is wrong with a value, or None
     path: bool = False          # a file or folder: `~` is expanded, and in the file it is relative to the file
@@ -107,6 +108,8 @@ SETTINGS = (
             "on (a TLS proxy in front, a name): printed at start", _url, metavar="URL"),
     Setting("log_format", "text", str, "the log on stderr: text lines, or json (one object a line)",
             _log_format, metavar="text|json"),
+    Setting("announce", True, bool, "announce the server on the local network, so that `governor join` "
+            "with no address finds it (only when other machines can reach it)"),
     Setting("operator_key_file", None, str, "a file holding the operator key, which `governor admin` needs "
             "to list the seats and close tables (none: no operator)", path=True, metavar="FILE"),
 )
@@ -220,11 +223,14 @@ def _checked_limit(name: str, number):
 
 def _typed(key: str, kind: type, value):
     """A value from the file, if it is of the setting's type (an int will do for a float)."""
-    ok = (isinstance(value, kind) or (kind is float and isinstance(value, int))) and not isinstance(value, bool)
+    if kind is bool:
+        ok = isinstance(value, bool)
+    else:
+        ok = (isinstance(value, kind) or (kind is float and isinstance(value, int))) and not isinstance(value, bool)
     if not ok:
         raise SettingsError(f"{key} needs {_kind_words(kind)}, not {value!r}")
     return float(value) if kind is float else value
 
 
 def _kind_words(kind: type) -> str:
-    return {str: "a string", int: "a whole number", float: "a number"}[kind]
+    return {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}[kind]

@@ -44,6 +44,15 @@ def test_flags_override_the_file_which_overrides_the_defaults(tmp_path):
     assert settings("--grace", "5") == {**{s.name: s.default for s in SETTINGS}, "grace": 5.0, "limits": {}}
 
 
+def test_announcing_is_a_switch_on_by_default_off_in_the_file_or_with_no_announce(tmp_path):
+    config = tmp_path / "g.toml"
+    config.write_text("announce = false\n")
+    assert settings()["announce"] is True
+    assert settings("--no-announce")["announce"] is False
+    assert settings("--config", str(config))["announce"] is False
+    assert settings("--config", str(config), "--announce")["announce"] is True     # the flag wins
+
+
 def test_every_limit_can_be_set_in_the_file(tmp_path):
     config = tmp_path / "g.toml"
     config.write_text("[limits]\n" + "".join(f"{name} = 3\n" for name in Limits.__dataclass_fields__))
@@ -64,6 +73,8 @@ def test_the_example_in_the_hosting_guide_has_every_key_and_is_accepted(tmp_path
     ('port = "8765"', "port needs a whole number, not '8765'"),
     ("port = 70000", "port: a port is 0 to 65535 (0: any free port), not 70000"),
     ("grace = true", "grace needs a number, not True"),
+    ('announce = "no"', "announce needs true or false, not 'no'"),
+    ("announce = 0", "announce needs true or false, not 0"),
     ('log_format = "xml"', "log_format: the log format is 'text' or 'json', not 'xml'"),
     ('database = "postgresql://db/governor"', "database: the database is 'sqlite'"),
     ('public_url = "play.example.org"', "public_url: a public address starts with ws:// or wss://"),
