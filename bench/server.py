@@ -41,7 +41,7 @@ from protocol.fairness import player_commit
 from protocol.messages import Signed
 
 
-def run_server(data_dir: str, database: str | None, tables: int, port_pipe) -> None:
+def run_server(data_dir: str, database: str, tables: int, port_pipe) -> None:
     from server.app import Server
 
     async def main():
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.postgres:
             import pgserver
             postgres = pgserver.get_server(Path(data_dir) / "pg", cleanup_mode="stop")
-        database = postgres.get_uri() if postgres else None
+        database = postgres.get_uri() if postgres else "sqlite"
         parent, child = multiprocessing.Pipe()
         proc = multiprocessing.Process(target=run_server, args=(data_dir, database, args.tables, child), daemon=True)
         proc.start()

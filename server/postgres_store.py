@@ -30,12 +30,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
 from protocol.codec import pack, unpack
 
+from .settings import redacted
 from .store import LogRow, TableRow
 
 # The advisory lock keys (any fixed 64-bit numbers, the same in every Governor server).
@@ -83,20 +83,6 @@ MIGRATIONS = [
     """,
 ]
 VERSION = len(MIGRATIONS)
-
-
-def redacted(url: str) -> str:
-    """The database URL without its password (after the user name, or as `?password=`): fit for
-    logs and error messages."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if parts.password is not None:
-            netloc = f"{parts.username}:***@{netloc.rpartition('@')[2]}"
-    except ValueError:        # not even a URL: say nothing of what it holds
-        return "(a malformed URL)"
-    query = urlencode([(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query)], safe="/*")
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 class PostgresStore:

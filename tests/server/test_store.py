@@ -11,7 +11,8 @@ import asyncpg
 import pytest
 
 from server import postgres_store
-from server.postgres_store import PostgresStore, redacted
+from server.postgres_store import PostgresStore
+from server.settings import redacted
 from server.sqlite_store import DB_FILE, SQLiteStore
 from server.store import LogRow, TableRow
 
