@@ -1,11 +1,13 @@
 """Server load: N concurrent full tables of headless clients over loopback, one server process.
 
-    python bench/server.py [--tables 200] [--seconds 30] [--think 0.1] [--json]
+    python bench/server.py [--tables 200] [--seconds 30] [--think 0.1] [--json] [--postgres]
                            [--game ID] [--option NAME=VALUE ...] [--seats N]
 
 A table has --seats players (default: 4, or the game's most if fewer) and every switch on (or the
 options given).
-The server runs in its own process (server.app.Server, limits raised for the loopback clients);
+The server runs in its own process (server.app.Server, limits raised for the loopback clients),
+with its tables in SQLite, or with --postgres in a private PostgreSQL started for the run (the
+pgserver package of the test extra);
 this process runs a websocket client per seat that speak the wire protocol: hello, create/sit, commit
 and reveal, then every decision picked at random from the seat's prompt after a think time drawn
 uniformly from [0, 2 × think] seconds. Measured over a fixed window once every table is dealt:
@@ -39,12 +41,12 @@ from protocol.fairness import player_commit
 from protocol.messages import Signed
 
 
-def run_server(data_dir: str, tables: int, port_pipe) -> None:
+def run_server(data_dir: str, database: str, tables: int, port_pipe) -> None:
     from server.app import Server
 
     async def main():
         # every client comes from 127.0.0.1: the per-address limits are raised with the rest
-        server = Server(data_dir, "127.0.0.1", 0, conns_per_addr=8 * tables + 16,
+        server = Server(data_dir, "127.0.0.1", 0, database=database, conns_per_addr=8 * tables + 16,
                         max_tables=tables + 8, rate=1000.0, burst=2000, conn_rate=1000.0, conn_burst=8 * tables,
                         tables_per_addr=tables + 8, tables_per_window=tables + 8)
         port_pipe.send(await server.start())
@@ -223,6 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=30.0, help="length of the measured window")
     ap.add_argument("--think", type=float, default=0.1, help="mean thinking time per decision, seconds")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    ap.add_argument("--postgres", action="store_true", help="keep the tables in a private PostgreSQL, not SQLite")
     add_game_arguments(ap)
     ap.add_argument("--seats", type=int, help="players per table")
     args = ap.parse_args(argv)
@@ -233,8 +236,13 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--seats: {info.min_players} to {info.max_players}")
     create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1]}
     with tempfile.TemporaryDirectory() as data_dir:
+        postgres = None
+        if args.postgres:
+            import pgserver
+            postgres = pgserver.get_server(Path(data_dir) / "pg", cleanup_mode="stop")
+        database = postgres.get_uri() if postgres else "sqlite"
         parent, child = multiprocessing.Pipe()
-        proc = multiprocessing.Process(target=run_server, args=(data_dir, args.tables, child), daemon=True)
+        proc = multiprocessing.Process(target=run_server, args=(data_dir, database, args.tables, child), daemon=True)
         proc.start()
         port = parent.recv()
         try:
@@ -242,6 +250,8 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             proc.terminate()
             proc.join()
+            if postgres:
+                postgres.cleanup()   # before its folder goes
     if not args.json:
         for k, v in out.items():
             print(f"{k:>22}: {v}")

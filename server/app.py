@@ -17,7 +17,8 @@ Given a name to announce, a server other machines can reach tells the local netw
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
 (server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
-Store (server/store.py; SQLite in server/sqlite_store.py); bots think in worker processes (server/deciders.py).
+Store (server/store.py): SQLite in the data directory (server/sqlite_store.py), or PostgreSQL
+with a `database` URL (server/postgres_store.py); bots think in worker processes (server/deciders.py).
 
 Open tables are kept in memory; a finished one while someone is at it and, once they are gone,
 among the `finished_cache` used last (server/cache.py). Any other is loaded from the database
@@ -26,8 +27,8 @@ replayed on a thread of its own, off the event loop. The lobby's listing is kept
 (server/listing.py): it never reads the database.
 
 No client can slow another table: the database's reads never queue in front of its writes
-(server/sqlite_store.py), and what one address may ask of the lobby, tables created and tables
-watched, is bounded (server/quotas.py).
+(server/sqlite_store.py, server/postgres_store.py), and what one address may ask of the lobby,
+tables created and tables watched, is bounded (server/quotas.py).
 """
 from __future__ import annotations
 
@@ -65,9 +66,10 @@ from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
+from .postgres_store import PostgresStore
 from .quotas import Quotas
 from .seats import hash_token
-from .settings import Limits
+from .settings import Limits, redacted
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
 from .table import Table
@@ -92,7 +94,8 @@ class Server:
     def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
-                 operator_key: str | None = None, announce: str | None = None, **limit_overrides) -> None:
+                 operator_key: str | None = None, announce: str | None = None, database: str = "sqlite",
+                 **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
@@ -102,7 +105,10 @@ class Server:
         self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
-        self.store: Store = SQLiteStore(self.data_dir, synchronous)
+        # the data directory keeps the server key either way; the tables live in the data
+        # directory's SQLite file, or in the PostgreSQL database of a postgresql:// URL
+        self.database = database
+        self.store: Store = SQLiteStore(self.data_dir, synchronous) if database == "sqlite" else PostgresStore(database)
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
@@ -571,6 +577,8 @@ async def _serve(server: Server, public_url: str | None) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
+    if server.database != "sqlite":
+        print(f"database: {redacted(server.database)}", flush=True)
     print(f"listening on {server.url}", flush=True)
     if public_url:
         print(f"players join {public_url}", flush=True)
@@ -613,7 +621,7 @@ def main(settings: dict) -> int:
     # Players on the network hear the server as its machine's name (client/discover.py).
     announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
     server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
-                    announce=announce, **settings["limits"])
+                    announce=announce, database=settings["database"], **settings["limits"])
     try:
         return asyncio.run(_serve(server, settings["public_url"]))
     except RuntimeError as e:

@@ -20,6 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from protocol import wire
 
@@ -68,6 +69,7 @@ class Setting:
     check: Callable[[object], str | None] = lambda value: None   # what is wrong with a value, or None
     path: bool = False          # a file or folder: `~` is expanded, and in the file it is relative to the file
     metavar: str | None = None
+    show: Callable[[str], str] = str    # the value as an error message quotes it (a password hidden)
 
 
 def _port(value: int) -> str | None:
@@ -83,8 +85,23 @@ def _url(value: str) -> str | None:
 
 
 def _database(value: str) -> str | None:
-    # The one store so far; another (a URL) is checked and chosen here when it comes.
-    return None if value == "sqlite" else "the database is 'sqlite' (governor.db in the data directory)"
+    if value == "sqlite" or value.startswith(("postgresql://", "postgres://")):
+        return None
+    return "the database is 'sqlite' (governor.db in the data directory) or a postgresql:// URL"
+
+
+def redacted(url: str) -> str:
+    """A database URL without its password (after the user name, or as `?password=`): fit for
+    logs and error messages."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if parts.password is not None:
+            netloc = f"{parts.username}:***@{netloc.rpartition('@')[2]}"
+    except ValueError:        # not even a URL: say nothing of what it holds
+        return "(a malformed URL)"
+    query = urlencode([(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query)], safe="/*")
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def _log_format(value: str) -> str | None:
@@ -97,7 +114,8 @@ SETTINGS = (
     Setting("data_dir", None, str, "where the server key and the database live "
             "(default $GOVERNOR_DATA, else ~/.local/share/governor/server)", path=True, metavar="DIR"),
     Setting("database", "sqlite", str, "where tables and their logs are kept: sqlite, the file governor.db "
-            "in the data directory", _database),
+            "in the data directory, or a PostgreSQL database, postgresql://USER:PASSWORD@HOST/DB",
+            _database, show=redacted, metavar="sqlite|URL"),
     Setting("grace", 60.0, float, "how long a disconnected player's seat waits before a bot plays it, in "
             "seconds", _grace, metavar="SECONDS"),
     Setting("cert", None, str, "serve TLS (wss://) with this PEM certificate chain; the key may be in the "
@@ -192,7 +210,8 @@ def _checked(setting: Setting, value):
         value = str(Path(value).expanduser())
     problem = setting.check(value)
     if problem is not None:
-        raise SettingsError(f"{setting.name}: {problem}, not {value!r}")
+        shown = setting.show(value) if isinstance(value, str) else value
+        raise SettingsError(f"{setting.name}: {problem}, not {shown!r}")
     return value
 
 

@@ -10,7 +10,9 @@ returns (the server announces an input only then), and the writes of one table k
 Reads may run beside writes and must never wait behind them (a client can make the server read;
 it must not hold up the moves being committed); a read sees every write that returned before it
 was asked for.
-SQLiteStore (server/sqlite_store.py) is the store of a server with a data directory.
+SQLiteStore (server/sqlite_store.py) keeps them in the data directory, the default;
+PostgresStore (server/postgres_store.py) in a PostgreSQL database (`governor serve --database`).
+tests/server/test_store.py holds both to this contract.
 """
 from __future__ import annotations
 

@@ -76,7 +76,8 @@ def test_the_example_in_the_hosting_guide_has_every_key_and_is_accepted(tmp_path
     ('announce = "no"', "announce needs true or false, not 'no'"),
     ("announce = 0", "announce needs true or false, not 0"),
     ('log_format = "xml"', "log_format: the log format is 'text' or 'json', not 'xml'"),
-    ('database = "postgresql://db/governor"', "database: the database is 'sqlite'"),
+    ('database = "mysql://ana:s3cret@db/governor"', "database: the database is 'sqlite' (governor.db in the data "
+     "directory) or a postgresql:// URL, not 'mysql://ana:***@db/governor'"),   # the password not shown
     ('public_url = "play.example.org"', "public_url: a public address starts with ws:// or wss://"),
     ("[limits]\nrat = 3", "there is no limit 'rat'; there is: max_frame, rate,"),
     ("[limits]\nburst = 1.5", "limits.burst needs a whole number, not 1.5"),

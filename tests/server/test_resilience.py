@@ -1,5 +1,5 @@
 """Players who go away and come back, a seat taken over by a bot, and a server killed with
-SIGKILL mid-game and restarted on the same data directory."""
+SIGKILL mid-game and restarted on the same data directory (SQLite) or the same PostgreSQL database."""
 from __future__ import annotations
 
 import asyncio
@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
 from protocol import wire
+from server.sqlite_store import DB_FILE
 
 from .rawclient import Closed, Raw, Recorder, SeatPlayer, play_all
 
@@ -93,10 +95,11 @@ async def test_the_server_supplies_the_seed_of_a_player_gone_before_committing(m
 
 # ---------------------------------------------------------------------- a real process, killed
 
-def start_server(data_dir, grace=30):
+def start_server(data_dir, grace=30, database="sqlite"):
     proc = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir),
-                             "--grace", str(grace), "--limit", "rate=10000", "--limit", "burst=10000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                             "--grace", str(grace), "--limit", "rate=10000", "--limit", "burst=10000",
+                             "--database", database],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
     for line in proc.stdout:
         lines.append(line)
@@ -106,9 +109,16 @@ def start_server(data_dir, grace=30):
     raise AssertionError("the server did not start: " + "".join(lines) + proc.stderr.read())
 
 
-async def test_a_server_killed_mid_game_restarts_and_every_match_finishes(tmp_path):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def kept_in(request):
+    """Where the server keeps its tables: `sqlite`, the data directory's file, or the URL of a
+    fresh PostgreSQL database."""
+    return request.getfixturevalue("database") if request.param == "postgresql" else "sqlite"
+
+
+async def test_a_server_killed_mid_game_restarts_and_every_match_finishes(tmp_path, kept_in):
     data = tmp_path / "data"
-    proc, url, lines = start_server(data)
+    proc, url, lines = start_server(data, database=kept_in)
     fingerprint = next(line for line in lines if "fingerprint" in line).split()[-1]
     try:
         _, people = await table_with(url, 2)
@@ -129,8 +139,9 @@ async def test_a_server_killed_mid_game_restarts_and_every_match_finishes(tmp_pa
         await asyncio.wait_for(asyncio.gather(*tasks), 10)
         assert not all(p.done for p in players)  # (a busy machine may let one match end first)
 
-        proc, url, lines = start_server(data)
+        proc, url, lines = start_server(data, database=kept_in)
         assert any(fingerprint in line for line in lines)  # the same key signs on
+        assert (data / DB_FILE).exists() == (kept_in == "sqlite")   # the tables are where they were asked to be
         for p in players:
             await p.resume(url)
         await play_all(players)
@@ -147,6 +158,29 @@ async def test_a_server_killed_mid_game_restarts_and_every_match_finishes(tmp_pa
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def serve_refused(data_dir, database):
+    """`governor serve` that should not start: its exit code and what it said."""
+    proc = subprocess.run([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir),
+                           "--database", database], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stderr
+
+
+def test_a_database_the_server_cannot_use_is_named_and_nothing_starts(tmp_path, postgres, database):
+    code, said = serve_refused(tmp_path / "a", "mysql://ana:s3cret@db.example/governor")
+    assert code == 2 and "or a postgresql:// URL" in said and "s3cret" not in said, said
+    missing = postgres.get_uri("missing").replace("postgres:@", "postgres:s3cret@")
+    code, said = serve_refused(tmp_path / "b", missing)
+    assert code == 1 and "cannot open the database" in said and "missing" in said and "does not exist" in said, said
+    assert "s3cret" not in said and "Traceback" not in said, said
+    proc, _, _ = start_server(tmp_path / "c", database=database)
+    try:   # one server per database, even from another data directory
+        code, said = serve_refused(tmp_path / "d", database)
+        assert code == 1 and "another server is using the database" in said and "Traceback" not in said, said
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 async def test_a_restarted_server_remembers_answered_commands(make_server, tmp_path):

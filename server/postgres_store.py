@@ -1,0 +1,251 @@
+"""The store in a PostgreSQL database: PostgresStore, the server's Store (server/store.py) when it
+is started with `--database postgresql://…`, and the only code that touches that database.
+
+It keeps what the SQLite store keeps (server/sqlite_store.py), in the same shape: `tables` (one
+row a table: game, options, seats, game id, server seed, status), `log` (every accepted input of
+a table, in order) and `seat_tokens` (the seats' token hashes, indexed).
+
+The Store's guarantees, and how they are kept here:
+- Every write is one transaction, committed before it returns. Each writing connection sets
+  `synchronous_commit = on`, whatever the database's default, so a commit that returned is on
+  PostgreSQL's disk: a killed server, or a killed database server, loses no accepted move.
+- The writes of one table keep their order: each table's writes queue on a lock of their own
+  (asyncio's locks serve waiters first come, first served); different tables write at once.
+- Reads never wait behind writes: they have a pool of connections of their own, so writes that
+  hold every writing connection never hold up a read.
+
+Schema versions: `schema_version` holds one row per migration applied; `MIGRATIONS` is the
+ordered list of them, and `open` applies the missing ones, each in one transaction, under an
+advisory lock so that two servers starting together never migrate twice. A database written by a
+newer server is refused.
+
+One server per database: `open` takes a session advisory lock, held by a connection of its own
+until `close`, as the data directory's lock file does for SQLite. PostgreSQL lets it go by itself
+when that connection ends: at once when the server process dies, and, when its machine vanishes,
+once TCP keepalives find the connection dead (KEEPALIVE: about half a minute, not the system's
+two hours).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import asyncpg
+
+from protocol.codec import pack, unpack
+
+from .settings import redacted
+from .store import LogRow, TableRow
+
+# The advisory lock keys (any fixed 64-bit numbers, the same in every Governor server).
+MIGRATION_LOCK = 0x676f76_0001    # held while the schema is brought up to date
+SERVER_LOCK = 0x676f76_0002       # held by the one server using the database
+
+FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
+WRITERS = 8      # connections committing at once (tables write in parallel; PostgreSQL groups commits)
+READERS = 4      # connections for reads, never taken by a write
+# Probes after 10 s of silence, every 5 s, 3 unanswered: the connection holding SERVER_LOCK is
+# found dead about 25 s after its machine went away (TCP connections only).
+KEEPALIVE = {"tcp_keepalives_idle": "10", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3"}
+
+# MIGRATIONS[i] brings a database from version i to i + 1 (version 0: empty).
+MIGRATIONS = [
+    # 1: the tables, their logs and the index of seat tokens; tables found by status.
+    """
+    CREATE TABLE tables (
+        id          TEXT PRIMARY KEY,
+        game        TEXT NOT NULL,
+        options     JSONB NOT NULL,
+        bot         TEXT NOT NULL,               -- level of computer seats and stand-ins
+        seats       JSONB NOT NULL,              -- [{name, player_id, token_hash, bot}]
+        game_id     BYTEA,
+        server_seed BYTEA,
+        status      TEXT NOT NULL,               -- waiting | playing | over | cancelled
+        created     DOUBLE PRECISION NOT NULL,   -- seconds since the epoch, as TableRow.created
+        updated     DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX tables_by_status ON tables (status, created);
+    CREATE TABLE log (
+        table_id    TEXT NOT NULL REFERENCES tables (id),
+        n           INTEGER NOT NULL,            -- 0, 1, 2, ... per table
+        kind        TEXT NOT NULL,               -- commit | reveal | act | cancel
+        seat        INTEGER,
+        data        BYTEA NOT NULL,              -- msgpack map
+        PRIMARY KEY (table_id, n)
+    );
+    CREATE TABLE seat_tokens (
+        token_hash  TEXT PRIMARY KEY,            -- SHA-256 of the seat token, as in the seats of `tables`
+        table_id    TEXT NOT NULL REFERENCES tables (id),
+        seat        INTEGER NOT NULL
+    );
+    CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id);
+    """,
+]
+VERSION = len(MIGRATIONS)
+
+
+class PostgresStore:
+    """The Store of server/store.py in PostgreSQL, at `url` (postgresql://user:password@host/db)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._writers: asyncpg.Pool | None = None
+        self._readers: asyncpg.Pool | None = None
+        self._owner: asyncpg.Connection | None = None     # holds SERVER_LOCK
+        # table id -> [the lock its writes queue on, how many are queued or writing]
+        self._order: dict[str, list] = {}
+
+    async def open(self) -> None:
+        """Connect, take the database for this server, bring the schema up to date. Raises
+        RuntimeError naming what is wrong when any of it cannot be done."""
+        try:
+            self._owner = await asyncpg.connect(self.url, server_settings=KEEPALIVE)
+            if not await self._owner.fetchval("SELECT pg_try_advisory_lock($1)", SERVER_LOCK):
+                raise RuntimeError(f"another server is using the database {redacted(self.url)} (one whose "
+                                   f"machine went away lets go of it within half a minute)")
+            await migrate(self._owner)
+            self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS, init=_codecs,
+                                                      reset=_as_it_was, server_settings={"synchronous_commit": "on"})
+            self._readers = await asyncpg.create_pool(self.url, min_size=1, max_size=READERS, init=_codecs,
+                                                      reset=_as_it_was)
+        except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
+            await self.close()
+            raise RuntimeError(f"cannot open the database {redacted(self.url)}: {e}") from None
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        for pool in (self._writers, self._readers):
+            if pool is not None:
+                await pool.close()        # waits for the writes under way
+        self._writers = self._readers = None
+        if self._owner is not None:
+            await self._owner.close()     # lets go of SERVER_LOCK
+            self._owner = None
+
+    async def _tx(self, table_id: str, statements: list[tuple[str, tuple]]) -> None:
+        """The statements in one transaction, after every write of this table asked for before."""
+        queue = self._order.setdefault(table_id, [asyncio.Lock(), 0])
+        queue[1] += 1
+        try:
+            async with queue[0]:
+                async with self._writers.acquire() as db:
+                    if len(statements) == 1:     # a transaction of its own: one round trip, not three
+                        await db.execute(statements[0][0], *statements[0][1])
+                        return
+                    async with db.transaction():
+                        for sql, args in statements:
+                            await db.execute(sql, *args)
+        finally:
+            queue[1] -= 1
+            if not queue[1]:
+                del self._order[table_id]   # nobody queues behind it: forget it
+
+    # -- writes
+
+    async def create_table(self, row: TableRow) -> None:
+        now = time.time()
+        await self._tx(row.id, [(
+            "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
+             now, now))] + _token_rows(row.id, row.seats))
+
+    async def update_seats(self, table_id: str, seats: list[dict]) -> None:
+        await self._tx(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
+                                   (seats, time.time(), table_id))] + _token_rows(table_id, seats))
+
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
+        await self._tx(table_id, [(
+            "UPDATE tables SET game_id = $1, server_seed = $2, status = 'playing', updated = $3 WHERE id = $4",
+            (game_id, server_seed, time.time(), table_id))])
+
+    async def set_status(self, table_id: str, status: str) -> None:
+        await self._tx(table_id, [("UPDATE tables SET status = $1, updated = $2 WHERE id = $3",
+                                   (status, time.time(), table_id))])
+
+    async def append(self, table_id: str, n: int, kind: str, seat: int | None, data: dict,
+                     status: str | None = None) -> None:
+        statements = [("INSERT INTO log (table_id, n, kind, seat, data) VALUES ($1, $2, $3, $4, $5)",
+                       (table_id, n, kind, seat, pack(data)))]
+        if status is not None:
+            statements.append(("UPDATE tables SET status = $1, updated = $2 WHERE id = $3",
+                               (status, time.time(), table_id)))
+        await self._tx(table_id, statements)
+
+    # -- reads (on the readers' pool)
+
+    async def open_tables(self) -> list[TableRow]:
+        return await self._tables(f"WHERE status NOT IN {FINISHED} ORDER BY created")
+
+    async def finished_table(self, table_id: str) -> TableRow | None:
+        rows = await self._tables(f"WHERE id = $1 AND status IN {FINISHED}", table_id)
+        return rows[0] if rows else None
+
+    async def finished(self, limit: int) -> list[TableRow]:
+        rows = await self._tables(f"WHERE status IN {FINISHED} ORDER BY created DESC LIMIT $1", limit)
+        return rows[::-1]
+
+    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
+        row = await self._readers.fetchrow(
+            f"SELECT k.table_id, k.seat FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
+            f" WHERE k.token_hash = $1 AND t.status IN {FINISHED}", token_hash)
+        return (row[0], row[1]) if row else None
+
+    async def _tables(self, where: str, *args) -> list[TableRow]:
+        rows = await self._readers.fetch("SELECT id, game, options, bot, seats, game_id, server_seed, status,"
+                                         " created FROM tables " + where, *args)
+        return [TableRow(*r) for r in rows]
+
+    async def log(self, table_id: str) -> list[LogRow]:
+        rows = await self._readers.fetch("SELECT n, kind, seat, data FROM log WHERE table_id = $1 ORDER BY n",
+                                         table_id)
+        out = []
+        for i, (n, kind, seat, data) in enumerate(rows):
+            if n != i:
+                raise ValueError(f"the log of table {table_id} has a gap at row {i}")
+            out.append(LogRow(n, kind, seat, unpack(data)))
+        return out
+
+
+async def _codecs(db: asyncpg.Connection) -> None:
+    """JSONB columns read and written as Python values."""
+    await db.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+
+
+async def _as_it_was(db: asyncpg.Connection) -> None:
+    """A connection goes back to its pool as it is (asyncpg still rolls back a transaction left
+    open): the store never changes a session's settings, cursors or locks, so asyncpg's reset
+    query would cost every write and read a round trip for nothing."""
+
+
+def _token_rows(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
+    """The statements that make seat_tokens say what these seats say (a seat given up loses its
+    token; a token is a fresh random value, so it names one seat only)."""
+    out = [("DELETE FROM seat_tokens WHERE table_id = $1", (table_id,))]
+    out += [("INSERT INTO seat_tokens (token_hash, table_id, seat) VALUES ($1, $2, $3)"
+             " ON CONFLICT (token_hash) DO UPDATE SET table_id = EXCLUDED.table_id, seat = EXCLUDED.seat",
+             (seat["token_hash"], table_id, i)) for i, seat in enumerate(seats) if seat["token_hash"]]
+    return out
+
+
+async def migrate(db: asyncpg.Connection) -> None:
+    """Bring the database up to VERSION, one migration and one transaction at a time; refuse a
+    database written by a newer server (it would not know what that one keeps)."""
+    while True:
+        async with db.transaction():
+            # held until the transaction ends: a second server starting now waits here, then
+            # finds the migration done
+            await db.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+            await db.execute("CREATE TABLE IF NOT EXISTS schema_version ("
+                             " version INTEGER PRIMARY KEY, applied TIMESTAMPTZ NOT NULL DEFAULT now())")
+            version = await db.fetchval("SELECT coalesce(max(version), 0) FROM schema_version")
+            if version > VERSION:
+                raise RuntimeError(f"the database was written by a newer server (schema {version}; "
+                                   f"this one knows up to {VERSION})")
+            if version == VERSION:
+                return
+            await db.execute(MIGRATIONS[version])
+            await db.execute("INSERT INTO schema_version (version) VALUES ($1)", version + 1)
