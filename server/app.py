@@ -329,6 +329,10 @@ class Server:
         seat = token_hash = None
         if "token" in hello:
             token_hash = hash_token(hello["token"])
+            if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
+                refusal = self.quotas.refuse_watch(conn.addr)
+                if refusal is not None:   # not 4003, which would tell the client its seat is gone: it retries
+                    return await self._violation(conn, wire.CLOSE_FLOODING, refusal)
             seat = await self._seat_of_token(token_hash)
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")

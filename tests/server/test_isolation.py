@@ -288,6 +288,30 @@ async def test_watch_requests_are_rate_bounded_per_address(make_server):
     assert (await other.expect("snapshot", skip=("status", "entry")))["view"]["over"]
 
 
+async def test_a_seat_token_of_a_finished_match_counts_as_a_watch(make_server):
+    """Coming back with the token of a finished match reads it from the database and replays it,
+    as a watch does: it takes from the same quota, and past it the connection is closed with
+    4002, not 4003 (which would tell the client its seat is gone), so that the client retries."""
+    server = await make_server(watch_rate=0.01, watch_burst=2, finished_cache=0)
+    table, (ana, bo) = await finished_table(server)
+    for p in (ana, bo):                           # two comebacks: the burst
+        again = await Raw.connect(server.url, token=p.token, have=0)
+        assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+        await again.close()
+    while table in server.tables:
+        await asyncio.sleep(0.01)
+    late = await Raw.connect(server.url, hello=False)
+    await late.send({"type": "hello", "version": wire.VERSION, "token": ana.token, "have": 0})
+    code, reason = await late.closed()
+    assert code == wire.CLOSE_FLOODING and "watch_rate" in reason, (code, reason)
+    await late.close()
+    watcher = await Raw.connect(server.url)       # and the quota is the watches' own
+    await watcher.send({"type": "watch", "table": table})
+    assert (await watcher.expect("error"))["code"] == "slow_down"
+    other = await Raw.connect(server.url, token=ana.token, have=0, source="127.0.0.2")   # someone else's is not
+    assert (await other.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+
+
 def test_the_listing_of_finished_tables_is_bounded():
     from server.listing import Finished
     listed = Finished(3)
