@@ -10,17 +10,21 @@ bench/isolation.py measures what each attack does to a victim table's latency.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import threading
+import time
 
 import pytest
 from websockets.exceptions import InvalidMessage
 
 from protocol import wire
+from protocol.exchange import PlayerExchange
 from server import sqlite_store
+from server.seats import hash_token
 from server.table_core import TableCore
 
-from .rawclient import Raw, play_all
+from .rawclient import Raw, SeatPlayer, play_all
 from .test_resilience import table_with
 
 
@@ -47,7 +51,7 @@ def test_a_seat_token_is_looked_up_by_an_index(tmp_path):
     plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sqlite_store.SEAT_OF_TOKEN, ("x",)))
     assert "SEARCH k USING INDEX" in plan and "(token_hash=?)" in plan and "SCAN" not in plan, plan
     # and keeping the index up to date, on the thread that commits the moves, reads no other table's tokens
-    for sql, args in sqlite_store._token_rows("t", [{"token_hash": "h"}]):
+    for sql, args in sqlite_store._seats_indexed("t", [{"token_hash": "h"}]):
         plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
         assert "SCAN" not in plan, (sql, plan)
 
@@ -60,7 +64,8 @@ async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp
     table, (ana, _) = await finished_table(server)
     await server.stop()
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
-    db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; PRAGMA user_version = 0;")
+    db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; DROP TABLE seat_tokens_noted;"
+                     "DROP TRIGGER seats_inserted; DROP TRIGGER seats_updated; PRAGMA user_version = 0;")
     db.close()
     server = await make_server(data_dir=data)
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
@@ -68,6 +73,52 @@ async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp
     db.close()
     again = await Raw.connect(server.url, token=ana.token, have=0)
     assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+
+
+async def test_seats_written_by_a_server_without_the_token_index_are_indexed_again(make_server, tmp_path):
+    """A server of the release before the index knows nothing of it (nor of the schema version)
+    and writes a table's seats without it. Here, under such a server, Ana gave her seat up, Di
+    and Cy sat down and the match began. Back on this release, the index is brought up to date:
+    Di and Cy come back to the finished match with their tokens, and Ana's old token is unknown
+    without the match being read or replayed."""
+    data = tmp_path / "downgraded"
+    server = await make_server(data_dir=data, finished_cache=0)
+    table = await (await Raw.connect(server.url)).create(2)
+    ana = SeatPlayer(server.url, table, "Ana", seed=0)
+    await ana.sit()
+    key = server.signer.public_key
+    await server.stop()
+    players = [SeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Di", "Cy"))]
+    for i, p in enumerate(players):
+        p.seat, p.token, p.player_id = i, f"token-of-{p.name}-" + "x" * 30, f"p-{p.name}"
+        p.px = PlayerExchange(p.player_id, server_key=key)
+    seats = [{"name": p.name, "player_id": p.player_id, "token_hash": hash_token(p.token), "bot": None}
+             for p in players]
+    db = sqlite3.connect(data / sqlite_store.DB_FILE)
+    with db:                                      # what that server's store wrote: no seat_tokens
+        db.execute("UPDATE tables SET seats = ?, updated = ? WHERE id = ?", (json.dumps(seats), time.time(), table))
+        db.execute("UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
+                   (b"g" * 16, b"s" * 32, time.time(), table))
+    db.close()
+    server = await make_server(data_dir=data, finished_cache=0)
+    for p in players:
+        await p.resume(server.url)
+    await play_all(players)
+    for p in players:
+        assert p.report.ok, p.report.text()
+        await p.drop()
+    while table in server.tables:
+        await asyncio.sleep(0.01)
+    for p in players:
+        again = await Raw.connect(server.url, token=p.token, have=0)
+        assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+        await again.close()
+    while table in server.tables:
+        await asyncio.sleep(0.01)
+    gone = await Raw.connect(server.url, hello=False)
+    await gone.send({"type": "hello", "version": wire.VERSION, "token": ana.token})
+    assert await gone.closed() == (wire.CLOSE_BAD_HELLO, "unknown seat token")
+    assert table not in server.tables            # refused by the index, not by the table's seats
 
 
 async def test_a_newer_database_is_refused(make_server, tmp_path):
