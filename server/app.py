@@ -40,7 +40,6 @@ import ssl
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +52,7 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
+from .background import Background
 from .cache import Resting
 from .conn import Conn, client_address
 from .deciders import Deciders
@@ -131,7 +131,7 @@ class Server:
         self._creating: Counter[str] = Counter()
         # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
         # the event loop never does, and several replays at once never take turns with it.
-        self.replayer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-replay")
+        self.replayer = Background("governor-replay")
         self._per_addr: Counter[str] = Counter()
         self.connections = 0                              # open sockets, see _Counted
         self.max_connections = self.limits.max_connections   # lowered at start if files are short
@@ -253,12 +253,18 @@ class Server:
         self._lock_file = f
 
     async def stop(self) -> None:
-        """Close every connection with 1001 (going away), stop the tables, close the database."""
+        """Close every connection with 1001 (going away), stop the tables, close the database.
+        Moves being committed are finished; reads and replays, which no accepted move waits for,
+        are not waited for (server/background.py)."""
         if self._janitor is not None:
             self._janitor.cancel()
             self._janitor = None
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
+        # A connection may be waiting for a read or a replay: it ends now, so that its handler does.
+        self.store.stop_reading()
+        self.replayer.cut()
+        if self._ws is not None:
             try:
                 await asyncio.wait_for(self._ws.wait_closed(), 10)
             except asyncio.TimeoutError:
@@ -267,7 +273,6 @@ class Server:
         for table in list(self.tables.values()):
             await table.stop()
         self.deciders.shutdown()
-        self.replayer.shutdown(wait=True)
         await self.store.close()
         if self._lock_file is not None:
             self._lock_file.close()

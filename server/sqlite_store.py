@@ -18,6 +18,8 @@ Writes run on one dedicated thread with its own connection, so the event loop ne
 disk and every write keeps its order. Reads run on another thread with a second connection (WAL
 lets it read while the writer commits): whatever a client makes the server read, it never queues
 in front of the moves being committed. A read sees every write that returned before it started.
+Closing the store finishes the writes under way, but interrupts the read under way and drops
+those queued (server/background.py): no accepted move waits for a read.
 
 The file's schema version is SQLite's `user_version`; `MIGRATIONS` bring an older file up to
 date when the store opens it, each in one transaction.
@@ -33,6 +35,7 @@ from pathlib import Path
 
 from protocol.codec import pack, unpack
 
+from .background import Background
 from .store import LogRow, TableRow
 
 DB_FILE = "governor.db"
@@ -109,7 +112,7 @@ class SQLiteStore:
         self.path = Path(data_dir) / DB_FILE
         self.synchronous = synchronous.upper()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db")
-        self._read_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db-read")
+        self._reader = Background("governor-db-read")
         self._db: sqlite3.Connection | None = None      # the writer's, used on its thread only
         self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
 
@@ -119,7 +122,7 @@ class SQLiteStore:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     async def _read(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, fn, *args)
+        return await self._reader.run(fn, *args)
 
     async def open(self) -> None:
         await self._run(self._open)
@@ -141,14 +144,20 @@ class SQLiteStore:
         db.execute("PRAGMA query_only=ON")
         self._rdb = db
 
-    async def close(self) -> None:
+    def stop_reading(self) -> None:
+        self._reader.cut()
         if self._rdb is not None:
-            await self._read(self._rdb.close)
+            self._rdb.interrupt()   # the read under way ends now, or at the interrupts in close()
+
+    async def close(self) -> None:
+        self.stop_reading()
+        if self._rdb is not None:
+            await self._reader.ended(self._rdb.interrupt)
+            self._rdb.close()
             self._rdb = None
         if self._db is not None:
             await self._run(self._db.close)
             self._db = None
-        self._read_pool.shutdown(wait=True)
         self._pool.shutdown(wait=True)
 
     def _tx(self, statements: list[tuple[str, tuple]]) -> None:

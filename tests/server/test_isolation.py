@@ -384,3 +384,61 @@ def test_the_listing_of_finished_tables_is_bounded():
 def test_an_ipv6_host_cannot_take_a_fresh_quota_with_each_address(ip, counted_as):
     from server.conn import client_address
     assert client_address(ip) == counted_as
+
+
+# ---------------------------------------------------------------------- shutting down
+
+# A read of some twenty seconds on the reader's connection, as a huge database on a slow disk
+# would give: SQLite counts to a hundred million.
+LONG_READ = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000) SELECT count(*) FROM c"
+
+
+async def test_a_long_read_does_not_hold_up_the_shutdown(make_server):
+    """No accepted move waits for a read, so stopping the server waits for none: the read under
+    way is interrupted and those queued behind it (here a player's token, coming back to a
+    finished match) never run."""
+    server = await make_server(finished_cache=0)
+    table, (ana, _) = await finished_table(server)
+    reading = threading.Event()
+
+    def long_read():
+        reading.set()
+        return server.store._rdb.execute(LONG_READ).fetchone()
+
+    under_way = server.store._reader._pool.submit(long_read)
+    comeback = await Raw.connect(server.url, hello=False)
+    await comeback.send({"type": "hello", "version": wire.VERSION, "token": ana.token, "have": 0})
+    assert await asyncio.to_thread(reading.wait, 5)
+    await asyncio.sleep(0.1)                      # the comeback's lookup is queued behind the read
+    started = time.monotonic()
+    await asyncio.wait_for(server.stop(), 60)
+    assert time.monotonic() - started < 2
+    assert isinstance(under_way.exception(timeout=1), sqlite3.OperationalError)   # interrupted
+    assert (await comeback.closed())[0] == wire.CLOSE_SHUTDOWN
+
+
+async def test_a_long_replay_does_not_hold_up_the_shutdown(make_server, monkeypatch):
+    """A replay only signs in memory: stopping the server waits neither for the one under way
+    (it ends on its own thread, for nobody) nor for those queued behind it. The replay is made
+    long here (as a far longer match would make it) by holding it before it begins."""
+    server = await make_server(finished_cache=0)
+    table, _ = await finished_table(server)
+    replaying, release = threading.Event(), threading.Event()
+    real = TableCore._build
+
+    def long_build(core, rows):
+        replaying.set()
+        release.wait(60)
+        return real(core, rows)
+
+    monkeypatch.setattr(TableCore, "_build", long_build)
+    watcher = await Raw.connect(server.url)
+    await watcher.send({"type": "watch", "table": table, "have": 0})
+    try:
+        assert await asyncio.to_thread(replaying.wait, 5)
+        started = time.monotonic()
+        await asyncio.wait_for(server.stop(), 60)
+        assert time.monotonic() - started < 2
+        assert (await watcher.closed())[0] == wire.CLOSE_SHUTDOWN
+    finally:
+        release.set()
