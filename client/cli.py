@@ -9,11 +9,11 @@ import signal
 import sys
 import threading
 
-from . import join, play, records, replay, selfplay, serve, verify, watch
+from . import admin, join, play, records, replay, selfplay, serve, verify, watch
 from .table_options import add_table_arguments
 
 COMMANDS = {"play": play, "join": join, "watch": watch, "records": records, "replay": replay,
-            "verify": verify, "serve": serve, "selfplay": selfplay}
+            "verify": verify, "serve": serve, "admin": admin, "selfplay": selfplay}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
 

@@ -1,5 +1,8 @@
 """`governor join ws://HOST:PORT`: play at a table of a Governor server.
 
+With no address, it listens for a moment for servers announcing themselves on the local network
+(`governor serve`, `governor play --host 0.0.0.0`), lists them and lets you pick one.
+
 Interactive: a lobby (the tables, create one, sit with a name, or watch one), then the game on
 this screen — board, cities, your hand, the log, the question with numbered options — with the
 connection's state and who is connected. A dropped connection is retried by itself; a client
@@ -23,6 +26,7 @@ import games
 from games.errors import IllegalAction
 
 from . import fullscreen
+from .discover import LISTEN_SECONDS, choose_server
 from .errors import ClientError
 from .headless import play_headless
 from .interrupt import run_interruptibly
@@ -48,8 +52,21 @@ def _count(lo: int, hi: int, what: str):
     return check
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0.1 <= seconds <= 60:
+        raise argparse.ArgumentTypeError(f"--listen is 0.1 to 60 seconds, not {text[:20]!r}")
+    return seconds
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", type=server_address, help="the server, e.g. ws://192.168.1.20:8765")
+    p.add_argument("url", nargs="?", type=server_address,
+                   help="the server, e.g. ws://192.168.1.20:8765 (none: pick one heard on the local network)")
+    p.add_argument("--listen", type=_seconds, default=LISTEN_SECONDS, metavar="SECONDS",
+                   help=f"with no address, how long to listen for servers (default {LISTEN_SECONDS:g})")
     p.add_argument("--table", help="sit at (or resume your seat at) this table")
     p.add_argument("--name", type=player_name, help="your name at the table")
     p.add_argument("--create", metavar="GAME", choices=sorted(games.GAMES),
@@ -72,6 +89,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
+    if args.bot and args.url is None:
+        print("governor join: --bot needs the server's address (ws://HOST:PORT): nobody is there to "
+              "pick one of the servers on the network.", file=sys.stderr)
+        return 2
     if args.no_input and not args.bot:
         print("governor join: --no-input needs --bot LEVEL (someone must decide for the seat).", file=sys.stderr)
         return 2
@@ -112,9 +133,11 @@ def run(args: argparse.Namespace) -> int:
                              sort_keys=True), flush=True)
         return 1
     except KeyboardInterrupt:
+        if args.url is None:       # still listening for servers: there is no seat yet
+            print("\nInterrupted.", file=sys.stderr)
+            return 130
         print("\nInterrupted. If you had a seat it is saved: resume with "
-              f"`{command('join', normalize_url(args.url), '--table', args.table or 'TABLE')}`.",
-              file=sys.stderr)
+              f"`{command('join', args.url, '--table', args.table or 'TABLE')}`.", file=sys.stderr)
         return 130
 
 
@@ -128,9 +151,18 @@ def describe_created(args) -> str:
 
 async def interactive(args) -> int:
     """A person's `governor join`: resume the saved seat, or the lobby, then the seat taken (or
-    the table watched) to the end; the exit code."""
-    url = normalize_url(args.url)
+    the table watched) to the end; the exit code. With no address, first the server heard on
+    the network that the person picks."""
     keyboard = Keyboard()
+    if args.url is None:
+        try:
+            args.url = await choose_server(keyboard, args.listen)
+        except EOFError:
+            print("\nInput closed.")
+            return 0
+        if args.url is None:
+            return 0
+    url = normalize_url(args.url)
     colour = use_colour(sys.stdout)
     if args.table:
         session = SeatSession.find(args.data_dir, url, args.table)

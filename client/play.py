@@ -105,13 +105,16 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
-async def _start_server(folder: str, host: str, port: int | None):
+async def _start_server(folder: str, args):
     from server.app import Server   # the server's public entry point (docs/development.md)
-    ports = [port] if port is not None else [DEFAULT_PORT, 0]
+    ports = [args.port] if args.port is not None else [DEFAULT_PORT, 0]
+    # What friends on the network hear it as (announced only when they can reach it).
+    announce = f"{args.name}'s {args.engine.INFO.title}"
     for i, p in enumerate(ports):
         # A LAN party's server: people do not flood, so the rate limit can be generous; and
         # nobody is rushed (no clock): whoever holds the table up is in the same room.
-        server = Server(folder, host, p, rate=LAN_RATE, burst=2 * int(LAN_RATE), turn_time=0)
+        server = Server(folder, args.host, p, rate=LAN_RATE, burst=2 * int(LAN_RATE), turn_time=0,
+                        announce=announce)
         try:
             return server, await server.start()
         except OSError:
@@ -123,14 +126,14 @@ async def _start_server(folder: str, host: str, port: int | None):
 async def _play(args) -> int:
     folder = Path(args.server_data) if args.server_data else args.data_dir / "server"
     try:
-        server, port = await _start_server(str(folder), args.host, args.port)
+        server, port = await _start_server(str(folder), args)
     except RuntimeError as e:
         if "another server is running" not in str(e):    # only the folder's lock is expected here
             raise
         print(f"Another {command('play')} is running with the data folder {args.data_dir}: this game "
               "is kept in a temporary folder and cannot be resumed.", file=sys.stderr)
         with server_folder(None) as tmp:
-            server, port = await _start_server(str(tmp), args.host, args.port)
+            server, port = await _start_server(str(tmp), args)
             return await _at_table(args, server, port, resumable=False)
     return await _at_table(args, server, port, resumable=True)
 
@@ -159,7 +162,7 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         except BaseException:
             await link.close()
             raise
-        _tell_others(args, port, table)
+        _tell_others(args, port, table, server)
         print(f"You are seat {session.seat + 1} at table {table}, as {session.name}, against "
               f"{', '.join(args.levels) or 'nobody yet'}.")
         return await _seat(args, player, session, link, resume)
@@ -192,14 +195,18 @@ def _resume_flags(args) -> list[str]:
     return flags
 
 
-def _tell_others(args, port: int, table: str) -> None:
+def _tell_others(args, port: int, table: str, server) -> None:
     public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
     free = args.players - 1 - args.bots
     if free:
         print(f"Friends can join with: {command('join', f'ws://{public}:{port}', '--table', table)}")
+        if server.announcement is not None:
+            print(f"  or with {command('join')} alone, which finds {server.announcement.name!r} on this network")
         if args.host in ("127.0.0.1", "localhost", "::1"):
             print("  (the server listens on this machine only: start with --host 0.0.0.0 "
                   "so other machines can join)")
+        elif server.announcement is None:
+            print(f"  (not announced on the local network: {server.not_announced})")
         print(f"The game starts when {plural(free, 'more player')} "
               f"{'has' if free == 1 else 'have'} joined.")
     else:

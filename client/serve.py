@@ -1,72 +1,76 @@
 """`governor serve`: run a Governor server for others to join.
 
 Prints the server key's fingerprint (players compare it with the one their client shows) and the
-address it listens on (wss:// with --cert, the way to serve players on a network you do not own), then runs until Ctrl-C or SIGTERM, when it closes every connection cleanly.
+address it listens on (wss:// with --cert, the way to serve players on a network you do not own).
+A server other machines can reach announces itself on the local network (multicast DNS; not
+with --no-announce), so that `governor join` with no address finds it. It runs until Ctrl-C or
+SIGTERM, when it closes every connection cleanly.
 Tables, seats and every accepted move are kept in the data directory; a restarted server rebuilds
 every unfinished match and its players reconnect with their seat tokens and carry on.
+
+Every setting below can be kept in a config file (TOML, --config FILE); a flag given here wins
+over the file. docs/hosting.md shows a file with every key.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
+from server.settings import SETTINGS, Setting, SettingsError, from_text, limit_from_text, read_file, resolve
+
 HELP = "run a server others can join over the network"
 
 
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free port), not {text!r}")
-    return port
-
-
-def _grace(text: str) -> float:
-    try:
-        grace = float(text)
-    except ValueError:
-        grace = -1.0
-    if not 0 <= grace <= 86400:
-        raise argparse.ArgumentTypeError(f"the grace period is 0 to 86400 seconds, not {text!r}")
-    return grace
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
-    p.add_argument("--port", type=_port, default=8765, help="port to listen on (default 8765; 0: any free port)")
-    p.add_argument("--data-dir", default=None, metavar="DIR",
-                   help="where the server key and the database live (default $GOVERNOR_DATA, "
-                        "else ~/.local/share/governor/server)")
-    p.add_argument("--grace", type=_grace, default=60.0, metavar="SECONDS",
-                   help="how long a disconnected player's seat waits before a bot plays it (default 60)")
-    p.add_argument("--cert", metavar="FILE",
-                   help="serve TLS (wss://) with this PEM certificate chain; the key may be in the same file")
-    p.add_argument("--key", metavar="FILE", help="the certificate's private key, if it is in a file of its own")
-    p.add_argument("--limit", action="append", default=[], type=_limit, metavar="NAME=VALUE",
+    p.add_argument("--config", metavar="FILE", help="read the settings from this TOML file; flags override it")
+    # Flags left out are left out of args (SUPPRESS): only those given override the file.
+    for s in SETTINGS:
+        flag = "--" + s.name.replace("_", "-")
+        if s.kind is bool:      # a switch: --announce and --no-announce
+            p.add_argument(flag, dest=s.name, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
+                           help=s.help + (" (default: on)" if s.default else " (default: off)"))
+            continue
+        default = "" if s.default is None else f" (default {s.default:g})" if isinstance(s.default, float) \
+            else f" (default {s.default})"
+        p.add_argument(flag, dest=s.name, type=_reader(s), default=argparse.SUPPRESS,
+                       metavar=s.metavar, help=s.help + default)
+    p.add_argument("--limit", action="append", type=_limit, default=argparse.SUPPRESS, metavar="NAME=VALUE",
                    help="change a limit, e.g. rate=40 or max_tables=500 (repeatable; see docs/hosting.md)")
 
 
-def _limit(text: str) -> tuple[str, float]:
-    from server.app import Limits
-    name, _, value = text.partition("=")
-    fields = {f.name: f.type for f in Limits.__dataclass_fields__.values()}
-    if name not in fields:
-        raise argparse.ArgumentTypeError(f"no limit {name!r}; there is: {', '.join(fields)}")
+def _reader(setting: Setting):
+    def read(text: str):
+        try:
+            return from_text(setting, text)
+        except SettingsError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return read
+
+
+def _limit(text: str) -> tuple[str, float | int]:
     try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"the limit {name} needs a number, not {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"the limit {name} cannot be negative")
-    return name, int(number) if "int" in str(fields[name]) and "float" not in str(fields[name]) else number
+        return limit_from_text(text)
+    except SettingsError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def settings_of(args: argparse.Namespace) -> dict:
+    """The defaults, then the config file's settings, then the flags given (raises SettingsError)."""
+    file = read_file(args.config) if args.config else {}
+    flags = {s.name: getattr(args, s.name) for s in SETTINGS if hasattr(args, s.name)}
+    if hasattr(args, "limit"):
+        flags["limits"] = dict(args.limit)
+    return resolve(file, flags)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.key and not args.cert:
+    try:
+        settings = settings_of(args)
+    except SettingsError as e:
+        print(f"governor serve: {e}", file=sys.stderr)
+        return 2
+    if settings["key"] and not settings["cert"]:
         print("governor serve: --key goes with --cert (the certificate it belongs to).", file=sys.stderr)
         return 2
     from server.app import main  # the server's public entry point
-    return main(args)
+    return main(settings)

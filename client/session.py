@@ -1,7 +1,7 @@
 """Every file the client reads or writes, and nothing else does: the client data directory, the
 saved seat (`SeatSession`: token, secret seed, and every signed message received, so a killed
 client resumes its seat), the match records written when a match ends (and read by `governor
-verify`), the certificates trusted with --cafile, and the scratch folder of the server that
+verify`), the certificates trusted with --cafile, the operator key of `governor admin`, and the scratch folder of the server that
 `governor play` runs in-process."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from games.errors import Refused
 from protocol import record
 from protocol.codec import unpacker
 from protocol.messages import Signed
+from server.operator import read_key
 
 
 def default_data_dir() -> Path:
@@ -321,6 +322,11 @@ def read_cafile(path: str) -> str:
     non-ASCII comments between its certificates, which the TLS library refuses in PEM text and
     which carry nothing, so they are left out."""
     return Path(path).read_bytes().decode("ascii", "ignore")
+
+
+def read_operator_key(path: str) -> str:
+    """The operator key in its file, read as the server reads it; ValueError says what is wrong."""
+    return read_key(path)
 
 
 @contextmanager

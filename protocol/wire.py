@@ -33,6 +33,10 @@ Once seated, per table:
   server -> chat {table, seat, name, text}            a seat's line, to every seat and spectator at
                                                       the table; text has no control characters and
                                                       at most MAX_CHAT characters (longer is refused)
+The server's operator, with its key (docs/hosting.md):
+  client -> operator {key, do, table?, reason?}       do: "tables", or "close" a table
+  server -> operator_tables {tables}                  every open table, who holds each seat
+  server -> operator_closed {table}                   the table is cancelled, everyone at it told
 Every message of the types in PADDED carries a field "pad" (bytes, all zero) that brings the
 encoded frame to a fixed size class (`padded_size`), or a view update to a seat to a length
 public things decide; receivers ignore it. See "Padding" below.
@@ -82,6 +86,8 @@ CLIENT = {
     "act": {"id": (_INT, True), "seq": (_INT, True), "action": (_LIST, True)},
     "resync": {},
     "chat": {"text": (_STR, True)},
+    # The server's operator (server/operator.py): `do` is "tables" or "close" (with `table`).
+    "operator": {"key": (_STR, True), "do": (_STR, True), "table": (_STR, False), "reason": (_STR, False)},
 }
 
 SERVER = {
@@ -101,6 +107,8 @@ SERVER = {
     "status": {"table": (_STR, True), "seats": (_LIST, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
+    "operator_tables": {"tables": (_LIST, True)},
+    "operator_closed": {"table": (_STR, True)},
 }
 
 

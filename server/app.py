@@ -7,9 +7,12 @@ In-process (the one-command LAN game runs it inside the client):
     ...
     await server.stop()                  # connections are closed with 1001
 
-From the command line: `governor serve [--host H] [--port P] [--data-dir DIR] [--grace S]
-[--cert FILE [--key FILE]]`, which calls `main(args)`. With a certificate the server speaks TLS
-(wss://), as it should on any network its players do not own.
+From the command line: `governor serve [--config FILE] [--host H] [--port P] ...`, which calls
+`main(settings)` with the settings of server/settings.py. With a certificate the server speaks TLS
+(wss://), as it should on any network its players do not own. The same port answers plain HTTP
+GETs of /healthz and /metrics (server/metrics.py), and the operator's requests (server/operator.py).
+Given a name to announce, a server other machines can reach tells the local network it is there
+(server/announce.py), for `governor join` with no address.
 
 Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
 name), a seat's commands to its table's inbox. Each table is owned by its own task
@@ -36,11 +39,11 @@ import os
 import resource
 import secrets
 import signal
+import socket
 import ssl
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
@@ -52,14 +55,19 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
+from . import logs
+from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
 from .conn import Conn, client_address
 from .deciders import Deciders
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished
+from .metrics import CONTENT_TYPE, Metrics, exposition
+from .operator import Operator, read_key
 from .quotas import Quotas
 from .seats import hash_token
+from .settings import Limits
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
 from .table import Table
@@ -73,33 +81,6 @@ LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 
 
-@dataclass
-class Limits:
-    """Every limit the server enforces; all can be changed by keyword to Server()."""
-    max_frame: int = wire.MAX_FRAME       # bytes per client frame (websockets max_size)
-    rate: float = 20.0                    # client messages per second per connection ...
-    burst: int = 40                       # ... with this burst; over it: CLOSE_FLOODING
-    conns_per_addr: int = 16              # open connections per IP address; over: CLOSE_TOO_MANY
-    conn_rate: float = 2.0                # new connections a second per IP address ...
-    conn_burst: int = 20                  # ... with this burst; over: cut before the handshake
-    max_connections: int = 1000           # connections in all, counted from their first byte; over: cut at once
-    max_tables: int = 100                 # tables waiting or playing at once
-    tables_per_addr: int = 4              # of those, created from one IP address
-    tables_per_window: int = 10           # tables one IP address may create ...
-    table_window: float = 600.0           # ... in any this many seconds
-    watch_rate: float = 1.0               # watch requests a second per IP address ...
-    watch_burst: int = 5                  # ... with this burst (a finished table is replayed to be watched)
-    finished_cache: int = 64              # finished tables nobody is at, kept ready in memory
-    outbox: int = 256                     # frames queued per connection before view updates are dropped
-    inbox: int = 1024                     # commands queued per table before "busy"
-    hello_timeout: float = 10.0           # seconds to open the WebSocket, and then to send the hello
-    idle_table: float = 60.0              # a waiting table no person is at is closed after this many seconds
-    bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
-    turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)
-    chat_rate: float = 1.0                # chat lines a second per connection ...
-    chat_burst: int = 5                   # ... with this burst; over it: an error "slow_down"
-
-
 def default_data_dir() -> Path:
     env = os.environ.get("GOVERNOR_DATA")
     if env:
@@ -111,11 +92,14 @@ class Server:
     def __init__(self, data_dir: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 8765, *,
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
-                 **limit_overrides) -> None:
+                 operator_key: str | None = None, announce: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
+        self.announce = announce          # the name to announce on the local network (None: do not)
+        self.announcement: Announcement | None = None
+        self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
         self.store: Store = SQLiteStore(self.data_dir, synchronous)
@@ -126,6 +110,8 @@ class Server:
         self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.quotas = Quotas(self.limits)
+        self.metrics = Metrics()
+        self.operator = Operator(self, operator_key)
         # address -> its creates waiting for the store: counted as open tables, or creates sent
         # together would all pass the table limits before any of them is in self.tables
         self._creating: Counter[str] = Counter()
@@ -165,11 +151,18 @@ class Server:
                         self.max_connections, self.limits.max_connections)
         self._ws = await serve(self._handler, self.host, self.port, ssl=self.tls, max_size=self.limits.max_frame,
                                compression=None, ping_interval=20, ping_timeout=20, close_timeout=5,
-                               open_timeout=self.limits.hello_timeout,
+                               open_timeout=self.limits.hello_timeout, process_request=self._http,
                                create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
-        log.info("listening on %s (server key %s)", self.url, self.fingerprint)
+        if self.announce is not None:
+            try:
+                self.announcement = await Announcement.start(self.announce, self.host, self.port,
+                                                             self.tls is not None)
+            except NotAnnounced as e:
+                self.not_announced = str(e)
+        log.info("listening on %s (server key %s)", self.url, self.fingerprint,
+                 extra={"url": self.url, "fingerprint": self.fingerprint})
         return self.port
 
     async def _sweep(self) -> None:
@@ -197,6 +190,7 @@ class Server:
 
     def finished_now(self, table: Table) -> None:
         """A table's match ended (called by the table's task): the lobby lists it."""
+        self.metrics.finished[table.status] += 1
         self.finished.add(table.id, table.summary())
 
     def forget(self, table: Table) -> None:
@@ -253,9 +247,12 @@ class Server:
         self._lock_file = f
 
     async def stop(self) -> None:
-        """Close every connection with 1001 (going away), stop the tables, close the database.
-        Moves being committed are finished; reads and replays, which no accepted move waits for,
-        are not waited for (server/background.py)."""
+        """Withdraw the announcement, close every connection with 1001 (going away), stop the
+        tables, close the database. Moves being committed are finished; reads and replays, which
+        no accepted move waits for, are not waited for (server/background.py)."""
+        if self.announcement is not None:
+            await self.announcement.stop()
+            self.announcement = None
         if self._janitor is not None:
             self._janitor.cancel()
             self._janitor = None
@@ -279,6 +276,19 @@ class Server:
             self._lock_file = None
 
     # ------------------------------------------------------------------ connections
+
+    def _http(self, connection: ServerConnection, request):
+        """A plain HTTP GET of /healthz or /metrics is answered here, before any WebSocket
+        handshake; any other request goes on to be one."""
+        path = request.path.partition("?")[0]
+        if path == "/healthz":
+            return connection.respond(200, "ok\n")
+        if path == "/metrics":
+            response = connection.respond(200, exposition(self))
+            del response.headers["Content-Type"]     # respond()'s plain text, without Prometheus' version
+            response.headers["Content-Type"] = CONTENT_TYPE
+            return response
+        return None
 
     async def _handler(self, ws) -> None:
         conn = Conn(ws, self.limits.outbox, self.limits.rate, self.limits.burst, self.limits.chat_rate,
@@ -367,6 +377,7 @@ class Server:
 
     async def _dispatch(self, conn: Conn, msg: dict) -> None:
         kind = msg["type"]
+        self.metrics.messages[kind] += 1
         if kind == "list":
             return conn.push(wire.encode({"type": "tables", "tables": self.listing()}))
         if kind == "create":
@@ -402,6 +413,8 @@ class Server:
             return await conn.table.request(Leave(conn))
         if kind == "chat":
             return self._chat(conn, msg["text"])
+        if kind == "operator":
+            return await self.operator.handle(conn, msg)
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
         if table is None or (conn.seat is None and kind != "resync"):
@@ -409,7 +422,7 @@ class Server:
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "not_seated",
                                               "message": "You have no seat at a table."}))
             return self._error(conn, "not_seated", "You have no seat at a table.")
-        if not table.post_command(seat_command(conn, msg)):
+        if not table.post_command(seat_command(conn, msg, time.perf_counter())):
             if kind == "act":
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
                                               "message": "The table is busy; send the command again."}))
@@ -500,7 +513,8 @@ class Server:
         self.tables[tid] = table
         table.ensure_running()
         log.info("table %s created by %s: %s, %d seats, %d bots (%s)", tid, conn.addr, info.id, n, nbots,
-                 ", ".join(levels) or level)
+                 ", ".join(levels) or level, extra={"table": tid, "address": conn.addr, "game": info.id,
+                                                    "seats": n, "bots": nbots, "status": "waiting"})
         # `expires`: the creator is told that a table no person is at does not wait for long
         conn.push(wire.encode({"type": "created", "table": tid, "expires": float(self.limits.idle_table)}))
 
@@ -561,11 +575,17 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
     return context
 
 
-async def _serve(server: Server) -> int:
+async def _serve(server: Server, public_url: str | None) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     print(f"listening on {server.url}", flush=True)
+    if public_url:
+        print(f"players join {public_url}", flush=True)
+    if server.announcement is not None:
+        print(f"announced on the local network as {server.announcement.name!r}", flush=True)
+    elif server.not_announced is not None:
+        print(f"not announced on the local network: {server.not_announced}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -581,25 +601,32 @@ async def _serve(server: Server) -> int:
     return 0
 
 
-def main(args) -> int:
-    """`governor serve`: args has host, port, data_dir (None for the default), grace and
-    optionally limit, a list of (name, value) pairs for Limits."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("websockets").setLevel(logging.WARNING)
-    limits = dict(getattr(args, "limit", None) or [])
+def main(settings: dict) -> int:
+    """`governor serve` with its settings (server/settings.py: every name of SETTINGS, and
+    `limits`, a dict of Limits to change), checked."""
+    cert, key = settings["cert"], settings["key"]
     try:
-        tls = server_tls(args.cert, args.key) if getattr(args, "cert", None) else None
+        tls = server_tls(cert, key) if cert else None
     except (OSError, ssl.SSLError) as e:
-        print(f"governor serve: cannot use the certificate {args.cert!r}"
-              f"{f' with the key {args.key!r}' if args.key else ''}: {e.strerror or e}", file=sys.stderr)
+        print(f"governor serve: cannot use the certificate {cert!r}"
+              f"{f' with the key {key!r}' if key else ''}: {e.strerror or e}", file=sys.stderr)
         return 2
-    server = Server(args.data_dir, args.host, args.port, grace=args.grace, tls=tls, **limits)
     try:
-        return asyncio.run(_serve(server))
+        operator_key = read_key(settings["operator_key_file"]) if settings["operator_key_file"] else None
+    except ValueError as e:
+        print(f"governor serve: {e}", file=sys.stderr)
+        return 2
+    logs.setup(settings["log_format"])
+    host, port = settings["host"], settings["port"]
+    # Players on the network hear the server as its machine's name (client/discover.py).
+    announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
+    server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
+                    announce=announce, **settings["limits"])
+    try:
+        return asyncio.run(_serve(server, settings["public_url"]))
     except RuntimeError as e:
         print(f"governor serve: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"governor serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        print(f"governor serve: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 """What a table's inbox holds: one message type per input, handled by the table's task in order.
 
-Connections post the lobby's requests and the seats' commands; the table's own timers post their
+Connections post the lobby's requests and the seats' commands, the operator its closing; the table's own timers post their
 keys (server/effects.py: GraceTimer, TurnClock, PhaseClock) and its bots their decisions.
 """
 from __future__ import annotations
@@ -64,11 +64,19 @@ class Act:
     id: int
     seq: int
     action: list
+    received: float   # time.perf_counter() when the server read it: the ack latency starts here
 
 
 @dataclass(frozen=True, eq=False)
 class Resync:
     conn: object
+
+
+@dataclass(frozen=True, eq=False)
+class CloseTable:
+    """The server's operator closes the table (server/operator.py); `conn` is told when it is done."""
+    conn: object
+    reason: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,15 +87,15 @@ class BotMove:
     action: list | None
 
 
-def seat_command(conn, msg: dict) -> Commit | Reveal | Act | Resync:
-    """A seat's command, decoded from the wire (protocol.wire), as the inbox takes it."""
+def seat_command(conn, msg: dict, received: float) -> Commit | Reveal | Act | Resync:
+    """A seat's command, decoded from the wire (protocol.wire) at `received`, as the inbox takes it."""
     match msg["type"]:
         case "commit":
             return Commit(conn, msg["commitment"])
         case "reveal":
             return Reveal(conn, msg["seed"])
         case "act":
-            return Act(conn, msg["id"], msg["seq"], msg["action"])
+            return Act(conn, msg["id"], msg["seq"], msg["action"], received)
         case "resync":
             return Resync(conn)
     raise ValueError(f"{msg['type']!r} is not a seat's command")

@@ -12,6 +12,8 @@ address gets done however many connections it opens:
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
   table not in memory reads its log and replays the whole match, signatures and all; so does a
   player coming back with the seat token of a finished match, which counts as a watch too.
+- wrong operator keys: at most `operator_failures` in any `operator_window` seconds; then the
+  address's operator requests are refused unread until the window has passed (server/operator.py).
 
 An "address" is the client's IPv4 address, or the /64 network of its IPv6 address
 (conn.client_address).
@@ -29,6 +31,7 @@ class Quotas:
     def __init__(self, limits) -> None:
         self.limits = limits
         self._created: dict[str, deque[float]] = {}   # address -> when it created tables, within the window
+        self._wrong_keys: dict[str, deque[float]] = {}  # address -> when it sent a wrong operator key, within the window
         self._watches: dict[str, TokenBucket] = {}
         self._connections: dict[str, TokenBucket] = {}
 
@@ -46,7 +49,7 @@ class Quotas:
         if open_tables >= lim.tables_per_addr:
             return (f"You have {open_tables} tables waiting or playing, the most one address may have here "
                     f"(tables_per_addr={lim.tables_per_addr}); join one, or wait until one ends.")
-        times = self._recent(addr, now)
+        times = _recent(self._created, addr, now, lim.table_window)
         if len(times) >= lim.tables_per_window:
             wait = times[0] + lim.table_window - now
             return (f"You created {len(times)} tables in the last {lim.table_window:g} s, the most one address "
@@ -54,13 +57,7 @@ class Quotas:
         return None
 
     def created_table(self, addr: str, now: float) -> None:
-        self._recent(addr, now).append(now)
-
-    def _recent(self, addr: str, now: float) -> deque[float]:
-        times = self._created.setdefault(addr, deque())
-        while times and times[0] <= now - self.limits.table_window:
-            times.popleft()
-        return times
+        _recent(self._created, addr, now, self.limits.table_window).append(now)
 
     # -- watches
 
@@ -71,16 +68,40 @@ class Quotas:
         return (f"At most {lim.watch_rate:g} watch requests a second from one address (watch_rate), "
                 f"{lim.watch_burst} at once (watch_burst); try again in a moment.")
 
+    # -- the operator key
+
+    def refuse_operator(self, addr: str, now: float) -> str | None:
+        lim = self.limits
+        times = _recent(self._wrong_keys, addr, now, lim.operator_window)
+        if len(times) < lim.operator_failures:
+            return None
+        wait = times[0] + lim.operator_window - now
+        return (f"{len(times)} wrong operator keys from your address in the last {lim.operator_window:g} s "
+                f"(operator_failures={lim.operator_failures}); try again in {wait:.0f} s.")
+
+    def operator_failed(self, addr: str, now: float) -> None:
+        _recent(self._wrong_keys, addr, now, self.limits.operator_window).append(now)
+
     # -- housekeeping
 
     def sweep(self, now: float) -> None:
         """Forget addresses with nothing to remember: no table created within the window, a full
         bucket of watches (a fresh one is the same)."""
-        for addr in [a for a in self._created if not self._recent(a, now)]:
-            del self._created[addr]
+        for times, window in ((self._created, self.limits.table_window),
+                              (self._wrong_keys, self.limits.operator_window)):
+            for addr in [a for a in times if not _recent(times, a, now, window)]:
+                del times[addr]
         for buckets in (self._watches, self._connections):
             for addr in [a for a, b in buckets.items() if b.full()]:
                 del buckets[addr]
+
+
+def _recent(times_of: dict[str, deque[float]], addr: str, now: float, window: float) -> deque[float]:
+    """When `addr` did the thing counted in `times_of`, within the last `window` seconds."""
+    times = times_of.setdefault(addr, deque())
+    while times and times[0] <= now - window:
+        times.popleft()
+    return times
 
 
 def _bucket(buckets: dict[str, TokenBucket], addr: str, rate: float, burst: int) -> TokenBucket:

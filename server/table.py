@@ -30,7 +30,7 @@ from .broadcast import Broadcaster
 from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
                       TurnClock, Unbind, UnregisterToken)
-from .inbox import Act, Attach, BotMove, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
+from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
 from .store import TableRow
 from .table_core import TableCore
 
@@ -39,7 +39,7 @@ log = logging.getLogger("governor.server")
 # What a connection asks of a table needs its match: a finished one is rebuilt from its log first.
 # Not a sit: only a waiting table takes one, and a waiting table has no match yet (a sit at a
 # finished table is refused without replaying it).
-NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Resync)
+NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Resync, CloseTable)
 
 
 class Table:
@@ -124,8 +124,10 @@ class Table:
                 if not self.core.restored and isinstance(message, NEEDS_MATCH):
                     await self._feed(self.core.restore())
                 await self._feed(self._handle(message))
+                if type(message) is Act:   # answered by now: the ack (or reject) is queued
+                    self.server.metrics.ack.observe(time.perf_counter() - message.received)
             except Exception:
-                log.exception("table %s: handling %r failed", self.id, message)
+                log.exception("table %s: handling %r failed", self.id, message, extra={"table": self.id})
                 conn = getattr(message, "conn", None)
                 if conn is not None and not isinstance(message, Act):   # an act is always answered by the core
                     self.broadcaster.send(conn, INTERNAL_ERROR)
@@ -158,6 +160,8 @@ class Table:
                 return core.act(conn, cid, seq, action)
             case Resync(conn):
                 return core.resync(conn)
+            case CloseTable(conn, reason):
+                return core.close(conn, reason)
             case BotMove(seat, key, action):
                 return core.bot_moved(seat, key, action)
             case GraceTimer():
@@ -191,6 +195,7 @@ class Table:
 
     async def _store(self, write: Persist) -> list[Effect]:
         store, tid = self.server.store, self.id
+        started = time.perf_counter()
         try:
             match write:
                 case SaveSeats(seats):
@@ -202,8 +207,11 @@ class Table:
                 case AppendRow(n, kind, seat, data, status):
                     await store.append(tid, n, kind, seat, data, status)
         except Exception:
-            log.exception("table %s: the store refused a write (%s)", self.id, type(write).__name__)
+            log.exception("table %s: the store refused a write (%s)", self.id, type(write).__name__,
+                          extra={"table": self.id})
             return self.core.not_stored()
+        finally:
+            self.server.metrics.store.observe(time.perf_counter() - started)
         return self.core.stored()
 
     async def _load_log(self) -> list[Effect]:

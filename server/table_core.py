@@ -232,7 +232,7 @@ class TableCore:
         if self.broken:
             return []
         self.broken = reason
-        log.error("table %s is frozen: %s", self.id, reason)
+        log.error("table %s is frozen: %s", self.id, reason, extra={"table": self.id, "frozen": reason})
         notice = wire.encode({"type": "error", "code": "table_frozen",
                               "message": f"Table {self.id} is frozen: {reason}. Its log is kept; it can go "
                                          "on when the server is restarted."})
@@ -283,7 +283,7 @@ class TableCore:
             self.nrows += 1
             changed, self.status = status != self.status, status
             if changed:
-                log.info("table %s is %s", self.id, status)
+                log.info("table %s is %s", self.id, status, extra={"table": self.id, "status": status})
             act = kind == "act"
             try:
                 out = self._absorb(n0, ex.last_events if act else [], seat if act else None)
@@ -478,10 +478,40 @@ class TableCore:
 
         def stored():
             self.status = "cancelled"
-            log.info("table %s: nobody has been at it for %.0f s; it is closed", self.id, idle)
+            log.info("table %s: nobody has been at it for %.0f s; it is closed", self.id, idle,
+                     extra={"table": self.id, "status": "cancelled"})
             return self._to_everyone(self.status_frame())
 
         return self._wait(SaveStatus("cancelled"), stored, lambda: [])
+
+    def close(self, conn, reason: str) -> Effects:
+        """The server's operator closes the table (`conn` is the operator's connection): a
+        waiting table is cancelled; a started match is cancelled as a match is when a seed never
+        comes, with a signed cancel entry that names the reason and reveals every seed, so the
+        record is kept and still verifies. Everyone at the table is told."""
+        why = "closed by the server's operator" + (f": {reason}" if reason else "")
+        notice = wire.encode({"type": "error", "code": "table_closed", "message": f"Table {self.id} was {why}."})
+        failed = [_error(conn, "internal_error", f"Table {self.id} could not be closed; it is as it was.")]
+
+        def closed() -> Effects:
+            log.info("table %s is %s", self.id, why, extra={"table": self.id, "status": "cancelled"})
+            return self._to_everyone(notice) + [Send(conn, wire.encode({"type": "operator_closed", "table": self.id}))]
+
+        if not self.active:
+            return [_error(conn, "no_table", f"Table {self.id} is {self.status}, not open.")]
+        if self.broken:
+            # its match in memory is not to be trusted: a restarted server rebuilds it from the log
+            return [_error(conn, "table_frozen", f"Table {self.id} is frozen ({self.broken}); restart the server, "
+                                                 "then close it.")]
+        if not self.started:
+            def stored():
+                self.status = "cancelled"
+                return self._to_everyone(self.status_frame()) + closed()
+            return self._wait(SaveStatus("cancelled"), stored, lambda: failed)
+        try:
+            return self._accept("cancel", None, {"reason": why}, then=closed, failed=lambda: failed)
+        except (ProtocolError, IllegalAction) as e:
+            return [_error(conn, e.code, e.message)]
 
     # ------------------------------------------------------------------ seats' commands
 
@@ -587,7 +617,8 @@ class TableCore:
                 self.game_id, self.server_seed = game_id, server_seed
                 self.exchange = self._new_exchange()
                 self.status = "playing"
-                log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats))
+                log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats),
+                         extra={"table": self.id, "status": "playing"})
                 out = self._absorb(0, [], None) + self._to_everyone(self.status_frame())
             except Exception:
                 log.exception("table %s: the match could not be started", self.id)

@@ -139,3 +139,18 @@ def test_bot_workers_are_born_ignoring_ctrl_c():
     assert inside.strip() == "True"
     assert signal.getsignal(signal.SIGINT) is before       # the server's own Ctrl-C is back
     assert subprocess.run(probe, capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_ctrl_c_while_join_listens_for_servers_prints_no_traceback():
+    proc = subprocess.Popen([sys.executable, "-m", "client", "join", "--listen", "30"], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, env={**os.environ, "NO_COLOR": "1"})
+    try:
+        assert "Listening for Governor servers" in proc.stdout.readline()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert err.strip() == "Interrupted." and "Servers on this network" not in out

@@ -18,8 +18,8 @@ from server.app import server_tls
 from .live import ROOT, LiveServer, bot_seat, first_line, governor, outcome
 
 
-def self_signed(folder, name="localhost"):
-    """A self-signed certificate for 127.0.0.1 and localhost, as a host without a certificate
+def self_signed(folder, name="localhost", address="127.0.0.1"):
+    """A self-signed certificate for `address` and localhost, as a host without a certificate
     authority would make one: cert.pem and key.pem in folder."""
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
@@ -29,7 +29,7 @@ def self_signed(folder, name="localhost"):
             .not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                                        x509.IPAddress(ipaddress.ip_address(address))]),
                            critical=False)
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(key, hashes.SHA256()))

@@ -436,3 +436,42 @@ def test_the_signed_messages_a_seat_is_sent_are_padded_like_every_frame_that_can
     assert privates and all(len(f) == wire.PADDED["private"] for f in privates)
     entries = [f for c, f in sent if c == ANA and unpack(f)["type"] == "entry"]
     assert entries and all("pad" not in unpack(f) for f in entries)
+
+
+OPERATOR = "conn-operator"
+
+
+def test_a_closed_match_is_cancelled_in_the_store_before_anyone_is_told():
+    shell, conns, _ = playing()
+    effects = shell.feed(shell.core.close(OPERATOR, "testing"))
+    assert isinstance(effects[0], AppendRow) and effects[0].kind == "cancel" and effects[0].status == "cancelled"
+    assert shell.rows[-1].data == {"reason": "closed by the server's operator: testing"}
+    assert shell.core.status == "cancelled" and shell.core.exchange.phase == "cancelled"
+    for conn in conns:
+        told = shell.to(conn)[-3:]
+        assert [m["type"] for m in told] == ["entry", "status", "error"] and told[-1]["code"] == "table_closed"
+    assert shell.to(OPERATOR) == [{"type": "operator_closed", "table": "t1"}]
+
+
+def test_a_close_the_store_refuses_leaves_the_table_open():
+    shell, conns, _ = playing()
+    shell.refuse = AppendRow
+    shell.feed(shell.core.close(OPERATOR, ""))
+    shell.refuse = None
+    assert shell.answer(OPERATOR)["code"] == "internal_error"
+    assert shell.core.status == "playing" and shell.core.exchange.phase == "play" and not shell.core.broken
+    assert not any(m["type"] == "error" for m in shell.to(conns[0]))
+
+
+def test_a_frozen_or_finished_table_is_not_closed():
+    shell = Shell(new_core(2))
+    sit(shell, ANA, "Ana")
+    shell.refuse = SaveStart
+    sit(shell, BO, "Bo")
+    shell.refuse = None
+    shell.feed(shell.core.close(OPERATOR, ""))
+    assert shell.answer(OPERATOR)["code"] == "table_frozen" and shell.core.status == "waiting"
+    shell, _, _ = playing()
+    shell.feed(shell.core.close(OPERATOR, ""))
+    shell.feed(shell.core.close(OPERATOR, ""))
+    assert shell.answer(OPERATOR)["code"] == "no_table"

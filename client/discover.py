@@ -1,0 +1,170 @@
+"""Finding a game on the local network: `governor join` with no address listens for a moment to
+the servers that announce themselves (server/announce.py), lists them, and the person picks one.
+
+Anyone on the network can announce anything, so what is heard is a stranger's data: at most
+MAX_HEARD names are remembered and MAX_ASKED of them asked about, MAX_LISTED servers are listed,
+names lose their control characters and are cut short before they are shown, and a server is
+listed only when its address passes the same check as one typed on the command line
+(client/session.py). A flood of names cannot hide a real server: a server answers with its name,
+address and TXT record together, and those complete answers are listed whatever else was heard.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+from dataclasses import dataclass
+
+import ifaddr
+from zeroconf import Error as ZeroconfError, IPVersion, ServiceStateChange
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+import games
+from protocol import wire
+from protocol.messages import printable
+from server.announce import SERVICE
+
+from .answers import QUIT_WORDS, number_in
+from .errors import ClientError
+from .hints import command
+from .render import plural
+from .session import server_address
+from .terminal import Keyboard
+
+LISTEN_SECONDS = 2.0     # how long `join` listens by default: servers answer a query at once
+RESOLVE_MS = 1000        # then how long it waits for a server's address and TXT record, if not heard yet
+MAX_HEARD = 10_000       # names remembered (a flood of them is cut here; zeroconf holds them too)
+MAX_ASKED = 16           # names heard without their address and TXT record, asked about
+MAX_LISTED = 20          # servers listed, by name
+NAME_CHARS = 40          # a server's name as listed
+MAX_GAMES = 8            # game ids read from one announcement
+
+
+@dataclass(frozen=True)
+class Found:
+    """A server heard on the network that this client can join."""
+    name: str                 # as announced, printable and at most NAME_CHARS long
+    url: str                  # checked as a typed address is
+    games: tuple[str, ...]    # the titles of the games it offers that this client has
+
+    def describe(self) -> str:
+        offered = f"  ({', '.join(self.games)})" if self.games else ""
+        return f"{self.name}  {self.url}{offered}"
+
+
+def shortened(text: str, limit: int) -> str:
+    """A stranger's text as it may be shown: no control characters, at most `limit` long."""
+    text = " ".join(printable(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def found(name: str, addresses: list[str], port, txt: dict, networks=()) -> Found | None:
+    """One announcement (its instance name, addresses, port and TXT record) as a server to list,
+    or None when this client cannot join it: another protocol version, no address, or an
+    address, port, scheme or path that is no server address. `networks`: this machine's, where
+    an address is dialled first."""
+    def field(key: str) -> str:
+        value = txt.get(key.encode())
+        return value.decode("utf-8", "replace")[:100] if isinstance(value, bytes) else ""
+
+    if field("proto") != wire.VERSION or type(port) is not int:
+        return None
+    address = dialled(addresses, networks)
+    if address is None:
+        return None
+    try:
+        url = server_address(f"{field('scheme')}://{address}:{port}{field('path')}")
+    except argparse.ArgumentTypeError:
+        return None
+    ids = field("games").split(",")[:MAX_GAMES]
+    titles = tuple(dict.fromkeys(games.GAMES[g].INFO.title for g in ids if g in games.GAMES))
+    return Found(shortened(name.removesuffix("." + SERVICE), NAME_CHARS) or "(no name)", url, titles)
+
+
+def dialled(addresses: list[str], networks) -> str | None:
+    """The IPv4 address to dial: the first on one of `networks`, else the first; None if none is
+    an IPv4 address."""
+    ips = []
+    for a in addresses[:MAX_HEARD]:
+        try:
+            ips.append(ipaddress.IPv4Address(a))
+        except ValueError:
+            continue
+    near = [ip for ip in ips if any(ip in net for net in networks)]
+    return str((near or ips)[0]) if ips else None
+
+
+def local_networks() -> list[ipaddress.IPv4Network]:
+    """The IPv4 networks this machine is on."""
+    return [ipaddress.IPv4Network(f"{ip.ip}/{ip.network_prefix}", strict=False)
+            for adapter in ifaddr.get_adapters() for ip in adapter.ips if ip.is_IPv4]
+
+
+async def listen(seconds: float) -> tuple[list[Found], int]:
+    """The servers heard within `seconds` that this client can join, by name, and how many other
+    announcements were heard."""
+    try:
+        zeroconf = AsyncZeroconf(ip_version=IPVersion.V4Only)
+    except (OSError, ZeroconfError) as e:
+        raise ClientError(f"cannot listen on the local network: {e}") from None
+    heard: list[str] = []
+
+    def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if state_change is ServiceStateChange.Added and name not in heard and len(heard) < MAX_HEARD:
+            heard.append(name)
+
+    browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE, handlers=[on_change])
+    try:
+        await asyncio.sleep(seconds)
+        infos = await _resolved(zeroconf, heard)
+    finally:
+        await browser.async_cancel()
+        await zeroconf.async_close()
+    networks = local_networks()
+    servers = [f for info in infos
+               if (f := found(info.name, info.parsed_addresses(), info.port, info.properties, networks))]
+    servers = sorted(servers, key=lambda f: (f.name.casefold(), f.url))[:MAX_LISTED]
+    return servers, len(heard) - len(servers)
+
+
+async def _resolved(zeroconf: AsyncZeroconf, names: list[str]) -> list[AsyncServiceInfo]:
+    """The announcements among `names` whose address, port and TXT record are known: heard with
+    the name, as a server sends them, or else asked about (at most MAX_ASKED of them)."""
+    known, unknown = [], []
+    for name in names:
+        try:
+            info = AsyncServiceInfo(SERVICE, name)
+        except ZeroconfError:       # a name zeroconf refuses: one with control characters, say
+            continue
+        (known if info.load_from_cache(zeroconf.zeroconf) else unknown).append(info)
+    asked = unknown[:MAX_ASKED]
+    answered = await asyncio.gather(*(info.async_request(zeroconf.zeroconf, RESOLVE_MS) for info in asked))
+    return known + [info for info, ok in zip(asked, answered) if ok]
+
+
+async def choose_server(keyboard: Keyboard, seconds: float) -> str | None:
+    """The address of the server the person picks among those heard; None to quit."""
+    while True:
+        print(f"Listening for Governor servers on the local network ({seconds:g} s)...")
+        servers, others = await listen(seconds)
+        if servers:
+            print("Servers on this network:")
+            for i, s in enumerate(servers, 1):
+                print(f"  {i:>2}. {s.describe()}")
+        else:
+            print("No Governor server answered.")
+        if others:
+            print(f"({plural(others, 'other announcement')} heard and not listed: another version, "
+                  f"no usable address, or more than {MAX_LISTED}.)")
+        print(("Type a number to join that server, " if servers else "")
+              + f"Enter to listen again, q to quit (or give an address: {command('join', 'ws://HOST:PORT')}).")
+        while True:
+            choice = (await keyboard.readline("server> ")).strip().lower()
+            if choice in QUIT_WORDS:
+                return None
+            if choice == "":
+                break
+            picked = number_in(choice, 1, len(servers))
+            if picked is not None:
+                return servers[picked - 1].url
+            print(f"{shortened(choice, 20)!r} is not one of the choices.")

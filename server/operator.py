@@ -1,0 +1,105 @@
+"""The server's operator: who holds which seat at every open table, and closing a table.
+
+An `operator {key, do, table?, reason?}` message may come over any connection, but is obeyed only
+with the operator key (`serve --operator-key-file FILE`); without one configured, there is no
+operator. The key is compared in constant time (as SHA-256 digests, so its length does not show
+either), and an address that sent `operator_failures` wrong keys within `operator_window`
+seconds is refused without the key being looked at (server/quotas.py) until the window has
+passed: the key cannot be guessed by trying.
+
+`do: "tables"` answers `operator_tables {tables}`: every open table with its seats, who sits
+there, connected or not, computer players, and the address of each connected person (for abuse
+reports). `do: "close"` cancels an open table (server/table_core.py `close`) and answers
+`operator_closed {table}` once the cancel is stored and everyone at the table has been told.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import time
+from pathlib import Path
+
+from protocol import wire
+
+from .inbox import CloseTable
+
+log = logging.getLogger("governor.server")
+
+KEY_MIN = 16        # characters: a key shorter than this is too easy to guess
+REASON_MAX = 200
+
+
+def read_key(path: str | Path) -> str:
+    """The operator key in its file (the first line, whitespace stripped), as the server and
+    `governor admin` read it; raises ValueError saying what is wrong with the file."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read the operator key file {path}: {getattr(e, 'strerror', None) or e}") from None
+    key = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if len(key) < KEY_MIN:
+        raise ValueError(f"the operator key in {path} is {len(key)} characters long; it needs at least {KEY_MIN} "
+                         "(e.g. the output of: python3 -c 'import secrets; print(secrets.token_urlsafe(32))')")
+    return key
+
+
+class Operator:
+    def __init__(self, server, key: str | None) -> None:
+        self.server = server
+        self._digest = hashlib.sha256(key.encode()).digest() if key else None
+
+    async def handle(self, conn, msg: dict) -> None:
+        server = self.server
+        if self._digest is None:
+            return _error(conn, "no_operator", "This server has no operator key: nobody may operate it from afar.")
+        now = time.monotonic()
+        refusal = server.quotas.refuse_operator(conn.addr, now)
+        if refusal is not None:
+            return _error(conn, "slow_down", refusal)
+        if not hmac.compare_digest(hashlib.sha256(msg["key"].encode()).digest(), self._digest):
+            server.quotas.operator_failed(conn.addr, now)
+            log.warning("a wrong operator key from %s", conn.addr, extra={"address": conn.addr})
+            return _error(conn, "bad_operator_key", "That is not this server's operator key.")
+        do = msg["do"]
+        if do == "tables":
+            return conn.push(wire.encode({"type": "operator_tables", "tables": self.tables()}))
+        if do == "close":
+            return await self._close(conn, msg.get("table", ""), msg.get("reason", ""))
+        return _error(conn, "bad_operator_request", f"An operator may do 'tables' or 'close', not {do[:40]!r}.")
+
+    def tables(self) -> list[dict]:
+        """Every open table, oldest first, with who holds each seat."""
+        active = sorted((t for t in self.server.tables.values() if t.active), key=lambda t: t.created)
+        return [_table_report(t) for t in active]
+
+    async def _close(self, conn, table_id: str, reason: str) -> None:
+        reason = wire.chat_text(reason)
+        if len(reason) > REASON_MAX:
+            return _error(conn, "bad_reason", f"A reason is at most {REASON_MAX} characters, not {len(reason)}.")
+        table = self.server.tables.get(table_id)
+        if table is None or not table.active:
+            return _error(conn, "no_table", f"There is no open table {table_id[:40]!r}.")
+        log.info("table %s: the operator at %s closes it%s", table.id, conn.addr, f" ({reason})" if reason else "",
+                 extra={"table": table.id, "address": conn.addr})
+        await table.request(CloseTable(conn, reason))
+
+
+def _table_report(table) -> dict:
+    core = table.core
+    seats = []
+    for s in core.seats:
+        seat = {"seat": s.index, "name": s.name, "bot": s.bot, "connected": s.conn is not None,
+                "standin": s.standin}
+        if s.conn is not None:
+            seat["address"] = s.conn.addr
+        seats.append(seat)
+    report = {"id": core.id, "game": core.game, "status": core.status, "created": core.created,
+              "seats": seats, "spectators": len(core.spectators)}
+    if core.broken:
+        report["frozen"] = core.broken
+    return report
+
+
+def _error(conn, code: str, message: str) -> None:
+    conn.push(wire.encode({"type": "error", "code": code, "message": message}))
