@@ -21,6 +21,8 @@ carries out the core's `Send`, `Show` and `Snapshot` effects.
 """
 from __future__ import annotations
 
+import logging
+
 from games.contract import PRIVATE
 from protocol import wire
 from protocol.codec import as_received, pack
@@ -28,6 +30,7 @@ from protocol.diff import diff, view_hash
 
 from .conn import Conn
 
+log = logging.getLogger("governor.server")
 EVENTS_IN_SNAPSHOT = 50   # the latest events a snapshot carries: the game log a client shows
 SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
 PRIVATE_OPS = 48          # what the ops that set a seat's PRIVATE fields add to their values: op, path, headers
@@ -147,7 +150,7 @@ class Broadcaster:
                "events": self.engine.visible_events(self.core.events, None)[-EVENTS_IN_SNAPSHOT:]}
         if seat is None:
             return wire.encode(msg)
-        return wire.encode(msg, self._room(view, {**msg, "view": _public(view)}))
+        return self._padded(msg, view, {**msg, "view": _public(view)})
 
     def _delta(self, old, new, base: int, events: list[dict], seat: int | None) -> bytes:
         """A delta from the view at `base`, or the snapshot when that is no larger."""
@@ -162,21 +165,28 @@ class Broadcaster:
             private = [["set", [k], new[k]] for k in PRIVATE if k in new and (k not in old or old[k] != new[k])]
             private += [["del", [k]] for k in PRIVATE if k in old and k not in new]
             msg["ops"] = public + private
-            frame = wire.encode(msg, self._room(new, {**msg, "ops": public}))
+            frame = self._padded(msg, new, {**msg, "ops": public})
         if len(frame) > SNAPSHOT_CHECK:
             snap = self._snapshot(new, seat)
             if len(snap) <= len(frame):
                 return snap
         return frame
 
-    def _room(self, view, public: dict) -> int:
-        """The length a frame to a seat is padded to at least: that of its public part, the
-        message without the seat's PRIVATE fields, and the room the game says those can take
-        at most whatever the seat's hidden cards are. Every part of that is what everyone sees,
-        and so is the frame's length: it can tell nothing hidden. 0 when the fields hide
-        nothing (the frame is padded by its own length then)."""
+    def _padded(self, msg: dict, view, public: dict) -> bytes:
+        """A frame to a seat, padded to the length of its public part (`public`: the message
+        without the seat's PRIVATE fields) and the room the game says those fields can take at
+        most whatever the seat's hidden cards are. Every part of that is what everyone sees, and
+        so is the frame's length: it can tell nothing hidden. When the fields hide nothing, the
+        frame fills its size class."""
         room = self.engine.private_room(view)
-        return 0 if room is None else len(pack(public)) + room + PRIVATE_OPS
+        if room is None:
+            return wire.encode(msg)
+        length = len(pack(public)) + room + PRIVATE_OPS
+        frame = wire.encode(msg, length)
+        if len(frame) > length:    # the game's room is too small: a bug, and a length that may tell
+            log.warning("table %s: a view update outgrew the room its game leaves a seat's own fields "
+                        "(%d bytes, not %d)", self.table_id, len(frame), length)
+        return frame
 
     def _resnap(self, conn: Conn) -> None:
         """The connection lost queued view updates: send it one fresh snapshot."""
