@@ -357,8 +357,10 @@ class Table:
 
 
 def _unseen(log: list[dict], recent: list) -> list:
-    """A snapshot carries the latest events of the log, most of which we have shown already:
-    the ones after the longest overlap between the end of our log and the start of `recent`."""
+    """A snapshot carries the latest public events of the log, most of which we have shown
+    already: the ones after the longest overlap between the end of our log's public events
+    (what we alone were told came signed, never in a snapshot) and the start of `recent`."""
+    log = [e for e in log if e.get("to") is None]
     for k in range(min(len(log), len(recent)), 0, -1):
         if log[-k:] == recent[:k]:
             return recent[k:]

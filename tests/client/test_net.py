@@ -306,3 +306,8 @@ def test_snapshot_events_already_shown_are_not_repeated(tmp_path):
     m.table.feed({**snap, "events": e[:4]})
     m.table.feed({**snap, "events": e[2:6]})        # after a reconnect: the latest few, two of them new
     assert [x["text"] for x in m.table.log] == [f"event {i}" for i in range(6)]
+    # what we alone were told is in our log, never in a snapshot's events: it is no new event either
+    m.table.told.append({"type": "private", "to": 0, "text": "You draw Well."})
+    m.table.feed({**snap, "events": e[3:6]})
+    m.table.feed({**snap, "events": e[3:6]})        # a resync: nothing new
+    assert [x["text"] for x in m.table.log] == [f"event {i}" for i in range(6)] + ["You draw Well."]
