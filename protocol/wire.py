@@ -17,7 +17,9 @@ Once seated, per table:
   server -> snapshot {table, seq, view, hash, events} the seat's whole view (on connect, on request,
                                                       after a gap or an overflow)
   server -> delta {table, base, seq, ops, hash, events} ops turn the view at `base` into the one at
-                                                      `seq` (protocol.diff); hash = view_hash of it
+                                                      `seq` (protocol.diff); hash = view_hash of it;
+                                                      events (here and in a snapshot): the public
+                                                      ones; a seat's own come in `private`
   client -> act {id, seq, action}                     a decision, made on the view at `seq`: the
                                                       options picked, at most MAX_ACTION, each an int
                                                       or a string (as a prompt offers them)
