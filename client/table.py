@@ -86,6 +86,7 @@ class Table:
         self.pending_prompt: dict | None = None
         self.answered: tuple | None = None  # (prompt, seq at ack, time of ack) of the last accepted act
         self.happened: list[tuple] = []
+        self.told: list[dict] = []          # what we alone were told, shown with the next view
         self.ended = False
         if session is None:                  # a spectator audits the public entries
             self.exchange = PlayerExchange(None, server_key=server_key)
@@ -155,6 +156,11 @@ class Table:
                 self.happened.append(("end", kind))
             return out
         self.session.append(signed)
+        if signed.kind == "private":
+            # What only we may see reaches us only here, signed (a view update carries the public
+            # events alone, so that its length tells nothing of our cards): shown with the view.
+            self.told += [{"type": "private", "to": self.exchange.seat, "text": text}
+                          for text in signed.body.get("events", [])]
         if kind == "header" and not self.exchange.seed_made_by_server:
             self.happened.append(("notice", "The table is full: the match header is signed; "
                                   "committing to our secret seed."))
@@ -231,12 +237,17 @@ class Table:
             self.log.extend(new)
             self.happened.append(("events", new))
 
+    def _show_told(self) -> None:
+        told, self.told = self.told, []
+        self._events(told)
+
     def _snapshot(self, msg: dict) -> list[dict]:
         if view_hash(msg["view"]) != msg["hash"]:
             self.happened.append(("notice", "a snapshot did not match its hash"))
         self.view, self.seq = msg["view"], msg["seq"]
         self.want_snapshot = False
         self._events(_unseen(self.log, msg["events"]))
+        self._show_told()
         self.happened.append(("view", self.view))
         return []
 
@@ -253,6 +264,7 @@ class Table:
             return self._resync()
         self.view, self.seq = view, msg["seq"]
         self._events(msg["events"])
+        self._show_told()
         self.happened.append(("view", self.view))
         return []
 
@@ -345,8 +357,10 @@ class Table:
 
 
 def _unseen(log: list[dict], recent: list) -> list:
-    """A snapshot carries the latest events of the log, most of which we have shown already:
-    the ones after the longest overlap between the end of our log and the start of `recent`."""
+    """A snapshot carries the latest public events of the log, most of which we have shown
+    already: the ones after the longest overlap between the end of our log's public events
+    (what we alone were told came signed, never in a snapshot) and the start of `recent`."""
+    log = [e for e in log if e.get("to") is None]
     for k in range(min(len(log), len(recent)), 0, -1):
         if log[-k:] == recent[:k]:
             return recent[k:]

@@ -132,6 +132,11 @@ class Result(TypedDict):
     winners: list[int]
 
 
+# The fields of a seat's view that only that seat may see (a game puts its own things under
+# `you`); every other field is what everyone sees.
+PRIVATE = ("you", "prompt")
+
+
 class View(TypedDict, total=False):
     """The envelope of every view; a game adds its own fields beside these. `seat` is None for a
     spectator, who gets no `prompt`. `result` is there once `over`."""
@@ -291,6 +296,11 @@ class Game(Protocol):
     def permute_hidden(self, state, seat: int | None, rnd) -> Any:
         """A copy of the state in which everything `seat` may not see is dealt anew with `rnd`
         (the leak test: the seat's view must not change)."""
+
+    def private_room(self, view: View) -> int | None:
+        """The most bytes (packed) that a seat's PRIVATE fields can take whatever its hidden
+        cards are, from what everyone sees in its view; None when they hide nothing. Frames to
+        the seat leave that room, so that their length tells nothing hidden."""
 
     search: Callable[..., Search] | None  # makes the search support (its keywords: the policy's)
     bots: dict[str, Callable[..., Any]]   # the game's own bot levels (e.g. "heuristic"): seed -> bot

@@ -45,7 +45,6 @@ import ssl
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
@@ -59,6 +58,7 @@ from protocol.signing import load_or_create
 
 from . import logs
 from .announce import Announcement, NotAnnounced
+from .background import Background
 from .cache import Resting
 from .conn import Conn, client_address
 from .deciders import Deciders
@@ -123,7 +123,7 @@ class Server:
         self._creating: Counter[str] = Counter()
         # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
         # the event loop never does, and several replays at once never take turns with it.
-        self.replayer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-replay")
+        self.replayer = Background("governor-replay")
         self._per_addr: Counter[str] = Counter()
         self.connections = 0                              # open sockets, see _Counted
         self.max_connections = self.limits.max_connections   # lowered at start if files are short
@@ -254,7 +254,8 @@ class Server:
 
     async def stop(self) -> None:
         """Withdraw the announcement, close every connection with 1001 (going away), stop the
-        tables, close the database."""
+        tables, close the database. Moves being committed are finished; reads and replays, which
+        no accepted move waits for, are not waited for (server/background.py)."""
         if self.announcement is not None:
             await self.announcement.stop()
             self.announcement = None
@@ -263,6 +264,10 @@ class Server:
             self._janitor = None
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
+        # A connection may be waiting for a read or a replay: it ends now, so that its handler does.
+        self.store.stop_reading()
+        self.replayer.cut()
+        if self._ws is not None:
             try:
                 await asyncio.wait_for(self._ws.wait_closed(), 10)
             except asyncio.TimeoutError:
@@ -271,7 +276,6 @@ class Server:
         for table in list(self.tables.values()):
             await table.stop()
         self.deciders.shutdown()
-        self.replayer.shutdown(wait=True)
         await self.store.close()
         if self._lock_file is not None:
             self._lock_file.close()
@@ -346,6 +350,10 @@ class Server:
         seat = token_hash = None
         if "token" in hello:
             token_hash = hash_token(hello["token"])
+            if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
+                refusal = self.quotas.refuse_watch(conn.addr)
+                if refusal is not None:   # not 4003, which would tell the client its seat is gone: it retries
+                    return await self._violation(conn, wire.CLOSE_FLOODING, refusal)
             seat = await self._seat_of_token(token_hash)
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")

@@ -220,7 +220,7 @@ class Table:
         except Exception:
             log.exception("table %s: its log could not be read", self.id)
             return self.core.log_not_loaded()
-        return await asyncio.get_running_loop().run_in_executor(self.server.replayer, self.core.log_loaded, rows)
+        return await self.server.replayer.run(self.core.log_loaded, rows)
 
     def _do(self, effect: Effect) -> None:
         match effect:

@@ -249,3 +249,11 @@ def random_action(s: State, seat: int, rnd) -> list:
     """A uniformly random legal action, cheap enough for random playouts."""
     _, _, options, lo, hi = s.pending
     return pick_uniform(options, lo, hi, rnd)
+
+
+def private_room(view: dict) -> None:
+    """None: a seat's own field (`prompt`) hides nothing. Puerto Rico keeps nothing from one seat
+    that another sees (only the order of the plantation stack, from everyone), so a question
+    depends on public things only, and so does its length (server/broadcast.py)."""
+    return None
+

@@ -5,8 +5,9 @@ import random
 
 import pytest
 
-from games.contract import check_result, check_view
+from games.contract import PRIVATE, check_result, check_view
 from games.errors import IllegalAction
+from protocol.codec import as_received, pack
 from protocol.fairness import local_streams
 
 MAX_DECISIONS = 20_000
@@ -161,6 +162,33 @@ def test_no_private_text_depends_on_what_its_reader_may_not_see(game, table):
                 assert [e for e in twin_events if e["to"] == seat] == [e for e in events if e["to"] == seat], \
                     f"the texts shown to seat {seat} depend on something hidden from it"
     assert compared
+
+
+def test_a_seats_own_fields_fit_the_room_that_public_things_leave_them(game, table):
+    """Frames to a seat are padded to leave `private_room(view)` for the fields only that seat
+    may see (server/broadcast.py). The room must hold them whatever the cards, and come out the
+    same when everything a spectator may not see is dealt anew: it is computed from public things."""
+    players, options = table
+    rnd = random.Random("room")
+    checked = 0
+
+    def check(s, i):
+        nonlocal checked
+        twin = game.permute_hidden(s, None, rnd)
+        for seat in range(players):
+            view = as_received(game.view(s, seat))
+            room = game.private_room(view)
+            if room is None:                      # they hide nothing: the leak test above covers it
+                continue
+            checked += 1
+            assert len(pack({k: view[k] for k in PRIVATE if k in view})) <= room, (seat, view.get("prompt"))
+            assert game.private_room(as_received(game.view(twin, seat))) == room
+
+    for g in range(GAMES_PER_TABLE):
+        random_game(game, players, options, f"room/{g}", check)
+    assert checked or all(game.private_room(as_received(game.view(game.setup(
+        [f"P{i}" for i in range(players)], options, local_streams("room")), seat))) is None
+        for seat in range(players))
 
 
 def test_games_end_and_views_and_results_are_well_formed(game, table):
