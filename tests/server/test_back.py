@@ -2,9 +2,14 @@
 by every player's audit (protocol.verify, as `governor verify` runs it)."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from games.choice import BACK
+from protocol import record
 
 from .rawclient import Raw, SeatPlayer, play_all
 
@@ -33,7 +38,7 @@ class BackingPlayer(SeatPlayer):
 
 
 @pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
-async def test_moves_back_are_accepted_signed_and_verified(server, game):
+async def test_moves_back_are_accepted_signed_and_verified(server, game, tmp_path):
     lobby = await Raw.connect(server.url)
     table = await lobby.create(3, 0, game=game)
     await lobby.close()
@@ -48,3 +53,7 @@ async def test_moves_back_are_accepted_signed_and_verified(server, game):
         assert p.rejects == [] and p.errors == [] and p.view["over"]
     moves = players[0].px.entries[-1].body["moves"]
     assert sum(1 for _, action in moves if action == [BACK]) == backs
+    path = record.write(tmp_path / "match.govrec", players[0].px.record)
+    verify = subprocess.run([sys.executable, "-m", "client", "verify", str(path)], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[2], timeout=60)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
