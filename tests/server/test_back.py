@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from client.replay import frames
 from games.choice import BACK
 from protocol import record
 
@@ -57,3 +58,6 @@ async def test_moves_back_are_accepted_signed_and_verified(server, game, tmp_pat
     verify = subprocess.run([sys.executable, "-m", "client", "verify", str(path)], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[2], timeout=60)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    # `governor replay` shows each move back by its title.
+    shown, _ = frames(players[0].px.record, 0)
+    assert sum("goes back to the start of a decision" in f.title for f in shown) == backs
