@@ -270,4 +270,3 @@ def test_a_person_plays_a_whole_four_player_puerto_rico_game(tmp_path):
     assert re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", table)
     assert "VERIFIED: the deal and the scores are honest." in table
     assert len(list((tmp_path / "records").glob("*.govrec"))) == 1
-
