@@ -53,6 +53,8 @@ class Renderer:
         p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
         lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)])
+        if p.get("back"):
+            lines.append(f"   b. Back: {p['back']}")
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))
         return "\n".join(lines)
 
@@ -62,6 +64,9 @@ class Renderer:
                  "`none` or `pass` picks nothing, where that is allowed. `q` leaves the game. "
                  "`!` and a line chats to the table, e.g. `! hello all`.",
                  how_to_answer(p["min"], p["max"])]
+        if p.get("back"):
+            lines.append(f"`b` or `back` goes back: {p['back']}. Nothing you answered since has been "
+                         "told to anyone.")
         if getattr(self.text, "explain", None):
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
         lines.append("")

@@ -11,7 +11,7 @@ import termios
 import threading
 
 from .hints import command
-from .answers import QUIT_WORDS, BadAnswer, parse_answer
+from .answers import BACK_WORDS, QUIT_WORDS, BadAnswer, going_back, parse_answer
 from .link import PACE_RATE, PATIENCE, Link
 from .render import Renderer, renderer_for, seats_line
 from .seat import Leave, Player, SeatRunner
@@ -279,6 +279,8 @@ class Terminal(Player):
                 self.say(screen.prompt(v))
                 continue
             try:
+                if line.lower() in BACK_WORDS:
+                    return going_back(p)
                 picks = parse_answer(line, len(p["options"]), p["min"], p["max"])
             except BadAnswer as e:
                 self.say(str(e), "warn")

@@ -109,6 +109,8 @@ class TableApp(App):
         *[Binding(str(d), f"digit('{d}')", show=False, priority=True) for d in range(10)],
         Binding("space", "toggle", show=False, priority=True),
         Binding("enter", "send", show=False, priority=True),
+        Binding("b", "back", show=False, priority=True),
+        Binding("backspace", "back", show=False, priority=True),
         Binding("question_mark", "ask", show=False, priority=True),
         Binding("exclamation_mark", "ask('!')", show=False, priority=True),
         Binding("escape", "escape", show=False, priority=True),
@@ -313,6 +315,18 @@ class TableApp(App):
             self.query_one("#note-text", Static).update(Text(str(e), style="bold red"))
             return
         self.answer.set_result(picks)
+        self.sent += 1
+        self._close_question()
+
+    def action_back(self) -> None:
+        """`b` or Backspace: the move back, where the question offers it."""
+        q = self._question_keys()
+        try:
+            action = q.go_back()
+        except BadAnswer as e:
+            self.query_one("#note-text", Static).update(Text(str(e), style="bold red"))
+            return
+        self.answer.set_result(action)
         self.sent += 1
         self._close_question()
 

@@ -8,6 +8,8 @@ import asyncio
 import io
 from pathlib import Path
 
+from games.choice import is_back
+
 from ..hints import command
 from ..link import Link
 from ..render import renderer_for
@@ -64,6 +66,8 @@ class ScreenPlayer(Player):
             if not answer.done():
                 answer.cancel()
                 self.app.post_message(Withdraw())
+        if is_back(picks):          # `b`: the move itself (question.py), no option indices
+            return picks
         options = v["prompt"]["options"]
         return [options[i] for i in picks]
 

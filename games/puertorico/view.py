@@ -12,7 +12,7 @@ from .board import build_cost, city_used, occupied, sale_price
 from .captain import WHARF_SHIP, cargo_amount, load_vp
 from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, PRODUCERS, ROLE_OF, ROLE_TEXT,
                          TILE_KINDS)
-from .flow import to_act
+from .flow import back_label, to_act
 from .plantations import kind
 from .scoring import result, score_seat
 from .state import State
@@ -103,7 +103,7 @@ def prompt(s: State, seat: int) -> dict | None:
     text, describe = _PROMPTS[kind_](s, seat, p, options)
     pairs = [describe(o) for o in options]
     return {"kind": kind_, "text": text, "options": list(options), "min": lo, "max": hi,
-            "labels": [a for a, _ in pairs], "help": [b for _, b in pairs]}
+            "labels": [a for a, _ in pairs], "help": [b for _, b in pairs], "back": back_label(s)}
 
 
 def _role(s, seat, p, options):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from games.choice import all_picks, pick_uniform
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
-from .rules import cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
+from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
 from .scoring import result
 from .state import State
 
@@ -155,7 +155,7 @@ def prompt(s: State, seat: int) -> dict | None:
         raise AssertionError(kind)
     labels, help_texts = _labels(s, options, notes)
     return {"kind": kind, "text": text, "options": list(options), "min": lo, "max": hi,
-            "labels": labels, "help": help_texts}
+            "labels": labels, "help": help_texts, "back": back_label(s, seat)}
 
 
 def _labels(s: State, options, notes) -> tuple[list[str], list[str]]:

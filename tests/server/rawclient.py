@@ -109,8 +109,9 @@ class Raw:
         finally:
             await closing
 
-    async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None) -> str:
-        await self.send({"type": "create", "game": "sanjuan", "seats": seats, "bots": bots, "bot": bot,
+    async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None,
+                     game: str = "sanjuan") -> str:
+        await self.send({"type": "create", "game": game, "seats": seats, "bots": bots, "bot": bot,
                          "options": options or {}})
         return (await self.expect("created"))["table"]
 
