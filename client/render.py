@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import time
 
 import games
 from protocol.messages import printable
@@ -125,6 +126,14 @@ def how_to_answer(lo: int, hi: int) -> str:
 
 
 # ------------------------------------------------------------ lobby and connection status
+
+def time_left(deadline: float | None) -> str | None:
+    """The time until `deadline` (a time.monotonic()) as m:ss, rounded up; None without one."""
+    if deadline is None:
+        return None
+    left = max(0, int(deadline - time.monotonic() + 0.999))
+    return f"{left // 60}:{left % 60:02d}"
+
 
 def seats_line(seats: list, me: int | None = None) -> str:
     """Who sits where, from a server's status: connected, away, a bot, or played by a bot while

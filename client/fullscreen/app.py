@@ -14,7 +14,6 @@ handled in the app's queue, in order with `Ask`, never in a widget's queue of it
 from __future__ import annotations
 
 import asyncio
-import time
 
 from rich.text import Text
 from textual.actions import SkipAction
@@ -27,6 +26,7 @@ from textual.widgets import Input, OptionList, RichLog, Static
 
 from protocol.messages import printable
 
+from ..render import time_left
 from .question import BadAnswer, Question
 
 WIDE = 110      # from this many columns the log sits beside the question, not under it
@@ -130,8 +130,7 @@ class TableApp(App):
         self.answer: asyncio.Future | None = None
         self.connection = "connecting"
         self.waiting = ""
-        self.turn_time: float | None = None
-        self.deadline: float | None = None
+        self.deadline: float | None = None   # when the open question's clock runs out (the server's)
         self.job_task: asyncio.Task | None = None
         self.over = False
         self.left = False               # the person chose to leave
@@ -216,8 +215,10 @@ class TableApp(App):
         self.connection = state
         self._status()
 
-    def show_view(self, view: dict, renderer, waiting: str, turn_time: float | None) -> None:
-        self.view, self.renderer, self.waiting, self.turn_time = view, renderer, waiting, turn_time
+    def show_view(self, view: dict, renderer, waiting: str, deadline: float | None = None) -> None:
+        """The table as it is now; `deadline`: when our question's clock runs out, as the server
+        told (client/table.py), shown only while the question is open."""
+        self.view, self.renderer, self.waiting, self.deadline = view, renderer, waiting, deadline
         if not view.get("players"):
             return
         # The board keeps its scroll position: it stays in place as it changes.
@@ -231,7 +232,6 @@ class TableApp(App):
         first = "" if self.stopped else "The match is over. "
         self.query_one("#qtext", Static).update(ansi(f"{first}{headline}".strip()))
         self.query_one("#note-text", Static).update(ansi(text))
-        self.deadline = None
         self._status()
         self._keys()
         self.changed.set()
@@ -242,7 +242,6 @@ class TableApp(App):
         if msg.answer.done():
             return
         self.question, self.answer, self.view = Question(msg.view["prompt"]), msg.answer, msg.view
-        self.deadline = time.monotonic() + self.turn_time if self.turn_time else None
         self.asked += 1
         self.query_one("#qtext", Static).update(self.question.text)
         options = self.query_one("#options", OptionList)
@@ -261,7 +260,6 @@ class TableApp(App):
         if self.answer is not None and not self.answer.done():
             self.answer.cancel()
         self.question = self.answer = None
-        self.deadline = None
         options = self.query_one("#options", OptionList)
         options.clear_options()
         options.disabled = True
@@ -423,7 +421,7 @@ class TableApp(App):
         self.push_screen(ConfirmQuit(self.leave_words), chosen)
 
     def _tick(self) -> None:
-        if self.deadline is not None:
+        if self.deadline is not None and self.question is not None:
             self._status()
 
     def _status(self) -> None:
@@ -436,9 +434,8 @@ class TableApp(App):
             parts.append("your turn")
         elif self.waiting:
             parts.append(self.waiting)
-        if self.deadline is not None:
-            left = max(0, int(self.deadline - time.monotonic() + 0.999))
-            parts.append(f"clock {left // 60}:{left % 60:02d}")
+        if self.question is not None and not self.over and self.deadline is not None:
+            parts.append(f"clock {time_left(self.deadline)}")
         self.query_one("#status", Static).update(" · ".join(parts))
 
     def _keys(self) -> None:
@@ -458,8 +455,3 @@ def _unwrap(text: str) -> str:
     its own width."""
     return "\n\n".join(" ".join(block.split()) for block in text.split("\n\n"))
 
-
-def screen_text(app: App) -> str:
-    """What the screen shows, as plain text, one line per row (for tests and text snapshots).
-    Textual has no public call for it; the compositor's strips are what an SVG export draws."""
-    return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())

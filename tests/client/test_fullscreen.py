@@ -4,6 +4,7 @@ at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the a
 question opened or closed, or that the match ended."""
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,13 +12,14 @@ from rich.text import Text
 from textual import events
 
 from client.fullscreen import wanted
-from client.fullscreen.app import Ask, TableApp, screen_text
+from client.fullscreen.app import Ask, TableApp
 from client.fullscreen.bridge import play_job
 from client.fullscreen.question import NONE, Question
 from client.lobby import sit
 from client.link import open_link
 
 from .live import LiveServer
+from .screens import screen_text
 
 SMALL = (80, 24)
 COMFY = (120, 40)
@@ -49,17 +51,12 @@ def plain(text: str) -> str:
     return Text.from_ansi(text).plain
 
 
-CHARS = {"enter": "\r", "space": " ", "question_mark": "?", "up": None, "down": None}
-
-
 def type_keys(app: TableApp, *keys: str) -> None:
-    """Keys as the terminal driver hands them to the app (as the pilot's `press` does, without
+    """Keys pressed, through Textual's `App.simulate_key` (as the pilot's `press` does, without
     its wait for the whole process to idle after each key, which a server in the same process
     makes slow). The app handles them in order, after whatever is already in its queue."""
     for key in keys:
-        event = events.Key(key, CHARS.get(key, key))
-        event.set_sender(app)
-        app._driver.send_message(event)
+        app.simulate_key(key)
 
 
 def answer_keys(q: Question) -> list[str]:
@@ -286,9 +283,10 @@ async def test_watching_a_table_to_its_end(server, tmp_path):
 
 
 async def test_the_clock_counts_down_while_a_question_is_open():
-    """On a server with a clock (the status's turn_time), the status line shows the time left."""
+    """With a deadline for the open question (the server's: tests/client/test_clock.py), the
+    status line shows the time left."""
     import re
-    app = TableApp(asking(fixed_view(), clock=300.0))
+    app = TableApp(asking(fixed_view(), clock=time.monotonic() + 300.0))
     async with app.run_test(size=SMALL) as pilot:
         await open_question(app)
         await pilot.pause()

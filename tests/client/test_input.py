@@ -106,7 +106,7 @@ def _trader(seat: int, chooser: int) -> types.SimpleNamespace:
     view = {"seat": seat, "role": "trader", "chooser": chooser, "to_act": [seat],
             "prompt": {"kind": "sell", "text": "Trader phase: sell up to 2 goods.", "options": [11, 12],
                        "min": 0, "max": 2, "labels": ["Indigo", "Sugar"], "help": ["", ""]}}
-    return types.SimpleNamespace(view=view)
+    return types.SimpleNamespace(view=view, deadline=None)
 
 
 def _terminal(answers: str) -> tuple[Terminal, list]:
