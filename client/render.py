@@ -43,6 +43,12 @@ class Renderer:
         """Everything the view shows but its question, as the game draws it."""
         return self.text.board(printable(v))
 
+    def board_parts(self, v: dict) -> tuple[str, str]:
+        """The board as (what a screen keeps in sight: the round, the roles; the rest, which
+        may scroll), as the game splits it; a game that does not: all of it may scroll."""
+        parts = getattr(self.text, "parts", None)
+        return parts(printable(v)) if parts is not None else ("", self.board(v))
+
     def view(self, v: dict) -> str:
         """The whole screen for one view: the game's board, and the question, if any."""
         parts = [self.board(v)]

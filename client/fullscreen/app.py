@@ -30,6 +30,9 @@ from ..render import time_left
 from .question import BadAnswer, Question
 
 WIDE = 110      # from this many columns the log sits beside the question, not under it
+TALL = 30       # from this many rows the board's head (round, roles) stays in place above the
+                # rest of the board, which scrolls under it; below, all of it scrolls together,
+                # or the rest would have no room at all
 
 
 def ansi(text: str) -> Text:
@@ -82,6 +85,7 @@ class TableApp(App):
     AUTO_FOCUS = ""          # nothing focused: the arrows move through the question
     CSS = """
     #status { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #board-head { height: auto; padding: 0 1; }
     #board { height: 1fr; padding: 0 1; }
     #bottom { height: 16; border-top: solid $primary; }
     #question-box { width: 3fr; }
@@ -101,6 +105,8 @@ class TableApp(App):
     .narrow #note { max-height: 2; }
     .narrow #log { width: 1fr; height: 4; border-left: none; border-top: solid $primary; }
     .narrow.ended #log { display: none; }
+    .narrow.ended #bottom { height: 75%; }
+    .narrow.ended #note { max-height: 100%; }
     """
     # The question's keys are priority bindings of the app: see the module's docstring.
     BINDINGS = [
@@ -147,6 +153,7 @@ class TableApp(App):
 
     def compose(self) -> ComposeResult:
         yield Static(id="status", markup=False)
+        yield Static(id="board-head", markup=False)
         with VerticalScroll(id="board"):
             yield Static(id="board-text", markup=False)
         with Horizontal(id="bottom"):
@@ -174,12 +181,14 @@ class TableApp(App):
             self.job_task.cancel()
 
     def on_resize(self, event) -> None:
-        self._layout(event.size.width)
+        self._layout(event.size.width, event.size.height)
         # RichLog wraps a line once, as it is written: at a new width, write them all again.
         self.call_after_refresh(self._rewrap)
 
-    def _layout(self, width: int | None = None) -> None:
+    def _layout(self, width: int | None = None, height: int | None = None) -> None:
         self.screen.set_class((width or self.size.width) < WIDE, "narrow")
+        self.screen.set_class((height or self.size.height) < TALL, "short")
+        self._draw_board()
 
     def _rewrap(self) -> None:
         log = self.query_one("#log", RichLog)
@@ -221,9 +230,23 @@ class TableApp(App):
         self.view, self.renderer, self.waiting, self.deadline = view, renderer, waiting, deadline
         if not view.get("players"):
             return
-        # The board keeps its scroll position: it stays in place as it changes.
-        self.query_one("#board-text", Static).update(ansi(renderer.board(view)))
+        self._draw_board()
         self._status()
+
+    def _draw_board(self) -> None:
+        """The board: its head pinned above the rest on a tall screen, all in the scrolling pane
+        on a short one. The pane keeps its scroll position: the board stays in place as it changes."""
+        if self.renderer is None or not (self.view or {}).get("players"):
+            return
+        head, rest = self.renderer.board_parts(self.view)
+        pinned = bool(head) and not self.screen.has_class("short")
+        shown = self.query_one("#board-head", Static)
+        shown.display = pinned
+        if pinned:
+            shown.update(ansi(head))
+        else:
+            rest = self.renderer.board(self.view)
+        self.query_one("#board-text", Static).update(ansi(rest))
 
     def show_end(self, text: str, headline: str) -> None:
         """The end: the score table and the audit's verdict where the question was (the board

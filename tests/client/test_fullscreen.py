@@ -3,9 +3,7 @@ server, keys pressed as a person would; type-ahead dropped; `?` and a name; what
 at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the app to say that a
 question opened or closed, or that the match ended."""
 import asyncio
-import os
 import time
-from pathlib import Path
 
 import pytest
 from rich.text import Text
@@ -205,11 +203,7 @@ async def test_leaving_asks_first_and_gives_the_seat_back_words(server, tmp_path
     assert app.result[1].startswith("You left the game.")
 
 
-# ------------------------------------------------------------ text snapshots of fixed screens
-
-SNAPSHOTS = Path(__file__).parent / "snapshots"
-UPDATE = os.environ.get("GOVERNOR_UPDATE_SNAPSHOTS") == "1"    # rewrite them instead of comparing
-
+# ------------------------------------------------------------ fixed screens (test_snapshots.py too)
 
 def fixed_view(game: str = "sanjuan") -> dict:
     """A table of two at its first question, dealt from a fixed seed: the same every run."""
@@ -237,28 +231,6 @@ def asking(view: dict, clock: float | None = None, log: tuple[str, ...] = ()):
 async def open_question(app) -> None:
     while app.question is None:
         await next_change(app)
-
-
-@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
-@pytest.mark.parametrize("size", [SMALL, COMFY])
-async def test_the_first_question_on_a_fixed_deal(game, size):
-    view = fixed_view(game)
-    app = TableApp(asking(view, log=("[Every seat has committed; revealing our seed.]",
-                                     "[All seeds revealed and checked against their commitments: play begins.]")),
-                   title="table t1 · seat 1, Ana")
-    async with app.run_test(size=size) as pilot:
-        await open_question(app)
-        await pilot.pause()
-        board = plain(app.renderer.board(view)).splitlines()[0].strip()
-        text = check_screen(app, [board, app.question.text[:40], "play begins."])
-        app.set_connection("connected")
-    path = SNAPSHOTS / f"{game}-first-question-{size[0]}x{size[1]}.txt"
-    if UPDATE:
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text + "\n")
-    how = f"if on purpose, rewrite the snapshots: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
-    assert path.exists(), f"no snapshot {path.name}; {how}"
-    assert text + "\n" == path.read_text(), f"the screen changed; {how}"
 
 
 async def test_watching_a_table_to_its_end(server, tmp_path):
