@@ -1,7 +1,7 @@
 """`governor join ws://HOST:PORT`: play at a table of a Governor server.
 
-Interactive: a lobby (the tables, create one, sit with a name, or watch one), then the game on
-this screen — board, cities, your hand, the log, the question with numbered options — with the
+Interactive: a lobby (the tables, create one, sit with a name, or watch one; on the full screen
+when input and output are a terminal, in plain lines otherwise), then the game on this screen — board, cities, your hand, the log, the question with numbered options — with the
 connection's state and who is connected. A dropped connection is retried by itself; a client
 that was closed mid-game resumes its seat when started again with `--table ID` (the seat is
 saved in the data directory).
@@ -138,6 +138,7 @@ async def interactive(args) -> int:
             return await _seat(args, url, session, keyboard, colour)
     link = await open_link(url, rate=args.pace, cafile=args.cafile)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
+    seated = None
     try:
         name = args.name
         if args.table:
@@ -147,6 +148,9 @@ async def interactive(args) -> int:
             what, table = "sit", await link.create(args.create, args.seats, args.bots, args.options,
                                                    levels=args.levels)
             print(f"Created table {table}: {describe_created(args)}.")
+        elif fullscreen.wanted(args.plain):
+            choice = await fullscreen.lobby(link, args.data_dir, args.name)
+            what, table, seated = choice.kind, choice.table, choice.session    # it sits down itself
         else:
             what, table, name = await lobby(link, keyboard, args.data_dir, args.name)
     except EOFError:
@@ -159,11 +163,15 @@ async def interactive(args) -> int:
     if what == "quit":
         await link.close()
         return 0
+    if seated is not None:
+        return await _seat(args, url, seated, keyboard, colour, link)
     if what == "resume":
         await link.close()
         session = SeatSession.find(args.data_dir, url, table)
         return await _seat(args, url, session, keyboard, colour)
     if what == "watch":
+        if fullscreen.wanted(args.plain):
+            return await fullscreen.watch_table(link, table, args.data_dir, patience=args.patience)
         return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
     while True:
         try:
