@@ -18,7 +18,10 @@ from protocol.messages import printable
 
 from .errors import ClientError
 
-WIDTH = 100     # the terminal the screens are made for: 100 columns
+WIDTH = 100     # the terminal the screens are made for: 100 columns ...
+ROWS = 40       # ... and 40 rows
+TERMINAL_LINES = 3    # what the plain mode prints around a view: a blank and a connection line
+                      # above it, the line the answer is typed on below
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 
@@ -50,11 +53,19 @@ class Renderer:
         return parts(printable(v)) if parts is not None else ("", self.board(v))
 
     def view(self, v: dict) -> str:
-        """The whole screen for one view: the game's board, and the question, if any."""
+        """The whole screen for one view: the game's board, and the question, if any. When the
+        two are taller than a terminal (ROWS), the board's head (the round, the roles: see
+        board_parts) comes after the rest of the board, just above the question, so that what
+        scrolls out of sight at the top is the part that may."""
         parts = [self.board(v)]
         if v.get("prompt"):
             parts.append(self.prompt(v))
-        return "\n\n".join(parts)
+        text = "\n\n".join(parts)
+        if len(text.splitlines()) + TERMINAL_LINES > ROWS:
+            head, rest = self.board_parts(v)
+            if head:
+                text = "\n\n".join([rest, head] + parts[1:])
+        return text
 
     def prompt(self, v: dict) -> str:
         p = printable(v["prompt"])
