@@ -144,7 +144,7 @@ async def interactive(args) -> int:
         if args.table:
             what, table = "sit", args.table
         elif args.create:     # the table the flags describe, made once its creator has a name
-            name = name or await ask_name(keyboard)
+            name = name or await ask_name(None if fullscreen.wanted(args.plain) else keyboard)
             what, table = "sit", await link.create(args.create, args.seats, args.bots, args.options,
                                                    levels=args.levels)
             print(f"Created table {table}: {describe_created(args)}.")
@@ -175,7 +175,7 @@ async def interactive(args) -> int:
         return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
     while True:
         try:
-            name = name or await ask_name(keyboard)
+            name = name or await ask_name(None if fullscreen.wanted(args.plain) else keyboard)
             session = await sit(link, table, name, args.data_dir)
             break
         except ServerRefused as e:

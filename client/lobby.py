@@ -14,7 +14,7 @@ from .answers import QUIT_WORDS, number_in
 from .link import Link, ServerRefused
 from .render import describe_table
 from .session import SeatSession
-from .terminal import Keyboard
+from .terminal import Keyboard, ask_once
 
 
 NAME_LENGTH = 20
@@ -29,11 +29,15 @@ def player_name(text: str) -> str:
     return name
 
 
-async def ask_name(keyboard: Keyboard, default: str = "Player") -> str:
-    """A name typed until it is one the server takes: a bad one is explained and asked again."""
+async def ask_name(keyboard: Keyboard | None, default: str = "Player") -> str:
+    """A name typed until it is one the server takes: a bad one is explained and asked again.
+    Without a keyboard, each line is read by a reader that stops once answered (ask_once), so
+    that the full-screen table that follows gets every key."""
     while True:
         try:
-            return player_name(await ask(keyboard, "Your name", default))
+            typed = (await ask(keyboard, "Your name", default) if keyboard is not None else
+                     (await ask_once(f"Your name [{default}]: ")).strip() or default)
+            return player_name(typed)
         except argparse.ArgumentTypeError as e:
             print(f"{str(e)[0].upper()}{str(e)[1:]}: please type another.")
 
