@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 
 from ..errors import ClientError
-from ..link import Link, ServerRefused
+from ..link import DROPPED, Link, ServerRefused, why_dropped
 from ..lobby import player_name, sit, table_id, table_is_open, table_spec
 from ..render import describe_table
 from ..session import SeatSession
@@ -174,11 +174,11 @@ class LobbyApp(App[Choice]):
         try:
             async with self.lock:
                 listed = await self.link.tables()
-        except (ClientError, ServerRefused, OSError, asyncio.TimeoutError) as e:
+        except ClientError as e:
             self.say(f"Could not list the tables: {e}")
             return
-        except Exception as e:              # the connection closed: said, not a traceback
-            self.say(f"Could not list the tables: the connection failed ({type(e).__name__}).")
+        except DROPPED as e:                # said, not a traceback; `q` leaves
+            self.say(f"Could not list the tables: {why_dropped(e)}. q leaves.")
             return
         self.listings += 1
         tables = [t for t in listed if t.get("status", t.get("state")) in ("waiting", "playing")]
@@ -270,6 +270,12 @@ class LobbyApp(App[Choice]):
                 self.say(f"Could not sit at table {table}: {e}")
                 self.run_worker(self.refresh_tables())
                 return
+            except ClientError as e:
+                self.say(f"Could not sit at table {table}: {e}")
+                return
+            except DROPPED as e:
+                self.say(f"Could not sit at table {table}: {why_dropped(e)}. q leaves.")
+                return
             self.exit(Choice("sit", table, session))
             return
 
@@ -290,6 +296,12 @@ class LobbyApp(App[Choice]):
                 table = await self.link.create(game, seats, len(levels), options, levels=levels)
         except ServerRefused as e:
             self.say(f"The server refused: {e}")
+            return
+        except ClientError as e:
+            self.say(f"No table created: {e}")
+            return
+        except DROPPED as e:
+            self.say(f"No table created: {why_dropped(e)}. q leaves.")
             return
         self.say(f"Created table {table}.")
         self.take_seat(table)

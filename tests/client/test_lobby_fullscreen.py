@@ -112,9 +112,9 @@ async def test_a_taken_name_is_asked_again(server, tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: "Ana" in screen_text(app) and "Your name" in screen_text(app))
         check_screen(app, ["Your name at the table"])
-        await pilot.press(*"Bo", "enter")
+        await pilot.press(*"Quincy w", "enter")        # q, w and c are letters of a name here
         await until(pilot, lambda: app.return_value is not None)
-    assert app.return_value.kind == "sit" and app.return_value.session.name == "Bo"
+    assert app.return_value.kind == "sit" and app.return_value.session.name == "Quincy w"
     await other.close()
     await link.close()
 
@@ -135,6 +135,22 @@ async def test_esc_backs_out_w_watches_and_q_leaves(server, tmp_path):
     app = LobbyApp(link, tmp_path / "client")
     async with app.run_test(size=SMALL) as pilot:
         await until(pilot, lambda: app.listings)
+        await pilot.press("q")
+        await until(pilot, lambda: app.return_value is not None)
+    assert app.return_value.kind == "quit"
+    await link.close()
+
+
+async def test_a_server_gone_is_said_and_q_still_leaves(server, tmp_path):
+    link = await open_link(server.url, quiet=True, rate=0)
+    app = LobbyApp(link, tmp_path / "client", name="Ana")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: app.listings)
+        await asyncio.to_thread(server.stop)
+        await pilot.press("c", *["enter"] * 5)      # San Juan, 4 players, no computer, no options
+        await until(pilot, lambda: "No table created: closed by the server" in screen_text(app))
+        await pilot.press("r")                      # no saved seat: said
+        await until(pilot, lambda: "You have no unfinished seat" in screen_text(app))
         await pilot.press("q")
         await until(pilot, lambda: app.return_value is not None)
     assert app.return_value.kind == "quit"
