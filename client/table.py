@@ -5,6 +5,7 @@ applies snapshots and deltas (protocol.diff), keeps the game log, returns the me
 `Outcome` is how a match ended for this client."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -277,8 +278,8 @@ class Table:
 
     def _clock(self, msg: dict) -> list[dict]:
         """The server says how long our question has left: counted from now, on our own clock."""
-        if self.session is not None and self.prompt is not None:
-            left = min(max(msg["left"], 0.0), 24 * 3600.0)
+        if self.session is not None and self.prompt is not None and math.isfinite(msg["left"]):
+            left = min(max(msg["left"], 0.0), 24 * 3600.0)      # a server's nonsense stays drawable
             self.clock = (self.prompt, time.monotonic() + left)
             self.happened.append(("clock", left))
         return []
