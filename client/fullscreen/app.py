@@ -1,5 +1,7 @@
-"""The full-screen table (Textual): a status line, the board, the log of the whole game, the
-question as a list, a line of help for the highlighted option, and the keys.
+"""The full-screen table (Textual): a status line (with the clock the server says our question
+has), the board (its head, the round and the roles, kept in place above the rest on a screen
+tall enough), the log of the whole game, the question as a list, a line of help for the
+highlighted option, and the keys.
 
 Everything drawn comes from the plain mode's pieces: the board and the score table from the
 game's Text through client/render.py's Renderer, the log lines from client/terminal.py's

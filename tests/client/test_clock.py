@@ -114,3 +114,29 @@ def test_a_clock_belongs_to_its_question_and_nonsense_is_not_a_clock(tmp_path):
     moved = {"prompt": None, "players": []}
     table.feed({"type": "snapshot", "table": "t1", "seq": 4, "view": moved, "hash": view_hash(moved), "events": []})
     assert table.deadline is None                        # the question went: its clock with it
+
+
+async def test_when_the_clock_runs_out_a_computer_answers_and_the_screen_says_so(tmp_path):
+    """A short turn time: the question left alone counts down to 0:00, a computer answers it,
+    and the log says so; the seat is still ours for the next question."""
+    server = LiveServer(tmp_path / "server", turn_time=1.5)
+    server.start()
+    try:
+        app = await seated_app(server, tmp_path, "sanjuan", "random")
+        async with app.run_test(size=SMALL) as pilot:
+            await open_question(app)
+            await pilot.pause()
+            assert re.search(r"clock 0:0[12]", screen_text(app).splitlines()[0])
+            first = app.asked
+
+            async def ran_out():
+                while not any("ran out" in line.plain for line in app.logged):
+                    await asyncio.sleep(0.05)
+            await asyncio.wait_for(ran_out(), LIMIT)
+            assert app.sent == 0                       # nothing was sent by us: a computer answered
+            await asyncio.wait_for(open_question(app), LIMIT)
+            assert app.asked > first                   # and the next question is ours again
+            await pilot.press("q", "y")
+            await app.job_task
+    finally:
+        server.close()
