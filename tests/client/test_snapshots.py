@@ -11,6 +11,7 @@ and read the diff before committing it. (The live tests, test_fullscreen.py, pla
 a real server; these pin down what the screen looks like.)"""
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -49,6 +50,7 @@ def played(game: str, players: int, seed: int, pick):
     return kept, engine.view(state, 0)
 
 
+@functools.cache          # a whole game played for each: once per run is enough (nothing changes a view)
 def mid_game(game: str) -> dict:
     """Ana's first question with three options or more from round 5 of a 3-player game."""
     def pick(view, kept):
@@ -57,10 +59,12 @@ def mid_game(game: str) -> dict:
     return played(game, 3, 11, pick)[0]
 
 
+@functools.cache
 def end_of_game(game: str) -> dict:
     return played(game, 3, 11, lambda view, kept: None)[1]
 
 
+@functools.cache
 def tallest_board(players: int) -> dict:
     """The Puerto Rico view with the most lines of board in a game of `players`: the worst case
     a screen has to hold (big cities, every role with doubloons, the last round)."""
