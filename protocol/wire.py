@@ -28,6 +28,10 @@ Once seated, per table:
   server -> status {table, seats, status, frozen?}    who is connected, who is a bot; frozen: why the
                                                       table refuses every command (an error
                                                       "table_frozen" says so too)
+  server -> clock {table, seq, left}                  the seat's question put at `seq` is answered by
+                                                      the table's bot in `left` seconds (a clock runs:
+                                                      status `turn_time`); sent as it starts and on
+                                                      every reconnect while it runs
   server -> error {code, message}                     a refused request that is not a command
   client -> chat {text}                               a line to the table; only a seated player may
                                                       send one (spectators read); not a command: no
@@ -107,6 +111,7 @@ SERVER = {
     "ack": {"id": (_INT, True)},
     "reject": {"id": (_INT, True), "code": (_STR, True), "message": (_STR, True)},
     "status": {"table": (_STR, True), "seats": (_LIST, True)},
+    "clock": {"table": (_STR, True), "seq": (_INT, True), "left": (float, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
     "operator_tables": {"tables": (_LIST, True)},

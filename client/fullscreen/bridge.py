@@ -52,7 +52,7 @@ class ScreenPlayer(Player):
         if v is not None:
             renderer = self.plain.screen or renderer_for(v, True)
             waiting = renderer.waiting(v) if v.get("to_act") and not v.get("prompt") and not v.get("over") else ""
-            self.app.show_view(v, renderer, waiting, table.turn_time)
+            self.app.show_view(v, renderer, waiting, table.deadline)
 
     async def decide(self, table: Table) -> list:
         v = table.view
