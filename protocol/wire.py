@@ -58,7 +58,7 @@ from games.errors import Closed
 
 from .codec import DecodeError, pack, unpack
 
-VERSION = "governor/2"
+VERSION = "governor/3"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
 MAX_CHAT = 200                   # characters of one chat line, after control characters and
