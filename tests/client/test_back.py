@@ -7,13 +7,15 @@ import types
 
 import pytest
 
-from client.fullscreen.app import TableApp, screen_text
+from client.fullscreen.app import TableApp
 from client.fullscreen.bridge import ScreenPlayer
 from client.render import renderer_for
 from client.terminal import Keyboard, Terminal
 from games import sanjuan
 from games.choice import BACK
 from tests.games.sanjuan.test_back import bo_builds
+
+from .screens import screen_text
 
 SMALL = (80, 24)
 NOTHING_TO_GO_BACK_TO = "There is nothing to go back to in this question"
@@ -32,7 +34,7 @@ def at_payment():
 
 
 def table(s) -> types.SimpleNamespace:
-    return types.SimpleNamespace(view=sanjuan.view(s, 1))
+    return types.SimpleNamespace(view=sanjuan.view(s, 1), deadline=None)   # no clock runs
 
 
 # ------------------------------------------------------------------ plain mode
@@ -77,7 +79,7 @@ async def decided_on_screen(s, keys: tuple[str, ...]):
         player = ScreenPlayer(app, "ws://x")
         v = sanjuan.view(s, 1)
         app.show_view(v, renderer_for(v, True), "", None)
-        deciding = asyncio.ensure_future(player.decide(types.SimpleNamespace(view=v)))
+        deciding = asyncio.ensure_future(player.decide(types.SimpleNamespace(view=v, deadline=None)))
         while app.question is None:
             await pilot.pause()
         before = screen_text(app)
