@@ -80,8 +80,9 @@ class Raw:
         self.frames.append(frame)
         return wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
 
-    async def expect(self, kind: str, timeout: float = TIMEOUT, skip=("status",)) -> dict:
-        """The next message, which must be of `kind` (messages of the types in skip are passed over)."""
+    async def expect(self, kind: str, timeout: float = TIMEOUT, skip=("status", "clock")) -> dict:
+        """The next message, which must be of `kind` (messages of the types in skip are passed
+        over: by default the lobby's news and the time a question has left)."""
         while True:
             msg = await self.recv(timeout)
             if msg["type"] == kind:
