@@ -72,10 +72,11 @@ def bot_seat(url: str, data_dir: Path, *args: str) -> subprocess.Popen:
                     "--data-dir", str(data_dir), *args)
 
 
-def first_line(proc: subprocess.Popen, timeout: float = 20) -> str:
-    """The first line of stdout (the table id of a --create), without waiting for the end."""
+def first_line(proc: subprocess.Popen, timeout: float = 20, stream: str = "stdout") -> str:
+    """The first line of stdout (the table id of a --create), or of stderr, without waiting
+    for the end."""
     box: list[str] = []
-    t = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
+    t = threading.Thread(target=lambda: box.append(getattr(proc, stream).readline()), daemon=True)
     t.start()
     t.join(timeout)
     assert box and box[0], f"no first line; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"

@@ -149,11 +149,11 @@ def test_a_headless_client_started_before_its_server_waits_for_it(tmp_path):
     live.port = free_port()
     try:
         proc = bot_seat(live.url, tmp_path / "me", "--create", "sanjuan", "--seats", "2", "--bots", "1")
-        time.sleep(1.5)                  # it finds nobody there, and tries again
+        # it finds nobody there, and says it tries again
+        assert "[reconnecting: cannot reach a Governor server" in first_line(proc, stream="stderr")
         live.start()
         result = outcome(proc)
         check_match([result], 2)
-        assert "[reconnecting: cannot reach a Governor server" in result["_stderr"]
     finally:
         live.close()
 
@@ -163,7 +163,7 @@ def test_headless_clients_waiting_for_a_free_seat_outlive_a_server_restart(tmp_p
     live.start()
     try:
         joiners = [bot_seat(live.url, tmp_path / f"j{i}", "--name", f"J{i}") for i in range(3)]
-        time.sleep(1.0)                  # they poll the lobby for a table with a free seat ...
+        wait_for(lambda: live.server.connections >= 3)   # they poll the lobby for a free seat ...
         live.stop()                      # ... which goes away ...
         time.sleep(0.5)
         live.start()                     # ... and comes back
