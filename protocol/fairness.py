@@ -137,13 +137,6 @@ class Stream:
         self._block += 1
         self._pos = 0
 
-    def _next_u32(self) -> int:
-        if self._pos == len(self._words):
-            self._refill()
-        word = self._words[self._pos]
-        self._pos += 1
-        return word
-
     def randbelow(self, n: int) -> int:
         """C7: uniform integer in [0, n) by masked rejection sampling (no modulo bias)."""
         if n < 1:
@@ -153,27 +146,36 @@ class Stream:
         if n > 1 << 32:
             # A u32 word cannot cover the range; the spec defines no wider draw.
             raise ValueError("randbelow needs n <= 2**32")
-        mask = (1 << (n - 1).bit_length()) - 1
-        # The hot loop of every shuffle: words are read straight from the unpacked block.
-        while True:
-            pos = self._pos
-            if pos == len(self._words):
-                self._refill()
-                pos = 0
-            self._pos = pos + 1
-            r = self._words[pos] & mask
-            if r < n:
-                return r
+        return self._below((n,))[0]
 
     def shuffle(self, items: list) -> list:
         """C8: Fisher–Yates from the end; returns a new list whose index 0 is the top of the
         pile (drawn first). The argument is left untouched."""
         a = list(items)
-        randbelow = self.randbelow
-        for i in range(len(a) - 1, 0, -1):
-            j = randbelow(i + 1)
+        # Swap i with a draw below i + 1, for i from the end down to 1: all the draws at once.
+        for i, j in zip(range(len(a) - 1, 0, -1), self._below(range(len(a), 1, -1))):
             a[i], a[j] = a[j], a[i]
         return a
+
+    def _below(self, bounds) -> list[int]:
+        """C7 for each bound n (2 <= n <= 2**32) in turn, drawn one after the other. Every draw of
+        the stream goes through this one loop; it reads the unpacked words in place, since a
+        shuffle makes one draw per card and a call per word would cost more than the word."""
+        out = []
+        words, pos = self._words, self._pos
+        for n in bounds:
+            mask = (1 << (n - 1).bit_length()) - 1
+            while True:
+                if pos == len(words):
+                    self._refill()
+                    words, pos = self._words, 0
+                r = words[pos] & mask
+                pos += 1
+                if r < n:
+                    out.append(r)
+                    break
+        self._pos = pos
+        return out
 
 
 class Streams:
