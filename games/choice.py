@@ -50,30 +50,16 @@ def not_an_option(kind: str, value) -> IllegalAction:
     return IllegalAction("not_an_option", f"{value!r} is not one of the options of this {kind} decision.")
 
 
-class Picked(list):
-    """A pick the engine drew itself from a decision's options (pick_uniform, all_picks): distinct
-    options of that very list, as many as the bounds allow, so check_pick takes it as it is while
-    the decision still offers that same list. Anything else (a bot's answer, a move from the
-    network, which arrives as a plain list) is checked in full."""
-    __slots__ = ("options",)
-
-    def __init__(self, picks, options) -> None:
-        super().__init__(picks)
-        self.options = options
-
-
 def all_picks(options, lo: int, hi: int) -> list[list]:
     """Every legal action of a decision: each set of lo to hi distinct options (they grow
     combinatorially for multi-card picks; searches sample with pick_uniform instead)."""
-    return [Picked(c, options) for k in range(lo, hi + 1) for c in combinations(options, k)]
+    return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
 
 
 def check_pick(action, kind: str, options, lo: int, hi: int, why_not=not_an_option, count=wrong_count) -> tuple:
     """The action as a tuple when it picks between lo and hi distinct options; else IllegalAction
     saying why: `why_not(kind, value)` for a value that is not an option, `count(kind, lo, hi,
     got)` for a wrong number of picks (a game may word them better)."""
-    if type(action) is Picked and action.options is options and lo <= len(action) <= hi:
-        return tuple(action)    # drawn from these very options: legal by construction
     if type(action) not in (list, tuple):
         raise IllegalAction("bad_action", "An action is a list of the options you pick.")
     for a in action:
@@ -97,14 +83,14 @@ def _size_weights(n: int, lo: int, hi: int) -> tuple[int, tuple[int, ...]]:
     return sum(comb(n, k) for k in range(lo, hi + 1)), tuple(comb(n, k) for k in range(lo, hi))
 
 
-def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> Picked:
+def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> list:
     """A uniformly random legal action without listing them all: every subset of the options
     with a size between lo and hi is legal, so draw the size weighted by how many subsets have
     it, then the subset. Random playouts call this once per decision, hence the short cuts."""
     n = len(options)
     if hi == 1:  # the commonest decisions: one option, or one or none (n + 1 actions)
         x = int(rnd.random() * (n + 1 - lo)) - 1 + lo
-        return Picked((options[x],) if x >= 0 else (), options)
+        return [options[x]] if x >= 0 else []
     size = lo
     if lo != hi:
         # Subsets of size k number comb(n, k): draw a size with those weights.
@@ -116,7 +102,7 @@ def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> Picked:
                 break
             size += 1
     if size == 0:
-        return Picked((), options)
+        return []
     if size == 1:
-        return Picked((options[int(rnd.random() * n)],), options)
-    return Picked(rnd.sample(options, size), options)
+        return [options[int(rnd.random() * n)]]
+    return rnd.sample(options, size)
