@@ -936,8 +936,10 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
         return []
-    picks = check_pick(action, *decision, why_not=lambda kind, value: _why_not(s, seat, kind, value),
-                       count=_wrong_count)
+    try:
+        picks = check_pick(action, *decision)
+    except IllegalAction as refusal:
+        raise _in_words(s, seat, decision, action, refusal) from None
     s.decisions += 1
     ev: list[dict] = []
     if s.stage in SIMULTANEOUS:
@@ -949,6 +951,18 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
         s.pending = {}
         _STEPS[decision[0]](s, seat, picks, rng, ev)
     return ev
+
+
+def _in_words(s: State, seat: int, decision: Decision, action, refusal: IllegalAction) -> IllegalAction:
+    """A refused pick in this decision's own words, where there are better ones than the generic
+    refusal: why the first value that is not an option is not, or how many picks it wants.
+    Worked out only once a pick is refused, so that a legal pick costs nothing more."""
+    kind, options, lo, hi = decision
+    if refusal.code == "not_an_option":
+        return _why_not(s, seat, kind, next(a for a in action if a not in options))
+    if refusal.code == "wrong_count":
+        return _wrong_count(kind, lo, hi, len(action))
+    return refusal
 
 
 def _wrong_count(kind: str, lo: int, hi: int, got: int) -> IllegalAction:
