@@ -9,7 +9,7 @@ returns without asking, it is over and the next role is picked.
 from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn
-from games.events import say
+from games.events import Event, say
 
 from . import builder, captain, craftsman, mayor, settler, trader
 from .components import PROSPECTOR_DOUBLOONS, ROLE_OF, TABLES
@@ -134,7 +134,7 @@ def to_act(s: State) -> list[int]:
     return [s.pending[0]] if s.pending is not None else []
 
 
-def apply(s: State, seat: int, action, rng) -> list[dict]:
+def apply(s: State, seat: int, action, rng) -> list[Event]:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
     (all public). Raises IllegalAction, changing nothing, when the decision is not allowed. The
     move [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
@@ -150,7 +150,7 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     picks = check_pick(action, *decision[1:])
     s.decisions += 1
     s.pending = None
-    ev: list[dict] = []
+    ev: list[Event] = []
     STEPS[decision[1]](s, seat, picks, rng, ev)
     if s.pending is None and not s.over:
         _next_role(s, ev)

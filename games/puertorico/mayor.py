@@ -185,4 +185,5 @@ def _refill(s: State, ev: list) -> None:
         s.colonist_ship = s.colonist_supply
         s.colonist_supply = 0
         trigger_end(s, ev, "The colonists ran out")
-    say(ev, "mayor", lambda ship=s.colonist_ship: f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")
+    say(ev, "mayor", lambda ship=s.colonist_ship:
+        f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")

@@ -98,6 +98,7 @@ def on_hospice(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
         take_bonus_colonist(s)
         s.players[seat].worked[TILE_KINDS.index(picks[0])] += 1
-        say(ev, "hospice", lambda who=s.names[seat], tile=picks[0]: f"{who} puts a colonist on the new {tile} (hospice).")
+        say(ev, "hospice", lambda who=s.names[seat], tile=picks[0]:
+            f"{who} puts a colonist on the new {tile} (hospice).")
     s.turn += 1
     _turn(s, rng, ev)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
-from games.events import say
+from games.events import Event, say
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
@@ -42,8 +42,10 @@ def _names(kinds: list, cards) -> str:
     return ", ".join([NAME[kinds[c]] for c in cards]) or "nothing"
 
 
-# Event words are written only when read (games/events.py): each lambda takes what it names as
-# default values, so that it writes what was so when the event happened.
+# Event words are written only when read (games/events.py). A lambda that writes them takes as
+# default values whatever may change before they are read (a loop's seat, the round, a list the
+# rules go on changing), so that it writes what was so when the event happened; the conformance
+# suite reads the words of random games at their end to hold every game to that.
 
 
 def _draw(s: State, rng) -> int | None:
@@ -436,7 +438,8 @@ def _resolve_bank(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             p.bank.extend(picks)
-            say(ev, "bank", lambda who=s.names[seat], n=len(picks): f"{who} puts {n} card{'s' * (n != 1)} under their bank.")
+            say(ev, "bank", lambda who=s.names[seat], n=len(picks):
+                f"{who} puts {n} card{'s' * (n != 1)} under their bank.")
             say(ev, "bank", lambda kinds=s.kinds, picks=picks: f"You put {_names(kinds, picks)} under your bank.", seat)
     s.answers = {}
     _start_limit(s, rng, ev)
@@ -780,7 +783,8 @@ def _resolve_trader(s: State, rng, ev: list) -> None:
             # One sold good a phase, the first, goes under the harbor instead of the discard pile,
             # face down without looking: nobody, the owner included, learns which card it is.
             p.harbor.append(goods.pop(0))
-            say(ev, "harbor", lambda who=s.names[seat]: f"{who} puts one of the sold goods face down under their harbor.")
+            say(ev, "harbor", lambda who=s.names[seat]:
+                f"{who} puts one of the sold goods face down under their harbor.")
         s.discard.extend(goods)
         _give(s, seat, earn, "trader", rng, ev)
     if not sold_any:
@@ -922,7 +926,7 @@ def to_act(s: State) -> list[int]:
     return sorted(s.pending)
 
 
-def apply(s: State, seat: int, action, rng) -> list[dict]:
+def apply(s: State, seat: int, action, rng) -> list[Event]:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
     with `to` None (everyone) or the one seat that may see it. Raises IllegalAction, changing
     nothing, when the decision is not allowed. The move [BACK], where the prompt offers it, goes
@@ -941,7 +945,7 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     except IllegalAction as refusal:
         raise _in_words(s, seat, decision, action, refusal) from None
     s.decisions += 1
-    ev: list[dict] = []
+    ev: list[Event] = []
     if s.stage in SIMULTANEOUS:
         del s.pending[seat]
         s.answers[seat] = picks
