@@ -56,22 +56,22 @@ def all_picks(options, lo: int, hi: int) -> list[list]:
     return [list(c) for k in range(lo, hi + 1) for c in combinations(options, k)]
 
 
-def check_pick(action, kind: str, options, lo: int, hi: int, why_not=not_an_option, count=wrong_count) -> tuple:
+def check_pick(action, kind: str, options, lo: int, hi: int) -> tuple:
     """The action as a tuple when it picks between lo and hi distinct options; else IllegalAction
-    saying why: `why_not(kind, value)` for a value that is not an option, `count(kind, lo, hi,
-    got)` for a wrong number of picks (a game may word them better)."""
+    saying why (a game may word a refusal better: the codes "not_an_option", about the first value
+    that is not an option, and "wrong_count" say which it is)."""
     if type(action) not in (list, tuple):
         raise IllegalAction("bad_action", "An action is a list of the options you pick.")
     for a in action:
         if type(a) not in OPTION_TYPES:     # True == 1: check the type, not only membership
             raise IllegalAction("bad_action", f"{a!r} is not an option: options are numbers or words.")
         if a not in options:
-            raise why_not(kind, a)
+            raise not_an_option(kind, a)
     n = len(action)
     if n > 1 and len(set(action)) != n:
         raise IllegalAction("duplicate", "The same option is picked twice.")
     if n < lo or n > hi:
-        raise count(kind, lo, hi, n)
+        raise wrong_count(kind, lo, hi, n)
     return tuple(action)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
+from functools import partial
+from itertools import chain, count
 
 __all__ = [
     "PROTOCOL",
@@ -113,6 +115,7 @@ def stream_key(prk: bytes, name: str, idx: int) -> bytes:
 
 
 _EIGHT_WORDS = struct.Struct(">8I")
+_U64 = struct.Struct(">Q")
 
 
 class Stream:
@@ -122,27 +125,16 @@ class Stream:
     used for a single shuffle and the cost should scale with what is consumed.
     """
 
-    __slots__ = ("_key", "_words", "_pos", "_block")
+    __slots__ = ("_words",)
 
     def __init__(self, prk: bytes, name: str, idx: int) -> None:
-        self._key = stream_key(prk, name, idx)
-        self._words: tuple[int, ...] = ()
-        self._pos = 0
-        self._block = 0
-
-    def _refill(self) -> None:
-        # One 32-byte block is eight big-endian u32 words; a word never straddles two blocks.
-        block = hmac.digest(self._key, self._block.to_bytes(8, "big"), "sha256")
-        self._words = _EIGHT_WORDS.unpack(block)
-        self._block += 1
-        self._pos = 0
-
-    def _next_u32(self) -> int:
-        if self._pos == len(self._words):
-            self._refill()
-        word = self._words[self._pos]
-        self._pos += 1
-        return word
+        key = stream_key(prk, name, idx)
+        # C6: block i is HMAC(key, u64(i)), i = 0, 1, ...; each is eight big-endian u32 words, so
+        # a word never straddles two blocks. The words are read one at a time, and a block is made
+        # only when its first word is: every step of this chain is lazy (and runs in C, since a
+        # shuffle reads one word per card).
+        blocks = map(partial(hmac.digest, key, digest="sha256"), map(_U64.pack, count()))
+        self._words = chain.from_iterable(map(_EIGHT_WORDS.unpack, blocks))
 
     def randbelow(self, n: int) -> int:
         """C7: uniform integer in [0, n) by masked rejection sampling (no modulo bias)."""
@@ -153,27 +145,29 @@ class Stream:
         if n > 1 << 32:
             # A u32 word cannot cover the range; the spec defines no wider draw.
             raise ValueError("randbelow needs n <= 2**32")
-        mask = (1 << (n - 1).bit_length()) - 1
-        # The hot loop of every shuffle: words are read straight from the unpacked block.
-        while True:
-            pos = self._pos
-            if pos == len(self._words):
-                self._refill()
-                pos = 0
-            self._pos = pos + 1
-            r = self._words[pos] & mask
-            if r < n:
-                return r
+        return self._below((n,))[0]
 
     def shuffle(self, items: list) -> list:
         """C8: Fisher–Yates from the end; returns a new list whose index 0 is the top of the
         pile (drawn first). The argument is left untouched."""
         a = list(items)
-        randbelow = self.randbelow
-        for i in range(len(a) - 1, 0, -1):
-            j = randbelow(i + 1)
+        # Swap i with a draw below i + 1, for i from the end down to 1: all the draws at once.
+        for i, j in zip(range(len(a) - 1, 0, -1), self._below(range(len(a), 1, -1))):
             a[i], a[j] = a[j], a[i]
         return a
+
+    def _below(self, bounds) -> list[int]:
+        """C7 for each bound n (2 <= n <= 2**32) in turn, drawn one after the other: the one loop
+        every draw of the stream goes through."""
+        words = self._words
+        out = []
+        for n in bounds:
+            mask = (1 << (n - 1).bit_length()) - 1
+            r = next(words) & mask
+            while r >= n:
+                r = next(words) & mask
+            out.append(r)
+        return out
 
 
 class Streams:

@@ -8,10 +8,11 @@ taking a Player just pick those values off the board.
 """
 from __future__ import annotations
 
+from games.events import say
+
 from .components import (BUILDINGS, CITY_SPACES, CORN, GOODS, ISLAND_SPACES, LARGE_MARKET,
                          LARGE_WAREHOUSE, PRICE, PRODUCERS, QUARRY, SMALL_MARKET, SMALL_WAREHOUSE)
 from .state import Player, State
-from .words import say
 
 
 def occupied(p: Player, b: int) -> bool:
@@ -104,5 +105,5 @@ def take_bonus_colonist(s: State) -> None:
 def trigger_end(s: State, ev: list, why: str) -> None:
     """An end condition: the game ends once this round is played out (D18)."""
     if not s.last_round:
-        say(ev, "last_round", f"{why}: the game ends at the end of this round.")
+        say(ev, "last_round", lambda why=why: f"{why}: the game ends at the end of this round.")
     s.last_round = True

@@ -2,10 +2,13 @@
 building, the builder 1 doubloon cheaper; an occupied university may staff it."""
 from __future__ import annotations
 
-from .board import build_cost, colonist_available, free_spaces, occupied, take_bonus_colonist, trigger_end
-from .components import BUILDINGS, BY_KEY, UNIVERSITY
+from games.events import say
+
+from .board import (build_cost, building_price, colonist_available, free_spaces, occupied, take_bonus_colonist,
+                    trigger_end)
+from .components import BUILDINGS, BY_KEY, QUARRY, UNIVERSITY
 from .state import State
-from .words import count, say
+from .words import count
 
 
 def start(s: State, rng, ev: list) -> None:
@@ -22,9 +25,10 @@ def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str
         builder = seat == s.chooser
     money = p.doubloons
     free = free_spaces(p)
+    quarries = p.worked[QUARRY]
     return tuple(b.key for b in BUILDINGS
                  if s.buildings[b.index] and b.spaces <= free and b.index not in p.city
-                 and build_cost(p, b.index, builder) <= money)
+                 and building_price(b.index, quarries, builder) <= money)
 
 
 def _turn(s: State, ev: list) -> None:
@@ -40,15 +44,15 @@ def _turn(s: State, ev: list) -> None:
 def on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     p = s.players[seat]
     if not picks:
-        say(ev, "build", f"{s.names[seat]} builds nothing.")
+        say(ev, "build", lambda who=s.names[seat]: f"{who} builds nothing.")
     else:
         b = BY_KEY[picks[0]]
         cost = build_cost(p, b, seat == s.chooser)
         p.doubloons -= cost
         s.buildings[b] -= 1
         p.city[b] = 0
-        say(ev, "build", f"{s.names[seat]} builds a {BUILDINGS[b].name.lower()} for "
-            f"{count(cost, 'doubloon')}.")
+        say(ev, "build", lambda who=s.names[seat], b=b, cost=cost:
+            f"{who} builds a {BUILDINGS[b].name.lower()} for {count(cost, 'doubloon')}.")
         if not free_spaces(p):
             trigger_end(s, ev, f"{s.names[seat]} has filled the 12th city space")
         if occupied(p, UNIVERSITY) and colonist_available(s):
@@ -62,7 +66,7 @@ def on_university(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
         take_bonus_colonist(s)
         s.players[seat].city[BY_KEY[picks[0]]] = 1
-        say(ev, "university", f"{s.names[seat]} puts a colonist on the new "
-            f"{BUILDINGS[BY_KEY[picks[0]]].name.lower()} (university).")
+        say(ev, "university", lambda who=s.names[seat], key=picks[0]:
+            f"{who} puts a colonist on the new {BUILDINGS[BY_KEY[key]].name.lower()} (university).")
     s.turn += 1
     _turn(s, ev)

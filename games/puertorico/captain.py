@@ -5,10 +5,11 @@ A loading option is a string "good:ship", the ship named by its size ("corn:6") 
 """
 from __future__ import annotations
 
+from games.events import say
+
 from .board import occupied, trigger_end, warehouse_kinds
 from .components import GOODS, HARBOR, WHARF, WINDROSE_BARRELS
 from .state import State
-from .words import say
 
 WHARF_SHIP = "wharf"
 
@@ -109,7 +110,8 @@ def _load(s: State, seat: int, option: str, ev: list) -> None:
     vp = load_vp(amount, occupied(p, HARBOR), first)
     s.captain_loaded = s.captain_loaded or first
     _award(s, seat, vp, ev)
-    say(ev, "load", f"{s.names[seat]} loads {amount} {good_name} on {where} for {vp} VP.")
+    say(ev, "load", lambda who=s.names[seat], amount=amount, where=where, vp=vp:
+        f"{who} loads {amount} {good_name} on {where} for {vp} VP.")
 
 
 def cargo_amount(held: int, size: int | None, load: int = 0) -> int:
@@ -207,7 +209,7 @@ def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
             p.goods[g] = keep
     s.stored = ()
     if lost:
-        say(ev, "store", f"{s.names[seat]} cannot store {', '.join(lost)}: back to the supply.")
+        say(ev, "store", lambda who=s.names[seat]: f"{who} cannot store {', '.join(lost)}: back to the supply.")
 
 
 def barrels_kept(held: int, warehouse: bool, windrose: bool) -> int:
@@ -222,4 +224,4 @@ def _unload(s: State, ev: list) -> None:
         if load == s.ship_sizes[i]:
             s.barrels[good] += load
             s.ships[i] = (None, 0)
-            say(ev, "unload", f"The full {s.ship_sizes[i]}-ship is emptied.")
+            say(ev, "unload", lambda size=s.ship_sizes[i]: f"The full {size}-ship is emptied.")

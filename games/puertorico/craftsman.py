@@ -3,10 +3,12 @@ as much as the supply has (production is automatic, D3); an occupied factory pay
 received; last, the craftsman may take one more barrel of a kind he received (D4)."""
 from __future__ import annotations
 
+from games.events import say
+
 from .board import occupied, production
 from .components import CRAFTSMAN_EXTRA_BARRELS, FACTORY, FACTORY_BONUS, GOODS
 from .state import State
-from .words import count, say
+from .words import count
 
 
 def start(s: State, rng, ev: list) -> None:
@@ -32,8 +34,8 @@ def _produce(s: State, seat: int, ev: list) -> tuple[int, ...]:
             got.append((good, take))
     bonus = FACTORY_BONUS[len(got)] if occupied(p, FACTORY) else 0
     p.doubloons += bonus
-    made = ", ".join(f"{k} {GOODS[g]}" for g, k in got) or "nothing"
-    say(ev, "produce", f"{s.names[seat]} produces {made}"
+    say(ev, "produce", lambda who=s.names[seat], bonus=bonus:
+        f"{who} produces {', '.join(f'{k} {GOODS[g]}' for g, k in got) or 'nothing'}"
         + (f" and takes {count(bonus, 'doubloon')} (factory)." if bonus else "."))
     return tuple(g for g, _ in got)
 
@@ -48,4 +50,4 @@ def on_extra(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
         good = GOODS.index(picks[0])
         s.barrels[good] -= CRAFTSMAN_EXTRA_BARRELS
         s.players[seat].goods[good] += CRAFTSMAN_EXTRA_BARRELS
-        say(ev, "craftsman", f"{s.names[seat]} takes 1 more {picks[0]} (privilege).")
+        say(ev, "craftsman", lambda who=s.names[seat], good=picks[0]: f"{who} takes 1 more {good} (privilege).")

@@ -9,17 +9,19 @@ returns without asking, it is over and the next role is picked.
 from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn
+from games.events import Event, say
 
 from . import builder, captain, craftsman, mayor, settler, trader
 from .components import PROSPECTOR_DOUBLOONS, ROLE_OF, TABLES
 from .state import State
-from .words import count, say
+from .words import count
 
 
 def _prospector(s: State, rng, ev: list) -> None:
     """The prospector has no action: the picker takes 1 doubloon (R1:376)."""
     s.players[s.chooser].doubloons += PROSPECTOR_DOUBLOONS
-    say(ev, "prospector", f"{s.names[s.chooser]} takes {count(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
+    say(ev, "prospector", lambda who=s.names[s.chooser]:
+        f"{who} takes {count(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
 
 
 # _ORDERS[n][first]: the seats in clockwise turn order from `first`.
@@ -70,8 +72,8 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     s.role = ROLE_OF[card]
     s.chooser = seat
     s.order = turn_order(len(s.players), seat)
-    say(ev, "role", f"{s.names[seat]} picks the {s.role}"
-        + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
+    say(ev, "role", lambda who=s.names[seat], role=s.role, money=money:
+        f"{who} picks the {role}" + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
     PHASES[s.role](s, rng, ev)
 
 
@@ -89,7 +91,7 @@ def _end_round(s: State, ev: list) -> None:
         return
     s.governor = (s.governor + 1) % len(s.players)
     s.round += 1
-    say(ev, "round", f"Round {s.round}: {s.names[s.governor]} is governor.")
+    say(ev, "round", lambda n=s.round, who=s.names[s.governor]: f"Round {n}: {who} is governor.")
     begin_round(s, ev)
 
 
@@ -132,7 +134,7 @@ def to_act(s: State) -> list[int]:
     return [s.pending[0]] if s.pending is not None else []
 
 
-def apply(s: State, seat: int, action, rng) -> list[dict]:
+def apply(s: State, seat: int, action, rng) -> list[Event]:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
     (all public). Raises IllegalAction, changing nothing, when the decision is not allowed. The
     move [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
@@ -148,7 +150,7 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
     picks = check_pick(action, *decision[1:])
     s.decisions += 1
     s.pending = None
-    ev: list[dict] = []
+    ev: list[Event] = []
     STEPS[decision[1]](s, seat, picks, rng, ev)
     if s.pending is None and not s.over:
         _next_role(s, ev)

@@ -8,10 +8,12 @@ be filled (docs/playing.md, 'Puerto Rico'). Each allocation has exactly one path
 """
 from __future__ import annotations
 
+from games.events import say
+
 from .board import trigger_end
 from .components import BUILDINGS, BY_KEY, MAYOR_EXTRA_COLONISTS, TILE_KINDS
 from .state import Player, State
-from .words import count, say
+from .words import count
 
 
 def start(s: State, rng, ev: list) -> None:
@@ -25,7 +27,7 @@ def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
         s.colonist_supply -= MAYOR_EXTRA_COLONISTS
         s.players[seat].san_juan += MAYOR_EXTRA_COLONISTS
-        say(ev, "mayor", f"{s.names[seat]} takes a colonist from the supply (privilege).")
+        say(ev, "mayor", lambda who=s.names[seat]: f"{who} takes a colonist from the supply (privilege).")
     _hand_out(s, ev)
 
 
@@ -40,7 +42,7 @@ def _hand_out(s: State, ev: list) -> None:
     for offset, seat in enumerate(s.order):
         s.players[seat].san_juan += share(ship, n, offset)
     s.colonist_ship = 0
-    say(ev, "mayor", f"The ship's {count(ship, 'colonist')} go ashore.")
+    say(ev, "mayor", lambda ship=ship: f"The ship's {count(ship, 'colonist')} go ashore.")
     s.turn = 0
     _next_placement(s, ev)
 
@@ -153,12 +155,18 @@ def _finish_seat(s: State, ev: list) -> None:
     """Announce the placement of the current seat and move on to the next."""
     seat = s.order[s.turn]
     p = s.players[seat]
-    where = [f"{c} on {TILE_KINDS[k]}" for k, c in enumerate(p.worked) if c]
-    where += [f"{c} on {BUILDINGS[b].name.lower()}" for b, c in sorted(p.city.items()) if c]
-    if p.san_juan:
-        where.append(f"{p.san_juan} in San Juan")
-    say(ev, "place", f"{s.names[seat]} places colonists: {', '.join(where) or 'none'}.")
+    say(ev, "place", lambda who=s.names[seat], worked=tuple(p.worked), city=sorted(p.city.items()),
+        san_juan=p.san_juan: f"{who} places colonists: {_placed(worked, city, san_juan)}.")
     s.turn += 1
+
+
+def _placed(worked, city, san_juan: int) -> str:
+    """Where a board's colonists are, in words: "2 on corn, 1 on small market, 1 in San Juan"."""
+    where = [f"{c} on {TILE_KINDS[k]}" for k, c in enumerate(worked) if c]
+    where += [f"{c} on {BUILDINGS[b].name.lower()}" for b, c in city if c]
+    if san_juan:
+        where.append(f"{san_juan} in San Juan")
+    return ", ".join(where) or "none"
 
 
 def refill_need(s: State) -> int:
@@ -177,4 +185,5 @@ def _refill(s: State, ev: list) -> None:
         s.colonist_ship = s.colonist_supply
         s.colonist_supply = 0
         trigger_end(s, ev, "The colonists ran out")
-    say(ev, "mayor", f"The colonist ship carries {count(s.colonist_ship, 'colonist')} for the next mayor.")
+    say(ev, "mayor", lambda ship=s.colonist_ship:
+        f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")

@@ -4,11 +4,12 @@ new face-up row.
 """
 from __future__ import annotations
 
+from games.events import say
+
 from . import plantations
 from .board import colonist_available, island_full, occupied, take_bonus_colonist
 from .components import CONSTRUCTION_HUT, GOODS, HACIENDA, HOSPICE, QUARRY, TILE_KINDS
 from .state import State
-from .words import say
 
 
 def start(s: State, rng, ev: list) -> None:
@@ -30,8 +31,8 @@ def _turn(s: State, rng, ev: list) -> None:
                 return
         s.turn += 1
     plantations.refill_row(s, rng)
-    say(ev, "row", "New face-up plantations: " + (", ".join(GOODS[plantations.kind(t)] for t in s.row)
-                                                  or "none left") + ".")
+    say(ev, "row", lambda row=tuple(s.row): "New face-up plantations: "
+        + (", ".join(GOODS[plantations.kind(t)] for t in row) or "none left") + ".")
 
 
 def take_options(s: State, seat: int) -> tuple[str, ...]:
@@ -64,8 +65,8 @@ def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
         tile = s.stack.pop()
         p.tiles[plantations.kind(tile)] += 1
-        say(ev, "hacienda", f"{s.names[seat]} draws a {GOODS[plantations.kind(tile)]} plantation "
-            "with the hacienda.")
+        say(ev, "hacienda", lambda who=s.names[seat], tile=tile:
+            f"{who} draws a {GOODS[plantations.kind(tile)]} plantation with the hacienda.")
     if island_full(p) or not _ask_take(s, seat):
         s.turn += 1
         _turn(s, rng, ev)
@@ -74,7 +75,7 @@ def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
 def on_settle(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     p = s.players[seat]
     if not picks:
-        say(ev, "settle", f"{s.names[seat]} takes no plantation.")
+        say(ev, "settle", lambda who=s.names[seat]: f"{who} takes no plantation.")
     else:
         what = picks[0]
         if what == "quarry":
@@ -84,7 +85,8 @@ def on_settle(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
             k = GOODS.index(what)
             plantations.take_from_row(s.row, k)
         p.tiles[k] += 1
-        say(ev, "settle", f"{s.names[seat]} takes a {what}{'' if k == QUARRY else ' plantation'}.")
+        say(ev, "settle", lambda who=s.names[seat], what=what, k=k:
+            f"{who} takes a {what}{'' if k == QUARRY else ' plantation'}.")
         if occupied(p, HOSPICE) and colonist_available(s):
             s.pending = (seat, "hospice", (TILE_KINDS[k],), 0, 1)
             return
@@ -96,6 +98,7 @@ def on_hospice(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks:
         take_bonus_colonist(s)
         s.players[seat].worked[TILE_KINDS.index(picks[0])] += 1
-        say(ev, "hospice", f"{s.names[seat]} puts a colonist on the new {picks[0]} (hospice).")
+        say(ev, "hospice", lambda who=s.names[seat], tile=picks[0]:
+            f"{who} puts a colonist on the new {tile} (hospice).")
     s.turn += 1
     _turn(s, rng, ev)

@@ -2,10 +2,12 @@
 barrel while the trading house has room; a full house is emptied at the end."""
 from __future__ import annotations
 
+from games.events import say
+
 from .board import occupied, sale_price
 from .components import GOODS, OFFICE, TRADING_HOUSE_SPACES
 from .state import State
-from .words import count, say
+from .words import count
 
 
 def start(s: State, rng, ev: list) -> None:
@@ -52,8 +54,9 @@ def on_sell(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
         p.goods[good] -= 1
         p.doubloons += price
         s.house.append(good)
-        say(ev, "trade", f"{s.names[seat]} sells a {picks[0]} for {count(price, 'doubloon')}.")
+        say(ev, "trade", lambda who=s.names[seat], good=picks[0], price=price:
+            f"{who} sells a {good} for {count(price, 'doubloon')}.")
     else:
-        say(ev, "trade", f"{s.names[seat]} sells nothing.")
+        say(ev, "trade", lambda who=s.names[seat]: f"{who} sells nothing.")
     s.turn += 1
     _turn(s, ev)

@@ -6,6 +6,7 @@ VP chip totals are shown too (D15): every chip comes from a public load.
 from __future__ import annotations
 
 from games.choice import all_picks, pick_uniform
+from games.events import visible
 
 from . import mayor
 from .board import build_cost, city_used, occupied, sale_price
@@ -86,9 +87,7 @@ def _placing(s: State) -> str | None:
     return mayor.groups(s.players[s.pending[0]])[s.group][0]
 
 
-def visible_events(events: list[dict], seat: int | None) -> list[dict]:
-    """Every event is public; kept general so a private one would stay private."""
-    return [e for e in events if e["to"] is None or e["to"] == seat]
+visible_events = visible     # every event is public; kept general so a private one would stay private
 
 
 # ---------------------------------------------------------------- prompts

@@ -1,9 +1,5 @@
-"""Events and the few words they are made of. Every event is public: nothing is dealt privately."""
+"""The few words events are made of. Every event is public: nothing is dealt privately."""
 from __future__ import annotations
-
-
-def say(ev: list, kind: str, text: str) -> None:
-    ev.append({"type": kind, "to": None, "text": text})
 
 
 def count(k: int, what: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
+from games.events import Event, say
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
@@ -37,13 +38,14 @@ def card_name(s: State, card: int) -> str:
     return NAME[s.kinds[card]]
 
 
-def _names(s: State, cards) -> str:
-    kinds = s.kinds
+def _names(kinds: list, cards) -> str:
     return ", ".join([NAME[kinds[c]] for c in cards]) or "nothing"
 
 
-def _say(ev: list, kind: str, text: str, to: int | None = None) -> None:
-    ev.append({"type": kind, "to": to, "text": text})
+# Event words are written only when read (games/events.py). A lambda that writes them takes as
+# default values whatever may change before they are read (a loop's seat, the round, a list the
+# rules go on changing), so that it writes what was so when the event happened; the conformance
+# suite reads the words of random games at their end to hold every game to that.
 
 
 def _draw(s: State, rng) -> int | None:
@@ -83,9 +85,8 @@ def _give(s: State, seat: int, k: int, why: str, rng, ev: list) -> None:
     if not cards:
         return
     s.players[seat].hand.extend(cards)
-    who = s.names[seat]
-    _say(ev, "draw", f"{who} draws {len(cards)} card{'s' * (len(cards) != 1)} ({why}).")
-    _say(ev, "draw", f"You draw {_names(s, cards)} ({why}).", seat)
+    say(ev, "draw", lambda who=s.names[seat], n=len(cards): f"{who} draws {n} card{'s' * (n != 1)} ({why}).")
+    say(ev, "draw", lambda kinds=s.kinds, cards=cards: f"You draw {_names(kinds, cards)} ({why}).", seat)
 
 
 # _ORDERS[n][first]: the seats in clockwise turn order starting from `first`.
@@ -273,7 +274,7 @@ def _resolve_deal(s: State, rng, ev: list) -> None:
         gone = [c for c in p.hand if c not in keep]
         p.hand = list(keep)
         s.discard.extend(gone)
-        _say(ev, "discard", f"{s.names[seat]} keeps 4 cards and discards {len(gone)}.")
+        say(ev, "discard", lambda who=s.names[seat], n=len(gone): f"{who} keeps 4 cards and discards {n}.")
     s.answers = {}
     _begin_roles(s, rng, ev)
 
@@ -316,7 +317,7 @@ def _end_game(s: State, ev: list, why: str) -> None:
     s.pending = {}
     s.role = None
     s.chooser = None
-    _say(ev, "end", f"The game ends: {why}.")
+    say(ev, "end", f"The game ends: {why}.")
 
 
 def _next_role(s: State, rng, ev: list) -> None:
@@ -342,7 +343,7 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     s.roles_left.remove(role)
     s.taken.append((role, seat))
     s.role = role
-    _say(ev, "role", f"{s.names[seat]} chooses the {role}.")
+    say(ev, "role", lambda who=s.names[seat]: f"{who} chooses the {role}.")
     p = s.players[seat]
     if LIBRARY in p.active:
         if len(s.players) > 2:
@@ -362,7 +363,7 @@ def _on_library(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if picks[0] == "use":
         s.doubled = True
         s.players[seat].library_used = True
-        _say(ev, "library", f"{s.names[seat]} uses the library for this privilege.")
+        say(ev, "library", lambda who=s.names[seat]: f"{who} uses the library for this privilege.")
     _start_phase(s, rng, ev)
 
 
@@ -378,7 +379,7 @@ def _end_round(s: State, rng, ev: list) -> None:
     s.chooser = None
     s.doubled = False
     s.order = _turn_order(s, s.governor)
-    _say(ev, "round", f"Round {s.round}: {s.names[s.governor]} is governor.")
+    say(ev, "round", lambda n=s.round, who=s.names[s.governor]: f"Round {n}: {who} is governor.")
     _start_office(s, rng, ev)
 
 
@@ -398,7 +399,8 @@ def _resolve_office(s: State, rng, ev: list) -> None:
         for c in picks:
             p.hand.remove(c)
         s.discard.extend(picks)
-        _say(ev, "discard", f"You discard {_names(s, picks)} (office building).", seat)
+        say(ev, "discard", lambda kinds=s.kinds, picks=picks: f"You discard {_names(kinds, picks)} (office building).",
+            seat)
         _give(s, seat, len(picks), "office building", rng, ev)
     s.answers = {}
     _start_chapel(s, rng, ev)
@@ -417,8 +419,8 @@ def _resolve_chapel(s: State, rng, ev: list) -> None:
             p = s.players[seat]
             p.hand.remove(picks[0])
             p.chapel.append(picks[0])
-            _say(ev, "chapel", f"{s.names[seat]} puts a card under their chapel.")
-            _say(ev, "chapel", f"You put {card_name(s, picks[0])} under your chapel.", seat)
+            say(ev, "chapel", lambda who=s.names[seat]: f"{who} puts a card under their chapel.")
+            say(ev, "chapel", lambda card=card_name(s, picks[0]): f"You put {card} under your chapel.", seat)
     s.answers = {}
     _start_bank(s, rng, ev)
 
@@ -436,8 +438,9 @@ def _resolve_bank(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             p.bank.extend(picks)
-            _say(ev, "bank", f"{s.names[seat]} puts {len(picks)} card{'s' * (len(picks) != 1)} under their bank.")
-            _say(ev, "bank", f"You put {_names(s, picks)} under your bank.", seat)
+            say(ev, "bank", lambda who=s.names[seat], n=len(picks):
+                f"{who} puts {n} card{'s' * (n != 1)} under their bank.")
+            say(ev, "bank", lambda kinds=s.kinds, picks=picks: f"You put {_names(kinds, picks)} under your bank.", seat)
     s.answers = {}
     _start_limit(s, rng, ev)
 
@@ -455,9 +458,9 @@ def _resolve_limit(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             s.discard.extend(picks)
-            _say(ev, "discard", f"{s.names[seat]} discards {len(picks)} card{'s' * (len(picks) != 1)} "
-                 f"down to the hand limit of {hand_limit(s, p)}.")
-            _say(ev, "discard", f"You discard {_names(s, picks)}.", seat)
+            say(ev, "discard", lambda who=s.names[seat], n=len(picks), limit=hand_limit(s, p):
+                f"{who} discards {n} card{'s' * (n != 1)} down to the hand limit of {limit}.")
+            say(ev, "discard", lambda kinds=s.kinds, picks=picks: f"You discard {_names(kinds, picks)}.", seat)
     s.answers = {}
     _begin_roles(s, rng, ev)
 
@@ -572,7 +575,7 @@ def _avail(s: State, p: Player, card: int) -> int:
 
 def _on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     if not picks:
-        _say(ev, "build", f"{s.names[seat]} does not build.")
+        say(ev, "build", lambda who=s.names[seat]: f"{who} does not build.")
         s.turn += 1
         _build_turn(s, rng, ev)
         return
@@ -672,8 +675,6 @@ def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
     s.discard.extend(paid)
     for b in goods:
         s.discard.append(p.goods.pop(b))
-    who = s.names[seat]
-    text = f"{who} builds {_article(NAME[kind])}, paying {len(paid)} card{'s' * (len(paid) != 1)}"
     if cover is not None:
         # The covered building leaves play at once: its good is discarded, its function lost.
         p.city[p.city.index(cover)] = card
@@ -682,14 +683,14 @@ def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
         if lost is not None:
             s.discard.append(lost)
         p.active = frozenset(kinds[b] for b in p.city if b != card)
-        text += f", covering their {card_name(s, cover).lower()} with the crane"
     else:
         p.city.append(card)
-    if goods:
-        text += f" and {len(goods)} good{'s' * (len(goods) != 1)} at the black market"
-    _say(ev, "build", text + ".")
+    say(ev, "build", lambda who=s.names[seat], n=len(paid), covered=None if cover is None else NAME[kinds[cover]],
+        sold=len(goods): f"{who} builds {_article(NAME[kind])}, paying {n} card{'s' * (n != 1)}"
+        + (f", covering their {covered.lower()} with the crane" if covered else "")
+        + (f" and {sold} good{'s' * (sold != 1)} at the black market" if sold else "") + ".")
     if paid:
-        _say(ev, "build", f"You pay with {_names(s, paid)}.", seat)
+        say(ev, "build", lambda paid=paid: f"You pay with {_names(kinds, paid)}.", seat)
     # A building works from the phase after the one that built it, so the new card triggers nothing.
     if not PRODUCTION[kind] and CARPENTER in p.active:
         _give(s, seat, 1, "carpenter", rng, ev)
@@ -734,8 +735,8 @@ def _resolve_producer(s: State, rng, ev: list) -> None:
                 break
             p.goods[b] = good
             made.append(b)
-        what = " and ".join([GOODS[GOOD[s.kinds[b]]] for b in made]) or "nothing"
-        _say(ev, "produce", f"{s.names[seat]} produces {what}.")
+        say(ev, "produce", lambda who=s.names[seat], made=made, kinds=s.kinds:
+            f"{who} produces {' and '.join([GOODS[GOOD[kinds[b]]] for b in made]) or 'nothing'}.")
         if len(made) >= 2 and WELL in p.active:
             _give(s, seat, 1, "well", rng, ev)
     s.answers = {}
@@ -756,7 +757,7 @@ _TILE_TEXT = {tile: "The trading house pays " + ", ".join(f"{g} {v}" for g, v in
 def _start_trader(s: State, rng, ev: list) -> None:
     # The tile is turned and moved under the stack even when nobody sells.
     s.tiles_turned += 1
-    _say(ev, "tile", _TILE_TEXT[current_tile(s)])
+    say(ev, "tile", _TILE_TEXT[current_tile(s)])
     if not _open_stage(s, "sell"):
         _resolve_trader(s, rng, ev)
 
@@ -775,14 +776,15 @@ def _resolve_trader(s: State, rng, ev: list) -> None:
             earn += 1
         if len(picks) >= 2 and MARKET_STAND in p.active:
             earn += 1
-        sold = " and ".join(card_name(s, b).lower() for b in picks)
-        _say(ev, "sell", f"{s.names[seat]} sells the goods of their {sold}.")
+        say(ev, "sell", lambda who=s.names[seat], kinds=s.kinds, picks=picks:
+            f"{who} sells the goods of their {' and '.join(NAME[kinds[b]].lower() for b in picks)}.")
         goods = [p.goods.pop(b) for b in picks]
         if HARBOR in p.active:
             # One sold good a phase, the first, goes under the harbor instead of the discard pile,
             # face down without looking: nobody, the owner included, learns which card it is.
             p.harbor.append(goods.pop(0))
-            _say(ev, "harbor", f"{s.names[seat]} puts one of the sold goods face down under their harbor.")
+            say(ev, "harbor", lambda who=s.names[seat]:
+                f"{who} puts one of the sold goods face down under their harbor.")
         s.discard.extend(goods)
         _give(s, seat, earn, "trader", rng, ev)
     if not sold_any:
@@ -805,15 +807,15 @@ def _start_councillor(s: State, rng, ev: list) -> None:
                 good = _draw(s, rng)
                 if good is not None:
                     p.goods[office] = good
-                    _say(ev, "produce", f"{s.names[seat]}'s customs office receives a good.")
+                    say(ev, "produce", lambda who=s.names[seat]: f"{who}'s customs office receives a good.")
     s.stage = "council"
     pending = {}
     for seat in s.order:
         p = s.players[seat]
         cards = _draw_n(s, rng, council_draw(privilege(s, seat)))
         keep = council_keep(p.active)
-        _say(ev, "council", f"{s.names[seat]} draws {len(cards)} cards to keep {keep}.")
-        _say(ev, "council", f"You draw {_names(s, cards)}.", seat)
+        say(ev, "council", lambda who=s.names[seat], n=len(cards), keep=keep: f"{who} draws {n} cards to keep {keep}.")
+        say(ev, "council", lambda kinds=s.kinds, cards=tuple(cards): f"You draw {_names(kinds, cards)}.", seat)
         if ARCHIVE in p.active or len(cards) <= keep:
             p.hand.extend(cards)   # the archive discards from the whole hand
         else:
@@ -836,14 +838,14 @@ def _resolve_councillor(s: State, rng, ev: list) -> None:
             gone = [c for c in p.drawn if c not in picks]
             p.hand.extend(picks)
             p.drawn = []
-            _say(ev, "council", f"You keep {_names(s, picks)}.", seat)
+            say(ev, "council", lambda kinds=s.kinds, picks=picks: f"You keep {_names(kinds, picks)}.", seat)
         else:
             gone = list(picks)
             for c in picks:
                 p.hand.remove(c)
         s.discard.extend(gone)
-        _say(ev, "council", f"{s.names[seat]} discards {len(gone)} card{'s' * (len(gone) != 1)}.")
-        _say(ev, "council", f"You discard {_names(s, gone)}.", seat)
+        say(ev, "council", lambda who=s.names[seat], n=len(gone): f"{who} discards {n} card{'s' * (n != 1)}.")
+        say(ev, "council", lambda kinds=s.kinds, gone=gone: f"You discard {_names(kinds, gone)}.", seat)
     s.answers = {}
     _next_role(s, rng, ev)
 
@@ -860,16 +862,16 @@ def _start_prospector(s: State, rng, ev: list) -> None:
         if GOLD_MINE in p.active:
             cards = _draw_n(s, rng, 4)
             costs = [COST[kinds[c]] for c in cards]
-            shown = _names(s, cards)
             if cards and len(set(costs)) == len(costs):
                 kept = min(cards, key=lambda c: COST[kinds[c]])
                 p.hand.append(kept)
                 s.discard.extend(c for c in cards if c != kept)
-                _say(ev, "gold_mine", f"{who}'s gold mine turns up {shown}: all costs differ, "
-                     f"{who} keeps the {card_name(s, kept).lower()}.")
+                say(ev, "gold_mine", lambda who=who, cards=cards, kept=kept: f"{who}'s gold mine turns up "
+                    f"{_names(kinds, cards)}: all costs differ, {who} keeps the {NAME[kinds[kept]].lower()}.")
             else:
                 s.discard.extend(cards)
-                _say(ev, "gold_mine", f"{who}'s gold mine turns up {shown}: nothing is kept.")
+                say(ev, "gold_mine", lambda who=who, cards=cards:
+                    f"{who}'s gold mine turns up {_names(kinds, cards)}: nothing is kept.")
         if GOLDSMITH in p.active:
             card = _draw(s, rng)
             if card is not None:
@@ -877,12 +879,12 @@ def _start_prospector(s: State, rng, ev: list) -> None:
                 built = any(kinds[b] == kind for q in s.players for b in q.city)
                 if built:
                     s.discard.append(card)
-                    _say(ev, "goldsmith", f"{who}'s goldsmith turns up {_article(card_name(s, card))}, "
-                         "already built: discarded.")
+                    say(ev, "goldsmith", lambda who=who, kind=kind:
+                        f"{who}'s goldsmith turns up {_article(NAME[kind])}, already built: discarded.")
                 else:
                     p.hand.append(card)
-                    _say(ev, "goldsmith", f"{who}'s goldsmith turns up {_article(card_name(s, card))} "
-                         f"and {who} keeps it.")
+                    say(ev, "goldsmith", lambda who=who, kind=kind:
+                        f"{who}'s goldsmith turns up {_article(NAME[kind])} and {who} keeps it.")
     _next_role(s, rng, ev)
 
 
@@ -924,7 +926,7 @@ def to_act(s: State) -> list[int]:
     return sorted(s.pending)
 
 
-def apply(s: State, seat: int, action, rng) -> list[dict]:
+def apply(s: State, seat: int, action, rng) -> list[Event]:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
     with `to` None (everyone) or the one seat that may see it. Raises IllegalAction, changing
     nothing, when the decision is not allowed. The move [BACK], where the prompt offers it, goes
@@ -938,10 +940,12 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
         return []
-    picks = check_pick(action, *decision, why_not=lambda kind, value: _why_not(s, seat, kind, value),
-                       count=_wrong_count)
+    try:
+        picks = check_pick(action, *decision)
+    except IllegalAction as refusal:
+        raise _in_words(s, seat, decision, action, refusal) from None
     s.decisions += 1
-    ev: list[dict] = []
+    ev: list[Event] = []
     if s.stage in SIMULTANEOUS:
         del s.pending[seat]
         s.answers[seat] = picks
@@ -951,6 +955,18 @@ def apply(s: State, seat: int, action, rng) -> list[dict]:
         s.pending = {}
         _STEPS[decision[0]](s, seat, picks, rng, ev)
     return ev
+
+
+def _in_words(s: State, seat: int, decision: Decision, action, refusal: IllegalAction) -> IllegalAction:
+    """A refused pick in this decision's own words, where there are better ones than the generic
+    refusal: why the first value that is not an option is not, or how many picks it wants.
+    Worked out only once a pick is refused, so that a legal pick costs nothing more."""
+    kind, options, lo, hi = decision
+    if refusal.code == "not_an_option":
+        return _why_not(s, seat, kind, next(a for a in action if a not in options))
+    if refusal.code == "wrong_count":
+        return _wrong_count(kind, lo, hi, len(action))
+    return refusal
 
 
 def _wrong_count(kind: str, lo: int, hi: int, got: int) -> IllegalAction:

@@ -10,6 +10,7 @@ id: ids map to kinds through the public manifest.
 from __future__ import annotations
 
 from games.choice import all_picks, pick_uniform
+from games.events import visible
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
 from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
@@ -85,9 +86,7 @@ def view(s: State, seat: int | None = None) -> dict:
     return v
 
 
-def visible_events(events: list[dict], seat: int | None) -> list[dict]:
-    """The events a seat may see (a spectator, seat None, sees the public ones)."""
-    return [e for e in events if e["to"] is None or e["to"] == seat]
+visible_events = visible     # the events a seat may see, as every game has them
 
 
 # ---------------------------------------------------------------- prompts

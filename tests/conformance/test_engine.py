@@ -51,6 +51,20 @@ def test_same_seed_and_moves_same_game(game, table):
     assert game.dump(c) != game.dump(a), "another seed deals another game"
 
 
+def test_event_words_are_those_of_the_moment_they_happened(game, table):
+    """An engine may leave an event's words to be written when first read (games/events.py): read
+    right after its move or only once the game is over, they are the same words."""
+    players, options = table
+    _, moves, late = random_game(game, players, options, "words")
+    rng = local_streams("words")
+    s = game.setup([f"P{i}" for i in range(players)], options, rng)
+    at_once = []
+    for seat, action in moves:
+        at_once += [(e["type"], e["to"], e["text"]) for e in game.apply(s, seat, action, rng)]
+    assert [(e["type"], e["to"], e["text"]) for e in late] == at_once
+    assert all(type(e["text"]) is str and e["text"] for e in late)
+
+
 def test_dump_load_round_trip_and_independent_copies(game, table):
     players, options = table
     _, moves, _ = random_game(game, players, options, "dump")

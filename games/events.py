@@ -1,0 +1,65 @@
+"""What every game's events share: an event whose words are written only when someone reads them,
+and the events a seat may see.
+
+An engine reports what a move did as events {type, to, text}: `to` is None (everyone) or the one
+seat told. The server, an audit and a replay read the words of every event; a random playout, a
+search or a benchmark reads none, and writing them was a sixth of such a game's time. So an event
+keeps, instead of its words, the function that writes them (a lambda over the values of the
+moment, which the engine never changes afterwards) and calls it the first time its text is read.
+The words are the same whenever they are read.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+
+class Event:
+    """One event, read as a map: e["type"], e["to"], e["text"] (and as attributes). It equals the
+    plain map {type, to, text} with the same values; `visible` hands out plain maps, for sending."""
+
+    __slots__ = ("type", "to", "_text")
+
+    def __init__(self, type: str, to: int | None, text: str | Callable[[], str]) -> None:
+        self.type = type
+        self.to = to
+        self._text = text
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if not isinstance(text, str):
+            text = self._text = text()
+        return text
+
+    def __getitem__(self, key: str):
+        if key == "text":
+            return self.text
+        if key == "type":
+            return self.type
+        if key == "to":
+            return self.to
+        raise KeyError(key)
+
+    def as_dict(self) -> dict:
+        return {"type": self.type, "to": self.to, "text": self.text}
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Event):
+            other = other.as_dict()
+        return self.as_dict() == other
+
+    __hash__ = None     # equal to a map, which has no hash either
+
+    def __repr__(self) -> str:
+        return repr(self.as_dict())
+
+
+def say(ev: list, kind: str, text: str | Callable[[], str], to: int | None = None) -> None:
+    """Add an event to the move's list: `text` is its words, or a function of nothing that
+    writes them when they are first read."""
+    ev.append(Event(kind, to, text))
+
+
+def visible(events: list, seat: int | None) -> list[dict]:
+    """The events a seat may see (a spectator, seat None, sees the public ones), as plain maps."""
+    return [e.as_dict() for e in events if e.to is None or e.to == seat]

@@ -1,0 +1,43 @@
+"""Events whose words are written when first read (games/events.py)."""
+from __future__ import annotations
+
+import pytest
+
+from games.events import Event, say, visible
+from protocol.codec import as_received, pack
+
+
+def test_words_are_written_once_and_only_when_read():
+    written = []
+
+    def words():
+        written.append(1)
+        return "Ana chooses the builder."
+
+    ev = []
+    say(ev, "role", words)
+    assert written == [] and ev[0]["type"] == "role" and ev[0]["to"] is None
+    assert ev[0]["text"] == "Ana chooses the builder." and ev[0].text == "Ana chooses the builder."
+    assert written == [1]
+
+
+def test_an_event_equals_the_plain_map_and_reads_like_one():
+    e = Event("draw", 2, lambda: "You draw Well.")
+    plain = {"type": "draw", "to": 2, "text": "You draw Well."}
+    assert e == plain and plain == e and [e] == [plain] and e == Event("draw", 2, "You draw Well.")
+    assert e != {**plain, "text": "You draw Smithy."} and e != {**plain, "to": None}
+    with pytest.raises(KeyError):
+        e["seat"]
+
+
+def test_a_seat_sees_public_events_and_its_own_as_plain_maps_that_pack():
+    ev = []
+    say(ev, "draw", "Ana draws 1 card (trader).")
+    say(ev, "draw", lambda: "You draw Well (trader).", 0)
+    say(ev, "draw", lambda: "You draw Smithy (trader).", 1)
+    mine = visible(ev, 0)
+    assert mine == [{"type": "draw", "to": None, "text": "Ana draws 1 card (trader)."},
+                    {"type": "draw", "to": 0, "text": "You draw Well (trader)."}]
+    assert all(type(e) is dict for e in mine)
+    assert as_received(mine) == mine and pack(mine)
+    assert [e["text"] for e in visible(ev, None)] == ["Ana draws 1 card (trader)."]
