@@ -65,6 +65,7 @@ CLOSE_FLOODING = 4002            # over the command rate
 CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, unknown token
 CLOSE_TOO_MANY = 4004            # too many connections from one address
 CLOSE_REPLACED = 4005            # the seat token connected again elsewhere
+CLOSE_MOVED = 4006               # another server process of the cluster serves the table now: connect again
 CLOSE_SHUTDOWN = 1001
 
 _BIN, _STR, _INT, _LIST, _MAP, _BOOL = bytes, str, int, list, dict, bool

@@ -60,6 +60,7 @@ from protocol.signing import load_or_create
 from . import logs
 from .announce import Announcement, NotAnnounced
 from .cache import Resting
+from .cluster import Cluster
 from .conn import Conn, client_address
 from .deciders import Deciders
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
@@ -108,7 +109,10 @@ class Server:
         # the data directory keeps the server key either way; the tables live in the data
         # directory's SQLite file, or in the PostgreSQL database of a postgresql:// URL
         self.database = database
-        self.store: Store = SQLiteStore(self.data_dir, synchronous) if database == "sqlite" else PostgresStore(database)
+        self.store: Store = (SQLiteStore(self.data_dir, synchronous) if database == "sqlite"
+                             else PostgresStore(database, self.limits.lease))
+        # on PostgreSQL, the process keeps the leases of the tables it serves (server/cluster.py)
+        self.cluster = Cluster(self, self.store) if isinstance(self.store, PostgresStore) else None
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
@@ -147,8 +151,11 @@ class Server:
         self._lock()
         self.signer = load_or_create(self.data_dir)
         await self.store.open()
-        for row in await self.store.open_tables():
-            self._adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
+        if self.cluster is not None:
+            await self.cluster.start()    # the tables whose lease it takes, rebuilt by their tasks
+        else:
+            for row in await self.store.open_tables():
+                self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self.finished.load(await self.store.finished(LISTED_FINISHED))
         files = raise_file_limit(self.limits.max_connections + SPARE_FILES)
         if files < self.limits.max_connections + SPARE_FILES:
@@ -182,7 +189,7 @@ class Server:
                     table.post(Expire(idle))
             self.quotas.sweep(time.monotonic())
 
-    def _adopt(self, row: TableRow) -> Table:
+    def adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
         return self._in_use(Table(self, row))
 
@@ -202,15 +209,19 @@ class Server:
     def forget(self, table: Table) -> None:
         """A finished table nobody is at is no longer in use (called by the table's task): it
         rests, built, until it is asked for again or others push it out. A frozen one does not."""
+        self.out_of_use(table)
+        if table.core.broken:
+            return   # perhaps a read that failed once: rebuilt from the log when asked for again
+        self.finished.update(table.id, table.summary())
+        self.resting.put(table)
+
+    def out_of_use(self, table: Table) -> None:
+        """The table is no longer among those in use (it rests, or another process serves it)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         for s in table.seats:
             if s.token_hash and self.tokens.get(s.token_hash, (None,))[0] is table:
                 del self.tokens[s.token_hash]
-        if table.core.broken:
-            return   # perhaps a read that failed once: rebuilt from the log when asked for again
-        self.finished.update(table.id, table.summary())
-        self.resting.put(table)
 
     def in_memory(self, table_id: str) -> Table | None:
         """The table with this id if it is in use or resting (then it is in use again)."""
@@ -228,7 +239,7 @@ class Server:
             row = await self.store.finished_table(table_id)
             table = self.in_memory(table_id)  # someone else may have loaded it meanwhile
             if table is None and row is not None:
-                table = self._adopt(row)
+                table = self.adopt(row)
         return table
 
     async def _seat_of_token(self, token_hash: str) -> tuple[Table, int] | None:
@@ -261,6 +272,8 @@ class Server:
         if self._janitor is not None:
             self._janitor.cancel()
             self._janitor = None
+        if self.cluster is not None:
+            await self.cluster.stop()
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
             try:
@@ -347,6 +360,11 @@ class Server:
         if "token" in hello:
             token_hash = hash_token(hello["token"])
             seat = await self._seat_of_token(token_hash)
+            if seat is None and self.cluster is not None:
+                elsewhere = await self.cluster.served_elsewhere(token_hash)
+                if elsewhere is not None:
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {elsewhere} is served by another "
+                                                 "server process, or will be once its lease runs out: connect again")
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
         conn.push(wire.encode({"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
