@@ -109,6 +109,8 @@ SERVER = {
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
     "operator_tables": {"tables": (_LIST, True)},
     "operator_closed": {"table": (_STR, True)},
+    # Another server process of the same database serves the table: connect to `url` and ask again.
+    "redirect": {"url": (_STR, True), "table": (_STR, False)},
 }
 
 

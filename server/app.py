@@ -96,11 +96,12 @@ class Server:
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
                  operator_key: str | None = None, announce: str | None = None, database: str = "sqlite",
-                 **limit_overrides) -> None:
+                 public_url: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
+        self.public_url = public_url      # the address players reach it at, if not its own (a proxy, a name)
         self.announce = announce          # the name to announce on the local network (None: do not)
         self.announcement: Announcement | None = None
         self.not_announced: str | None = None             # why not, when it was asked for
@@ -168,6 +169,8 @@ class Server:
                                create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
+        if self.cluster is not None:
+            await self.cluster.run(self.public_url or self.url)
         if self.announce is not None:
             try:
                 self.announcement = await Announcement.start(self.announce, self.host, self.port,
@@ -363,7 +366,10 @@ class Server:
             if seat is None and self.cluster is not None:
                 elsewhere = await self.cluster.served_elsewhere(token_hash)
                 if elsewhere is not None:
-                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {elsewhere} is served by another "
+                    table_id, url = elsewhere
+                    if url:    # the process that serves it: the client goes there
+                        conn.push(wire.encode({"type": "redirect", "url": url, "table": table_id}))
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {table_id} is served by another "
                                                  "server process, or will be once its lease runs out: connect again")
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
@@ -417,6 +423,13 @@ class Server:
                 if refusal is not None:
                     return self._error(conn, "slow_down", refusal)
             table = await self.table(tid)
+            if table is None and self.cluster is not None:
+                url = await self.cluster.owner_url(tid)
+                if url:
+                    return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
+                if url == "":
+                    return self._error(conn, "moving", f"Table {tid} is being taken over by another server "
+                                                       "process; ask again in a few seconds.")
             if table is None:
                 return self._error(conn, "no_table", f"There is no table {tid!r}.")
             if conn.table is not None and conn.table is not table:  # stop watching the other table
@@ -466,9 +479,12 @@ class Server:
             table.broadcaster.send(c, frame)
 
     def listing(self) -> list[dict]:
-        """The open tables, oldest first, then the newest finished ones; from memory only."""
-        active = sorted((t for t in self.tables.values() if t.active), key=lambda t: t.created)
-        listed = [t.summary() for t in active]
+        """The open tables, oldest first (with a cluster, the other processes' too), then the
+        newest finished ones; from memory only."""
+        active = [(t.created, t.summary()) for t in self.tables.values() if t.active]
+        if self.cluster is not None:   # and those the other processes serve (a renewal old)
+            active += [(created, entry) for created, entry in self.cluster.elsewhere if entry["id"] not in self.tables]
+        listed = [entry for _, entry in sorted(active, key=lambda pair: pair[0])]
         for tid, entry in self.finished.entries():
             table = self.tables.get(tid)
             listed.append(table.summary() if table is not None else entry)
@@ -591,15 +607,15 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
     return context
 
 
-async def _serve(server: Server, public_url: str | None) -> int:
+async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     if server.database != "sqlite":
         print(f"database: {redacted(server.database)}", flush=True)
     print(f"listening on {server.url}", flush=True)
-    if public_url:
-        print(f"players join {public_url}", flush=True)
+    if server.public_url:
+        print(f"players join {server.public_url}", flush=True)
     if server.announcement is not None:
         print(f"announced on the local network as {server.announcement.name!r}", flush=True)
     elif server.not_announced is not None:
@@ -639,9 +655,10 @@ def main(settings: dict) -> int:
     # Players on the network hear the server as its machine's name (client/discover.py).
     announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
     server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
-                    announce=announce, database=settings["database"], **settings["limits"])
+                    announce=announce, database=settings["database"], public_url=settings["public_url"],
+                    **settings["limits"])
     try:
-        return asyncio.run(_serve(server, settings["public_url"]))
+        return asyncio.run(_serve(server))
     except RuntimeError as e:
         print(f"governor serve: {e}", file=sys.stderr)
         return 1

@@ -1,9 +1,12 @@
 """A server process among others on one PostgreSQL database: it keeps the leases of the tables it
-serves, hands over those it lost, and takes over those whose owner went away (server/leases.py).
+serves, hands over those it lost, takes over those whose owner went away (server/leases.py), and
+knows the open tables the others serve, for the lobby and for redirects.
 
-Every quarter of a lease it renews its leases, and stops serving any table whose lease it no
-longer holds (its clients are told to connect again, see Table.hand_over); then it takes over
-every open table whose lease expired and rebuilds it from its log. When the database cannot be
+Every quarter of a lease it renews its own row in `processes` (alive, at its public address) and
+its leases, and stops serving any table whose lease it no longer holds (its clients are told to
+connect again, see Table.hand_over); then it takes over every open table whose lease expired and
+rebuilds it from its log; then it reads the open tables of the others, which the lobby lists: a
+table created elsewhere is listed here within a renewal. When the database cannot be
 reached, it keeps trying; once its leases have run out unrenewed it stops serving their tables,
 as another process may serve them by then (fencing refuses its writes in any case).
 """
@@ -13,7 +16,10 @@ import asyncio
 import logging
 import time
 
+from protocol.signing import from_pem
+
 from .postgres_store import PostgresStore
+from .table_core import summary_of
 
 log = logging.getLogger("governor.server")
 
@@ -23,12 +29,22 @@ class Cluster:
         self.server = server
         self.store = store
         self.every = store.leases.seconds / 4
+        self.url = ""     # this process's public address, known once it listens
+        self.elsewhere: list[tuple[float, dict]] = []     # (created, lobby entry) of the others' open tables
         self._task: asyncio.Task | None = None
 
     async def start(self) -> None:
-        """Take over the tables no live process serves (all of them for the first process), then
-        keep the leases in the background."""
+        """Sign with the database's key; take over the tables no live process serves (all of them
+        for the first process). Before the server listens."""
+        pem = await self.store.server_key(self.server.signer.pem())
+        self.server.signer = from_pem(pem, "the database's server_key")
         await self._take_over()
+
+    async def run(self, url: str) -> None:
+        """Once the server listens at `url` (its public address): say so, and keep the leases in
+        the background."""
+        self.url = url
+        await self._renew()
         self._task = asyncio.get_running_loop().create_task(self._keep())
 
     async def stop(self) -> None:
@@ -39,23 +55,30 @@ class Cluster:
             except asyncio.CancelledError:
                 pass
             self._task = None
+            try:
+                await self.store.gone()
+            except Exception as e:   # it expires by itself
+                log.warning("could not say that this process stops: %s", e)
 
     async def _keep(self) -> None:
         renewed = time.monotonic()
         while True:
             await asyncio.sleep(self.every)
             try:
-                lost = await self.store.renew()
+                await self._renew()
                 renewed = time.monotonic()
-                for table_id in lost:
-                    self._hand_over(table_id, "its lease was taken over")
-                await self._take_over()
             except Exception as e:   # the database is away: try again; give up the tables in time
                 log.warning("the leases could not be renewed: %s", e)
                 if time.monotonic() - renewed >= self.store.leases.seconds:
                     for table_id in list(self.store.leases.held):
                         del self.store.leases.held[table_id]
                         self._hand_over(table_id, "its lease ran out unrenewed")
+
+    async def _renew(self) -> None:
+        for table_id in await self.store.renew(self.url):
+            self._hand_over(table_id, "its lease was taken over")
+        await self._take_over()
+        self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
 
     async def _take_over(self) -> None:
         for row in await self.store.take_expired():
@@ -65,10 +88,20 @@ class Cluster:
             log.info("table %s taken over (its lease had expired)", row.id, extra={"table": row.id})
             self.server.adopt(row).ensure_running()
 
-    async def served_elsewhere(self, token_hash: str) -> str | None:
-        """The open table of this seat token when another process serves it (or will, once its
-        lease runs out and one of them takes it over); None when no open table has the token."""
-        return await self.store.open_table_of_token(token_hash)
+    async def served_elsewhere(self, token_hash: str) -> tuple[str, str] | None:
+        """(table id, the address of the live process that serves it, or "" while its lease runs
+        out) of the open table of this seat token, when this process does not serve it; None
+        when no open table has the token."""
+        table_id = await self.store.open_table_of_token(token_hash)
+        if table_id is None:
+            return None
+        url = await self.store.owner_url(table_id)
+        return (table_id, url) if url is not None else None
+
+    async def owner_url(self, table_id: str) -> str | None:
+        """The address of the live process serving this open table; "" while its lease runs out;
+        None when no other process serves it."""
+        return await self.store.owner_url(table_id)
 
     def _hand_over(self, table_id: str, why: str) -> None:
         table = self.server.tables.get(table_id)

@@ -90,6 +90,19 @@ MIGRATIONS = [
     INSERT INTO leases (table_id, owner, epoch, expires)
         SELECT id, '', 0, '-infinity' FROM tables WHERE status NOT IN ('over', 'cancelled');
     """,
+    # 3: the server processes, each with the address its players reach it at, alive while it
+    # renews its row with its leases; the key every process of the database signs with.
+    """
+    CREATE TABLE processes (
+        id          TEXT PRIMARY KEY,            -- as leases.owner
+        url         TEXT NOT NULL,               -- its public address (ws:// or wss://)
+        expires     TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE server_key (
+        single      BOOLEAN PRIMARY KEY DEFAULT true CHECK (single),   -- one row
+        pem         BYTEA NOT NULL               -- the Ed25519 private key, PKCS#8 PEM
+    );
+    """,
 ]
 VERSION = len(MIGRATIONS)
 
@@ -158,12 +171,43 @@ class PostgresStore:
             if not queue[1]:
                 del self._order[table_id]   # nobody queues behind it: forget it
 
-    # -- leases (server/cluster.py keeps them)
+    # -- the cluster's (server/cluster.py)
 
-    async def renew(self) -> list[str]:
-        """Renew this process's leases; the tables it no longer holds."""
+    async def server_key(self, candidate: bytes) -> bytes:
+        """The key every process of this database signs with, in PEM: `candidate` if none was
+        stored yet (the first process's), else the one stored."""
         async with self._readers.acquire() as db:
+            await db.execute("INSERT INTO server_key (pem) VALUES ($1) ON CONFLICT DO NOTHING", candidate)
+            return await db.fetchval("SELECT pem FROM server_key")
+
+    async def renew(self, url: str) -> list[str]:
+        """This process is alive at `url`; renew its leases. The tables it no longer holds."""
+        async with self._readers.acquire() as db:
+            await db.execute("INSERT INTO processes (id, url, expires) VALUES ($1, $2, now() + make_interval(secs => $3))"
+                             " ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires",
+                             self.leases.owner, url, self.leases.seconds)
             return await self.leases.renew(db)
+
+    async def gone(self) -> None:
+        """This process stops: it is no longer alive (its leases run out by themselves)."""
+        async with self._readers.acquire() as db:
+            await db.execute("DELETE FROM processes WHERE id = $1", self.leases.owner)
+
+    async def open_elsewhere(self) -> list[TableRow]:
+        """The open tables other processes hold the lease of (or held it, until one takes it over)."""
+        return await self._tables(f"WHERE status NOT IN {FINISHED} AND id NOT IN (SELECT table_id FROM leases"
+                                  f" WHERE owner = $1) ORDER BY created", self.leases.owner)
+
+    async def owner_url(self, table_id: str) -> str | None:
+        """The address of the live process that serves this open table; "" when its lease has
+        run out (a process takes it over within a renewal); None when no other process serves it."""
+        row = await self._readers.fetchrow(
+            "SELECT l.expires > now() AND p.expires > now(), p.url FROM leases l"
+            " LEFT JOIN processes p ON p.id = l.owner WHERE l.table_id = $1 AND l.owner <> $2",
+            table_id, self.leases.owner)
+        if row is None:
+            return None
+        return row[1] if row[0] else ""
 
     async def take_expired(self) -> list[TableRow]:
         """Take over the open tables whose lease expired; their rows."""
@@ -223,8 +267,7 @@ class PostgresStore:
         return (row[0], row[1]) if row else None
 
     async def open_table_of_token(self, token_hash: str) -> str | None:
-        """The id of the open table a seat token's hash belongs to, or None (server/cluster.py:
-        a table another process serves)."""
+        """The id of the open table a seat token's hash belongs to, or None."""
         return await self._readers.fetchval(
             f"SELECT k.table_id FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
             f" WHERE k.token_hash = $1 AND t.status NOT IN {FINISHED}", token_hash)

@@ -127,7 +127,8 @@ SETTINGS = (
     Setting("key", None, str, "the certificate's private key, if it is in a file of its own", path=True,
             metavar="FILE"),
     Setting("public_url", None, str, "the address players join, when it is not the one the server listens "
-            "on (a TLS proxy in front, a name): printed at start", _url, metavar="URL"),
+            "on (a TLS proxy in front, a name): printed at start, and where the other processes on its "
+            "PostgreSQL database send the players of its tables", _url, metavar="URL"),
     Setting("log_format", "text", str, "the log on stderr: text lines, or json (one object a line)",
             _log_format, metavar="text|json"),
     Setting("announce", True, bool, "announce the server on the local network, so that `governor join` "

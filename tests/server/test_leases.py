@@ -61,7 +61,7 @@ async def test_a_process_whose_lease_was_taken_over_cannot_commit(database, proc
     await second.append("t1", 1, "act", 0, {"n": "second"})
     assert [r.data for r in await second.log("t1")] == [{"n": 0}, {"n": "second"}]
     assert (await second.open_tables())[0].status == "playing"
-    assert await first.renew() == [] and await second.renew() == []
+    assert await first.renew("ws://127.0.0.1:1") == [] and await second.renew("ws://127.0.0.1:1") == []
 
 
 async def test_a_lease_that_ran_out_unrenewed_refuses_the_write_even_with_no_other_owner(database, processes):
@@ -70,7 +70,7 @@ async def test_a_lease_that_ran_out_unrenewed_refuses_the_write_even_with_no_oth
     await expire(database, "t1")
     with pytest.raises(LeaseLost):
         await first.update_seats("t1", row("t1").seats)
-    assert await first.renew() == []     # it knows the table is no longer its own
+    assert await first.renew("ws://127.0.0.1:1") == []     # it knows the table is no longer its own
 
 
 async def test_renewing_keeps_the_leases_and_names_those_taken_over(database, processes):
@@ -80,11 +80,11 @@ async def test_renewing_keeps_the_leases_and_names_those_taken_over(database, pr
     for _ in range(3):                   # three lease lengths, renewed every quarter of one
         for _ in range(4):
             await asyncio.sleep(0.25)
-            assert await first.renew() == []
+            assert await first.renew("ws://127.0.0.1:1") == []
     assert await second.take_expired() == []
     await expire(database, "t2")
     await second.take_expired()
-    assert await first.renew() == ["t2"]
+    assert await first.renew("ws://127.0.0.1:1") == ["t2"]
     await first.append("t1", 0, "act", 0, {})     # t1 is still its own
 
 
