@@ -427,9 +427,9 @@ class Server:
                 url = await self.cluster.owner_url(tid)
                 if url:
                     return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
-                if url == "":
-                    return self._error(conn, "moving", f"Table {tid} is being taken over by another server "
-                                                       "process; ask again in a few seconds.")
+                if url == "":   # its lease ran out: a process takes it over within a renewal
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
+                                                 "another server process: connect again")
             if table is None:
                 return self._error(conn, "no_table", f"There is no table {tid!r}.")
             if conn.table is not None and conn.table is not table:  # stop watching the other table

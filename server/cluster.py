@@ -70,8 +70,7 @@ class Cluster:
             except Exception as e:   # the database is away: try again; give up the tables in time
                 log.warning("the leases could not be renewed: %s", e)
                 if time.monotonic() - renewed >= self.store.leases.seconds:
-                    for table_id in list(self.store.leases.held):
-                        del self.store.leases.held[table_id]
+                    for table_id in self.store.leases.drop_all():
                         self._hand_over(table_id, "its lease ran out unrenewed")
 
     async def _renew(self) -> None:

@@ -64,6 +64,11 @@ class Leases:
         """... once that write has committed."""
         self.held.pop(table_id, None)
 
+    def drop_all(self) -> list[str]:
+        """Forget every lease held (they ran out unrenewed); the ids of their tables."""
+        ids, self.held = list(self.held), {}
+        return ids
+
     async def renew(self, db: asyncpg.Connection) -> list[str]:
         """Push back the expiry of every lease this process holds; the ids of the tables it
         thought it held and no longer does (taken over, or finished meanwhile)."""

@@ -17,7 +17,7 @@ import pytest
 from protocol import record
 from protocol.verify import verify
 
-from tests.client.live import bot_seat, outcome
+from tests.client.live import bot_seat, governor, outcome
 
 from .rawclient import Raw
 
@@ -130,6 +130,7 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
     # both players come in through A and are sent on to B, the table's owner
     players = [bot_seat(a.url, tmp_path / name, "--table", table, "--name", name, "--think", "0.02")
                for name in ("Ana", "Bo")]
+    watcher = governor("watch", c.url, table, "--data-dir", str(tmp_path / "watcher"))   # sent on to B too
     assert await owner(database, table) == b.url
     await log_rows(database, table, at_least=30)     # well into the match
     b.kill()
@@ -152,6 +153,13 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
         report = verify(record.read(r["record"]))
         assert report.ok and report.scores == r["scores"]
     assert results[0]["game_id"] == results[1]["game_id"] and results[0]["scores"] == results[1]["scores"]
+    try:
+        out, err = await loop.run_in_executor(None, lambda: watcher.communicate(timeout=20))
+    except subprocess.TimeoutExpired:
+        watcher.kill()
+        out, err = watcher.communicate()
+        raise AssertionError(out[-3000:] + err[-3000:])
+    assert watcher.returncode == 0 and "VERIFIED, the public part:" in out, (out, err)
     # every accepted move once: the log has no gap (read checks it) and replays to what both verified
     db = await asyncpg.connect(database)
     ns = [r[0] for r in await db.fetch("SELECT n FROM log WHERE table_id = $1 ORDER BY n", table)]
