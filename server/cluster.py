@@ -65,10 +65,11 @@ class Cluster:
         while True:
             await asyncio.sleep(self.every)
             try:
-                await self._renew()
+                # a renewal that hangs (a database unreachable, or locked) is one that failed
+                await asyncio.wait_for(self._renew(), self.every)
                 renewed = time.monotonic()
             except Exception as e:   # the database is away: try again; give up the tables in time
-                log.warning("the leases could not be renewed: %s", e)
+                log.warning("the leases could not be renewed: %r", e)
                 if time.monotonic() - renewed >= self.store.leases.seconds:
                     for table_id in self.store.leases.drop_all():
                         self._hand_over(table_id, "its lease ran out unrenewed")

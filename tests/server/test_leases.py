@@ -160,3 +160,22 @@ async def test_a_server_whose_lease_is_taken_stops_serving_the_table_and_announc
     with pytest.raises(Closed) as refused:     # its players are sent on, not refused
         await players[0].resume()
     assert refused.value.code == wire.CLOSE_MOVED and table in refused.value.reason
+
+
+async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_in_time(make_server, database):
+    server = await make_server(database=database, lease=1.0)
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    ana = SeatPlayer(server.url, table, "Ana", seed=0)
+    await ana.sit()
+    db = await asyncpg.connect(database)
+    tx = db.transaction()
+    await tx.start()
+    await db.execute("LOCK TABLE processes IN ACCESS EXCLUSIVE MODE")   # every renewal now hangs
+    try:
+        code, _ = await ana.raw.closed(timeout=5)
+    finally:
+        await tx.rollback()
+        await db.close()
+    assert code == wire.CLOSE_MOVED and table not in server.tables
