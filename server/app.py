@@ -286,6 +286,8 @@ class Server:
             self._ws = None
         for table in list(self.tables.values()):
             await table.stop()
+        if self.cluster is not None:
+            await self.cluster.release()
         self.deciders.shutdown()
         self.replayer.shutdown(wait=True)
         await self.store.close()
@@ -365,6 +367,10 @@ class Server:
             seat = await self._seat_of_token(token_hash)
             if seat is None and self.cluster is not None:
                 elsewhere = await self.cluster.served_elsewhere(token_hash)
+                if elsewhere is not None and not elsewhere[1]:   # its lease ran out: this process takes it now
+                    await self.cluster.take_over()
+                    seat = await self._seat_of_token(token_hash)
+                    elsewhere = None if seat is not None else await self.cluster.served_elsewhere(token_hash)
                 if elsewhere is not None:
                     table_id, url = elsewhere
                     if url:    # the process that serves it: the client goes there
@@ -425,9 +431,13 @@ class Server:
             table = await self.table(tid)
             if table is None and self.cluster is not None:
                 url = await self.cluster.owner_url(tid)
+                if url == "":   # its lease ran out: this process takes it now
+                    await self.cluster.take_over()
+                    table = await self.table(tid)
+                    url = None if table is not None else await self.cluster.owner_url(tid)
                 if url:
                     return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
-                if url == "":   # its lease ran out: a process takes it over within a renewal
+                if url == "":   # taken by another process meanwhile, or not yet readable
                     return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
                                                  "another server process: connect again")
             if table is None:

@@ -38,7 +38,7 @@ class Cluster:
         for the first process). Before the server listens."""
         pem = await self.store.server_key(self.server.signer.pem())
         self.server.signer = from_pem(pem, "the database's server_key")
-        await self._take_over()
+        await self.take_over()
 
     async def run(self, url: str) -> None:
         """Once the server listens at `url` (its public address): say so, and keep the leases in
@@ -48,6 +48,7 @@ class Cluster:
         self._task = asyncio.get_running_loop().create_task(self._keep())
 
     async def stop(self) -> None:
+        """Keep the leases no more (the server is stopping): no table is taken over meanwhile."""
         if self._task is not None:
             self._task.cancel()
             try:
@@ -55,10 +56,13 @@ class Cluster:
             except asyncio.CancelledError:
                 pass
             self._task = None
-            try:
-                await self.store.gone()
-            except Exception as e:   # it expires by itself
-                log.warning("could not say that this process stops: %s", e)
+
+    async def release(self) -> None:
+        """Once the server's tables are stopped: let them go at once, for the others to take."""
+        try:
+            await self.store.gone()
+        except Exception as e:   # they run out by themselves
+            log.warning("could not let go of this process's tables: %r", e)
 
     async def _keep(self) -> None:
         renewed = time.monotonic()
@@ -77,10 +81,12 @@ class Cluster:
     async def _renew(self) -> None:
         for table_id in await self.store.renew(self.url):
             self._hand_over(table_id, "its lease was taken over")
-        await self._take_over()
+        await self.take_over()
         self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
 
-    async def _take_over(self) -> None:
+    async def take_over(self) -> None:
+        """Serve every open table whose lease has expired: at every renewal, and at once when a
+        client asks for one."""
         for row in await self.store.take_expired():
             if row.id in self.server.tables:   # still here from before its lease ran out: build it anew
                 self.server.tables[row.id].hand_over()

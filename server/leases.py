@@ -64,6 +64,11 @@ class Leases:
         """... once that write has committed."""
         self.held.pop(table_id, None)
 
+    async def release(self, db: asyncpg.Connection) -> None:
+        """This process stops serving its tables: their leases expire now, for others to take."""
+        await db.execute("UPDATE leases SET expires = '-infinity' WHERE owner = $1", self.owner)
+        self.held = {}
+
     def drop_all(self) -> list[str]:
         """Forget every lease held (they ran out unrenewed); the ids of their tables."""
         ids, self.held = list(self.held), {}
@@ -72,23 +77,28 @@ class Leases:
     async def renew(self, db: asyncpg.Connection) -> list[str]:
         """Push back the expiry of every lease this process holds; the ids of the tables it
         thought it held and no longer does (taken over, or finished meanwhile)."""
+        # only those it holds (see hold)
         rows = await db.fetch("UPDATE leases SET expires = now() + make_interval(secs => $2)"
-                              " WHERE owner = $1 AND expires > now() RETURNING table_id, epoch",
-                              self.owner, self.seconds)
+                              " WHERE owner = $1 AND table_id = ANY($3) AND expires > now() RETURNING table_id, epoch",
+                              self.owner, self.seconds, list(self.held))
         still = {r["table_id"]: r["epoch"] for r in rows}
         lost = [tid for tid, epoch in self.held.items() if still.get(tid) != epoch]
         for tid in lost:
             del self.held[tid]
         return lost
 
-    async def take_expired(self, db: asyncpg.Connection) -> list[str]:
-        """Take over every expired lease of an open table (a new epoch each); their table ids.
-        Two processes at it together never take the same one: the second one's UPDATE waits for
-        the first's row lock, then finds the lease no longer expired."""
+    async def take_expired(self, db: asyncpg.Connection) -> dict[str, int]:
+        """Take over every expired lease of an open table (a new epoch each): table id -> epoch,
+        held once `hold` is told (when the tables are read, and about to be served). Two processes
+        at it together never take the same one: the second one's UPDATE waits for the first's row
+        lock, then finds the lease no longer expired."""
         rows = await db.fetch(
             "UPDATE leases l SET owner = $1, epoch = l.epoch + 1, expires = now() + make_interval(secs => $2)"
             " FROM tables t WHERE t.id = l.table_id AND t.status NOT IN ('over', 'cancelled')"
             " AND l.expires <= now() RETURNING l.table_id, l.epoch", self.owner, self.seconds)
-        for r in rows:
-            self.held[r["table_id"]] = r["epoch"]
-        return [r["table_id"] for r in rows]
+        return {r["table_id"]: r["epoch"] for r in rows}
+
+    def hold(self, taken: dict[str, int]) -> None:
+        """These leases are this process's now, renewed and checked by its writes. (A takeover
+        cut short before this leaves leases that run out unrenewed, and are taken again.)"""
+        self.held.update(taken)

@@ -189,9 +189,11 @@ class PostgresStore:
             return await self.leases.renew(db)
 
     async def gone(self) -> None:
-        """This process stops: it is no longer alive (its leases run out by themselves)."""
+        """This process stops, its tables stopped: it is no longer alive, and its leases are free."""
         async with self._readers.acquire() as db:
-            await db.execute("DELETE FROM processes WHERE id = $1", self.leases.owner)
+            async with db.transaction():
+                await db.execute("DELETE FROM processes WHERE id = $1", self.leases.owner)
+                await self.leases.release(db)
 
     async def open_elsewhere(self) -> list[TableRow]:
         """The open tables other processes hold the lease of (or held it, until one takes it over)."""
@@ -213,7 +215,11 @@ class PostgresStore:
         """Take over the open tables whose lease expired; their rows."""
         async with self._readers.acquire() as db:
             taken = await self.leases.take_expired(db)
-        return await self._tables("WHERE id = ANY($1) ORDER BY created", taken) if taken else []
+        if not taken:
+            return []
+        rows = await self._tables("WHERE id = ANY($1) ORDER BY created", list(taken))
+        self.leases.hold(taken)
+        return rows
 
     # -- writes
 

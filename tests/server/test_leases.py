@@ -179,3 +179,22 @@ async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_
         await tx.rollback()
         await db.close()
     assert code == wire.CLOSE_MOVED and table not in server.tables
+
+
+async def test_a_server_stopped_cleanly_lets_its_tables_go_at_once(make_server, database, tmp_path):
+    first = await make_server(database=database, data_dir=tmp_path / "first")
+    lobby = await Raw.connect(first.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    second = await make_server(database=database, data_dir=tmp_path / "second")
+    assert table not in second.tables
+    await first.stop()
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT expires < now() FROM leases WHERE table_id = $1", table)
+    assert await db.fetchval("SELECT count(*) FROM processes") == 1          # the second alone
+    await db.close()
+    # a client asking the second for the table has it served there at once, 8 s before the lease would run out
+    raw = await Raw.connect(second.url)
+    await raw.send({"type": "watch", "table": table})
+    assert (await raw.expect("status"))["table"] == table and table in second.tables
+    await raw.close()
