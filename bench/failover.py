@@ -69,23 +69,33 @@ async def rows(db, table: str) -> int:
 async def round_(database: str, a_url: str, b_url: str, victim: subprocess.Popen, tables: int,
                  folder: Path) -> dict:
     ids = [await create(b_url) for _ in range(tables)]
+    folder.mkdir(parents=True)
     clients = [subprocess.Popen([sys.executable, "-m", "client", "join", a_url, "--table", t, "--bot", "random",
                                  "--no-input", "--json", "--pace", "0", "--think", "0.05", "--data-dir",
                                  str(folder / t)], cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True) for t in ids]
+                                stderr=open(folder / f"{t}.err", "w"), text=True) for t in ids]
     db = await asyncpg.connect(database)
     try:
         while min([await rows(db, t) for t in ids]) < 20:     # every match well under way
             await asyncio.sleep(0.05)
-        before = {t: await rows(db, t) for t in ids}
+        victim_id = await db.fetchval("SELECT owner FROM leases WHERE table_id = $1", ids[0])
         victim.send_signal(signal.SIGKILL)
         killed = time.monotonic()
         victim.wait()
+        # A table accepts moves again when its new owner commits one: the log grows after its
+        # lease changed hands (from then on only the new owner can commit: server/leases.py).
+        taken: dict[str, int] = {}     # table -> its log rows when its lease was seen taken
         back: dict[str, float] = {}
         while len(back) < len(ids) and time.monotonic() - killed < 120:
             for t in ids:
-                if t not in back and await rows(db, t) > before[t]:
+                if t in back:
+                    continue
+                owner, n = await db.fetchrow("SELECT (SELECT owner FROM leases WHERE table_id = $1),"
+                                             " (SELECT count(*) FROM log WHERE table_id = $1)", t)
+                if t in taken and n > taken[t] or owner is None:   # None: finished since
                     back[t] = time.monotonic() - killed
+                elif t not in taken and owner != victim_id:
+                    taken[t] = n
             await asyncio.sleep(0.02)
         outcomes = []
         for c in clients:
@@ -97,6 +107,8 @@ async def round_(database: str, a_url: str, b_url: str, victim: subprocess.Popen
             ns = [r[0] for r in await db.fetch("SELECT n FROM log WHERE table_id = $1 ORDER BY n", t)]
             if ns != list(range(len(ns))) or not (o.get("verified") and o.get("finished")):
                 bad += 1
+                print(f"table {t}: log rows {len(ns)}, client said: {o}; its last lines:\n"
+                      + "".join((folder / f"{t}.err").read_text().splitlines(True)[-15:]), file=sys.stderr)
         return {"back": list(back.values()), "never_back": len(ids) - len(back), "bad": bad}
     finally:
         await db.close()

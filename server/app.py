@@ -367,7 +367,7 @@ class Server:
             seat = await self._seat_of_token(token_hash)
             if seat is None and self.cluster is not None:
                 elsewhere = await self.cluster.served_elsewhere(token_hash)
-                if elsewhere is not None and not elsewhere[1]:   # its lease ran out: this process takes it now
+                if elsewhere is not None and not elsewhere[1]:   # it moves: this process takes it, if it is free
                     await self.cluster.take_over()
                     seat = await self._seat_of_token(token_hash)
                     elsewhere = None if seat is not None else await self.cluster.served_elsewhere(token_hash)
@@ -431,13 +431,13 @@ class Server:
             table = await self.table(tid)
             if table is None and self.cluster is not None:
                 url = await self.cluster.owner_url(tid)
-                if url == "":   # its lease ran out: this process takes it now
+                if url == "":   # it moves: this process takes it, if it is free
                     await self.cluster.take_over()
                     table = await self.table(tid)
                     url = None if table is not None else await self.cluster.owner_url(tid)
                 if url:
                     return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
-                if url == "":   # taken by another process meanwhile, or not yet readable
+                if url == "":   # another process took it first, or this one is still reading it
                     return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
                                                  "another server process: connect again")
             if table is None:

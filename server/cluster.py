@@ -95,9 +95,9 @@ class Cluster:
             self.server.adopt(row).ensure_running()
 
     async def served_elsewhere(self, token_hash: str) -> tuple[str, str] | None:
-        """(table id, the address of the live process that serves it, or "" while its lease runs
-        out) of the open table of this seat token, when this process does not serve it; None
-        when no open table has the token."""
+        """(table id, the address of the live process that serves it, or "" while it moves) of
+        the open table of this seat token, which this process does not have in memory; None when
+        no open table has the token."""
         table_id = await self.store.open_table_of_token(token_hash)
         if table_id is None:
             return None
@@ -105,8 +105,9 @@ class Cluster:
         return (table_id, url) if url is not None else None
 
     async def owner_url(self, table_id: str) -> str | None:
-        """The address of the live process serving this open table; "" while its lease runs out;
-        None when no other process serves it."""
+        """The address of the live process serving this open table, which this process does not
+        have in memory; "" while it moves (its lease ran out, or this process is taking it over);
+        None when it is no open table."""
         return await self.store.owner_url(table_id)
 
     def _hand_over(self, table_id: str, why: str) -> None:

@@ -202,14 +202,15 @@ class PostgresStore:
 
     async def owner_url(self, table_id: str) -> str | None:
         """The address of the live process that serves this open table; "" when its lease has
-        run out (a process takes it over within a renewal); None when no other process serves it."""
+        run out (a process takes it over within a renewal) or this process has just taken it
+        (and is still reading it); None when it is no open table."""
         row = await self._readers.fetchrow(
-            "SELECT l.expires > now() AND p.expires > now(), p.url FROM leases l"
-            " LEFT JOIN processes p ON p.id = l.owner WHERE l.table_id = $1 AND l.owner <> $2",
+            "SELECT l.owner = $2 OR l.expires <= now() OR p.expires IS NULL OR p.expires <= now(), p.url"
+            " FROM leases l LEFT JOIN processes p ON p.id = l.owner WHERE l.table_id = $1",
             table_id, self.leases.owner)
         if row is None:
             return None
-        return row[1] if row[0] else ""
+        return "" if row[0] else row[1]
 
     async def take_expired(self) -> list[TableRow]:
         """Take over the open tables whose lease expired; their rows."""
