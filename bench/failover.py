@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from protocol import wire  # noqa: E402
 
 FAST = ["rate=10000", "burst=10000", "conn_rate=10000", "conn_burst=10000", "tables_per_addr=1000",
-        "tables_per_window=1000", "max_tables=1000"]
+        "tables_per_window=1000", "max_tables=1000", "watch_rate=10000", "watch_burst=10000"]
 
 
 def serve(data_dir: Path, database: str, lease: float) -> tuple[subprocess.Popen, str]:

@@ -113,6 +113,7 @@ def seed_database(data_dir: Path, finished: int, replayable: int) -> list[str]:
         tokens += [(s["token_hash"], tid, i) for i, s in enumerate(seats)]
     db.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tables)
     db.executemany("INSERT INTO seat_tokens VALUES (?, ?, ?)", tokens)
+    db.execute("DELETE FROM seat_tokens_noted")     # indexed just above, as the store itself does
     packed = [(n, kind, seat, pack(data)) for n, (kind, seat, data) in enumerate(rows)]
     db.executemany("INSERT INTO log VALUES (?, ?, ?, ?, ?)",
                    ((tid, n, kind, seat, data) for tid in ids[-replayable:] for n, kind, seat, data in packed))

@@ -2,6 +2,7 @@
 saying why the line does not fit the question. Shared by every screen that asks one."""
 from __future__ import annotations
 
+from games.choice import BACK
 from games.errors import Refused
 
 from .render import plural
@@ -9,6 +10,8 @@ from .render import plural
 QUIT_WORDS = ("q", "quit", "exit")
 # Words that pick nothing, as an empty line does, where picking nothing is allowed.
 NONE_WORDS = ("none", "pass", "-")
+# Words that go back to the first step of a decision asked in steps, where the prompt offers it.
+BACK_WORDS = ("b", "back")
 
 
 class BadAnswer(Refused):
@@ -35,6 +38,14 @@ def _need(lo: int, hi: int) -> str:
     if lo == 0:
         return f"at most {plural(hi, 'option')}"
     return f"between {lo} and {hi} options"
+
+
+def going_back(prompt: dict) -> list:
+    """The move back, for a line of BACK_WORDS; BadAnswer when the prompt does not offer it."""
+    if not prompt.get("back"):
+        raise BadAnswer("no_back", "There is nothing to go back to in this question: back is offered "
+                        "from the second step of a decision asked in steps.")
+    return [BACK]
 
 
 def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:

@@ -3,8 +3,9 @@
 With no address, it listens for a moment for servers announcing themselves on the local network
 (`governor serve`, `governor play --host 0.0.0.0`), lists them and lets you pick one.
 
-Interactive: a lobby (the tables, create one, sit with a name, or watch one), then the game on
-this screen — board, cities, your hand, the log, the question with numbered options — with the
+Interactive: a lobby (the tables, create one, sit with a name, or watch one; on the full screen
+when input and output are a terminal, in plain lines otherwise), then the game on this screen —
+board, cities, your hand, the log, the question with numbered options — with the
 connection's state and who is connected. A dropped connection is retried by itself; a client
 that was closed mid-game resumes its seat when started again with `--table ID` (the seat is
 saved in the data directory).
@@ -170,15 +171,19 @@ async def interactive(args) -> int:
             return await _seat(args, url, session, keyboard, colour)
     link = await open_link(url, rate=args.pace, cafile=args.cafile)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
+    seated = None
     try:
         name = args.name
         if args.table:
             what, table = "sit", args.table
         elif args.create:     # the table the flags describe, made once its creator has a name
-            name = name or await ask_name(keyboard)
+            name = name or await ask_name(None if fullscreen.wanted(args.plain) else keyboard)
             what, table = "sit", await link.create(args.create, args.seats, args.bots, args.options,
                                                    levels=args.levels)
             print(f"Created table {table}: {describe_created(args)}.")
+        elif fullscreen.wanted(args.plain):
+            choice = await fullscreen.lobby(link, args.data_dir, args.name)
+            what, table, seated = choice.kind, choice.table, choice.session    # it sits down itself
         else:
             what, table, name = await lobby(link, keyboard, args.data_dir, args.name)
     except EOFError:
@@ -191,15 +196,19 @@ async def interactive(args) -> int:
     if what == "quit":
         await link.close()
         return 0
+    if seated is not None:
+        return await _seat(args, url, seated, keyboard, colour, link)
     if what == "resume":
         await link.close()
         session = SeatSession.find(args.data_dir, url, table)
         return await _seat(args, url, session, keyboard, colour)
     if what == "watch":
+        if fullscreen.wanted(args.plain):
+            return await fullscreen.watch_table(link, table, args.data_dir, patience=args.patience)
         return await watch_table(link, table, args.data_dir, colour=colour, patience=args.patience)
     while True:
         try:
-            name = name or await ask_name(keyboard)
+            name = name or await ask_name(None if fullscreen.wanted(args.plain) else keyboard)
             session = await sit(link, table, name, args.data_dir)
             break
         except ServerRefused as e:

@@ -14,7 +14,7 @@ from .answers import QUIT_WORDS, number_in
 from .link import Link, ServerRefused
 from .render import describe_table
 from .session import SeatSession
-from .terminal import Keyboard
+from .terminal import Keyboard, ask_once
 
 
 NAME_LENGTH = 20
@@ -29,11 +29,15 @@ def player_name(text: str) -> str:
     return name
 
 
-async def ask_name(keyboard: Keyboard, default: str = "Player") -> str:
-    """A name typed until it is one the server takes: a bad one is explained and asked again."""
+async def ask_name(keyboard: Keyboard | None, default: str = "Player") -> str:
+    """A name typed until it is one the server takes: a bad one is explained and asked again.
+    Without a keyboard, each line is read by a reader that stops once answered (ask_once), so
+    that the full-screen table that follows gets every key."""
     while True:
         try:
-            return player_name(await ask(keyboard, "Your name", default))
+            typed = (await ask(keyboard, "Your name", default) if keyboard is not None else
+                     (await ask_once(f"Your name [{default}]: ")).strip() or default)
+            return player_name(typed)
         except argparse.ArgumentTypeError as e:
             print(f"{str(e)[0].upper()}{str(e)[1:]}: please type another.")
 
@@ -72,26 +76,69 @@ async def ask(keyboard: Keyboard, question: str, default: str = "") -> str:
     return answer or default
 
 
-async def _ask_yes(keyboard: Keyboard, question: str, default: bool = False) -> bool:
-    answer = (await ask(keyboard, f"{question} ({'Y/n' if default else 'y/N'})")).lower()
-    return answer in ("y", "yes") if answer else default
-
-
-async def _ask_number(keyboard: Keyboard, question: str, lo: int, hi: int, default: int) -> int:
+async def ask_choice(keyboard: Keyboard, question: str, choices: list[str], default: int,
+                     about: list[str] | None = None) -> int:
+    """One question of the create dialog in plain lines: the index of the choice typed (its
+    name, or the first letters of one, or, when no choice is a number, its number in the list),
+    asked again until it is one of them; Enter takes the default."""
+    if about:
+        for choice, text in zip(choices, about):
+            print(f"  {choice}: {text}")
+    numbered = not any(c.isdigit() for c in choices)
+    shown = ", ".join(f"{i}. {c}" if numbered else c for i, c in enumerate(choices, 1))
     while True:
-        text = await ask(keyboard, f"{question} ({lo}-{hi})", str(default))
-        if number_in(text, lo, hi) is not None:
-            return number_in(text, lo, hi)
-        print(f"Please type a number from {lo} to {hi}.")
+        text = (await ask(keyboard, f"{question} ({shown})", choices[default])).lower()
+        exact = [i for i, c in enumerate(choices) if c.lower() == text]
+        starts = [i for i, c in enumerate(choices) if text and c.lower().startswith(text)]
+        k = number_in(text, 1, len(choices)) if numbered else None
+        picked = exact or (starts if len(starts) == 1 else []) or ([k - 1] if k is not None else [])
+        if picked:
+            return picked[0]
+        print(f"Please type one of {', '.join(choices)}.")
 
 
-async def _ask_one_of(keyboard: Keyboard, question: str, choices: tuple[int, ...], default: int) -> int:
-    words = ", ".join(map(str, choices))
-    while True:
-        text = await ask(keyboard, f"{question} ({words})", str(default))
-        if number_in(text, min(choices), max(choices)) in choices:
-            return number_in(text, min(choices), max(choices))
-        print(f"Please type one of {words}.")
+async def table_spec(ask) -> tuple[str, int, list[str], dict] | None:
+    """The create dialog's questions, the same in plain lines and on the full screen: (game,
+    seats, each computer player's level, the table's options), or None when backed out.
+    `ask(question, choices, default, about=None)` returns the index picked, or None."""
+    ids = list(games.GAMES)
+    k = await ask("Game", [games.GAMES[g].INFO.title for g in ids], 0) if len(ids) > 1 else 0
+    if k is None:
+        return None
+    game = ids[k]
+    info = games.get(game).INFO
+    counts = [str(n) for n in info.players]
+    k = await ask("Players", counts, counts.index(str(info.default_players)))
+    if k is None:
+        return None
+    seats = int(counts[k])
+    computers = await ask("How many of them computer players", [str(n) for n in range(seats)], 0)
+    if computers is None:
+        return None
+    there, levels = bots.levels(game), []
+    for i in range(1, computers + 1):
+        if len(there) == 1:
+            levels.append(there[0])
+            continue
+        lv = await ask(f"Level of computer player {i}", there,
+                       there.index(levels[-1] if levels else bots.default_level(game)),
+                       [bots.describe(lv) for lv in there] if i == 1 else None)
+        if lv is None:
+            return None
+        levels.append(there[lv])
+    options = {}
+    for o in info.options:   # one question per table option, from the game's metadata
+        question = o.help[0].upper() + o.help[1:]
+        if o.type is bool:
+            k = await ask(f"{question}?", ["no", "yes"], int(o.default))
+            value = None if k is None else bool(k)
+        else:
+            k = await ask(question, [str(c) for c in o.choices], o.choices.index(o.default))
+            value = None if k is None else o.choices[k]
+        if value is None:
+            return None
+        options[o.name] = value
+    return game, seats, levels, options
 
 
 async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
@@ -139,48 +186,13 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
 
 
 async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
-    ids = list(games.GAMES)
-    if len(ids) > 1:
-        titles = ", ".join(f"{i}. {games.GAMES[g].INFO.title}" for i, g in enumerate(ids, 1))
-        game = ids[await _ask_number(keyboard, f"Game: {titles}", 1, len(ids), 1) - 1]
-    else:
-        game = ids[0]
-    info = games.get(game).INFO
-    seats = await _ask_number(keyboard, "Players", info.min_players, info.max_players, info.default_players)
-    bots_ = await _ask_number(keyboard, "How many of them computer players", 0, seats - 1, 0)
-    levels = await _ask_levels(keyboard, game, bots_)
-    options = {}
-    for o in info.options:   # one question per table option, from the game's metadata
-        question = o.help[0].upper() + o.help[1:]
-        if o.type is bool:
-            options[o.name] = await _ask_yes(keyboard, f"{question}?", o.default)
-        else:
-            options[o.name] = await _ask_one_of(keyboard, question, o.choices, o.default)
+    async def asked(question, choices, default, about=None):
+        return await ask_choice(keyboard, question, choices, default, about)
+    game, seats, levels, options = await table_spec(asked)
     try:
-        table = await link.create(game, seats, bots_, options, levels=levels)
+        table = await link.create(game, seats, len(levels), options, levels=levels)
     except ServerRefused as e:
         print(f"The server refused: {e}")
         return None
     print(f"Created table {table}.")
     return table
-
-
-
-async def _ask_levels(keyboard: Keyboard, game: str, count: int) -> list[str]:
-    """The level of each of `count` computer players, each asked when the game has several."""
-    there, default = bots.levels(game), bots.default_level(game)
-    if count == 0 or len(there) == 1:
-        return [default] * count
-    print("Computer players:")
-    for lv in there:
-        print(f"  {lv}: {bots.describe(lv)}")
-    chosen = []
-    for i in range(1, count + 1):
-        while True:
-            answer = (await ask(keyboard, f"Level of computer player {i} ({', '.join(there)})",
-                                chosen[-1] if chosen else default)).lower()
-            if answer in there:
-                chosen.append(answer)
-                break
-            print(f"Please type one of {', '.join(there)}.")
-    return chosen

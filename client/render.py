@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import os
 import textwrap
+import time
 
 import games
 from protocol.messages import printable
 
 from .errors import ClientError
 
-WIDTH = 100     # the terminal the screens are made for: 100 columns
+WIDTH = 100     # the terminal the screens are made for: 100 columns ...
+ROWS = 40       # ... and 40 rows
+TERMINAL_LINES = 3    # what the plain mode prints around a view: a blank and a connection line
+                      # above it, the line the answer is typed on below
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 
@@ -42,17 +46,33 @@ class Renderer:
         """Everything the view shows but its question, as the game draws it."""
         return self.text.board(printable(v))
 
+    def board_parts(self, v: dict) -> tuple[str, str]:
+        """The board as (what a screen keeps in sight: the round, the roles; the rest, which
+        may scroll), as the game splits it; a game that does not: all of it may scroll."""
+        parts = getattr(self.text, "parts", None)
+        return parts(printable(v)) if parts is not None else ("", self.board(v))
+
     def view(self, v: dict) -> str:
-        """The whole screen for one view: the game's board, and the question, if any."""
+        """The whole screen for one view: the game's board, and the question, if any. When the
+        two are taller than a terminal (ROWS), the board's head (the round, the roles: see
+        board_parts) comes after the rest of the board, just above the question, so that what
+        scrolls out of sight at the top is the part that may."""
         parts = [self.board(v)]
         if v.get("prompt"):
             parts.append(self.prompt(v))
-        return "\n\n".join(parts)
+        text = "\n\n".join(parts)
+        if len(text.splitlines()) + TERMINAL_LINES > ROWS:
+            head, rest = self.board_parts(v)
+            if head:
+                text = "\n\n".join([rest, head] + parts[1:])
+        return text
 
     def prompt(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
         lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)])
+        if p.get("back"):
+            lines.append(f"   b. Back: {p['back']}")
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))
         return "\n".join(lines)
 
@@ -62,6 +82,9 @@ class Renderer:
                  "`none` or `pass` picks nothing, where that is allowed. `q` leaves the game. "
                  "`!` and a line chats to the table, e.g. `! hello all`.",
                  how_to_answer(p["min"], p["max"])]
+        if p.get("back"):
+            lines.append(f"`b` or `back` goes back: {p['back']}. Nothing you answered since has been "
+                         "told to anyone.")
         if getattr(self.text, "explain", None):
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
         lines.append("")
@@ -125,6 +148,14 @@ def how_to_answer(lo: int, hi: int) -> str:
 
 
 # ------------------------------------------------------------ lobby and connection status
+
+def time_left(deadline: float | None) -> str | None:
+    """The time until `deadline` (a time.monotonic()) as m:ss, rounded up; None without one."""
+    if deadline is None:
+        return None
+    left = max(0, int(deadline - time.monotonic() + 0.999))
+    return f"{left // 60}:{left % 60:02d}"
+
 
 def seats_line(seats: list, me: int | None = None) -> str:
     """Who sits where, from a server's status: connected, away, a bot, or played by a bot while

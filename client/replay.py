@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from games.choice import is_back
 from protocol import record
 from protocol.fairness import Streams, master_key
 from protocol.messages import check_header, printable
@@ -72,7 +73,9 @@ def frames(items: list, seat: int | None, colour: bool = False) -> tuple[list[Fr
         board = screen.board(view)
         if view.get("result"):         # the last move: the score table too
             board += "\n\n" + screen.result(view["result"], names)
-        out.append(Frame(f"Move {i} of {len(moves)}: {names[who]}", board, seen))
+        # A move back tells nobody anything: its title is all that says what it was.
+        went_back = " goes back to the start of a decision" if is_back(action) else ""
+        out.append(Frame(f"Move {i} of {len(moves)}: {names[who]}{went_back}", board, seen))
     return out, names
 
 

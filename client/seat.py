@@ -17,7 +17,9 @@ from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, cl
 from .session import SeatSession, save_record
 from .table import Outcome, Table
 
-MOVING_RETRY = 0.5      # seconds between tries while a cluster moves the table to another process
+# seconds between tries while a cluster moves the table to another process: within the server's
+# default quota of hellos that may read the database (watch_rate, 1 a second)
+MOVING_RETRY = 1.0
 RESYNC_AFTER = 1.0      # after a reconnect, how long to wait for the server's snapshot before asking
 
 

@@ -5,6 +5,7 @@ applies snapshots and deltas (protocol.diff), keeps the game log, returns the me
 `Outcome` is how a match ended for this client."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,9 @@ from .errors import ClientError
 from .session import SeatSession, save_record
 
 HOLD = 2.0              # after an ack, how long an unchanged question waits for the next update
+CLOCK_WAIT = 0.5        # on a table with a clock, how long a new question waits for its clock,
+                        # which the server sends right after the view: so the time left is shown
+                        # with the question, not a moment after it
 
 
 @dataclass
@@ -67,7 +71,8 @@ class Table:
     """One table as this client sees it. `feed(msg)` takes one decoded server message and
     returns the messages to send back; what changed is left in attributes and in `happened`,
     a list of (kind, data) the shell drains: "view", "events", "ack", "reject", "status",
-    "error", "end", "notice", "chat" (a line said at the table: {seat, name, text}, printable).
+    "error", "end", "notice", "chat" (a line said at the table: {seat, name, text}, printable),
+    "clock" (the seconds our question has left, as the server said).
     """
 
     def __init__(self, table: str, session: SeatSession | None = None,
@@ -80,12 +85,15 @@ class Table:
         self.seats: list = []               # the latest status: who sits where, connected, bots
         self.status: str | None = None      # the table's: waiting, playing, over, cancelled
         self.turn_time: float | None = None  # seconds to answer a question before a bot does
+        self.clock: tuple | None = None     # (the question, the time.monotonic() its clock runs out)
+        self.asked_at = 0.0                 # when the current question first came
         self.trust_seed_claim = False       # see resumed()
         self.want_snapshot = False          # a resync is under way: deltas are ignored until it comes
         self.pending: dict | None = None    # the act sent and not yet answered
         self.pending_prompt: dict | None = None
         self.answered: tuple | None = None  # (prompt, seq at ack, time of ack) of the last accepted act
         self.happened: list[tuple] = []
+        self.told: list[dict] = []          # what we alone were told, shown with the next view
         self.ended = False
         if session is None:                  # a spectator audits the public entries
             self.exchange = PlayerExchange(None, server_key=server_key)
@@ -155,6 +163,11 @@ class Table:
                 self.happened.append(("end", kind))
             return out
         self.session.append(signed)
+        if signed.kind == "private":
+            # What only we may see reaches us only here, signed (a view update carries the public
+            # events alone, so that its length tells nothing of our cards): shown with the view.
+            self.told += [{"type": "private", "to": self.exchange.seat, "text": text}
+                          for text in signed.body.get("events", [])]
         if kind == "header" and not self.exchange.seed_made_by_server:
             self.happened.append(("notice", "The table is full: the match header is signed; "
                                   "committing to our secret seed."))
@@ -231,12 +244,17 @@ class Table:
             self.log.extend(new)
             self.happened.append(("events", new))
 
+    def _show_told(self) -> None:
+        told, self.told = self.told, []
+        self._events(told)
+
     def _snapshot(self, msg: dict) -> list[dict]:
         if view_hash(msg["view"]) != msg["hash"]:
             self.happened.append(("notice", "a snapshot did not match its hash"))
-        self.view, self.seq = msg["view"], msg["seq"]
+        self._new_view(msg["view"], msg["seq"])
         self.want_snapshot = False
         self._events(_unseen(self.log, msg["events"]))
+        self._show_told()
         self.happened.append(("view", self.view))
         return []
 
@@ -251,9 +269,31 @@ class Table:
             return self._resync()
         if view_hash(view) != msg["hash"]:
             return self._resync()
-        self.view, self.seq = view, msg["seq"]
+        self._new_view(view, msg["seq"])
         self._events(msg["events"])
+        self._show_told()
         self.happened.append(("view", self.view))
+        return []
+
+    def _new_view(self, view: dict, seq: int) -> None:
+        before = self.prompt
+        self.view, self.seq = view, seq
+        if self.prompt != before:
+            self.asked_at = time.monotonic()
+
+    @property
+    def deadline(self) -> float | None:
+        """When the clock of our open question runs out (time.monotonic()), if one runs."""
+        if self.clock is None or self.prompt is None or self.clock[0] != self.prompt:
+            return None
+        return self.clock[1]
+
+    def _clock(self, msg: dict) -> list[dict]:
+        """The server says how long our question has left: counted from now, on our own clock."""
+        if self.session is not None and self.prompt is not None and math.isfinite(msg["left"]):
+            left = min(max(msg["left"], 0.0), 24 * 3600.0)      # a server's nonsense stays drawable
+            self.clock = (self.prompt, time.monotonic() + left)
+            self.happened.append(("clock", left))
         return []
 
     def _resync(self) -> list[dict]:
@@ -286,6 +326,10 @@ class Table:
                 if wait > 0:
                     return wait
             self.answered = None
+        if self.turn_time and self.deadline is None:
+            wait = self.asked_at + CLOCK_WAIT - now
+            if wait > 0:
+                return wait
         return True
 
     def _answer(self, msg: dict) -> list[dict]:
@@ -324,6 +368,8 @@ class Table:
                 self.trust_seed_claim = False
                 self._seed_made_by_server()
             return []
+        if kind == "clock":
+            return self._clock(msg)
         if kind == "error":
             self.happened.append(("error", (msg["code"], msg["message"])))
             return []
@@ -345,8 +391,10 @@ class Table:
 
 
 def _unseen(log: list[dict], recent: list) -> list:
-    """A snapshot carries the latest events of the log, most of which we have shown already:
-    the ones after the longest overlap between the end of our log and the start of `recent`."""
+    """A snapshot carries the latest public events of the log, most of which we have shown
+    already: the ones after the longest overlap between the end of our log's public events
+    (what we alone were told came signed, never in a snapshot) and the start of `recent`."""
+    log = [e for e in log if e.get("to") is None]
     for k in range(min(len(log), len(recent)), 0, -1):
         if log[-k:] == recent[:k]:
             return recent[k:]

@@ -11,9 +11,9 @@ import termios
 import threading
 
 from .hints import command
-from .answers import QUIT_WORDS, BadAnswer, parse_answer
+from .answers import BACK_WORDS, QUIT_WORDS, BadAnswer, going_back, parse_answer
 from .link import PACE_RATE, PATIENCE, Link
-from .render import Renderer, renderer_for, seats_line
+from .render import Renderer, renderer_for, seats_line, time_left
 from .seat import Leave, Player, SeatRunner
 from .session import SeatSession
 from .table import Outcome, Table
@@ -261,7 +261,8 @@ class Terminal(Player):
         self.say(screen.view(v))
         p = v["prompt"]
         while True:
-            line = (await self.auto.answer(v) if self.auto else await self.keyboard.readline()).strip()
+            line = (await self.auto.answer(v) if self.auto else
+                    await self.keyboard.readline(answer_prompt(table))).strip()
             if line == "?":
                 self.say(screen.help(v))
                 continue
@@ -279,6 +280,8 @@ class Terminal(Player):
                 self.say(screen.prompt(v))
                 continue
             try:
+                if line.lower() in BACK_WORDS:
+                    return going_back(p)
                 picks = parse_answer(line, len(p["options"]), p["min"], p["max"])
             except BadAnswer as e:
                 self.say(str(e), "warn")
@@ -310,6 +313,12 @@ class Terminal(Player):
             say(outcome.caveat, "warn")
         say(f"Match record saved: {outcome.record}")
         say(f"Check it again any time, on any machine: {command('verify', outcome.record)}", "dim")
+
+
+def answer_prompt(table: Table) -> str:
+    """What the answer is typed after: with the time the question has left when a clock runs."""
+    left = time_left(table.deadline)
+    return f"({left} left) > " if left else "> "
 
 
 def own_phase(v: dict) -> bool:

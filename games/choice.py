@@ -1,5 +1,6 @@
 """Every game's decision is "pick between lo and hi distinct of these options": checking a pick
-(and refusing one out of turn) in words, and a uniform random choice among the legal picks."""
+(and refusing one out of turn) in words, and a uniform random choice among the legal picks; and
+the one move that is no pick, going back to the start of a decision asked in several steps."""
 from __future__ import annotations
 
 import random
@@ -10,6 +11,24 @@ from math import comb
 from games.errors import IllegalAction
 
 OPTION_TYPES = (int, str)   # what an option is in every game: a number or a word
+
+# The move [BACK] goes back to the first step of a decision asked in several steps, where the
+# prompt offers it (its "back" is not empty). It is a word no option of any game is (check_prompt
+# holds every game to that), so it can never be mistaken for a pick; and it is not an option, so
+# `legal`, `random_action` and every bot, which pick among options, never send it.
+BACK = "back"
+
+
+def is_back(action) -> bool:
+    """Whether `action` is the move [BACK] (a list, as every action is on the wire)."""
+    return type(action) in (list, tuple) and len(action) == 1 and type(action[0]) is str and action[0] == BACK
+
+
+def no_back(kind: str) -> IllegalAction:
+    """The refusal of [BACK] where the prompt does not offer it."""
+    return IllegalAction("no_back", f"There is nothing to go back to in this {kind} decision: back is offered "
+                         "only after the first step of a decision asked in several steps, before its last "
+                         "step is sent.")
 
 
 def out_of_turn(over: bool, names, seat, waiting) -> IllegalAction:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, TypedDict
 
+from games.choice import BACK
 from games.errors import IllegalAction
 
 
@@ -113,7 +114,9 @@ class Info:
 class Prompt(TypedDict):
     """A decision: pick between `min` and `max` distinct values of `options`; every such pick
     is legal. `labels[i]` names option i for people, `help[i]` explains it in a sentence (or is
-    empty); `kind` names the decision for programs, `text` asks it."""
+    empty); `kind` names the decision for programs, `text` asks it. `back`, when not empty, says
+    for people where the move [choice.BACK] takes this seat: to the first step of a decision
+    asked in several steps, nothing of which anyone else has been told yet."""
     kind: str
     text: str
     options: list
@@ -121,6 +124,7 @@ class Prompt(TypedDict):
     max: int
     labels: list[str]
     help: list[str]
+    back: str
 
 
 class Result(TypedDict):
@@ -130,6 +134,11 @@ class Result(TypedDict):
     scores: list[dict[str, int]]
     tiebreak: list
     winners: list[int]
+
+
+# The fields of a seat's view that only that seat may see (a game puts its own things under
+# `you`); every other field is what everyone sees.
+PRIVATE = ("you", "prompt")
 
 
 class View(TypedDict, total=False):
@@ -156,6 +165,8 @@ def check_prompt(p) -> None:
     assert len(p["labels"]) == n and all(isinstance(x, str) and x for x in p["labels"]), "a label per option"
     assert len(p["help"]) == n and all(isinstance(x, str) for x in p["help"]), "a help text per option"
     assert len(set(map(repr, p["options"]))) == n, "options are distinct"
+    assert isinstance(p.get("back"), str), "prompt['back'] must be a str (empty: no going back)"
+    assert BACK not in p["options"], f"{BACK!r} is the move back, never an option"
 
 
 def check_result(r, seats: int) -> None:
@@ -291,6 +302,11 @@ class Game(Protocol):
     def permute_hidden(self, state, seat: int | None, rnd) -> Any:
         """A copy of the state in which everything `seat` may not see is dealt anew with `rnd`
         (the leak test: the seat's view must not change)."""
+
+    def private_room(self, view: View) -> int | None:
+        """The most bytes (packed) that a seat's PRIVATE fields can take whatever its hidden
+        cards are, from what everyone sees in its view; None when they hide nothing. Frames to
+        the seat leave that room, so that their length tells nothing hidden."""
 
     search: Callable[..., Search] | None  # makes the search support (its keywords: the policy's)
     bots: dict[str, Callable[..., Any]]   # the game's own bot levels (e.g. "heuristic"): seed -> bot

@@ -17,7 +17,9 @@ Once seated, per table:
   server -> snapshot {table, seq, view, hash, events} the seat's whole view (on connect, on request,
                                                       after a gap or an overflow)
   server -> delta {table, base, seq, ops, hash, events} ops turn the view at `base` into the one at
-                                                      `seq` (protocol.diff); hash = view_hash of it
+                                                      `seq` (protocol.diff); hash = view_hash of it;
+                                                      events (here and in a snapshot): the public
+                                                      ones; a seat's own come in `private`
   client -> act {id, seq, action}                     a decision, made on the view at `seq`: the
                                                       options picked, at most MAX_ACTION, each an int
                                                       or a string (as a prompt offers them)
@@ -26,6 +28,10 @@ Once seated, per table:
   server -> status {table, seats, status, frozen?}    who is connected, who is a bot; frozen: why the
                                                       table refuses every command (an error
                                                       "table_frozen" says so too)
+  server -> clock {table, seq, left}                  the seat's question put at `seq` is answered by
+                                                      the table's bot in `left` seconds (a clock runs:
+                                                      status `turn_time`); sent as it starts and on
+                                                      every reconnect while it runs
   server -> error {code, message}                     a refused request that is not a command
   client -> chat {text}                               a line to the table; only a seated player may
                                                       send one (spectators read); not a command: no
@@ -38,7 +44,8 @@ The server's operator, with its key (docs/hosting.md):
   server -> operator_tables {tables}                  every open table, who holds each seat
   server -> operator_closed {table}                   the table is cancelled, everyone at it told
 Every message of the types in PADDED carries a field "pad" (bytes, all zero) that brings the
-encoded frame to a fixed size class (`padded_size`); receivers ignore it. See "Padding" below.
+encoded frame to a fixed size class (`padded_size`), or a view update to a seat to a length
+public things decide; receivers ignore it. See "Padding" below.
 A command is identified by its client id: sent twice, it is applied once and answered the same
 way again. A command decided on a view older than the seat's current question is rejected
 ("stale") and a snapshot follows. Protocol violations close the connection with a code below.
@@ -51,7 +58,7 @@ from games.errors import Closed
 
 from .codec import DecodeError, pack, unpack
 
-VERSION = "governor/2"
+VERSION = "governor/3"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
 MAX_CHAT = 200                   # characters of one chat line, after control characters and
@@ -61,7 +68,7 @@ MAX_ACTION = 64                  # options picked in one action: a decision pick
 # Close codes (RFC 6455 leaves 4000-4999 to applications).
 CLOSE_BAD_FRAME = 4000           # not a msgpack map with a known type and the right fields
 CLOSE_TOO_BIG = 4001
-CLOSE_FLOODING = 4002            # over the command rate
+CLOSE_FLOODING = 4002            # over the command rate (or a seat token's hello over the watch rate)
 CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, unknown token
 CLOSE_TOO_MANY = 4004            # too many connections from one address
 CLOSE_REPLACED = 4005            # the seat token connected again elsewhere
@@ -105,6 +112,7 @@ SERVER = {
     "ack": {"id": (_INT, True)},
     "reject": {"id": (_INT, True), "code": (_STR, True), "message": (_STR, True)},
     "status": {"table": (_STR, True), "seats": (_LIST, True)},
+    "clock": {"table": (_STR, True), "seq": (_INT, True), "left": (float, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
     "operator_tables": {"tables": (_LIST, True)},
@@ -128,13 +136,15 @@ class WireError(Closed):
 # seat may see (its cards as ids and keys, their names in the log and in a question, the cards it
 # picks) would tell by its length which cards those are: "You draw Well." is shorter than "You
 # draw Silver smelter.", and a card id from 128 up takes a byte more. So every message of a type
-# that can carry such things is padded to a size class, whatever its content: 512 bytes, or the
-# next power of two above that (an act, which is small, from 128). A length then tells only the
-# size class, and nearly every frame of one kind falls in the same class whatever cards it holds;
-# a frame whose content sits near a class's edge can still cross it (bench/frames.py measures
-# how often). The classes are powers of two so that the padding costs at most half of a frame.
-# This relies on frames going out uncompressed (compression=None on both sides): a compressed
-# frame's length would follow its content again.
+# that can carry such things is padded. A view update to a seat (`snapshot`, `delta`) is padded to
+# a length that only public things decide: its public part and the room its game says the seat's
+# own fields can take at most (server/broadcast.py, games/contract.py `private_room`); it then
+# tells nothing hidden, and bench/frames.py finds no frame whose length changes when the hidden
+# cards are dealt anew. Every other padded frame goes to a size class whatever its content: 512
+# bytes, or the next power of two above that (an act, which is small, from 128); a private
+# message is always 512, whatever it names. The classes are powers of two so that the padding
+# costs at most half of a frame. This relies on frames going out uncompressed (compression=None
+# on both sides): a compressed frame's length would follow its content again.
 PADDED = {"private": 512, "snapshot": 512, "delta": 512, "reject": 512, "act": 128}   # type -> smallest class
 
 
@@ -149,7 +159,11 @@ def padded_size(kind: str, n: int) -> int:
 _EMPTY_PAD = pack("pad") + pack(b"")        # how an empty pad field ends a packed map
 
 
-def encode(msg: dict) -> bytes:
+def encode(msg: dict, at_least: int = 0) -> bytes:
+    """The frame of a message. One of a type in PADDED is padded to the size class of its length;
+    or, given `at_least` (a length that only what everyone sees decides: server/broadcast.py),
+    to exactly that length if it holds the message, since such a length tells nothing hidden
+    without a size class."""
     kind = msg.get("type")
     if kind not in PADDED:
         return pack(msg)
@@ -160,7 +174,7 @@ def encode(msg: dict) -> bytes:
     empty = pack({**msg, "pad": b""})
     assert empty.endswith(_EMPTY_PAD)
     head = empty[:-2]                       # everything up to the pad's bin header
-    size = padded_size(kind, len(head) + 3)
+    size = at_least if at_least >= len(head) + 3 else padded_size(kind, len(head) + 3)
     k = size - len(head) - 3
     if k < 1 << 16:
         return head + b"\xc5" + k.to_bytes(2, "big") + bytes(k)

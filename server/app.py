@@ -45,7 +45,6 @@ import ssl
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
@@ -59,6 +58,7 @@ from protocol.signing import load_or_create
 
 from . import logs
 from .announce import Announcement, NotAnnounced
+from .background import Background
 from .cache import Resting
 from .cluster import Cluster
 from .conn import Conn, client_address
@@ -128,7 +128,7 @@ class Server:
         self._creating: Counter[str] = Counter()
         # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
         # the event loop never does, and several replays at once never take turns with it.
-        self.replayer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-replay")
+        self.replayer = Background("governor-replay")
         self._per_addr: Counter[str] = Counter()
         self.connections = 0                              # open sockets, see _Counted
         self.max_connections = self.limits.max_connections   # lowered at start if files are short
@@ -268,7 +268,8 @@ class Server:
 
     async def stop(self) -> None:
         """Withdraw the announcement, close every connection with 1001 (going away), stop the
-        tables, close the database."""
+        tables, close the database. Moves being committed are finished; reads and replays, which
+        no accepted move waits for, are not waited for (server/background.py)."""
         if self.announcement is not None:
             await self.announcement.stop()
             self.announcement = None
@@ -279,6 +280,10 @@ class Server:
             await self.cluster.stop()
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
+        # A connection may be waiting for a read or a replay: it ends now, so that its handler does.
+        self.store.stop_reading()
+        self.replayer.cut()
+        if self._ws is not None:
             try:
                 await asyncio.wait_for(self._ws.wait_closed(), 10)
             except asyncio.TimeoutError:
@@ -289,7 +294,6 @@ class Server:
         if self.cluster is not None:
             await self.cluster.release()
         self.deciders.shutdown()
-        self.replayer.shutdown(wait=True)
         await self.store.close()
         if self._lock_file is not None:
             self._lock_file.close()
@@ -364,6 +368,10 @@ class Server:
         seat = token_hash = None
         if "token" in hello:
             token_hash = hash_token(hello["token"])
+            if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
+                refusal = self.quotas.refuse_watch(conn.addr)
+                if refusal is not None:   # not 4003, which would tell the client its seat is gone: it retries
+                    return await self._violation(conn, wire.CLOSE_FLOODING, refusal)
             seat = await self._seat_of_token(token_hash)
             if seat is None and self.cluster is not None:
                 elsewhere = await self.cluster.served_elsewhere(token_hash)

@@ -6,6 +6,11 @@ is no larger, when the seat (re)connects or asks, or after its connection droppe
 updates. Spectators share the public view, computed and encoded once per change: the same bytes
 go to all of them (docs/protocol.md, 'The wire').
 
+A seat's updates carry the public events only (what it alone is told reaches it in signed private
+messages), its own fields (games/contract.py PRIVATE) whole when they change, and padding to a
+length its public part and its game's `private_room` decide: an eavesdropper who sees how long
+each frame is learns nothing of its cards (protocol/wire.py, 'padding').
+
 A connection that falls behind loses its queued view updates, never the frames that must arrive
 (server/conn.py); whatever this class pushes, it then checks for that and follows with one fresh
 snapshot, so that the client never waits on a delta that was dropped.
@@ -16,14 +21,19 @@ carries out the core's `Send`, `Show` and `Snapshot` effects.
 """
 from __future__ import annotations
 
+import logging
+
+from games.contract import PRIVATE
 from protocol import wire
-from protocol.codec import as_received
+from protocol.codec import as_received, pack
 from protocol.diff import diff, view_hash
 
 from .conn import Conn
 
+log = logging.getLogger("governor.server")
 EVENTS_IN_SNAPSHOT = 50   # the latest events a snapshot carries: the game log a client shows
 SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
+PRIVATE_OPS = 48          # what the ops that set a seat's PRIVATE fields add to their values: op, path, headers
 
 
 def decoded_view(engine, state, seat: int | None):
@@ -75,7 +85,9 @@ class Broadcaster:
     def _send_view(self, s, events: list[dict], force: bool = False) -> None:
         conn = s.conn
         view = decoded_view(self.engine, self.state, s.index)
-        mine = self.engine.visible_events(events, s.index)
+        # The public events only: what a seat alone is told comes to it signed, in a private
+        # message (protocol/exchange.py), whose length is one size class whatever it says.
+        mine = self.engine.visible_events(events, None)
         sent = self._sent.get(s.index)
         if sent is None or sent[0] is not conn or conn.stale_view:   # a new connection has nothing yet
             conn.stale_view = False
@@ -134,18 +146,46 @@ class Broadcaster:
     # ------------------------------------------------------------------ frames
 
     def _snapshot(self, view, seat: int | None) -> bytes:
-        return wire.encode({"type": "snapshot", "table": self.table_id, "seq": self.seq, "view": view,
-                            "hash": view_hash(view),
-                            "events": self.engine.visible_events(self.core.events, seat)[-EVENTS_IN_SNAPSHOT:]})
+        msg = {"type": "snapshot", "table": self.table_id, "seq": self.seq, "view": view, "hash": view_hash(view),
+               "events": self.engine.visible_events(self.core.events, None)[-EVENTS_IN_SNAPSHOT:]}
+        if seat is None:
+            return wire.encode(msg)
+        return self._padded(msg, view, {**msg, "view": _public(view)})
 
     def _delta(self, old, new, base: int, events: list[dict], seat: int | None) -> bytes:
         """A delta from the view at `base`, or the snapshot when that is no larger."""
-        frame = wire.encode({"type": "delta", "table": self.table_id, "base": base, "seq": self.seq,
-                             "ops": diff(old, new), "hash": view_hash(new), "events": events})
+        msg = {"type": "delta", "table": self.table_id, "base": base, "seq": self.seq, "ops": diff(old, new),
+               "hash": view_hash(new), "events": events}
+        if seat is None:
+            frame = wire.encode(msg)
+        else:
+            # A seat's own fields go whole when they change: what they add then is their size
+            # and a few bytes, whatever changed in them.
+            public = diff(_public(old), _public(new))
+            private = [["set", [k], new[k]] for k in PRIVATE if k in new and (k not in old or old[k] != new[k])]
+            private += [["del", [k]] for k in PRIVATE if k in old and k not in new]
+            msg["ops"] = public + private
+            frame = self._padded(msg, new, {**msg, "ops": public})
         if len(frame) > SNAPSHOT_CHECK:
             snap = self._snapshot(new, seat)
             if len(snap) <= len(frame):
                 return snap
+        return frame
+
+    def _padded(self, msg: dict, view, public: dict) -> bytes:
+        """A frame to a seat, padded to the length of its public part (`public`: the message
+        without the seat's PRIVATE fields) and the room the game says those fields can take at
+        most whatever the seat's hidden cards are. Every part of that is what everyone sees, and
+        so is the frame's length: it can tell nothing hidden. When the fields hide nothing, the
+        frame fills its size class."""
+        room = self.engine.private_room(view)
+        if room is None:
+            return wire.encode(msg)
+        length = len(pack(public)) + room + PRIVATE_OPS
+        frame = wire.encode(msg, length)
+        if len(frame) > length:    # the game's room is too small: a bug, and a length that may tell
+            log.warning("table %s: a view update outgrew the room its game leaves a seat's own fields "
+                        "(%d bytes, not %d)", self.table_id, len(frame), length)
         return frame
 
     def _resnap(self, conn: Conn) -> None:
@@ -168,3 +208,8 @@ class Broadcaster:
         conn.push(frame)
         if conn.stale_view:
             self._resnap(conn)
+
+
+def _public(view) -> dict:
+    """A seat's view without the fields only that seat may see."""
+    return {k: v for k, v in view.items() if k not in PRIVATE}

@@ -51,6 +51,14 @@ class CancelTimer:
     key: TimerKey
 
 
+@dataclass(frozen=True, eq=False)
+class TellClock:
+    """Tell this connection how long the turn clock `key` has left: its seat's question is
+    answered by a bot then. The shell runs the timers, so it knows the time left."""
+    conn: object
+    key: TurnClock
+
+
 # ---------------------------------------------------------------------- the store
 
 
@@ -166,5 +174,5 @@ class AskBot:
     view: dict
 
 
-Effect = (StartTimer | CancelTimer | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
+Effect = (StartTimer | CancelTimer | TellClock | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
           | Unbind | RegisterToken | UnregisterToken | AskBot)

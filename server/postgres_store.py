@@ -118,6 +118,8 @@ class PostgresStore:
         self._readers: asyncpg.Pool | None = None
         # table id -> [the lock its writes queue on, how many are queued or writing]
         self._order: dict[str, list] = {}
+        self._reads: set[asyncio.Task] = set()              # reads asked for and not answered
+        self._reading = True                                # until stop_reading
 
     async def open(self) -> None:
         """Connect and bring the schema up to date. Raises RuntimeError naming what is wrong when
@@ -139,7 +141,13 @@ class PostgresStore:
             await self.close()
             raise
 
+    def stop_reading(self) -> None:
+        self._reading = False
+        for task in list(self._reads):
+            task.cancel()               # asyncpg asks PostgreSQL to cancel the query under way
+
     async def close(self) -> None:
+        self.stop_reading()
         for pool in (self._writers, self._readers):
             if pool is not None:
                 await pool.close()        # waits for the writes under way
@@ -204,8 +212,8 @@ class PostgresStore:
         """The address of the live process that serves this open table; "" when its lease has
         run out (a process takes it over within a renewal) or this process has just taken it
         (and is still reading it); None when it is no open table."""
-        row = await self._readers.fetchrow(
-            "SELECT l.owner = $2 OR l.expires <= now() OR p.expires IS NULL OR p.expires <= now(), p.url"
+        row = await self._read(
+            "fetchrow", "SELECT l.owner = $2 OR l.expires <= now() OR p.expires IS NULL OR p.expires <= now(), p.url"
             " FROM leases l LEFT JOIN processes p ON p.id = l.owner WHERE l.table_id = $1",
             table_id, self.leases.owner)
         if row is None:
@@ -268,24 +276,33 @@ class PostgresStore:
         return rows[::-1]
 
     async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        row = await self._readers.fetchrow(
+        row = await self._read("fetchrow", 
             f"SELECT k.table_id, k.seat FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
             f" WHERE k.token_hash = $1 AND t.status IN {FINISHED}", token_hash)
         return (row[0], row[1]) if row else None
 
     async def open_table_of_token(self, token_hash: str) -> str | None:
         """The id of the open table a seat token's hash belongs to, or None."""
-        return await self._readers.fetchval(
-            f"SELECT k.table_id FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
-            f" WHERE k.token_hash = $1 AND t.status NOT IN {FINISHED}", token_hash)
+        return await self._read("fetchval",
+                                f"SELECT k.table_id FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
+                                f" WHERE k.token_hash = $1 AND t.status NOT IN {FINISHED}", token_hash)
 
     async def _tables(self, where: str, *args) -> list[TableRow]:
-        rows = await self._readers.fetch("SELECT id, game, options, bot, seats, game_id, server_seed, status,"
+        rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"
                                          " created FROM tables " + where, *args)
         return [TableRow(*r) for r in rows]
 
+    async def _read(self, how: str, query: str, *args):
+        """A query on the readers' pool that stop_reading can end (CancelledError)."""
+        if not self._reading:
+            raise asyncio.CancelledError("the server is stopping")
+        task = asyncio.ensure_future(getattr(self._readers, how)(query, *args))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+        return await task
+
     async def log(self, table_id: str) -> list[LogRow]:
-        rows = await self._readers.fetch("SELECT n, kind, seat, data FROM log WHERE table_id = $1 ORDER BY n",
+        rows = await self._read("fetch", "SELECT n, kind, seat, data FROM log WHERE table_id = $1 ORDER BY n",
                                          table_id)
         out = []
         for i, (n, kind, seat, data) in enumerate(rows):

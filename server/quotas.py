@@ -10,7 +10,8 @@ address gets done however many connections it opens:
   most `tables_per_window` created in any `table_window` seconds. One client once filled the
   server's table limit in five seconds and held it for ten minutes.
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
-  table not in memory reads its log and replays the whole match, signatures and all.
+  table not in memory reads its log and replays the whole match, signatures and all; so does a
+  player coming back with the seat token of a finished match, which counts as a watch too.
 - wrong operator keys: at most `operator_failures` in any `operator_window` seconds; then the
   address's operator requests are refused unread until the window has passed (server/operator.py).
 

@@ -7,6 +7,8 @@ table holds every accepted input in order: `commit`, `reveal`, `act` and `cancel
 
 `seat_tokens` indexes the seats' token hashes (a player coming back to a finished match is found
 by one lookup, not by reading every table); it is written in the same transaction as the seats.
+Seats written by a server that does not keep the index (the release before it) are noted by
+triggers and indexed when the file is opened next (`index_noted`).
 
 Every write is one transaction, committed before the table tells anyone about it. WAL with
 `synchronous=NORMAL` survives a killed process (the write-ahead log is in the operating system's
@@ -16,6 +18,8 @@ Writes run on one dedicated thread with its own connection, so the event loop ne
 disk and every write keeps its order. Reads run on another thread with a second connection (WAL
 lets it read while the writer commits): whatever a client makes the server read, it never queues
 in front of the moves being committed. A read sees every write that returned before it started.
+Closing the store finishes the writes under way, but interrupts the read under way and drops
+those queued (server/background.py): no accepted move waits for a read.
 
 The file's schema version is SQLite's `user_version`; `MIGRATIONS` bring an older file up to
 date when the store opens it, each in one transaction.
@@ -31,6 +35,7 @@ from pathlib import Path
 
 from protocol.codec import pack, unpack
 
+from .background import Background
 from .store import LogRow, TableRow
 
 DB_FILE = "governor.db"
@@ -79,8 +84,22 @@ def _v1_token_index(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX tables_by_status ON tables (status, created)")
 
 
+def _v2_noted_seats(db: sqlite3.Connection) -> None:
+    """A server of the release before the index knows no schema version, so it opens a newer file
+    without a word, and writes seats without indexing their tokens: a player who sat down there
+    would not be found again, a token given up there would still be. Triggers now note every
+    table whose seats anyone writes; this store's own writes clear the note in the same
+    transaction, and opening the file indexes the tables still noted. Every table is noted once
+    here: a file of version 1 may have been written by such a server already."""
+    db.execute("CREATE TABLE seat_tokens_noted (table_id TEXT PRIMARY KEY)")
+    for name, event in (("seats_inserted", "INSERT"), ("seats_updated", "UPDATE OF seats")):
+        db.execute(f"CREATE TRIGGER {name} AFTER {event} ON tables"
+                   " BEGIN INSERT OR IGNORE INTO seat_tokens_noted (table_id) VALUES (NEW.id); END")
+    db.execute("INSERT INTO seat_tokens_noted (table_id) SELECT id FROM tables")
+
+
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [_v1_token_index]
+MIGRATIONS = [_v1_token_index, _v2_noted_seats]
 VERSION = len(MIGRATIONS)
 
 
@@ -93,7 +112,7 @@ class SQLiteStore:
         self.path = Path(data_dir) / DB_FILE
         self.synchronous = synchronous.upper()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db")
-        self._read_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db-read")
+        self._reader = Background("governor-db-read")
         self._db: sqlite3.Connection | None = None      # the writer's, used on its thread only
         self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
 
@@ -103,7 +122,7 @@ class SQLiteStore:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     async def _read(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, fn, *args)
+        return await self._reader.run(fn, *args)
 
     async def open(self) -> None:
         await self._run(self._open)
@@ -117,6 +136,7 @@ class SQLiteStore:
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(SCHEMA)
         migrate(db)
+        index_noted(db)
         self._db = db
 
     def _open_reader(self) -> None:
@@ -124,14 +144,20 @@ class SQLiteStore:
         db.execute("PRAGMA query_only=ON")
         self._rdb = db
 
-    async def close(self) -> None:
+    def stop_reading(self) -> None:
+        self._reader.cut()
         if self._rdb is not None:
-            await self._read(self._rdb.close)
+            self._rdb.interrupt()   # the read under way ends now, or at the interrupts in close()
+
+    async def close(self) -> None:
+        self.stop_reading()
+        if self._rdb is not None:
+            await self._reader.ended(self._rdb.interrupt)
+            self._rdb.close()
             self._rdb = None
         if self._db is not None:
             await self._run(self._db.close)
             self._db = None
-        self._read_pool.shutdown(wait=True)
         self._pool.shutdown(wait=True)
 
     def _tx(self, statements: list[tuple[str, tuple]]) -> None:
@@ -153,11 +179,11 @@ class SQLiteStore:
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now))] + _token_rows(row.id, row.seats))
+             row.server_seed, row.status, now, now))] + _seats_indexed(row.id, row.seats))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._run(self._tx, [("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
-                                    (json.dumps(seats), time.time(), table_id))] + _token_rows(table_id, seats))
+                                    (json.dumps(seats), time.time(), table_id))] + _seats_indexed(table_id, seats))
 
     async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
         await self._run(self._tx, [(
@@ -230,6 +256,29 @@ def _token_rows(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
     out += [("INSERT OR REPLACE INTO seat_tokens (token_hash, table_id, seat) VALUES (?, ?, ?)",
              (seat["token_hash"], table_id, i)) for i, seat in enumerate(seats) if seat["token_hash"]]
     return out
+
+
+def _seats_indexed(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
+    """What goes with every write of a table's seats: their tokens indexed, and the note the
+    trigger left of the write cleared (see _v2_noted_seats)."""
+    return _token_rows(table_id, seats) + [("DELETE FROM seat_tokens_noted WHERE table_id = ?", (table_id,))]
+
+
+def index_noted(db: sqlite3.Connection) -> None:
+    """Index the seats of every table noted as written without its tokens indexed, in one
+    transaction (nothing, when no other server wrote to the file)."""
+    noted = db.execute("SELECT t.id, t.seats FROM seat_tokens_noted n JOIN tables t ON t.id = n.table_id").fetchall()
+    if not noted:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for table_id, seats in noted:
+            for sql, args in _seats_indexed(table_id, json.loads(seats)):
+                db.execute(sql, args)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def migrate(db: sqlite3.Connection) -> None:

@@ -45,8 +45,12 @@ class Store(Protocol):
     async def open(self) -> None:
         """Make the store ready (create what is missing); called once, before anything else."""
 
+    def stop_reading(self) -> None:
+        """The server is stopping: every read asked for and not answered ends now (its caller
+        gets CancelledError), and so does any asked for later. Writes go on until `close`."""
+
     async def close(self) -> None:
-        """Finish the writes under way and let go of the store."""
+        """Finish the writes under way, stop reading, and let go of the store."""
 
     # -- writes
 

@@ -29,7 +29,7 @@ from protocol import wire
 from .broadcast import Broadcaster
 from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
-                      TurnClock, Unbind, UnregisterToken)
+                      TellClock, TurnClock, Unbind, UnregisterToken)
 from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
 from .leases import LeaseLost
 from .store import TableRow
@@ -238,7 +238,7 @@ class Table:
         except Exception:
             log.exception("table %s: its log could not be read", self.id)
             return self.core.log_not_loaded()
-        return await asyncio.get_running_loop().run_in_executor(self.server.replayer, self.core.log_loaded, rows)
+        return await self.server.replayer.run(self.core.log_loaded, rows)
 
     def _do(self, effect: Effect) -> None:
         match effect:
@@ -270,6 +270,8 @@ class Table:
                 self.timers[key] = asyncio.get_running_loop().call_later(seconds, self._timer_fired, key)
             case CancelTimer(key):
                 self._cancel_timer(key)
+            case TellClock(conn, key):
+                self._tell_clock(conn, key)
             case AskBot():
                 self._ask_bot(effect)
             case _:
@@ -285,6 +287,16 @@ class Table:
         handle = self.timers.pop(key, None)
         if handle is not None:
             handle.cancel()
+
+    def _tell_clock(self, conn, key: TurnClock) -> None:
+        """The time a turn clock has left, from its timer, to the seat's connection: the client
+        counts down from it (its own clock need not agree with ours: only a duration travels)."""
+        handle = self.timers.get(key)
+        if handle is None:
+            return
+        left = max(0.0, handle.when() - asyncio.get_running_loop().time())
+        self.broadcaster.send(conn, wire.encode({"type": "clock", "table": self.id, "seq": key.seq,
+                                                 "left": float(left)}))
 
     def _stop_timers(self) -> None:
         for handle in self.timers.values():

@@ -47,7 +47,7 @@ from protocol.messages import ProtocolError
 from .broadcast import decoded_view
 from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
-                      TurnClock, Unbind, UnregisterToken)
+                      TellClock, TurnClock, Unbind, UnregisterToken)
 from .seats import Seat, hash_token, seat_info
 from .store import LogRow, TableRow
 
@@ -452,6 +452,8 @@ class TableCore:
         out.append(SendBacklog(conn, s.stream[max(0, min(have, len(s.stream))):]))
         if self.state is not None:
             out.append(Snapshot(conn))
+        if s.clock is not None and s.clock.seq == s.prompt_seq and not s.server_plays:
+            out.append(TellClock(conn, s.clock))     # the question's clock runs on
         return out + self._to_everyone(self.status_frame())
 
     def detach(self, conn, now: float) -> Effects:
@@ -697,7 +699,8 @@ class TableCore:
             return []
         out = [CancelTimer(s.clock)] if s.clock is not None else []
         s.clock = TurnClock(s.index, s.prompt_seq)
-        return out + [StartTimer(s.clock, self.turn_time)]
+        out.append(StartTimer(s.clock, self.turn_time))
+        return out + ([TellClock(s.conn, s.clock)] if s.conn is not None else [])
 
     def _wind_phase_clock(self, phase: str) -> Effects:
         if not self.turn_time or self.phase_clock == PhaseClock(phase):

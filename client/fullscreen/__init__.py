@@ -1,5 +1,6 @@
-"""The full-screen table: `governor play`, `join` and `watch` use it when both stdin and stdout
-are terminals, unless `--plain` asks for the line mode (pipes, scripts, screen readers).
+"""The full-screen table (and `governor join`'s lobby): `governor play`, `join` and `watch` use
+it when both stdin and stdout are terminals, unless `--plain` asks for the line mode (pipes,
+scripts, screen readers).
 
 The entry points here mirror the plain mode's (terminal.play_seat, spectator.watch_table) and
 import Textual only when called, so the plain mode never pays for it."""
@@ -48,6 +49,14 @@ async def watch_table(link: Link, table: str, data_dir: Path, *, patience: float
     from .bridge import watch_job
     return await _run(TableApp(watch_job(link, table, data_dir, patience=patience),
                                title=f"watching table {table}", leave_words="Stop watching?"))
+
+
+async def lobby(link: Link, data_dir: Path, name: str | None = None):
+    """The server's lobby on the full screen, until a seat is taken or a table chosen: a
+    lobby.Choice (its kind "quit" too when the person leaves)."""
+    from .lobby import Choice, LobbyApp
+    choice = await LobbyApp(link, data_dir, name).run_async()
+    return choice if choice is not None else Choice("quit")
 
 
 async def _run(app) -> int:

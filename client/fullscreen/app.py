@@ -1,5 +1,7 @@
-"""The full-screen table (Textual): a status line, the board, the log of the whole game, the
-question as a list, a line of help for the highlighted option, and the keys.
+"""The full-screen table (Textual): a status line (with the clock the server says our question
+has), the board (its head, the round and the roles, kept in place above the rest on a screen
+tall enough), the log of the whole game, the question as a list, a line of help for the
+highlighted option, and the keys.
 
 Everything drawn comes from the plain mode's pieces: the board and the score table from the
 game's Text through client/render.py's Renderer, the log lines from client/terminal.py's
@@ -14,7 +16,6 @@ handled in the app's queue, in order with `Ask`, never in a widget's queue of it
 from __future__ import annotations
 
 import asyncio
-import time
 
 from rich.text import Text
 from textual.actions import SkipAction
@@ -27,9 +28,13 @@ from textual.widgets import Input, OptionList, RichLog, Static
 
 from protocol.messages import printable
 
+from ..render import time_left
 from .question import BadAnswer, Question
 
 WIDE = 110      # from this many columns the log sits beside the question, not under it
+TALL = 30       # from this many rows the board's head (round, roles) stays in place above the
+                # rest of the board, which scrolls under it; below, all of it scrolls together,
+                # or the rest would have no room at all
 
 
 def ansi(text: str) -> Text:
@@ -82,6 +87,7 @@ class TableApp(App):
     AUTO_FOCUS = ""          # nothing focused: the arrows move through the question
     CSS = """
     #status { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #board-head { height: auto; padding: 0 1; }
     #board { height: 1fr; padding: 0 1; }
     #bottom { height: 16; border-top: solid $primary; }
     #question-box { width: 3fr; }
@@ -101,6 +107,8 @@ class TableApp(App):
     .narrow #note { max-height: 2; }
     .narrow #log { width: 1fr; height: 4; border-left: none; border-top: solid $primary; }
     .narrow.ended #log { display: none; }
+    .narrow.ended #bottom { height: 75%; }
+    .narrow.ended #note { max-height: 100%; }
     """
     # The question's keys are priority bindings of the app: see the module's docstring.
     BINDINGS = [
@@ -109,6 +117,8 @@ class TableApp(App):
         *[Binding(str(d), f"digit('{d}')", show=False, priority=True) for d in range(10)],
         Binding("space", "toggle", show=False, priority=True),
         Binding("enter", "send", show=False, priority=True),
+        Binding("b", "back", show=False, priority=True),
+        Binding("backspace", "back", show=False, priority=True),
         Binding("question_mark", "ask", show=False, priority=True),
         Binding("exclamation_mark", "ask('!')", show=False, priority=True),
         Binding("escape", "escape", show=False, priority=True),
@@ -130,8 +140,7 @@ class TableApp(App):
         self.answer: asyncio.Future | None = None
         self.connection = "connecting"
         self.waiting = ""
-        self.turn_time: float | None = None
-        self.deadline: float | None = None
+        self.deadline: float | None = None   # when the open question's clock runs out (the server's)
         self.job_task: asyncio.Task | None = None
         self.over = False
         self.left = False               # the person chose to leave
@@ -148,6 +157,7 @@ class TableApp(App):
 
     def compose(self) -> ComposeResult:
         yield Static(id="status", markup=False)
+        yield Static(id="board-head", markup=False)
         with VerticalScroll(id="board"):
             yield Static(id="board-text", markup=False)
         with Horizontal(id="bottom"):
@@ -175,12 +185,14 @@ class TableApp(App):
             self.job_task.cancel()
 
     def on_resize(self, event) -> None:
-        self._layout(event.size.width)
+        self._layout(event.size.width, event.size.height)
         # RichLog wraps a line once, as it is written: at a new width, write them all again.
         self.call_after_refresh(self._rewrap)
 
-    def _layout(self, width: int | None = None) -> None:
+    def _layout(self, width: int | None = None, height: int | None = None) -> None:
         self.screen.set_class((width or self.size.width) < WIDE, "narrow")
+        self.screen.set_class((height or self.size.height) < TALL, "short")
+        self._draw_board()
 
     def _rewrap(self) -> None:
         log = self.query_one("#log", RichLog)
@@ -216,13 +228,29 @@ class TableApp(App):
         self.connection = state
         self._status()
 
-    def show_view(self, view: dict, renderer, waiting: str, turn_time: float | None) -> None:
-        self.view, self.renderer, self.waiting, self.turn_time = view, renderer, waiting, turn_time
+    def show_view(self, view: dict, renderer, waiting: str, deadline: float | None = None) -> None:
+        """The table as it is now; `deadline`: when our question's clock runs out, as the server
+        told (client/table.py), shown only while the question is open."""
+        self.view, self.renderer, self.waiting, self.deadline = view, renderer, waiting, deadline
         if not view.get("players"):
             return
-        # The board keeps its scroll position: it stays in place as it changes.
-        self.query_one("#board-text", Static).update(ansi(renderer.board(view)))
+        self._draw_board()
         self._status()
+
+    def _draw_board(self) -> None:
+        """The board: its head pinned above the rest on a tall screen, all in the scrolling pane
+        on a short one. The pane keeps its scroll position: the board stays in place as it changes."""
+        if self.renderer is None or not (self.view or {}).get("players"):
+            return
+        head, rest = self.renderer.board_parts(self.view)
+        pinned = bool(head) and not self.screen.has_class("short")
+        shown = self.query_one("#board-head", Static)
+        shown.display = pinned
+        if pinned:
+            shown.update(ansi(head))
+        else:
+            rest = self.renderer.board(self.view)
+        self.query_one("#board-text", Static).update(ansi(rest))
 
     def show_end(self, text: str, headline: str) -> None:
         """The end: the score table and the audit's verdict where the question was (the board
@@ -231,7 +259,6 @@ class TableApp(App):
         first = "" if self.stopped else "The match is over. "
         self.query_one("#qtext", Static).update(ansi(f"{first}{headline}".strip()))
         self.query_one("#note-text", Static).update(ansi(text))
-        self.deadline = None
         self._status()
         self._keys()
         self.changed.set()
@@ -242,7 +269,6 @@ class TableApp(App):
         if msg.answer.done():
             return
         self.question, self.answer, self.view = Question(msg.view["prompt"]), msg.answer, msg.view
-        self.deadline = time.monotonic() + self.turn_time if self.turn_time else None
         self.asked += 1
         self.query_one("#qtext", Static).update(self.question.text)
         options = self.query_one("#options", OptionList)
@@ -261,7 +287,6 @@ class TableApp(App):
         if self.answer is not None and not self.answer.done():
             self.answer.cancel()
         self.question = self.answer = None
-        self.deadline = None
         options = self.query_one("#options", OptionList)
         options.clear_options()
         options.disabled = True
@@ -313,6 +338,18 @@ class TableApp(App):
             self.query_one("#note-text", Static).update(Text(str(e), style="bold red"))
             return
         self.answer.set_result(picks)
+        self.sent += 1
+        self._close_question()
+
+    def action_back(self) -> None:
+        """`b` or Backspace: the move back, where the question offers it."""
+        q = self._question_keys()
+        try:
+            action = q.go_back()
+        except BadAnswer as e:
+            self.query_one("#note-text", Static).update(Text(str(e), style="bold red"))
+            return
+        self.answer.set_result(action)
         self.sent += 1
         self._close_question()
 
@@ -423,7 +460,7 @@ class TableApp(App):
         self.push_screen(ConfirmQuit(self.leave_words), chosen)
 
     def _tick(self) -> None:
-        if self.deadline is not None:
+        if self.deadline is not None and self.question is not None:
             self._status()
 
     def _status(self) -> None:
@@ -436,9 +473,8 @@ class TableApp(App):
             parts.append("your turn")
         elif self.waiting:
             parts.append(self.waiting)
-        if self.deadline is not None:
-            left = max(0, int(self.deadline - time.monotonic() + 0.999))
-            parts.append(f"clock {left // 60}:{left % 60:02d}")
+        if self.question is not None and not self.over and self.deadline is not None:
+            parts.append(f"clock {time_left(self.deadline)}")
         self.query_one("#status", Static).update(" · ".join(parts))
 
     def _keys(self) -> None:
@@ -458,8 +494,3 @@ def _unwrap(text: str) -> str:
     its own width."""
     return "\n\n".join(" ".join(block.split()) for block in text.split("\n\n"))
 
-
-def screen_text(app: App) -> str:
-    """What the screen shows, as plain text, one line per row (for tests and text snapshots).
-    Textual has no public call for it; the compositor's strips are what an SVG export draws."""
-    return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())

@@ -8,6 +8,8 @@ import asyncio
 import io
 from pathlib import Path
 
+from games.choice import is_back
+
 from ..hints import command
 from ..link import Link
 from ..render import renderer_for
@@ -50,7 +52,7 @@ class ScreenPlayer(Player):
         if v is not None:
             renderer = self.plain.screen or renderer_for(v, True)
             waiting = renderer.waiting(v) if v.get("to_act") and not v.get("prompt") and not v.get("over") else ""
-            self.app.show_view(v, renderer, waiting, table.turn_time)
+            self.app.show_view(v, renderer, waiting, table.deadline)
 
     async def decide(self, table: Table) -> list:
         v = table.view
@@ -64,6 +66,8 @@ class ScreenPlayer(Player):
             if not answer.done():
                 answer.cancel()
                 self.app.post_message(Withdraw())
+        if is_back(picks):          # `b`: the move itself (question.py), no option indices
+            return picks
         options = v["prompt"]["options"]
         return [options[i] for i in picks]
 

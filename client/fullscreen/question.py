@@ -2,12 +2,13 @@
 explicit "none" entry when no pick is allowed), which one is highlighted, which are marked in a
 multi-pick, the number being typed, and the picks an Enter sends. No Textual here: the keys'
 meaning is tested as plain functions, and the answer is checked by the same parser as a line
-typed in plain mode (client/answers.py), so both modes accept and refuse the same picks."""
+typed in plain mode (client/answers.py), so both modes accept and refuse the same picks, and go
+back (`b` or Backspace) where the same prompts offer it."""
 from __future__ import annotations
 
 from protocol.messages import printable
 
-from ..answers import BadAnswer, parse_answer
+from ..answers import BadAnswer, going_back, parse_answer
 
 NONE = -1       # the index of the explicit "none" entry
 
@@ -19,6 +20,8 @@ class Question:
         self.labels: list[str] = [" ".join(label.split()) for label in p["labels"]]
         self.helps: list[str] = p["help"]
         self.lo, self.hi = p["min"], p["max"]
+        self.prompt = p
+        self.back: str = p.get("back") or ""     # where going back takes the seat; "" where it is not offered
         self.multi = self.hi > 1
         # Entry i is option i; passing is an entry of its own, never an Enter on nothing.
         self.entries: list[int] = list(range(len(self.labels)))
@@ -50,12 +53,14 @@ class Question:
 
     def how(self) -> str:
         """The keys line: what to pick, and how, short enough for 80 columns."""
+        back = " · b: back" if self.back else ""
+        arrows = "↑↓/number" if self.back else "↑↓ or a number"     # room for the back key
         if not self.hi:
-            return "Enter: go on"
+            return "Enter: go on" + back
         if not self.multi:
-            return "↑↓ or a number: choose · Enter: send" + (" (0: pass)" if self.lo == 0 else "")
+            return f"{arrows}: choose · Enter: send" + (" (0: pass)" if self.lo == 0 else "") + back
         need = str(self.hi) if self.lo == self.hi else f"up to {self.hi}" if self.lo == 0 else f"{self.lo} to {self.hi}"
-        return f"↑↓ or a number, Space: mark {need} · Enter: send"
+        return f"{arrows}, Space: mark {need} · Enter: send" + back
 
     # ------------------------------------------------------------ keys
 
@@ -90,6 +95,12 @@ class Question:
             self.marked.remove(i)
         else:
             self.marked.append(i)
+
+    def go_back(self) -> list:
+        """The move back that `b` or Backspace sends (the action itself, not option indices);
+        raises BadAnswer (the plain mode's sentence) where the question does not offer it."""
+        self.typed = ""
+        return going_back(self.prompt)
 
     def answer(self) -> list[int]:
         """The option indices Enter sends; raises BadAnswer (with the plain mode's sentence)

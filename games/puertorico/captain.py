@@ -173,6 +173,22 @@ def _ask_windrose(s: State, seat: int, ev: list) -> bool:
     return False
 
 
+def back_label(s: State) -> str:
+    """Storage is told to the others once it is done (_store): at the windrose, a seat that was
+    asked for its warehouses may choose them again. The kinds stored are never empty once the
+    warehouses were asked, and always empty at a windrose question they were not asked before."""
+    return "choose the goods for your warehouses again" if s.stored else ""
+
+
+def go_back(s: State) -> None:
+    """The warehouse question again, as _next_storer asked it."""
+    seat = s.pending[0]
+    p = s.players[seat]
+    s.stored = ()
+    s.pending = (seat, "warehouse", tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g]),
+                 warehouse_kinds(p), warehouse_kinds(p))
+
+
 def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _store(s, seat, picks[0], ev)
     s.turn += 1

@@ -8,7 +8,7 @@ returns without asking, it is over and the next role is picked.
 """
 from __future__ import annotations
 
-from games.choice import check_pick, out_of_turn
+from games.choice import check_pick, is_back, no_back, out_of_turn
 
 from . import builder, captain, craftsman, mayor, settler, trader
 from .components import PROSPECTOR_DOUBLOONS, ROLE_OF, TABLES
@@ -110,6 +110,21 @@ STEPS = {
 }
 
 
+# The decisions asked in several steps that a seat may go back through, by the kind of a later
+# step: (where back takes the seat, for people, or "" when not now; going back). Only the mayor's
+# placement and storage in the captain phase tell nobody anything between their steps.
+GOING_BACK = {
+    "place": (mayor.back_label, mayor.go_back),
+    "windrose": (captain.back_label, captain.go_back),
+}
+
+
+def back_label(s: State) -> str:
+    """Where the move back takes the seat to act, for people; empty when it is not offered."""
+    kind = s.pending[1]
+    return GOING_BACK[kind][0](s) if kind in GOING_BACK else ""
+
+
 # ---------------------------------------------------------------- the contract
 
 def to_act(s: State) -> list[int]:
@@ -119,10 +134,17 @@ def to_act(s: State) -> list[int]:
 
 def apply(s: State, seat: int, action, rng) -> list[dict]:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
-    (all public). Raises IllegalAction, changing nothing, when the decision is not allowed."""
+    (all public). Raises IllegalAction, changing nothing, when the decision is not allowed. The
+    move [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
     decision = s.pending
     if decision is None or type(seat) is not int or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
+    if is_back(action):
+        if not back_label(s):
+            raise no_back(decision[1])
+        s.decisions += 1     # every move counts, this one too
+        GOING_BACK[decision[1]][1](s)
+        return []
     picks = check_pick(action, *decision[1:])
     s.decisions += 1
     s.pending = None

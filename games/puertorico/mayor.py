@@ -95,6 +95,41 @@ def _place(s: State, gs: list[tuple[str, int]]) -> bool:
     return False
 
 
+def first_question(p: Player) -> int | None:
+    """The group of the first question of this board's placement (`_place` from group 0 with
+    every colonist off the board), or None when nothing is asked."""
+    gs = groups(p)
+    unplaced = p.san_juan + sum(p.worked) + sum(p.city.values())
+    later = sum(circles for _, circles in gs)
+    for i, (_, circles) in enumerate(gs):
+        later -= circles
+        lo, hi = bounds(circles, later, unplaced)
+        if lo != hi:
+            return i
+        unplaced -= lo
+    return None
+
+
+def back_label(s: State) -> str:
+    """A placement is told to the others only once it is whole (_finish_seat): from its second
+    question on, the placing seat may start it again. Empty when that is not offered."""
+    p = s.players[s.pending[0]]
+    return "place your colonists again from the first question" if s.group != first_question(p) else ""
+
+
+def go_back(s: State) -> None:
+    """Every colonist off the board and the placement asked from the start, as _next_placement
+    began it."""
+    seat = s.pending[0]
+    p = s.players[seat]
+    p.san_juan += sum(p.worked) + sum(p.city.values())
+    p.worked = [0] * len(TILE_KINDS)
+    for b in p.city:
+        p.city[b] = 0
+    s.group = 0
+    _place(s, groups(p))
+
+
 def _put(p: Player, group: str, colonists: int) -> None:
     if group in TILE_KINDS:
         p.worked[TILE_KINDS.index(group)] = colonists

@@ -78,7 +78,12 @@ class Text:
     # ------------------------------------------------------------ the board
 
     def board(self, v: dict) -> str:
-        return "\n".join(self.table(v) + self.buildings(v) + self.players(v))
+        return "\n".join(self.parts(v))
+
+    def parts(self, v: dict) -> tuple[str, str]:
+        """The board in two: the table (the round, the phase, the roles, the supply, the ships),
+        which a screen keeps in sight, and the building supply and the players, which may scroll."""
+        return "\n".join(self.table(v)), "\n".join(self.buildings(v) + self.players(v))
 
     def table(self, v: dict) -> list[str]:
         names = [p["name"] for p in v["players"]]

@@ -12,7 +12,7 @@ from .board import build_cost, city_used, occupied, sale_price
 from .captain import WHARF_SHIP, cargo_amount, load_vp
 from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, PRODUCERS, ROLE_OF, ROLE_TEXT,
                          TILE_KINDS)
-from .flow import to_act
+from .flow import back_label, to_act
 from .plantations import kind
 from .scoring import result, score_seat
 from .state import State
@@ -103,7 +103,7 @@ def prompt(s: State, seat: int) -> dict | None:
     text, describe = _PROMPTS[kind_](s, seat, p, options)
     pairs = [describe(o) for o in options]
     return {"kind": kind_, "text": text, "options": list(options), "min": lo, "max": hi,
-            "labels": [a for a, _ in pairs], "help": [b for _, b in pairs]}
+            "labels": [a for a, _ in pairs], "help": [b for _, b in pairs], "back": back_label(s)}
 
 
 def _role(s, seat, p, options):
@@ -249,3 +249,11 @@ def random_action(s: State, seat: int, rnd) -> list:
     """A uniformly random legal action, cheap enough for random playouts."""
     _, _, options, lo, hi = s.pending
     return pick_uniform(options, lo, hi, rnd)
+
+
+def private_room(view: dict) -> None:
+    """None: a seat's own field (`prompt`) hides nothing. Puerto Rico keeps nothing from one seat
+    that another sees (only the order of the plantation stack, from everyone), so a question
+    depends on public things only, and so does its length (server/broadcast.py)."""
+    return None
+

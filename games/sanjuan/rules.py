@@ -12,7 +12,7 @@ public buildings, never hidden cards.
 """
 from __future__ import annotations
 
-from games.choice import check_pick, out_of_turn, wrong_count
+from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
@@ -637,6 +637,26 @@ def _on_pay(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _finish_build(s, seat, picks, rng, ev)
 
 
+# A build is asked in steps (the building, the building its crane covers, the goods the black
+# market discards, the cards that pay) and nobody else is told of it before the last: until then
+# the builder may go back to choosing the building. No step draws a card.
+_BUILD_STEPS_AFTER_FIRST = frozenset({"cover", "black_market", "pay"})
+
+
+def back_label(s: State, seat: int) -> str:
+    """Where the move back takes `seat`, for people; empty when it is not offered."""
+    decision = s.pending.get(seat)
+    return "choose the building again" if decision and decision[0] in _BUILD_STEPS_AFTER_FIRST else ""
+
+
+def _go_back(s: State, seat: int) -> None:
+    """The builder's turn as it was before the building was chosen: the steps so far only
+    filled in s.build, so this is all there is to undo."""
+    s.build = None
+    s.stage = "build"
+    s.pending = {seat: build_decision(s, seat)}
+
+
 def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
     card, cover, goods = s.build
     s.build = None
@@ -907,10 +927,17 @@ def to_act(s: State) -> list[int]:
 def apply(s: State, seat: int, action, rng) -> list[dict]:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
     with `to` None (everyone) or the one seat that may see it. Raises IllegalAction, changing
-    nothing, when the decision is not allowed."""
+    nothing, when the decision is not allowed. The move [BACK], where the prompt offers it, goes
+    back to the start of the build and tells nobody anything."""
     decision = s.pending.get(seat) if type(seat) is int else None
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
+    if is_back(action):
+        if not back_label(s, seat):
+            raise no_back(decision[0])
+        s.decisions += 1     # every move counts, this one too
+        _go_back(s, seat)
+        return []
     picks = check_pick(action, *decision, why_not=lambda kind, value: _why_not(s, seat, kind, value),
                        count=_wrong_count)
     s.decisions += 1

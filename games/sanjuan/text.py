@@ -44,10 +44,13 @@ class Text:
 
     def board(self, v: dict) -> str:
         """Everything a view shows but its prompt: the round and roles, every city, your cards."""
-        parts = [self.table(v), self.cities(v)]
-        if v.get("you"):
-            parts.append(self.hand(v))
-        return "\n\n".join(parts)
+        return "\n\n".join(self.parts(v))
+
+    def parts(self, v: dict) -> tuple[str, str]:
+        """The board in two: the round, the roles and the supply, which a screen keeps in sight,
+        and the cities and your hand, which may scroll."""
+        rest = [self.cities(v)] + ([self.hand(v)] if v.get("you") else [])
+        return self.table(v), "\n\n".join(rest)
 
     def table(self, v: dict) -> str:
         names = [p["name"] for p in v["players"]]

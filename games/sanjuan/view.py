@@ -12,7 +12,7 @@ from __future__ import annotations
 from games.choice import all_picks, pick_uniform
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
-from .rules import cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
+from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
 from .scoring import result
 from .state import State
 
@@ -155,7 +155,7 @@ def prompt(s: State, seat: int) -> dict | None:
         raise AssertionError(kind)
     labels, help_texts = _labels(s, options, notes)
     return {"kind": kind, "text": text, "options": list(options), "min": lo, "max": hi,
-            "labels": labels, "help": help_texts}
+            "labels": labels, "help": help_texts, "back": back_label(s, seat)}
 
 
 def _labels(s: State, options, notes) -> tuple[list[str], list[str]]:
@@ -194,3 +194,34 @@ def random_action(s: State, seat: int, rnd) -> list:
     """A uniformly random legal action, cheap enough for random playouts in a search."""
     _, options, lo, hi = s.pending[seat]
     return pick_uniform(options, lo, hi, rnd)
+
+
+# ---------------------------------------------------------------- frame lengths
+
+def _longest(texts) -> int:
+    return max(len(t.encode()) for t in texts)
+
+
+# The most bytes each thing in a seat's own fields can take, packed (a string or a number at most
+# 3 bytes of msgpack header, a list or a map 3): what private_room adds up.
+_CARD = 1 + 3 + 3 + _longest(KEY)                  # [id, key] in `you`
+_NOTE = _longest(["double this privilege now", "keep it for your second role this round",
+                  "cost 99, you pay 99, 99 VP", "takes 99 off", "sells for 99", *GOODS])
+_OPTION = 3 + (3 + _longest(f"{NAME[k]} (cost {COST[k]}, {VP[k]} VP)" for k in range(len(NAME))) + 3 + _NOTE) \
+    + (3 + _longest([k.text for k in KINDS] + list(ROLE_TEXT.values())))   # the option, its label, its help
+_TEXT = 256    # a question's text; the longest (the crane's, naming a building) is under 180 bytes
+_YOU = 96      # the map of `you`: its keys, list headers, the hand limit, the building under way
+
+
+def private_room(view: dict) -> int:
+    """The most bytes, packed, that a seat's own fields (`you` and `prompt`) can take, from what
+    everyone sees in its view: how many cards it holds, draws and keeps under its chapel and bank,
+    how many buildings it has and whether it is asked. Frames to the seat are padded to leave this
+    room whatever its cards are (server/broadcast.py), so their length tells nothing of them."""
+    me = view["players"][view["seat"]]
+    room = _YOU + (me["hand"] + me["drawn"] + me["chapel"] + me["bank"]) * _CARD
+    if view["seat"] in view["to_act"]:
+        options = max(me["hand"] + me["drawn"], me["buildings"], len(view["roles_left"]), 2)
+        room += 64 + _TEXT + options * _OPTION
+    return room
+

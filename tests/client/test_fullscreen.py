@@ -3,21 +3,21 @@ server, keys pressed as a person would; type-ahead dropped; `?` and a name; what
 at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the app to say that a
 question opened or closed, or that the match ended."""
 import asyncio
-import os
-from pathlib import Path
+import time
 
 import pytest
 from rich.text import Text
 from textual import events
 
 from client.fullscreen import wanted
-from client.fullscreen.app import Ask, TableApp, screen_text
+from client.fullscreen.app import Ask, TableApp
 from client.fullscreen.bridge import play_job
 from client.fullscreen.question import NONE, Question
 from client.lobby import sit
 from client.link import open_link
 
 from .live import LiveServer
+from .screens import screen_text
 
 SMALL = (80, 24)
 COMFY = (120, 40)
@@ -49,17 +49,12 @@ def plain(text: str) -> str:
     return Text.from_ansi(text).plain
 
 
-CHARS = {"enter": "\r", "space": " ", "question_mark": "?", "up": None, "down": None}
-
-
 def type_keys(app: TableApp, *keys: str) -> None:
-    """Keys as the terminal driver hands them to the app (as the pilot's `press` does, without
+    """Keys pressed, through Textual's `App.simulate_key` (as the pilot's `press` does, without
     its wait for the whole process to idle after each key, which a server in the same process
     makes slow). The app handles them in order, after whatever is already in its queue."""
     for key in keys:
-        event = events.Key(key, CHARS.get(key, key))
-        event.set_sender(app)
-        app._driver.send_message(event)
+        app.simulate_key(key)
 
 
 def answer_keys(q: Question) -> list[str]:
@@ -208,11 +203,7 @@ async def test_leaving_asks_first_and_gives_the_seat_back_words(server, tmp_path
     assert app.result[1].startswith("You left the game.")
 
 
-# ------------------------------------------------------------ text snapshots of fixed screens
-
-SNAPSHOTS = Path(__file__).parent / "snapshots"
-UPDATE = os.environ.get("GOVERNOR_UPDATE_SNAPSHOTS") == "1"    # rewrite them instead of comparing
-
+# ------------------------------------------------------------ fixed screens (test_snapshots.py too)
 
 def fixed_view(game: str = "sanjuan") -> dict:
     """A table of two at its first question, dealt from a fixed seed: the same every run."""
@@ -242,28 +233,6 @@ async def open_question(app) -> None:
         await next_change(app)
 
 
-@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
-@pytest.mark.parametrize("size", [SMALL, COMFY])
-async def test_the_first_question_on_a_fixed_deal(game, size):
-    view = fixed_view(game)
-    app = TableApp(asking(view, log=("[Every seat has committed; revealing our seed.]",
-                                     "[All seeds revealed and checked against their commitments: play begins.]")),
-                   title="table t1 · seat 1, Ana")
-    async with app.run_test(size=size) as pilot:
-        await open_question(app)
-        await pilot.pause()
-        board = plain(app.renderer.board(view)).splitlines()[0].strip()
-        text = check_screen(app, [board, app.question.text[:40], "play begins."])
-        app.set_connection("connected")
-    path = SNAPSHOTS / f"{game}-first-question-{size[0]}x{size[1]}.txt"
-    if UPDATE:
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text + "\n")
-    how = f"if on purpose, rewrite the snapshots: GOVERNOR_UPDATE_SNAPSHOTS=1 pytest {__file__}"
-    assert path.exists(), f"no snapshot {path.name}; {how}"
-    assert text + "\n" == path.read_text(), f"the screen changed; {how}"
-
-
 async def test_watching_a_table_to_its_end(server, tmp_path):
     from client.fullscreen.bridge import watch_job
     from .live import bot_seat
@@ -286,9 +255,10 @@ async def test_watching_a_table_to_its_end(server, tmp_path):
 
 
 async def test_the_clock_counts_down_while_a_question_is_open():
-    """On a server with a clock (the status's turn_time), the status line shows the time left."""
+    """With a deadline for the open question (the server's: tests/client/test_clock.py), the
+    status line shows the time left."""
     import re
-    app = TableApp(asking(fixed_view(), clock=300.0))
+    app = TableApp(asking(fixed_view(), clock=time.monotonic() + 300.0))
     async with app.run_test(size=SMALL) as pilot:
         await open_question(app)
         await pilot.pause()

@@ -106,7 +106,7 @@ def _trader(seat: int, chooser: int) -> types.SimpleNamespace:
     view = {"seat": seat, "role": "trader", "chooser": chooser, "to_act": [seat],
             "prompt": {"kind": "sell", "text": "Trader phase: sell up to 2 goods.", "options": [11, 12],
                        "min": 0, "max": 2, "labels": ["Indigo", "Sugar"], "help": ["", ""]}}
-    return types.SimpleNamespace(view=view)
+    return types.SimpleNamespace(view=view, deadline=None)
 
 
 def _terminal(answers: str) -> tuple[Terminal, list]:
@@ -192,3 +192,17 @@ def test_incoming_chat_is_printed_without_control_characters():
     t = Terminal("ws://x", out=out)
     t.update(types.SimpleNamespace(view=None, prompt=None, exchange=None), happened)
     assert out.getvalue() == "[chat] Ana[31m: hi there\n"
+
+
+async def test_a_name_asked_before_the_full_screen_leaves_no_reader_behind(monkeypatch, capsys):
+    """`join --table ID` (or --create) on a terminal without --name: the name is read line by line
+    by readers that stop once answered, and a bad name is explained and asked again."""
+    import io
+    import threading
+    from client.lobby import ask_name
+    readers = {t for t in threading.enumerate() if t.name in ("ask-once", "keyboard")}    # other tests'
+    monkeypatch.setattr("sys.stdin", io.StringIO("x" * 30 + "\nAna\n"))
+    assert await ask_name(None) == "Ana"
+    assert "A name is 1 to 20 printable characters (yours has 30): please type another." in capsys.readouterr().out
+    await asyncio.sleep(0.05)
+    assert not {t for t in threading.enumerate() if t.name in ("ask-once", "keyboard")} - readers

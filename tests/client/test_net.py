@@ -1,4 +1,5 @@
 """The client's protocol logic without a socket: the table state machine, the saved seat, backoff."""
+import random
 import time
 
 import pytest
@@ -83,6 +84,28 @@ def test_exchange_runs_through_the_table_and_is_saved(tmp_path):
     # A restarted client rebuilds its exchange from disk and owes nothing more.
     t2 = Table("t1", again)
     assert t2.exchange.seat == 0 and t2.resume_messages() == []
+
+
+def test_what_we_alone_are_told_comes_signed_and_is_shown_with_the_next_view(tmp_path):
+    """A view update carries the public events only (its length must tell nothing of our cards):
+    what we alone are told ("You draw ...") comes in signed private messages, and is shown once,
+    after the public events of the view update that follows."""
+    m = Match(tmp_path)
+    m.start()
+    m.table.drain()
+    rnd = random.Random(1)
+    told = []
+    while not told:
+        seat = GAME.to_act(m.server.state)[0]
+        sent = m.server.act(seat, GAME.random_action(m.server.state, seat, rnd))
+        told = [text for x in sent if x.kind == "private" and x.body["seat"] == 0 for text in x.body["events"]]
+        m.to_client(sent)
+        assert not [e for kind, es in m.table.drain() if kind == "events" for e in es]
+    m.snapshot()
+    shown = [e["text"] for kind, es in m.table.drain() if kind == "events" for e in es]
+    assert shown == told and told[0].startswith("You ")
+    m.snapshot()                                  # and only once
+    assert not [e for kind, es in m.table.drain() if kind == "events" for e in es]
 
 
 def test_resume_resends_the_step_we_owe(tmp_path):
@@ -283,3 +306,8 @@ def test_snapshot_events_already_shown_are_not_repeated(tmp_path):
     m.table.feed({**snap, "events": e[:4]})
     m.table.feed({**snap, "events": e[2:6]})        # after a reconnect: the latest few, two of them new
     assert [x["text"] for x in m.table.log] == [f"event {i}" for i in range(6)]
+    # what we alone were told is in our log, never in a snapshot's events: it is no new event either
+    m.table.told.append({"type": "private", "to": 0, "text": "You draw Well."})
+    m.table.feed({**snap, "events": e[3:6]})
+    m.table.feed({**snap, "events": e[3:6]})        # a resync: nothing new
+    assert [x["text"] for x in m.table.log] == [f"event {i}" for i in range(6)] + ["You draw Well."]

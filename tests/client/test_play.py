@@ -214,10 +214,14 @@ def test_the_pace_keeps_under_the_servers_rate():
 
 
 def test_the_lan_server_of_governor_play_has_no_clock(tmp_path):
+    from argparse import Namespace
+
     from client.play import _start_server
+    from games import sanjuan
 
     async def start():
-        server, port = await _start_server(str(tmp_path), "127.0.0.1", 0)
+        args = Namespace(host="127.0.0.1", port=0, name="Ana", engine=sanjuan)
+        server, port = await _start_server(str(tmp_path), args)
         try:
             return server.limits.turn_time, port
         finally:

@@ -1,6 +1,7 @@
 """Puerto Rico on a 100×40 terminal: every line within 100 columns, a 4-player board with its
-question on one screen, the building prices the engine charges, questions in the game's words,
-and `? name` for anything on the board (San Juan's cards too)."""
+question on one screen, the round, the roles and the question in sight however tall the board,
+the building prices the engine charges, questions in the game's words, and `? name` for
+anything on the board (San Juan's cards too)."""
 import re
 import statistics
 
@@ -14,10 +15,7 @@ from games.puertorico.components import BUILDINGS, BY_KEY
 from protocol.fairness import local_streams
 from tests.games.puertorico.scenario import answer, make, play
 
-WIDTH, ROWS = 100, 40
-# What the terminal prints around a view (client/terminal.py, Terminal.decide): a blank line and
-# the connection line above the board, the input line below the question.
-TERMINAL_LINES = 3
+from client.render import ROWS, TERMINAL_LINES, WIDTH
 LOG_LINES = 3            # the last events of the game log, above the board
 NAMES = ["Player", "Bot 2", "Bot 3", "Bot 4", "Bot 5"]   # the names `governor play` gives
 
@@ -79,6 +77,38 @@ def test_a_four_player_board_and_its_question_fit_40_rows(games_by_players):
             if v["prompt"] and len(v["prompt"]["options"]) <= 8]
     assert max(rows) <= ROWS
     assert statistics.median(rows) + LOG_LINES <= ROWS
+
+
+def heuristic_views(players: int, seed: str) -> list[dict]:
+    """The views of every question of a game between heuristic players, whose cities grow
+    bigger than random players' do: the tallest boards there are."""
+    import bots
+    rng = local_streams(seed)
+    state = puertorico.setup(NAMES[:players], {}, rng)
+    players_ = [bots.make("puertorico", "heuristic", seat) for seat in range(players)]
+    views = []
+    while puertorico.to_act(state):
+        seat = puertorico.to_act(state)[0]
+        views.append(puertorico.view(state, seat))
+        puertorico.apply(state, seat, players_[seat].choose(views[-1]), rng)
+    return views
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_the_round_the_roles_and_the_question_stay_on_a_40_row_terminal(players):
+    """However tall a board and its question are, the last 40 rows the plain mode prints hold
+    the round, the roles and the whole question: when it does not fit, the board's head comes
+    after the rest of the board, just above the question (the rest scrolls away first)."""
+    r = Renderer("puertorico", {})
+    taller = 0
+    for v in heuristic_views(players, f"tall/{players}"):
+        lines = screen(v)
+        shown = "\n".join(lines[-(ROWS - TERMINAL_LINES):])
+        assert "Puerto Rico · round" in shown and "Roles left" in shown
+        assert r.prompt(v) in shown
+        taller += len(lines) + TERMINAL_LINES > ROWS
+    if players == 5:
+        assert taller    # some screens were taller than the terminal, and were laid out so
 
 
 def grid_price(text: str, name: str) -> int | None:

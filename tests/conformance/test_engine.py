@@ -5,8 +5,10 @@ import random
 
 import pytest
 
-from games.contract import check_result, check_view
+from games.choice import BACK
+from games.contract import PRIVATE, check_result, check_view
 from games.errors import IllegalAction
+from protocol.codec import as_received, pack
 from protocol.fairness import local_streams
 
 MAX_DECISIONS = 20_000
@@ -88,6 +90,8 @@ def test_every_pick_within_the_bounds_is_legal(game, table):
 def _illegal(prompt: dict) -> list:
     options, lo, hi = prompt["options"], prompt["min"], prompt["max"]
     bad = ["not a list", [object()], [[1] * 3]]
+    if not prompt["back"]:
+        bad.append([BACK])
     if lo > 0:
         bad.append(options[:lo - 1])
     if hi < len(options):
@@ -115,6 +119,37 @@ def test_an_illegal_pick_raises_and_changes_nothing(game, table):
         assert game.dump(s) == before
 
     random_game(game, players, options, "illegal", check)
+
+
+def test_back_returns_to_the_first_step_of_its_decision(game, table):
+    """Where a prompt offers back, the move [BACK] tells nobody anything and leaves the state and
+    every view (each seat's and a spectator's) as they were before the first step of that
+    decision, but for the count of moves, which counts it too. Random play never sends it."""
+    players, options = table
+    readers = [None, *range(players)]
+    first_step = None   # a copy of the state before the last move whose prompt offered no back
+    kinds = set()
+
+    def seen(s) -> tuple[dict, list]:
+        data = game.dump(s)
+        del data["decisions"]
+        return data, [game.view(s, r) for r in readers]
+
+    def check(s, i):
+        nonlocal first_step
+        seat = game.to_act(s)[0]
+        p = game.prompt(s, seat)
+        if not p["back"]:
+            first_step = game.copy(s)
+            return
+        went_back = game.copy(s)
+        assert game.apply(went_back, seat, [BACK], local_streams(f"back/{i}")) == []
+        assert seen(went_back) == seen(first_step), f"back from a {p['kind']} decision"
+        assert not game.prompt(went_back, seat)["back"]
+        kinds.add(p["kind"])
+
+    random_game(game, players, options, "back", check)
+    assert kinds, "a random game offered back somewhere"
 
 
 def test_no_view_depends_on_what_it_may_not_see(game, table):
@@ -161,6 +196,33 @@ def test_no_private_text_depends_on_what_its_reader_may_not_see(game, table):
                 assert [e for e in twin_events if e["to"] == seat] == [e for e in events if e["to"] == seat], \
                     f"the texts shown to seat {seat} depend on something hidden from it"
     assert compared
+
+
+def test_a_seats_own_fields_fit_the_room_that_public_things_leave_them(game, table):
+    """Frames to a seat are padded to leave `private_room(view)` for the fields only that seat
+    may see (server/broadcast.py). The room must hold them whatever the cards, and come out the
+    same when everything a spectator may not see is dealt anew: it is computed from public things."""
+    players, options = table
+    rnd = random.Random("room")
+    checked = 0
+
+    def check(s, i):
+        nonlocal checked
+        twin = game.permute_hidden(s, None, rnd)
+        for seat in range(players):
+            view = as_received(game.view(s, seat))
+            room = game.private_room(view)
+            if room is None:                      # they hide nothing: the leak test above covers it
+                continue
+            checked += 1
+            assert len(pack({k: view[k] for k in PRIVATE if k in view})) <= room, (seat, view.get("prompt"))
+            assert game.private_room(as_received(game.view(twin, seat))) == room
+
+    for g in range(GAMES_PER_TABLE):
+        random_game(game, players, options, f"room/{g}", check)
+    assert checked or all(game.private_room(as_received(game.view(game.setup(
+        [f"P{i}" for i in range(players)], options, local_streams("room")), seat))) is None
+        for seat in range(players))
 
 
 def test_games_end_and_views_and_results_are_well_formed(game, table):

@@ -81,8 +81,9 @@ class Raw:
         self.frames.append(frame)
         return wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
 
-    async def expect(self, kind: str, timeout: float = TIMEOUT, skip=("status",)) -> dict:
-        """The next message, which must be of `kind` (messages of the types in skip are passed over)."""
+    async def expect(self, kind: str, timeout: float = TIMEOUT, skip=("status", "clock")) -> dict:
+        """The next message, which must be of `kind` (messages of the types in skip are passed
+        over: by default the lobby's news and the time a question has left)."""
         while True:
             msg = await self.recv(timeout)
             if msg["type"] == kind:
@@ -110,8 +111,9 @@ class Raw:
         finally:
             await closing
 
-    async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None) -> str:
-        await self.send({"type": "create", "game": "sanjuan", "seats": seats, "bots": bots, "bot": bot,
+    async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None,
+                     game: str = "sanjuan") -> str:
+        await self.send({"type": "create", "game": game, "seats": seats, "bots": bots, "bot": bot,
                          "options": options or {}})
         return (await self.expect("created"))["table"]
 

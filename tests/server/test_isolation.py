@@ -10,17 +10,21 @@ bench/isolation.py measures what each attack does to a victim table's latency.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import threading
+import time
 
 import pytest
 from websockets.exceptions import InvalidMessage
 
 from protocol import wire
+from protocol.exchange import PlayerExchange
 from server import sqlite_store
+from server.seats import hash_token
 from server.table_core import TableCore
 
-from .rawclient import Raw, play_all
+from .rawclient import Raw, SeatPlayer, play_all
 from .test_resilience import table_with
 
 
@@ -47,7 +51,7 @@ def test_a_seat_token_is_looked_up_by_an_index(tmp_path):
     plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sqlite_store.SEAT_OF_TOKEN, ("x",)))
     assert "SEARCH k USING INDEX" in plan and "(token_hash=?)" in plan and "SCAN" not in plan, plan
     # and keeping the index up to date, on the thread that commits the moves, reads no other table's tokens
-    for sql, args in sqlite_store._token_rows("t", [{"token_hash": "h"}]):
+    for sql, args in sqlite_store._seats_indexed("t", [{"token_hash": "h"}]):
         plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
         assert "SCAN" not in plan, (sql, plan)
 
@@ -60,7 +64,8 @@ async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp
     table, (ana, _) = await finished_table(server)
     await server.stop()
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
-    db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; PRAGMA user_version = 0;")
+    db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; DROP TABLE seat_tokens_noted;"
+                     "DROP TRIGGER seats_inserted; DROP TRIGGER seats_updated; PRAGMA user_version = 0;")
     db.close()
     server = await make_server(data_dir=data)
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
@@ -68,6 +73,52 @@ async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp
     db.close()
     again = await Raw.connect(server.url, token=ana.token, have=0)
     assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+
+
+async def test_seats_written_by_a_server_without_the_token_index_are_indexed_again(make_server, tmp_path):
+    """A server of the release before the index knows nothing of it (nor of the schema version)
+    and writes a table's seats without it. Here, under such a server, Ana gave her seat up, Di
+    and Cy sat down and the match began. Back on this release, the index is brought up to date:
+    Di and Cy come back to the finished match with their tokens, and Ana's old token is unknown
+    without the match being read or replayed."""
+    data = tmp_path / "downgraded"
+    server = await make_server(data_dir=data, finished_cache=0)
+    table = await (await Raw.connect(server.url)).create(2)
+    ana = SeatPlayer(server.url, table, "Ana", seed=0)
+    await ana.sit()
+    key = server.signer.public_key
+    await server.stop()
+    players = [SeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Di", "Cy"))]
+    for i, p in enumerate(players):
+        p.seat, p.token, p.player_id = i, f"token-of-{p.name}-" + "x" * 30, f"p-{p.name}"
+        p.px = PlayerExchange(p.player_id, server_key=key)
+    seats = [{"name": p.name, "player_id": p.player_id, "token_hash": hash_token(p.token), "bot": None}
+             for p in players]
+    db = sqlite3.connect(data / sqlite_store.DB_FILE)
+    with db:                                      # what that server's store wrote: no seat_tokens
+        db.execute("UPDATE tables SET seats = ?, updated = ? WHERE id = ?", (json.dumps(seats), time.time(), table))
+        db.execute("UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
+                   (b"g" * 16, b"s" * 32, time.time(), table))
+    db.close()
+    server = await make_server(data_dir=data, finished_cache=0)
+    for p in players:
+        await p.resume(server.url)
+    await play_all(players)
+    for p in players:
+        assert p.report.ok, p.report.text()
+        await p.drop()
+    while table in server.tables:
+        await asyncio.sleep(0.01)
+    for p in players:
+        again = await Raw.connect(server.url, token=p.token, have=0)
+        assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+        await again.close()
+    while table in server.tables:
+        await asyncio.sleep(0.01)
+    gone = await Raw.connect(server.url, hello=False)
+    await gone.send({"type": "hello", "version": wire.VERSION, "token": ana.token})
+    assert await gone.closed() == (wire.CLOSE_BAD_HELLO, "unknown seat token")
+    assert table not in server.tables            # refused by the index, not by the table's seats
 
 
 async def test_a_newer_database_is_refused(make_server, tmp_path):
@@ -288,6 +339,30 @@ async def test_watch_requests_are_rate_bounded_per_address(make_server):
     assert (await other.expect("snapshot", skip=("status", "entry")))["view"]["over"]
 
 
+async def test_a_seat_token_of_a_finished_match_counts_as_a_watch(make_server):
+    """Coming back with the token of a finished match reads it from the database and replays it,
+    as a watch does: it takes from the same quota, and past it the connection is closed with
+    4002, not 4003 (which would tell the client its seat is gone), so that the client retries."""
+    server = await make_server(watch_rate=0.01, watch_burst=2, finished_cache=0)
+    table, (ana, bo) = await finished_table(server)
+    for p in (ana, bo):                           # two comebacks: the burst
+        again = await Raw.connect(server.url, token=p.token, have=0)
+        assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+        await again.close()
+    while table in server.tables:
+        await asyncio.sleep(0.01)
+    late = await Raw.connect(server.url, hello=False)
+    await late.send({"type": "hello", "version": wire.VERSION, "token": ana.token, "have": 0})
+    code, reason = await late.closed()
+    assert code == wire.CLOSE_FLOODING and "watch_rate" in reason, (code, reason)
+    await late.close()
+    watcher = await Raw.connect(server.url)       # and the quota is the watches' own
+    await watcher.send({"type": "watch", "table": table})
+    assert (await watcher.expect("error"))["code"] == "slow_down"
+    other = await Raw.connect(server.url, token=ana.token, have=0, source="127.0.0.2")   # someone else's is not
+    assert (await other.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
+
+
 def test_the_listing_of_finished_tables_is_bounded():
     from server.listing import Finished
     listed = Finished(3)
@@ -309,3 +384,61 @@ def test_the_listing_of_finished_tables_is_bounded():
 def test_an_ipv6_host_cannot_take_a_fresh_quota_with_each_address(ip, counted_as):
     from server.conn import client_address
     assert client_address(ip) == counted_as
+
+
+# ---------------------------------------------------------------------- shutting down
+
+# A read of some twenty seconds on the reader's connection, as a huge database on a slow disk
+# would give: SQLite counts to a hundred million.
+LONG_READ = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000) SELECT count(*) FROM c"
+
+
+async def test_a_long_read_does_not_hold_up_the_shutdown(make_server):
+    """No accepted move waits for a read, so stopping the server waits for none: the read under
+    way is interrupted and those queued behind it (here a player's token, coming back to a
+    finished match) never run."""
+    server = await make_server(finished_cache=0)
+    table, (ana, _) = await finished_table(server)
+    reading = threading.Event()
+
+    def long_read():
+        reading.set()
+        return server.store._rdb.execute(LONG_READ).fetchone()
+
+    under_way = server.store._reader._pool.submit(long_read)
+    comeback = await Raw.connect(server.url, hello=False)
+    await comeback.send({"type": "hello", "version": wire.VERSION, "token": ana.token, "have": 0})
+    assert await asyncio.to_thread(reading.wait, 5)
+    await asyncio.sleep(0.1)                      # the comeback's lookup is queued behind the read
+    started = time.monotonic()
+    await asyncio.wait_for(server.stop(), 60)
+    assert time.monotonic() - started < 2
+    assert isinstance(under_way.exception(timeout=1), sqlite3.OperationalError)   # interrupted
+    assert (await comeback.closed())[0] == wire.CLOSE_SHUTDOWN
+
+
+async def test_a_long_replay_does_not_hold_up_the_shutdown(make_server, monkeypatch):
+    """A replay only signs in memory: stopping the server waits neither for the one under way
+    (it ends on its own thread, for nobody) nor for those queued behind it. The replay is made
+    long here (as a far longer match would make it) by holding it before it begins."""
+    server = await make_server(finished_cache=0)
+    table, _ = await finished_table(server)
+    replaying, release = threading.Event(), threading.Event()
+    real = TableCore._build
+
+    def long_build(core, rows):
+        replaying.set()
+        release.wait(60)
+        return real(core, rows)
+
+    monkeypatch.setattr(TableCore, "_build", long_build)
+    watcher = await Raw.connect(server.url)
+    await watcher.send({"type": "watch", "table": table, "have": 0})
+    try:
+        assert await asyncio.to_thread(replaying.wait, 5)
+        started = time.monotonic()
+        await asyncio.wait_for(server.stop(), 60)
+        assert time.monotonic() - started < 2
+        assert (await watcher.closed())[0] == wire.CLOSE_SHUTDOWN
+    finally:
+        release.set()

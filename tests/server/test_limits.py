@@ -21,6 +21,9 @@ from server.conn import CLOSE_OVERFLOW
 from .rawclient import Closed, Raw, SeatPlayer, play_all
 from .test_resilience import table_with
 
+# What a seat is sent as the match goes on, besides the answers a test waits for.
+MATCH_NEWS = ("status", "delta", "entry", "private", "clock")
+
 
 # ---------------------------------------------------------------------- frames
 
@@ -56,7 +59,7 @@ async def test_an_oversized_frame_is_refused_by_the_frame_limit(server):
 
 @pytest.mark.parametrize("hello,reason", [
     ({"type": "list"}, "first message must be a hello"),
-    ({"type": "hello", "version": "governor/0"}, "this server speaks governor/2"),
+    ({"type": "hello", "version": "governor/0"}, "this server speaks governor/3"),
     ({"type": "hello", "version": wire.VERSION, "token": "not-a-token"}, "unknown seat token"),
 ])
 async def test_a_bad_hello_closes_with_bad_hello(server, hello, reason):
@@ -283,19 +286,19 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
     assert msg == {"type": "ack", "id": 9}
     table_seq = server.tables[table].core.seq
     await mover.raw.send({"type": "act", "id": 9, "seq": seq0, "action": [role]})
-    assert await mover.raw.expect("ack", skip=("status", "delta", "entry", "private")) == {"type": "ack", "id": 9}
+    assert await mover.raw.expect("ack", skip=MATCH_NEWS) == {"type": "ack", "id": 9}
     assert server.tables[table].core.seq == table_seq
     # stale: a new command decided on the view before the question changed
     await mover.raw.send({"type": "act", "id": 10, "seq": seq0, "action": [role]})
-    rej = await mover.raw.expect("reject", skip=("status", "delta", "entry", "private"))
+    rej = await mover.raw.expect("reject", skip=MATCH_NEWS)
     assert rej["code"] == "stale"
-    snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
+    snap = await mover.raw.expect("snapshot", skip=MATCH_NEWS)
     assert snap["seq"] == server.tables[table].core.seq
     # from the future: a view the table never had
     await mover.raw.send({"type": "act", "id": 11, "seq": 10**6, "action": [role]})
-    rej = await mover.raw.expect("reject", skip=("status", "delta", "entry", "private"))
+    rej = await mover.raw.expect("reject", skip=MATCH_NEWS)
     assert rej["code"] == "bad_seq" and f"the table is at seq {server.tables[table].core.seq}" in rej["message"]
-    snap = await mover.raw.expect("snapshot", skip=("status", "delta", "entry", "private"))
+    snap = await mover.raw.expect("snapshot", skip=MATCH_NEWS)
     assert snap["seq"] == server.tables[table].core.seq == table_seq
 
 
@@ -320,7 +323,7 @@ async def test_answers_to_a_simultaneous_decision_are_not_stale(server):
     assert all(p.view["prompt"]["kind"] == "keep" for p in players)
     for i, (p, seq, action) in enumerate(decided):
         await p.raw.send({"type": "act", "id": 1, "seq": seq, "action": action})
-        ack = await p.raw.expect("ack", skip=("status", "delta", "entry", "private", "snapshot"))
+        ack = await p.raw.expect("ack", skip=MATCH_NEWS + ("snapshot",))
         assert ack["id"] == 1
     assert server.tables[table].core.seq == decided[0][1] + 3
 

@@ -99,7 +99,8 @@ def start_server(data_dir, grace=30, database="sqlite"):
     # on PostgreSQL, a lease of 2 s: a restarted server takes the tables over within 2 s
     proc = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir),
                              "--grace", str(grace), "--limit", "rate=10000", "--limit", "burst=10000",
-                             "--limit", "lease=2", "--database", database],
+                             "--limit", "lease=2", "--limit", "watch_rate=10000", "--limit", "watch_burst=10000",
+                             "--database", database],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
     for line in proc.stdout:

@@ -35,6 +35,13 @@ class SQLite:
             db.execute("ROLLBACK")
             db.close()
 
+    @staticmethod
+    async def long_read(store):
+        """A read of many seconds on the store's reading thread (SQLite counts to 10^8)."""
+        count = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000) " \
+                "SELECT count(*) FROM c"
+        return await store._reader.run(lambda: store._rdb.execute(count).fetchone())
+
 
 class Postgres:
     def __init__(self, url):
@@ -55,6 +62,11 @@ class Postgres:
         finally:
             await tx.rollback()
             await db.close()
+
+    @staticmethod
+    async def long_read(store):
+        """A read of many seconds on the store's readers' pool."""
+        return await store._read("fetchval", "SELECT pg_sleep(30)")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -239,6 +251,27 @@ async def schema_versions(url):
         return [r[0] for r in await db.fetch("SELECT version FROM schema_version ORDER BY version")]
     finally:
         await db.close()
+
+
+async def test_a_stopped_reader_ends_the_read_under_way_and_refuses_more_while_writes_go_on(backend, store):
+    """What lets a stopping server go at once: no read holds it up, and the writes still land."""
+    await store.create_table(row("t1"))
+    reading = asyncio.ensure_future(backend.long_read(store))
+    await asyncio.sleep(0.3)                      # the read is under way
+    assert not reading.done()
+    store.stop_reading()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(reading, 5)
+    with pytest.raises(asyncio.CancelledError):
+        await store.open_tables()
+    await store.update_seats("t1", [seat("Ana", "tok"), seat("Bea", "tok2")])
+    await store.close()
+    reopened = backend.store()
+    await reopened.open()
+    try:
+        assert [s["name"] for s in (await reopened.open_tables())[0].seats] == ["Ana", "Bea"]
+    finally:
+        await reopened.close()
 
 
 async def test_an_empty_database_gets_every_migration_once(database):

@@ -16,7 +16,7 @@ from protocol.codec import unpack
 from protocol.fairness import player_commit
 from protocol.signing import Signer
 from server.effects import (AppendRow, AskBot, CancelTimer, Close, GraceTimer, LoadLog, PhaseClock, Persist, SaveSeats, SaveStart,
-                            Send, SendBacklog, Snapshot, StartTimer, TurnClock)
+                            Send, SendBacklog, Snapshot, StartTimer, TellClock, TurnClock)
 from server.seats import hash_token
 from server.store import LogRow, TableRow
 from server.table_core import TableCore
@@ -332,6 +332,28 @@ def test_a_question_out_of_time_is_answered_by_the_bot_and_the_player_keeps_the_
     shell.feed(core.bot_moved(seat, ask.key, move(core, seat)))
     assert [r.seat for r in shell.rows if r.kind == "act"] == [seat]
     assert core.seats[seat].conn == conn and not core.seats[seat].out_of_time
+
+
+def test_a_seat_is_told_its_clock_as_it_starts_and_again_when_it_comes_back():
+    """The core reads no clock: it asks its shell to tell the seat what the timer has left
+    (TellClock), right after starting it, and after the snapshot of a seat that reconnects."""
+    shell, conns, tokens = playing(turn_time=30.0)
+    core = shell.core
+    seat, conn = mover(shell, conns)
+    clock = TurnClock(seat, core.seats[seat].prompt_seq)
+    started = shell.done.index(StartTimer(clock, 30.0))
+    assert any(isinstance(e, TellClock) and e.conn == conn and e.key == clock for e in shell.done[started:])
+    shell.feed(core.detach(conn, now=5.0))
+    effects = shell.feed(core.attach(conn, seat, 0, hash_token(tokens[seat]), now=6.0))
+    told = [i for i, e in enumerate(effects) if isinstance(e, TellClock)]
+    snap = [i for i, e in enumerate(effects) if isinstance(e, Snapshot)]
+    assert told and snap and snap[0] < told[0] and effects[told[0]].key == clock    # the same clock, running on
+    assert StartTimer(clock, 30.0) not in effects                                  # not started again
+
+
+def test_no_clock_is_told_without_a_turn_time():
+    shell, conns, _ = playing()
+    assert not any(isinstance(e, TellClock) for e in shell.done)
 
 
 def test_a_bot_that_fails_plays_a_random_move():
