@@ -27,6 +27,7 @@ PATIENCE = 120.0        # seconds a dropped connection is retried before giving 
 BACKOFF_FIRST = 0.2     # first retry delay, doubled each time, with jitter, capped
 BACKOFF_CAP = 5.0
 REQUEST_TIMEOUT = 15.0
+MAX_REDIRECTS = 3       # processes of a cluster a request is sent on to before giving up
 PACE_RATE, PACE_BURST = 15.0, 30   # our messages a second, and at once: under the server's default 20 and 40
 
 # What a dropped or unreachable connection raises: the loops retry on these.
@@ -71,7 +72,8 @@ class Link:
     """One WebSocket to the server: hello/welcome, then messages in and out."""
 
     def __init__(self, url: str, rate: float = PACE_RATE, cafile: str | None = None) -> None:
-        self.url = normalize_url(url)
+        self.url = normalize_url(url)   # the address asked for: a seat saved comes back through it
+        self.at = self.url              # where the socket is: another process of a cluster, redirected
         self.cafile = cafile      # wss:// trusts the certificates in this file, not the system's
         self.ws = None
         self.welcome: dict | None = None
@@ -84,9 +86,9 @@ class Link:
 
     def _tls(self) -> ssl.SSLContext | None:
         """wss:// trusts the system's authorities or, with --cafile, only the certificates in it."""
-        if not self.url.startswith("wss://"):
+        if not self.at.startswith("wss://"):
             if self.cafile:
-                raise ClientError("no_tls", f"--cafile is for wss:// servers; {self.url} does not use TLS")
+                raise ClientError("no_tls", f"--cafile is for wss:// servers; {self.at} does not use TLS")
             return None
         if self.cafile is None:
             return ssl.create_default_context()
@@ -99,22 +101,38 @@ class Link:
 
     async def open(self, token: str | None = None, have: int | None = None,
                    timeout: float = REQUEST_TIMEOUT) -> dict:
+        """Connect and say hello; with a seat token, to the server process that serves its table,
+        following the redirects of a cluster (docs/protocol.md)."""
+        for _ in range(MAX_REDIRECTS):
+            msg = await self._hello(token, have, timeout)
+            if msg["type"] != "redirect":
+                return msg
+            await self.go(msg["url"])
+        raise ClientError("too_many_redirects", f"the servers at {self.url} sent this client on more than "
+                          f"{MAX_REDIRECTS} times")
+
+    async def go(self, url: str) -> None:
+        """Leave this server process for another of its cluster (the next open connects there)."""
+        await self.close()
+        self.at = normalize_url(url)
+
+    async def _hello(self, token: str | None, have: int | None, timeout: float) -> dict:
         tls = self._tls()
         try:
-            self.ws = await websockets.connect(self.url, ssl=tls, max_size=wire.MAX_SERVER_FRAME,
+            self.ws = await websockets.connect(self.at, ssl=tls, max_size=wire.MAX_SERVER_FRAME,
                                                open_timeout=timeout, compression=None, proxy=None,
                                                ping_interval=10, ping_timeout=20)
         except InvalidURI:
-            raise ClientError("bad_address", f"{self.url!r} is not a server address: use ws://HOST:PORT "
+            raise ClientError("bad_address", f"{self.at!r} is not a server address: use ws://HOST:PORT "
                               f"(wss://HOST:PORT for a server with TLS)") from None
         except ssl.SSLCertVerificationError as e:
             # Not a dropped connection to retry: the server is not who we trust it to be.
             hint = ("pass the certificate it was given with --cafile FILE" if self.cafile is None
                     else f"it is not signed by a certificate in {self.cafile}")
-            raise ClientError("untrusted_certificate", f"the TLS certificate of {self.url} is not trusted ({e.verify_message}); "
+            raise ClientError("untrusted_certificate", f"the TLS certificate of {self.at} is not trusted ({e.verify_message}); "
                               f"if this is the right server, {hint}") from None
         except ssl.SSLError as e:
-            raise ClientError("no_tls", f"no TLS at {self.url} ({e.reason or e}): if the server does not use "
+            raise ClientError("no_tls", f"no TLS at {self.at} ({e.reason or e}): if the server does not use "
                               f"TLS, its address starts with ws://") from None
         hello = {"type": "hello", "version": wire.VERSION}
         if token is not None:
@@ -124,6 +142,8 @@ class Link:
         msg = await asyncio.wait_for(self.recv(), timeout)
         if msg["type"] == "error":
             raise ServerRefused(msg["code"], msg["message"])
+        if msg["type"] == "redirect":
+            return msg
         if msg["type"] != "welcome":
             raise ClientError("bad_welcome", f"the server answered hello with {msg['type']!r}, not welcome")
         if msg["version"] != wire.VERSION:
@@ -151,9 +171,11 @@ class Link:
 
     async def request(self, msg: dict, expect: tuple[str, ...], on_other=None,
                       timeout: float = REQUEST_TIMEOUT) -> dict:
-        """Send a lobby request and wait for its reply (or the server's error)."""
+        """Send a lobby request and wait for its reply (or the server's error). Sent on, to ask
+        again, when another process of the server's cluster serves the table it names."""
         await self.send(msg)
         deadline = time.monotonic() + timeout
+        hops = 0
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -161,6 +183,12 @@ class Link:
             reply = await asyncio.wait_for(self.recv(), left)
             if reply["type"] in expect:
                 return reply
+            if reply["type"] == "redirect" and hops < MAX_REDIRECTS:
+                hops += 1
+                await self.go(reply["url"])
+                await self.open()
+                await self.send(msg)
+                continue
             if reply["type"] == "error":
                 raise ServerRefused(reply["code"], reply["message"])
             if on_other is not None:

@@ -17,6 +17,9 @@ from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, cl
 from .session import SeatSession, save_record
 from .table import Outcome, Table
 
+# seconds between tries while a cluster moves the table to another process: within the server's
+# default quota of hellos that may read the database (watch_rate, 1 a second)
+MOVING_RETRY = 1.0
 RESYNC_AFTER = 1.0      # after a reconnect, how long to wait for the server's snapshot before asking
 
 
@@ -127,6 +130,7 @@ class SeatRunner:
     async def _connect(self) -> None:
         if self.link is not None:
             await self.link.close()
+        moving = False
         while True:
             delay = self.backoff.next_delay()
             if delay is None:
@@ -134,7 +138,7 @@ class SeatRunner:
                 raise ClientError("connection_lost", f"lost the connection to {self.session.url} and could not get it back "
                                   f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
                                   f"`{command('join', self.session.url, '--table', self.session.table)}`.")
-            await asyncio.sleep(delay)
+            await asyncio.sleep(min(delay, MOVING_RETRY) if moving else delay)
             link = Link(self.session.url, self.rate, self.cafile)
             try:
                 welcome = await link.open(self.session.token, self.table.held)
@@ -145,6 +149,9 @@ class SeatRunner:
                 await link.close()
                 if close_code(e) in (wire.CLOSE_BAD_HELLO, wire.CLOSE_REPLACED):
                     raise
+                # Told to connect again, or sent on to a process that is gone: the table moves
+                # between processes of a cluster and is served again within seconds.
+                moving = close_code(e) == wire.CLOSE_MOVED or link.at != link.url
                 continue
             if self.session.server_key and welcome["key"] != self.session.server_key:
                 await link.close()

@@ -43,7 +43,12 @@ class Spectator:
                         await self._connect()
                     await self.link.send({"type": "watch", "table": self.table.table, "have": self.table.held})
                     while not self._over():
-                        await self._step(await self.link.recv())
+                        msg = await self.link.recv()
+                        if msg["type"] == "redirect":    # another process of the cluster serves the table
+                            await self.link.go(msg["url"])
+                            await self.link.open()
+                            break                        # and it is watched there
+                        await self._step(msg)
                 except DROPPED as e:
                     if self._over():
                         break

@@ -69,14 +69,19 @@ def verify_signature(public_key: bytes, purpose: str, payload: bytes, signature:
     return ed25519_verify(public_key, tag(purpose) + payload, signature)
 
 
+def from_pem(pem: bytes, where: str) -> Signer:
+    """The server key in PEM (PKCS#8, as Signer.pem writes it), read from `where`."""
+    key = serialization.load_pem_private_key(pem, password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ValueError(f"{where} does not hold an Ed25519 key")
+    return Signer(key)
+
+
 def load_or_create(data_dir: str | os.PathLike) -> Signer:
     """The server key of a data directory, created (mode 0600) on first use."""
     path = Path(data_dir) / KEY_FILE
     if path.exists():
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-        if not isinstance(key, Ed25519PrivateKey):
-            raise ValueError(f"{path} does not hold an Ed25519 key")
-        return Signer(key)
+        return from_pem(path.read_bytes(), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     signer = Signer.generate()
     # Create with 0600 from the start, so the key is never readable by others, even briefly.

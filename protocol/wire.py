@@ -72,6 +72,7 @@ CLOSE_FLOODING = 4002            # over the command rate (or a seat token's hell
 CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, unknown token
 CLOSE_TOO_MANY = 4004            # too many connections from one address
 CLOSE_REPLACED = 4005            # the seat token connected again elsewhere
+CLOSE_MOVED = 4006               # another server process of the cluster serves the table now: connect again
 CLOSE_SHUTDOWN = 1001
 
 _BIN, _STR, _INT, _LIST, _MAP, _BOOL = bytes, str, int, list, dict, bool
@@ -116,6 +117,8 @@ SERVER = {
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
     "operator_tables": {"tables": (_LIST, True)},
     "operator_closed": {"table": (_STR, True)},
+    # Another server process of the same database serves the table: connect to `url` and ask again.
+    "redirect": {"url": (_STR, True), "table": (_STR, False)},
 }
 
 

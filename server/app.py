@@ -60,6 +60,7 @@ from . import logs
 from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
+from .cluster import Cluster
 from .conn import Conn, client_address
 from .deciders import Deciders
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
@@ -95,11 +96,12 @@ class Server:
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
                  operator_key: str | None = None, announce: str | None = None, database: str = "sqlite",
-                 **limit_overrides) -> None:
+                 public_url: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
+        self.public_url = public_url      # the address players reach it at, if not its own (a proxy, a name)
         self.announce = announce          # the name to announce on the local network (None: do not)
         self.announcement: Announcement | None = None
         self.not_announced: str | None = None             # why not, when it was asked for
@@ -108,7 +110,10 @@ class Server:
         # the data directory keeps the server key either way; the tables live in the data
         # directory's SQLite file, or in the PostgreSQL database of a postgresql:// URL
         self.database = database
-        self.store: Store = SQLiteStore(self.data_dir, synchronous) if database == "sqlite" else PostgresStore(database)
+        self.store: Store = (SQLiteStore(self.data_dir, synchronous) if database == "sqlite"
+                             else PostgresStore(database, self.limits.lease))
+        # on PostgreSQL, the process keeps the leases of the tables it serves (server/cluster.py)
+        self.cluster = Cluster(self, self.store) if isinstance(self.store, PostgresStore) else None
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
@@ -147,8 +152,11 @@ class Server:
         self._lock()
         self.signer = load_or_create(self.data_dir)
         await self.store.open()
-        for row in await self.store.open_tables():
-            self._adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
+        if self.cluster is not None:
+            await self.cluster.start()    # the tables whose lease it takes, rebuilt by their tasks
+        else:
+            for row in await self.store.open_tables():
+                self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self.finished.load(await self.store.finished(LISTED_FINISHED))
         files = raise_file_limit(self.limits.max_connections + SPARE_FILES)
         if files < self.limits.max_connections + SPARE_FILES:
@@ -161,6 +169,8 @@ class Server:
                                create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
+        if self.cluster is not None:
+            await self.cluster.run(self.public_url or self.url)
         if self.announce is not None:
             try:
                 self.announcement = await Announcement.start(self.announce, self.host, self.port,
@@ -182,7 +192,7 @@ class Server:
                     table.post(Expire(idle))
             self.quotas.sweep(time.monotonic())
 
-    def _adopt(self, row: TableRow) -> Table:
+    def adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
         return self._in_use(Table(self, row))
 
@@ -202,15 +212,19 @@ class Server:
     def forget(self, table: Table) -> None:
         """A finished table nobody is at is no longer in use (called by the table's task): it
         rests, built, until it is asked for again or others push it out. A frozen one does not."""
+        self.out_of_use(table)
+        if table.core.broken:
+            return   # perhaps a read that failed once: rebuilt from the log when asked for again
+        self.finished.update(table.id, table.summary())
+        self.resting.put(table)
+
+    def out_of_use(self, table: Table) -> None:
+        """The table is no longer among those in use (it rests, or another process serves it)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         for s in table.seats:
             if s.token_hash and self.tokens.get(s.token_hash, (None,))[0] is table:
                 del self.tokens[s.token_hash]
-        if table.core.broken:
-            return   # perhaps a read that failed once: rebuilt from the log when asked for again
-        self.finished.update(table.id, table.summary())
-        self.resting.put(table)
 
     def in_memory(self, table_id: str) -> Table | None:
         """The table with this id if it is in use or resting (then it is in use again)."""
@@ -228,7 +242,7 @@ class Server:
             row = await self.store.finished_table(table_id)
             table = self.in_memory(table_id)  # someone else may have loaded it meanwhile
             if table is None and row is not None:
-                table = self._adopt(row)
+                table = self.adopt(row)
         return table
 
     async def _seat_of_token(self, token_hash: str) -> tuple[Table, int] | None:
@@ -262,6 +276,8 @@ class Server:
         if self._janitor is not None:
             self._janitor.cancel()
             self._janitor = None
+        if self.cluster is not None:
+            await self.cluster.stop()
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
         # A connection may be waiting for a read or a replay: it ends now, so that its handler does.
@@ -275,6 +291,8 @@ class Server:
             self._ws = None
         for table in list(self.tables.values()):
             await table.stop()
+        if self.cluster is not None:
+            await self.cluster.release()
         self.deciders.shutdown()
         await self.store.close()
         if self._lock_file is not None:
@@ -355,6 +373,18 @@ class Server:
                 if refusal is not None:   # not 4003, which would tell the client its seat is gone: it retries
                     return await self._violation(conn, wire.CLOSE_FLOODING, refusal)
             seat = await self._seat_of_token(token_hash)
+            if seat is None and self.cluster is not None:
+                elsewhere = await self.cluster.served_elsewhere(token_hash)
+                if elsewhere is not None and not elsewhere[1]:   # it moves: this process takes it, if it is free
+                    await self.cluster.take_over()
+                    seat = await self._seat_of_token(token_hash)
+                    elsewhere = None if seat is not None else await self.cluster.served_elsewhere(token_hash)
+                if elsewhere is not None:
+                    table_id, url = elsewhere
+                    if url:    # the process that serves it: the client goes there
+                        conn.push(wire.encode({"type": "redirect", "url": url, "table": table_id}))
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {table_id} is served by another "
+                                                 "server process, or will be once its lease runs out: connect again")
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
         conn.push(wire.encode({"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
@@ -407,6 +437,17 @@ class Server:
                 if refusal is not None:
                     return self._error(conn, "slow_down", refusal)
             table = await self.table(tid)
+            if table is None and self.cluster is not None:
+                url = await self.cluster.owner_url(tid)
+                if url == "":   # it moves: this process takes it, if it is free
+                    await self.cluster.take_over()
+                    table = await self.table(tid)
+                    url = None if table is not None else await self.cluster.owner_url(tid)
+                if url:
+                    return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
+                if url == "":   # another process took it first, or this one is still reading it
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
+                                                 "another server process: connect again")
             if table is None:
                 return self._error(conn, "no_table", f"There is no table {tid!r}.")
             if conn.table is not None and conn.table is not table:  # stop watching the other table
@@ -456,9 +497,12 @@ class Server:
             table.broadcaster.send(c, frame)
 
     def listing(self) -> list[dict]:
-        """The open tables, oldest first, then the newest finished ones; from memory only."""
-        active = sorted((t for t in self.tables.values() if t.active), key=lambda t: t.created)
-        listed = [t.summary() for t in active]
+        """The open tables, oldest first (with a cluster, the other processes' too), then the
+        newest finished ones; from memory only."""
+        active = [(t.created, t.summary()) for t in self.tables.values() if t.active]
+        if self.cluster is not None:   # and those the other processes serve (a renewal old)
+            active += [(created, entry) for created, entry in self.cluster.elsewhere if entry["id"] not in self.tables]
+        listed = [entry for _, entry in sorted(active, key=lambda pair: pair[0])]
         for tid, entry in self.finished.entries():
             table = self.tables.get(tid)
             listed.append(table.summary() if table is not None else entry)
@@ -581,15 +625,15 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
     return context
 
 
-async def _serve(server: Server, public_url: str | None) -> int:
+async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     if server.database != "sqlite":
         print(f"database: {redacted(server.database)}", flush=True)
     print(f"listening on {server.url}", flush=True)
-    if public_url:
-        print(f"players join {public_url}", flush=True)
+    if server.public_url:
+        print(f"players join {server.public_url}", flush=True)
     if server.announcement is not None:
         print(f"announced on the local network as {server.announcement.name!r}", flush=True)
     elif server.not_announced is not None:
@@ -629,9 +673,10 @@ def main(settings: dict) -> int:
     # Players on the network hear the server as its machine's name (client/discover.py).
     announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
     server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
-                    announce=announce, database=settings["database"], **settings["limits"])
+                    announce=announce, database=settings["database"], public_url=settings["public_url"],
+                    **settings["limits"])
     try:
-        return asyncio.run(_serve(server, settings["public_url"]))
+        return asyncio.run(_serve(server))
     except RuntimeError as e:
         print(f"governor serve: {e}", file=sys.stderr)
         return 1

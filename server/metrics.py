@@ -6,8 +6,8 @@ queued, the time of each store write, finished tables, lease takeovers. Those th
 (tables by status, seats, connections) are read off the server's memory when someone asks, so
 they cost the move path nothing.
 
-Lease takeovers are always 0 here: one process owns every table it holds. The counter exists so
-that dashboards and alerts can be written before several processes share a database.
+Lease takeovers count the tables this process took over because their lease had expired
+(server/cluster.py): always 0 on SQLite, where one process owns every table.
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ class Metrics:
         self.ack = Histogram()                    # an act read -> its ack or reject queued to send
         self.store = Histogram()                  # one write to the store, committed
         self.finished: Counter[str] = Counter()   # tables that ended since start: over, cancelled
-        self.lease_takeovers = 0                  # always 0 in one process (see above)
+        self.lease_takeovers = 0                  # tables taken over, their lease expired (see above)
 
 
 def exposition(server) -> str:
@@ -72,7 +72,7 @@ def exposition(server) -> str:
     _family(out, "governor_store_write_seconds", "histogram", "One write to the store, until it is committed.",
             m.store.lines("governor_store_write_seconds"), named=True)
     _family(out, "governor_lease_takeovers_total", "counter", "Tables taken over from another process "
-            "(always 0: one process owns its tables).", [f" {m.lease_takeovers}"])
+            "once their lease expired.", [f" {m.lease_takeovers}"])
     return "\n".join(out) + "\n"
 
 

@@ -19,11 +19,10 @@ ordered list of them, and `open` applies the missing ones, each in one transacti
 advisory lock so that two servers starting together never migrate twice. A database written by a
 newer server is refused.
 
-One server per database: `open` takes a session advisory lock, held by a connection of its own
-until `close`, as the data directory's lock file does for SQLite. PostgreSQL lets it go by itself
-when that connection ends: at once when the server process dies, and, when its machine vanishes,
-once TCP keepalives find the connection dead (KEEPALIVE: about half a minute, not the system's
-two hours).
+Several server processes may share one database: each open table is served by the one process
+that holds its lease, and every write checks that lease in its own transaction (server/leases.py).
+`take_expired` is how a process comes to serve tables: at start, and whenever another process's
+leases expire (it died, or lost the database); `renew` keeps this process's.
 """
 from __future__ import annotations
 
@@ -35,19 +34,16 @@ import asyncpg
 
 from protocol.codec import pack, unpack
 
+from .leases import Leases
 from .settings import redacted
 from .store import LogRow, TableRow
 
-# The advisory lock keys (any fixed 64-bit numbers, the same in every Governor server).
+# The advisory lock key (any fixed 64-bit number, the same in every Governor server).
 MIGRATION_LOCK = 0x676f76_0001    # held while the schema is brought up to date
-SERVER_LOCK = 0x676f76_0002       # held by the one server using the database
 
 FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
 WRITERS = 8      # connections committing at once (tables write in parallel; PostgreSQL groups commits)
 READERS = 4      # connections for reads, never taken by a write
-# Probes after 10 s of silence, every 5 s, 3 unanswered: the connection holding SERVER_LOCK is
-# found dead about 25 s after its machine went away (TCP connections only).
-KEEPALIVE = {"tcp_keepalives_idle": "10", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3"}
 
 # MIGRATIONS[i] brings a database from version i to i + 1 (version 0: empty).
 MIGRATIONS = [
@@ -81,32 +77,59 @@ MIGRATIONS = [
     );
     CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id);
     """,
+    # 2: a lease per open table (server/leases.py); the open tables of a database written before
+    # get one that has already expired, so the first process to start takes them over.
+    """
+    CREATE TABLE leases (
+        table_id    TEXT PRIMARY KEY REFERENCES tables (id),
+        owner       TEXT NOT NULL,               -- the id the owning process drew when it started
+        epoch       BIGINT NOT NULL,             -- raised at every change of owner
+        expires     TIMESTAMPTZ NOT NULL         -- by the database's clock
+    );
+    CREATE INDEX leases_by_owner ON leases (owner);
+    INSERT INTO leases (table_id, owner, epoch, expires)
+        SELECT id, '', 0, '-infinity' FROM tables WHERE status NOT IN ('over', 'cancelled');
+    """,
+    # 3: the server processes, each with the address its players reach it at, alive while it
+    # renews its row with its leases; the key every process of the database signs with.
+    """
+    CREATE TABLE processes (
+        id          TEXT PRIMARY KEY,            -- as leases.owner
+        url         TEXT NOT NULL,               -- its public address (ws:// or wss://)
+        expires     TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE server_key (
+        single      BOOLEAN PRIMARY KEY DEFAULT true CHECK (single),   -- one row
+        pem         BYTEA NOT NULL               -- the Ed25519 private key, PKCS#8 PEM
+    );
+    """,
 ]
 VERSION = len(MIGRATIONS)
 
 
 class PostgresStore:
-    """The Store of server/store.py in PostgreSQL, at `url` (postgresql://user:password@host/db)."""
+    """The Store of server/store.py in PostgreSQL, at `url` (postgresql://user:password@host/db),
+    for a process whose leases last `lease` seconds."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, lease: float = 8.0) -> None:
         self.url = url
+        self.leases = Leases(lease)
         self._writers: asyncpg.Pool | None = None
         self._readers: asyncpg.Pool | None = None
-        self._owner: asyncpg.Connection | None = None     # holds SERVER_LOCK
         # table id -> [the lock its writes queue on, how many are queued or writing]
         self._order: dict[str, list] = {}
         self._reads: set[asyncio.Task] = set()              # reads asked for and not answered
         self._reading = True                                # until stop_reading
 
     async def open(self) -> None:
-        """Connect, take the database for this server, bring the schema up to date. Raises
-        RuntimeError naming what is wrong when any of it cannot be done."""
+        """Connect and bring the schema up to date. Raises RuntimeError naming what is wrong when
+        it cannot be done."""
         try:
-            self._owner = await asyncpg.connect(self.url, server_settings=KEEPALIVE)
-            if not await self._owner.fetchval("SELECT pg_try_advisory_lock($1)", SERVER_LOCK):
-                raise RuntimeError(f"another server is using the database {redacted(self.url)} (one whose "
-                                   f"machine went away lets go of it within half a minute)")
-            await migrate(self._owner)
+            db = await asyncpg.connect(self.url)
+            try:
+                await migrate(db)
+            finally:
+                await db.close()
             self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS, init=_codecs,
                                                       reset=_as_it_was, server_settings={"synchronous_commit": "on"})
             self._readers = await asyncpg.create_pool(self.url, min_size=1, max_size=READERS, init=_codecs,
@@ -129,27 +152,83 @@ class PostgresStore:
             if pool is not None:
                 await pool.close()        # waits for the writes under way
         self._writers = self._readers = None
-        if self._owner is not None:
-            await self._owner.close()     # lets go of SERVER_LOCK
-            self._owner = None
 
-    async def _tx(self, table_id: str, statements: list[tuple[str, tuple]]) -> None:
-        """The statements in one transaction, after every write of this table asked for before."""
+    async def _tx(self, table_id: str, statements: list[tuple[str, tuple]], *, new: bool = False,
+                  finishes: bool = False) -> None:
+        """The statements in one transaction, after every write of this table asked for before:
+        fenced by the table's lease, which a `new` table's transaction creates and one that
+        `finishes` it deletes."""
         queue = self._order.setdefault(table_id, [asyncio.Lock(), 0])
         queue[1] += 1
         try:
             async with queue[0]:
                 async with self._writers.acquire() as db:
-                    if len(statements) == 1:     # a transaction of its own: one round trip, not three
-                        await db.execute(statements[0][0], *statements[0][1])
-                        return
                     async with db.transaction():
+                        if not new:
+                            await self.leases.fence(db, table_id)
                         for sql, args in statements:
                             await db.execute(sql, *args)
+                        if new:
+                            await self.leases.create(db, table_id)
+                        if finishes:
+                            await self.leases.finish(db, table_id)
+                    if finishes:
+                        self.leases.finished(table_id)
         finally:
             queue[1] -= 1
             if not queue[1]:
                 del self._order[table_id]   # nobody queues behind it: forget it
+
+    # -- the cluster's (server/cluster.py)
+
+    async def server_key(self, candidate: bytes) -> bytes:
+        """The key every process of this database signs with, in PEM: `candidate` if none was
+        stored yet (the first process's), else the one stored."""
+        async with self._readers.acquire() as db:
+            await db.execute("INSERT INTO server_key (pem) VALUES ($1) ON CONFLICT DO NOTHING", candidate)
+            return await db.fetchval("SELECT pem FROM server_key")
+
+    async def renew(self, url: str) -> list[str]:
+        """This process is alive at `url`; renew its leases. The tables it no longer holds."""
+        async with self._readers.acquire() as db:
+            await db.execute("INSERT INTO processes (id, url, expires) VALUES ($1, $2, now() + make_interval(secs => $3))"
+                             " ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires",
+                             self.leases.owner, url, self.leases.seconds)
+            return await self.leases.renew(db)
+
+    async def gone(self) -> None:
+        """This process stops, its tables stopped: it is no longer alive, and its leases are free."""
+        async with self._readers.acquire() as db:
+            async with db.transaction():
+                await db.execute("DELETE FROM processes WHERE id = $1", self.leases.owner)
+                await self.leases.release(db)
+
+    async def open_elsewhere(self) -> list[TableRow]:
+        """The open tables other processes hold the lease of (or held it, until one takes it over)."""
+        return await self._tables(f"WHERE status NOT IN {FINISHED} AND id NOT IN (SELECT table_id FROM leases"
+                                  f" WHERE owner = $1) ORDER BY created", self.leases.owner)
+
+    async def owner_url(self, table_id: str) -> str | None:
+        """The address of the live process that serves this open table; "" when its lease has
+        run out (a process takes it over within a renewal) or this process has just taken it
+        (and is still reading it); None when it is no open table."""
+        row = await self._read(
+            "fetchrow", "SELECT l.owner = $2 OR l.expires <= now() OR p.expires IS NULL OR p.expires <= now(), p.url"
+            " FROM leases l LEFT JOIN processes p ON p.id = l.owner WHERE l.table_id = $1",
+            table_id, self.leases.owner)
+        if row is None:
+            return None
+        return "" if row[0] else row[1]
+
+    async def take_expired(self) -> list[TableRow]:
+        """Take over the open tables whose lease expired; their rows."""
+        async with self._readers.acquire() as db:
+            taken = await self.leases.take_expired(db)
+        if not taken:
+            return []
+        rows = await self._tables("WHERE id = ANY($1) ORDER BY created", list(taken))
+        self.leases.hold(taken)
+        return rows
 
     # -- writes
 
@@ -159,7 +238,7 @@ class PostgresStore:
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
             " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now))] + _token_rows(row.id, row.seats))
+             now, now))] + _token_rows(row.id, row.seats), new=True)
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._tx(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
@@ -172,7 +251,7 @@ class PostgresStore:
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._tx(table_id, [("UPDATE tables SET status = $1, updated = $2 WHERE id = $3",
-                                   (status, time.time(), table_id))])
+                                   (status, time.time(), table_id))], finishes=status in ("over", "cancelled"))
 
     async def append(self, table_id: str, n: int, kind: str, seat: int | None, data: dict,
                      status: str | None = None) -> None:
@@ -181,7 +260,7 @@ class PostgresStore:
         if status is not None:
             statements.append(("UPDATE tables SET status = $1, updated = $2 WHERE id = $3",
                                (status, time.time(), table_id)))
-        await self._tx(table_id, statements)
+        await self._tx(table_id, statements, finishes=status in ("over", "cancelled"))
 
     # -- reads (on the readers' pool)
 
@@ -201,6 +280,12 @@ class PostgresStore:
             f"SELECT k.table_id, k.seat FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
             f" WHERE k.token_hash = $1 AND t.status IN {FINISHED}", token_hash)
         return (row[0], row[1]) if row else None
+
+    async def open_table_of_token(self, token_hash: str) -> str | None:
+        """The id of the open table a seat token's hash belongs to, or None."""
+        return await self._read("fetchval",
+                                f"SELECT k.table_id FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
+                                f" WHERE k.token_hash = $1 AND t.status NOT IN {FINISHED}", token_hash)
 
     async def _tables(self, where: str, *args) -> list[TableRow]:
         rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"

@@ -57,6 +57,10 @@ class Limits:
     chat_burst: int = 5                   # ... with this burst; over it: an error "slow_down"
     operator_failures: int = 5            # wrong operator keys one IP address may send ...
     operator_window: float = 600.0        # ... in any this many seconds; over: refused unread
+    lease: float = 8.0                    # seconds a table's lease lasts unrenewed (PostgreSQL: server/leases.py)
+
+
+MIN_LEASE = 1.0     # seconds: a shorter lease would expire between two renewals of a busy process
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,8 @@ SETTINGS = (
     Setting("key", None, str, "the certificate's private key, if it is in a file of its own", path=True,
             metavar="FILE"),
     Setting("public_url", None, str, "the address players join, when it is not the one the server listens "
-            "on (a TLS proxy in front, a name): printed at start", _url, metavar="URL"),
+            "on (a TLS proxy in front, a name): printed at start, and where the other processes on its "
+            "PostgreSQL database send the players of its tables", _url, metavar="URL"),
     Setting("log_format", "text", str, "the log on stderr: text lines, or json (one object a line)",
             _log_format, metavar="text|json"),
     Setting("announce", True, bool, "announce the server on the local network, so that `governor join` "
@@ -237,6 +242,8 @@ def _checked_limit(name: str, number):
         raise SettingsError(f"the limit {name} needs a finite number, not {number}")
     if number < 0:
         raise SettingsError(f"the limit {name} cannot be negative")
+    if name == "lease" and number < MIN_LEASE:
+        raise SettingsError(f"the limit lease is at least {MIN_LEASE:g} seconds (it is renewed every quarter of it)")
     return number
 
 

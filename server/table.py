@@ -31,6 +31,7 @@ from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, Grace
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
                       TellClock, TurnClock, Unbind, UnregisterToken)
 from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
+from .leases import LeaseLost
 from .store import TableRow
 from .table_core import TableCore
 
@@ -104,6 +105,17 @@ class Table:
         self.inbox.put_nowait((message, done))
         await done
 
+    def hand_over(self) -> None:
+        """Another server process serves this table now (server/cluster.py): everyone at it is
+        told to connect again, which brings them to it, and this process forgets the table."""
+        self._stop_timers()
+        for conn in self.core.connections():
+            conn.close(wire.CLOSE_MOVED, "another server process serves this table now: connect again")
+        self.server.out_of_use(self)
+        task, self.task = self.task, None
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
     async def stop(self) -> None:
         self._stop_timers()
         if self.task is not None:
@@ -126,6 +138,10 @@ class Table:
                 await self._feed(self._handle(message))
                 if type(message) is Act:   # answered by now: the ack (or reject) is queued
                     self.server.metrics.ack.observe(time.perf_counter() - message.received)
+            except LeaseLost:   # the write was refused and announced to no one; another process serves it
+                log.warning("table %s handed over: its lease was taken over", self.id, extra={"table": self.id})
+                self.hand_over()
+                return
             except Exception:
                 log.exception("table %s: handling %r failed", self.id, message, extra={"table": self.id})
                 conn = getattr(message, "conn", None)
@@ -206,6 +222,8 @@ class Table:
                     await store.set_status(tid, status)
                 case AppendRow(n, kind, seat, data, status):
                     await store.append(tid, n, kind, seat, data, status)
+        except LeaseLost:
+            raise
         except Exception:
             log.exception("table %s: the store refused a write (%s)", self.id, type(write).__name__,
                           extra={"table": self.id})

@@ -60,7 +60,8 @@ class Raw:
             if have is not None:
                 msg["have"] = have
             await raw.send(msg)
-            raw.welcome = await raw.expect("welcome")
+            # a raw client follows no redirect (a cluster's): the close after it says why
+            raw.welcome = await raw.expect("welcome", skip=("redirect",))
         return raw
 
     async def send(self, msg: dict) -> None:

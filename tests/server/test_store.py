@@ -1,6 +1,6 @@
 """The Store's contract (server/store.py), the same tests for every store: SQLite in a real file,
 PostgreSQL on a real server (tests/server/conftest.py). Then what only PostgreSQL has to say:
-its migrations, one server per database, a database that cannot be opened."""
+its migrations and a database that cannot be opened (its leases: test_leases.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -303,17 +303,6 @@ async def test_a_database_of_a_newer_server_is_refused_and_left_alone(database):
     assert await db.fetchval("SELECT to_regclass('tables')") is None         # nothing was created
     await db.close()
     await PostgresStore(database).close()     # closing a store that never opened is harmless
-
-
-async def test_a_second_server_on_the_same_database_is_refused_until_the_first_is_gone(database):
-    first = PostgresStore(database)
-    await first.open()
-    with pytest.raises(RuntimeError, match="another server is using the database"):
-        await PostgresStore(database).open()
-    await first.close()
-    second = PostgresStore(database)
-    await second.open()
-    await second.close()
 
 
 async def test_a_database_that_cannot_be_opened_is_named_without_its_password(postgres):

@@ -1,0 +1,117 @@
+"""A server process among others on one PostgreSQL database: it keeps the leases of the tables it
+serves, hands over those it lost, takes over those whose owner went away (server/leases.py), and
+knows the open tables the others serve, for the lobby and for redirects.
+
+Every quarter of a lease it renews its own row in `processes` (alive, at its public address) and
+its leases, and stops serving any table whose lease it no longer holds (its clients are told to
+connect again, see Table.hand_over); then it takes over every open table whose lease expired and
+rebuilds it from its log; then it reads the open tables of the others, which the lobby lists: a
+table created elsewhere is listed here within a renewal. When the database cannot be
+reached, it keeps trying; once its leases have run out unrenewed it stops serving their tables,
+as another process may serve them by then (fencing refuses its writes in any case).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from protocol.signing import from_pem
+
+from .postgres_store import PostgresStore
+from .table_core import summary_of
+
+log = logging.getLogger("governor.server")
+
+
+class Cluster:
+    def __init__(self, server, store: PostgresStore) -> None:
+        self.server = server
+        self.store = store
+        self.every = store.leases.seconds / 4
+        self.url = ""     # this process's public address, known once it listens
+        self.elsewhere: list[tuple[float, dict]] = []     # (created, lobby entry) of the others' open tables
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        """Sign with the database's key; take over the tables no live process serves (all of them
+        for the first process). Before the server listens."""
+        pem = await self.store.server_key(self.server.signer.pem())
+        self.server.signer = from_pem(pem, "the database's server_key")
+        await self.take_over()
+
+    async def run(self, url: str) -> None:
+        """Once the server listens at `url` (its public address): say so, and keep the leases in
+        the background."""
+        self.url = url
+        await self._renew()
+        self._task = asyncio.get_running_loop().create_task(self._keep())
+
+    async def stop(self) -> None:
+        """Keep the leases no more (the server is stopping): no table is taken over meanwhile."""
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def release(self) -> None:
+        """Once the server's tables are stopped: let them go at once, for the others to take."""
+        try:
+            await self.store.gone()
+        except Exception as e:   # they run out by themselves
+            log.warning("could not let go of this process's tables: %r", e)
+
+    async def _keep(self) -> None:
+        renewed = time.monotonic()
+        while True:
+            await asyncio.sleep(self.every)
+            try:
+                # a renewal that hangs (a database unreachable, or locked) is one that failed
+                await asyncio.wait_for(self._renew(), self.every)
+                renewed = time.monotonic()
+            except Exception as e:   # the database is away: try again; give up the tables in time
+                log.warning("the leases could not be renewed: %r", e)
+                if time.monotonic() - renewed >= self.store.leases.seconds:
+                    for table_id in self.store.leases.drop_all():
+                        self._hand_over(table_id, "its lease ran out unrenewed")
+
+    async def _renew(self) -> None:
+        for table_id in await self.store.renew(self.url):
+            self._hand_over(table_id, "its lease was taken over")
+        await self.take_over()
+        self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
+
+    async def take_over(self) -> None:
+        """Serve every open table whose lease has expired: at every renewal, and at once when a
+        client asks for one."""
+        for row in await self.store.take_expired():
+            if row.id in self.server.tables:   # still here from before its lease ran out: build it anew
+                self.server.tables[row.id].hand_over()
+            self.server.metrics.lease_takeovers += 1
+            log.info("table %s taken over (its lease had expired)", row.id, extra={"table": row.id})
+            self.server.adopt(row).ensure_running()
+
+    async def served_elsewhere(self, token_hash: str) -> tuple[str, str] | None:
+        """(table id, the address of the live process that serves it, or "" while it moves) of
+        the open table of this seat token, which this process does not have in memory; None when
+        no open table has the token."""
+        table_id = await self.store.open_table_of_token(token_hash)
+        if table_id is None:
+            return None
+        url = await self.store.owner_url(table_id)
+        return (table_id, url) if url is not None else None
+
+    async def owner_url(self, table_id: str) -> str | None:
+        """The address of the live process serving this open table, which this process does not
+        have in memory; "" while it moves (its lease ran out, or this process is taking it over);
+        None when it is no open table."""
+        return await self.store.owner_url(table_id)
+
+    def _hand_over(self, table_id: str, why: str) -> None:
+        table = self.server.tables.get(table_id)
+        if table is not None:
+            log.warning("table %s handed over: %s", table_id, why, extra={"table": table_id})
+            table.hand_over()

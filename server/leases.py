@@ -1,0 +1,104 @@
+"""Which server process serves which table, when several share one PostgreSQL database: a lease
+per open table, the rows of `leases` (PostgreSQL only; the SQLite store has one process).
+
+A lease names its owner (a random id the process draws when it starts), an epoch (raised at every
+change of owner) and when it expires, by the database's clock (`now()`), so the processes'
+clocks never need to agree. The owner renews its leases every quarter of their length. Once one
+has expired, any process may take it over, and rebuilds the table from its log.
+
+Fencing: every write of a table checks, in its own transaction and before anything else, that
+this process still holds the table's lease with the epoch it was given (`fence`). It locks the
+lease row (FOR SHARE), so a takeover waits until the write has committed and then rebuilds the
+table with it; a write that comes after a takeover is refused with LeaseLost and changes nothing.
+A process cut off from the database, or paused for longer than a lease, can therefore never
+commit a move for a table another process now serves.
+
+A table's lease is deleted in the transaction that finishes it (over or cancelled): a finished
+table is never written again, and any process may read it.
+"""
+from __future__ import annotations
+
+import secrets
+
+import asyncpg
+
+
+class LeaseLost(Exception):
+    """This process no longer holds the lease of the table it was writing: another one serves it."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(f"this process no longer holds the lease of table {table_id}")
+        self.table_id = table_id
+
+
+class Leases:
+    """This process's leases: their SQL, and the epoch of each one it holds."""
+
+    def __init__(self, seconds: float) -> None:
+        self.owner = secrets.token_hex(8)
+        self.seconds = float(seconds)
+        self.held: dict[str, int] = {}      # table id -> epoch
+
+    async def create(self, db: asyncpg.Connection, table_id: str) -> None:
+        """A new table's lease, this process's, in the transaction that creates the table."""
+        await db.execute("INSERT INTO leases (table_id, owner, epoch, expires)"
+                         " VALUES ($1, $2, 1, now() + make_interval(secs => $3))",
+                         table_id, self.owner, self.seconds)
+        self.held[table_id] = 1
+
+    async def fence(self, db: asyncpg.Connection, table_id: str) -> None:
+        """Inside a write's transaction, first: raise LeaseLost unless this process still holds
+        the table's lease, which stays locked against a takeover until the transaction ends."""
+        epoch = self.held.get(table_id)
+        if epoch is None or not await db.fetchval(
+                "SELECT 1 FROM leases WHERE table_id = $1 AND owner = $2 AND epoch = $3 AND expires > now()"
+                " FOR SHARE", table_id, self.owner, epoch):
+            self.held.pop(table_id, None)
+            raise LeaseLost(table_id)
+
+    async def finish(self, db: asyncpg.Connection, table_id: str) -> None:
+        """The write that finishes the table lets go of its lease (committed with it)."""
+        await db.execute("DELETE FROM leases WHERE table_id = $1", table_id)
+
+    def finished(self, table_id: str) -> None:
+        """... once that write has committed."""
+        self.held.pop(table_id, None)
+
+    async def release(self, db: asyncpg.Connection) -> None:
+        """This process stops serving its tables: their leases expire now, for others to take."""
+        await db.execute("UPDATE leases SET expires = '-infinity' WHERE owner = $1", self.owner)
+        self.held = {}
+
+    def drop_all(self) -> list[str]:
+        """Forget every lease held (they ran out unrenewed); the ids of their tables."""
+        ids, self.held = list(self.held), {}
+        return ids
+
+    async def renew(self, db: asyncpg.Connection) -> list[str]:
+        """Push back the expiry of every lease this process holds; the ids of the tables it
+        thought it held and no longer does (taken over, or finished meanwhile)."""
+        # only those it holds (see hold)
+        rows = await db.fetch("UPDATE leases SET expires = now() + make_interval(secs => $2)"
+                              " WHERE owner = $1 AND table_id = ANY($3) AND expires > now() RETURNING table_id, epoch",
+                              self.owner, self.seconds, list(self.held))
+        still = {r["table_id"]: r["epoch"] for r in rows}
+        lost = [tid for tid, epoch in self.held.items() if still.get(tid) != epoch]
+        for tid in lost:
+            del self.held[tid]
+        return lost
+
+    async def take_expired(self, db: asyncpg.Connection) -> dict[str, int]:
+        """Take over every expired lease of an open table (a new epoch each): table id -> epoch,
+        held once `hold` is told (when the tables are read, and about to be served). Two processes
+        at it together never take the same one: the second one's UPDATE waits for the first's row
+        lock, then finds the lease no longer expired."""
+        rows = await db.fetch(
+            "UPDATE leases l SET owner = $1, epoch = l.epoch + 1, expires = now() + make_interval(secs => $2)"
+            " FROM tables t WHERE t.id = l.table_id AND t.status NOT IN ('over', 'cancelled')"
+            " AND l.expires <= now() RETURNING l.table_id, l.epoch", self.owner, self.seconds)
+        return {r["table_id"]: r["epoch"] for r in rows}
+
+    def hold(self, taken: dict[str, int]) -> None:
+        """These leases are this process's now, renewed and checked by its writes. (A takeover
+        cut short before this leaves leases that run out unrenewed, and are taken again.)"""
+        self.held.update(taken)

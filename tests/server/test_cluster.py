@@ -1,0 +1,168 @@
+"""Several `governor serve` processes on one PostgreSQL database (server/cluster.py): the lobby of
+the whole cluster, redirects to a table's owner, and failover when the owner is killed. Real
+processes, a real PostgreSQL, headless `governor join --bot` clients that audit their match."""
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from protocol import record
+from protocol.verify import verify
+
+from tests.client.live import bot_seat, governor, outcome
+
+from .rawclient import Raw
+
+ROOT = Path(__file__).resolve().parents[2]
+LEASE = 2.0      # seconds: a killed process's tables are taken over within about this
+
+
+class Process:
+    """`governor serve` on a port of its own and a data directory of its own, on `database`."""
+
+    def __init__(self, data_dir, database) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir), "--no-announce",
+             "--database", database, "--limit", f"lease={LEASE}", *(f"--limit={x}" for x in FAST)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            m = re.match(r"listening on (ws://\S+)", line)
+            if m:
+                self.url = m.group(1)
+                return
+        raise AssertionError("the server did not start: " + "".join(self.lines) + self.proc.stderr.read())
+
+    @property
+    def fingerprint(self) -> str:
+        return next(line for line in self.lines if "fingerprint" in line).split()[-1]
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+
+FAST = ["rate=10000", "burst=10000", "conn_rate=10000", "conn_burst=10000", "tables_per_addr=1000",
+        "tables_per_window=1000", "watch_rate=10000", "watch_burst=10000"]
+
+
+@pytest.fixture
+def cluster(tmp_path, database):
+    started = []
+
+    def start(n):
+        for _ in range(n):
+            started.append(Process(tmp_path / f"server{len(started)}", database))
+        return started[-n:]
+
+    yield start
+    for p in started:
+        p.kill()
+
+
+async def listed(url: str, table: str, within: float = 3 * LEASE) -> dict:
+    """The table's entry in the lobby of the process at `url`, once it lists it."""
+    deadline = time.monotonic() + within
+    while True:
+        lobby = await Raw.connect(url)
+        await lobby.send({"type": "list"})
+        tables = (await lobby.recv())["tables"]
+        await lobby.close()
+        entry = next((t for t in tables if t["id"] == table), None)
+        if entry is not None:
+            return entry
+        assert time.monotonic() < deadline, f"{table} never listed at {url}"
+        await asyncio.sleep(0.1)
+
+
+async def test_every_process_lists_the_clusters_tables_and_sends_a_client_to_the_owner(cluster):
+    a, b, c = cluster(3)
+    assert a.fingerprint == b.fingerprint == c.fingerprint      # one key, kept in the database
+    lobby = await Raw.connect(b.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    for p in (a, c):
+        assert (await listed(p.url, table))["status"] == "waiting"
+    raw = await Raw.connect(a.url)
+    await raw.send({"type": "sit", "table": table, "name": "Ana"})
+    assert await raw.recv() == {"type": "redirect", "url": b.url, "table": table}
+    await raw.close()
+
+
+async def log_rows(database: str, table: str, at_least: int, within: float = 60) -> int:
+    """The number of rows of the table's log, once it has at least `at_least`."""
+    db = await asyncpg.connect(database)
+    try:
+        deadline = time.monotonic() + within
+        while (n := await db.fetchval("SELECT count(*) FROM log WHERE table_id = $1", table)) < at_least:
+            assert time.monotonic() < deadline, f"the match of {table} did not get under way"
+            await asyncio.sleep(0.05)
+        return n
+    finally:
+        await db.close()
+
+
+async def owner(database: str, table: str) -> str | None:
+    db = await asyncpg.connect(database)
+    try:
+        return await db.fetchval("SELECT p.url FROM leases l JOIN processes p ON p.id = l.owner"
+                                 " WHERE l.table_id = $1", table)
+    finally:
+        await db.close()
+
+
+async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_is_killed(
+        cluster, database, tmp_path):
+    a, b, c = cluster(3)
+    lobby = await Raw.connect(b.url)
+    table = await lobby.create(3, 1)        # on B; two people and a computer
+    await lobby.close()
+    # both players come in through A and are sent on to B, the table's owner
+    players = [bot_seat(a.url, tmp_path / name, "--table", table, "--name", name, "--think", "0.02")
+               for name in ("Ana", "Bo")]
+    watcher = governor("watch", c.url, table, "--data-dir", str(tmp_path / "watcher"))   # sent on to B too
+    assert await owner(database, table) == b.url
+    await log_rows(database, table, at_least=30)     # well into the match
+    b.kill()
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT status FROM tables WHERE id = $1", table) == "playing"   # killed mid-game
+    await db.close()
+    deadline = time.monotonic() + 3 * LEASE
+    while (now := await owner(database, table)) == b.url:
+        assert time.monotonic() < deadline, "nobody took the table over"
+        await asyncio.sleep(0.1)
+    assert now in (a.url, c.url, None)     # taken over (None: finished on it already)
+    # Their connections drop; they come back through A, which says "connect again" until B's
+    # lease has run out and A or C has taken the table over; then they are sent to it.
+    loop = asyncio.get_running_loop()
+    results = await asyncio.gather(*(loop.run_in_executor(None, outcome, p, 120) for p in players))
+    assert await owner(database, table) is None      # finished: its lease is gone
+    for r in results:
+        assert r["verified"] and r["finished"] and r["verdict"] == "verified", r
+        assert "reconnecting" in r["_stderr"]
+        report = verify(record.read(r["record"]))
+        assert report.ok and report.scores == r["scores"]
+    assert results[0]["game_id"] == results[1]["game_id"] and results[0]["scores"] == results[1]["scores"]
+    try:
+        out, err = await loop.run_in_executor(None, lambda: watcher.communicate(timeout=20))
+    except subprocess.TimeoutExpired:
+        watcher.kill()
+        out, err = watcher.communicate()
+        raise AssertionError(out[-3000:] + err[-3000:])
+    assert watcher.returncode == 0 and "VERIFIED, the public part:" in out, (out, err)
+    # every accepted move once: the log has no gap (read checks it) and replays to what both verified
+    db = await asyncpg.connect(database)
+    ns = [r[0] for r in await db.fetch("SELECT n FROM log WHERE table_id = $1 ORDER BY n", table)]
+    status = await db.fetchval("SELECT status FROM tables WHERE id = $1", table)
+    await db.close()
+    assert ns == list(range(len(ns))) and status == "over"

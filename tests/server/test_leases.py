@@ -1,0 +1,200 @@
+"""Table leases and fencing on a real PostgreSQL (server/leases.py): several store processes on
+one database, each writing only the tables whose lease it holds."""
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from protocol import wire
+from server import postgres_store
+from server.leases import LeaseLost
+from server.postgres_store import PostgresStore
+from server.store import TableRow
+
+from .rawclient import Closed, Raw, SeatPlayer
+
+
+def row(table_id):
+    seats = [{"name": "Ana", "player_id": "id-Ana", "token_hash": f"tok-{table_id}", "bot": None},
+             {"name": "Bot 1", "player_id": "bot-1", "token_hash": None, "bot": "random"}]
+    return TableRow(table_id, "sanjuan", {"expansion": True, "seats": 2}, "random", seats, None, None, "waiting", 0.0)
+
+
+@pytest.fixture
+async def processes(database):
+    """Stores on one database, as separate server processes would open them; closed at the end."""
+    stores = []
+
+    async def open_one(lease=8.0):
+        store = PostgresStore(database, lease)
+        await store.open()
+        stores.append(store)
+        return store
+
+    yield open_one
+    for store in stores:
+        await store.close()
+
+
+async def expire(database, *table_ids):
+    """The leases of these tables run out, as when their owner stopped renewing them."""
+    db = await asyncpg.connect(database)
+    await db.execute("UPDATE leases SET expires = now() - interval '1 second' WHERE table_id = ANY($1)",
+                     list(table_ids))
+    await db.close()
+
+
+async def test_a_process_whose_lease_was_taken_over_cannot_commit(database, processes):
+    first, second = await processes(), await processes()
+    await first.create_table(row("t1"))
+    await first.start_table("t1", b"g" * 32, b"s" * 32)
+    await first.append("t1", 0, "act", 0, {"n": 0})
+    assert await second.take_expired() == []           # held and renewed: nobody takes it
+    await expire(database, "t1")
+    assert [r.id for r in await second.take_expired()] == ["t1"]
+    with pytest.raises(LeaseLost, match="t1"):
+        await first.append("t1", 1, "act", 0, {"n": "first"})
+    with pytest.raises(LeaseLost):
+        await first.set_status("t1", "cancelled")
+    await second.append("t1", 1, "act", 0, {"n": "second"})
+    assert [r.data for r in await second.log("t1")] == [{"n": 0}, {"n": "second"}]
+    assert (await second.open_tables())[0].status == "playing"
+    assert await first.renew("ws://127.0.0.1:1") == [] and await second.renew("ws://127.0.0.1:1") == []
+
+
+async def test_a_lease_that_ran_out_unrenewed_refuses_the_write_even_with_no_other_owner(database, processes):
+    first = await processes()
+    await first.create_table(row("t1"))
+    await expire(database, "t1")
+    with pytest.raises(LeaseLost):
+        await first.update_seats("t1", row("t1").seats)
+    assert await first.renew("ws://127.0.0.1:1") == []     # it knows the table is no longer its own
+
+
+async def test_renewing_keeps_the_leases_and_names_those_taken_over(database, processes):
+    first, second = await processes(lease=1.0), await processes()
+    await first.create_table(row("t1"))
+    await first.create_table(row("t2"))
+    for _ in range(3):                   # three lease lengths, renewed every quarter of one
+        for _ in range(4):
+            await asyncio.sleep(0.25)
+            assert await first.renew("ws://127.0.0.1:1") == []
+    assert await second.take_expired() == []
+    await expire(database, "t2")
+    await second.take_expired()
+    assert await first.renew("ws://127.0.0.1:1") == ["t2"]
+    await first.append("t1", 0, "act", 0, {})     # t1 is still its own
+
+
+async def test_processes_taking_over_at_once_never_take_the_same_table(database, processes):
+    owner = await processes()
+    ids = [f"t{i}" for i in range(30)]
+    for tid in ids:
+        await owner.create_table(row(tid))
+    await expire(database, *ids)
+    takers = [await processes() for _ in range(3)]
+    taken = await asyncio.gather(*(t.take_expired() for t in takers))
+    names = [r.id for rows in taken for r in rows]
+    assert sorted(names) == sorted(ids)          # each once, by one of them
+    for taker, rows in zip(takers, taken):
+        for r in rows:
+            await taker.append(r.id, 0, "act", 0, {})
+            others = [t for t in takers if t is not taker] + [owner]
+            for other in others:
+                with pytest.raises(LeaseLost):
+                    await other.append(r.id, 1, "act", 0, {})
+
+
+async def test_a_finished_table_lets_go_of_its_lease(database, processes):
+    first, second = await processes(), await processes()
+    await first.create_table(row("t1"))
+    await first.start_table("t1", b"g" * 32, b"s" * 32)
+    await first.append("t1", 0, "act", 0, {}, status="over")
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT count(*) FROM leases") == 0
+    await db.close()
+    await expire(database, "t1")
+    assert await second.take_expired() == []
+    assert (await second.finished_table("t1")).status == "over"     # any process may read it
+
+
+async def test_the_open_tables_of_an_older_database_are_taken_over_by_the_first_process(database, processes):
+    db = await asyncpg.connect(database)
+    await db.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied TIMESTAMPTZ NOT NULL"
+                     " DEFAULT now())")
+    await db.execute(postgres_store.MIGRATIONS[0])
+    await db.execute("INSERT INTO schema_version (version) VALUES (1)")
+    for tid, status in (("open", "playing"), ("done", "over")):
+        await db.execute("INSERT INTO tables (id, game, options, bot, seats, status, created, updated)"
+                         " VALUES ($1, 'sanjuan', '{}', 'random', '[]', $2, 0, 0)", tid, status)
+    await db.close()
+    first = await processes()
+    assert [r.id for r in await first.take_expired()] == ["open"]
+    await first.append("open", 0, "act", 0, {})
+    assert [r.id for r in await (await processes()).take_expired()] == []
+
+
+# ---------------------------------------------------------------------- a server that loses a lease
+
+async def test_a_server_whose_lease_is_taken_stops_serving_the_table_and_announces_nothing_more(
+        make_server, database):
+    server = await make_server(database=database)
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2, 0)
+    await lobby.close()
+    players = [SeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Ana", "Bo"))]
+    for p in players:
+        await p.sit()
+    await asyncio.gather(*(p.play(until=lambda p: p.seq >= 20) for p in players))
+    db = await asyncpg.connect(database)
+    # another process takes the lease over (as if this one had stopped renewing it)
+    await db.execute("UPDATE leases SET owner = 'another', epoch = epoch + 1 WHERE table_id = $1", table)
+    rows = await db.fetchval("SELECT count(*) FROM log WHERE table_id = $1", table)
+    ends = await asyncio.gather(*(p.play() for p in players), return_exceptions=True)
+    assert [getattr(e, "code", e) for e in ends] == [wire.CLOSE_MOVED, wire.CLOSE_MOVED]
+    assert await db.fetchval("SELECT count(*) FROM log WHERE table_id = $1", table) == rows   # nothing committed
+    assert table not in server.tables
+    await db.close()
+    with pytest.raises(Closed) as refused:     # its players are sent on, not refused
+        await players[0].resume()
+    assert refused.value.code == wire.CLOSE_MOVED and table in refused.value.reason
+
+
+async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_in_time(make_server, database):
+    server = await make_server(database=database, lease=1.0)
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    ana = SeatPlayer(server.url, table, "Ana", seed=0)
+    await ana.sit()
+    db = await asyncpg.connect(database)
+    tx = db.transaction()
+    await tx.start()
+    await db.execute("LOCK TABLE processes IN ACCESS EXCLUSIVE MODE")   # every renewal now hangs
+    try:
+        code, _ = await ana.raw.closed(timeout=5)
+    finally:
+        await tx.rollback()
+        await db.close()
+    assert code == wire.CLOSE_MOVED and table not in server.tables
+
+
+async def test_a_server_stopped_cleanly_lets_its_tables_go_at_once(make_server, database, tmp_path):
+    first = await make_server(database=database, data_dir=tmp_path / "first")
+    lobby = await Raw.connect(first.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    second = await make_server(database=database, data_dir=tmp_path / "second")
+    assert table not in second.tables
+    await first.stop()
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT expires < now() FROM leases WHERE table_id = $1", table)
+    assert await db.fetchval("SELECT count(*) FROM processes") == 1          # the second alone
+    await db.close()
+    # a client asking the second for the table has it served there at once, 8 s before the lease would run out
+    raw = await Raw.connect(second.url)
+    await raw.send({"type": "watch", "table": table})
+    assert (await raw.expect("status"))["table"] == table and table in second.tables
+    await raw.close()
