@@ -11,7 +11,7 @@ import termios
 import threading
 
 from .hints import command
-from .answers import BACK_WORDS, QUIT_WORDS, BadAnswer, going_back, parse_answer
+from .answers import BACK_WORDS, NOTHING, QUIT_WORDS, BadAnswer, going_back, parse_answer
 from .link import PACE_RATE, PATIENCE, Link
 from .render import Renderer, renderer_for, seats_line, time_left
 from .seat import Leave, Player, SeatRunner
@@ -150,7 +150,7 @@ class AutoAnswers:
 
     async def answer(self, view: dict) -> str:
         options = view["prompt"]["options"]
-        line = " ".join(str(options.index(a) + 1) for a in self.bot.choose(view))
+        line = " ".join(str(options.index(a) + 1) for a in self.bot.choose(view)) or NOTHING
         print(f"> {line}")
         return line
 
