@@ -220,6 +220,7 @@ def asking(view: dict, clock: float | None = None, log: tuple[str, ...] = ()):
     from client.render import renderer_for
 
     async def job(app):
+        app.set_connection("connected")     # as the seat's job says once its link is up
         app.show_view(view, renderer_for(view, True), "", clock)
         for line in log:
             app.log_line(line)
