@@ -88,6 +88,14 @@ def test_an_empty_line_is_never_an_answer(line):
         parse_answer(line, 3, 1, 1)
 
 
+def test_the_instructions_say_how_to_pick_nothing():
+    from client.render import how_to_answer
+    assert [how_to_answer(0, 0), how_to_answer(0, 1), how_to_answer(0, 2)] == [
+        "Nothing to choose: type 0 to go on.", "Type a number, or 0 for none.",
+        "Type up to 2 different numbers, or 0 for none."]
+    assert parse_answer("0", 0, 0, 0) == [] and parse_answer("0", 2, 0, 1) == []
+
+
 @pytest.mark.parametrize("text", ["9" * 5000, "1" + "0" * 4999, "0" * 4999 + "2 " + "7" * 300])
 def test_a_huge_number_is_no_option_and_the_message_stays_short(text):
     with pytest.raises(BadAnswer) as e:
