@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 
 from rich.text import Text
-from textual.actions import SkipAction
 from textual import events
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
