@@ -8,8 +8,10 @@ from games.errors import Refused
 from .render import plural
 
 QUIT_WORDS = ("q", "quit", "exit")
-# Words that pick nothing, as an empty line does, where picking nothing is allowed.
-NONE_WORDS = ("none", "pass", "-")
+# Words that pick nothing, where picking nothing is allowed. An empty line is not one of them:
+# one Enter too many must not pass, so picking nothing is always typed on purpose.
+NONE_WORDS = ("0", "none", "pass", "-")
+NOTHING = "none"    # the answer that picks nothing, as the full screen and --auto send it
 # Words that go back to the first step of a decision asked in steps, where the prompt offers it.
 BACK_WORDS = ("b", "back")
 
@@ -53,6 +55,9 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
     picks: list[int] = []
     words = text.replace(",", " ").split()
+    if not words and not lo:     # where a pick is needed, the bounds below say what is
+        raise BadAnswer("empty_answer", "An empty line is no answer: type 0 or none to pick nothing"
+                        + (", or the numbers of your picks." if hi else " and go on."))
     if len(words) == 1 and words[0].lower() in NONE_WORDS:
         words = []
     for word in words:
@@ -66,7 +71,7 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
         if not 1 <= n <= count:
             shown = n if n <= count else (word if len(word) <= 20 else word[:17] + "...")
             raise BadAnswer("bad_answer", f"There is no option {shown}: the options go from 1 to {count}."
-                            if count else "There are no options here: press Enter.")
+                            if count else "There are no options here: type 0 or none to go on.")
         if n - 1 in picks:
             raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")
         picks.append(n - 1)

@@ -10,6 +10,7 @@ import sys
 import threading
 
 from . import admin, join, play, records, replay, selfplay, serve, verify, watch
+from .hints import program, spelled
 from .table_options import add_table_arguments
 
 COMMANDS = {"play": play, "join": join, "watch": watch, "records": records, "replay": replay,
@@ -38,11 +39,11 @@ def version() -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="governor", description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
+    top = argparse.ArgumentParser(prog=program(), description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
     top.add_argument("--version", action="version", version=f"governor {version()}")
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     for name, module in COMMANDS.items():
-        p = sub.add_parser(name, help=module.HELP, description=module.__doc__,
+        p = sub.add_parser(name, help=module.HELP, description=spelled(module.__doc__, COMMANDS),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         if name in TABLE_COMMANDS:
             _table_arguments(p)

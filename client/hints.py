@@ -5,6 +5,7 @@ in the project's own virtual environment, not on the PATH) or `python3 -m client
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -47,3 +48,10 @@ def program() -> str:
 def command(*words: str) -> str:
     """A whole command line to print, e.g. command("verify", path)."""
     return " ".join([program(), *(shlex.quote(str(w)) for w in words)])
+
+
+def spelled(text: str, commands) -> str:
+    """Text for people (a command's --help) with every `governor COMMAND` in it, for the names in
+    `commands`, spelled as command() spells it."""
+    names = "|".join(re.escape(name) for name in commands)
+    return re.sub(rf"\bgovernor (?=(?:{names})\b)", lambda _: f"{program()} ", text)

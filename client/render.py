@@ -78,8 +78,8 @@ class Renderer:
 
     def help(self, v: dict) -> str:
         p = printable(v["prompt"])
-        lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; an empty line, "
-                 "`none` or `pass` picks nothing, where that is allowed. `q` leaves the game. "
+        lines = ["Answer with option numbers separated by spaces, e.g. `2` or `1 3`; `0`, `none` or "
+                 "`pass` picks nothing, where that is allowed (an empty line never does). `q` leaves the game. "
                  "`!` and a line chats to the table, e.g. `! hello all`.",
                  how_to_answer(p["min"], p["max"])]
         if p.get("back"):
@@ -138,12 +138,12 @@ def wrap(text: str) -> str:
 def how_to_answer(lo: int, hi: int) -> str:
     """The instruction line for "pick between lo and hi distinct options"."""
     if hi == 0:
-        return "Nothing to choose: press Enter."
+        return "Nothing to choose: type 0 to go on."
     if lo == hi:
         return "Type the number of your choice." if hi == 1 else f"Type {hi} different numbers."
     if lo == 0:
-        return ("Type a number, or press Enter for none." if hi == 1
-                else f"Type up to {hi} different numbers, or press Enter for none.")
+        return ("Type a number, or 0 for none." if hi == 1
+                else f"Type up to {hi} different numbers, or 0 for none.")
     return f"Type {lo} to {hi} different numbers."
 
 

@@ -34,7 +34,7 @@ LOG_LINES = 12       # the log shown under the board: the latest lines, so a scr
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("record", help="a record file, its number in `governor records`, or part of its name")
+    p.add_argument("record", help=f"a record file, its number in `{command('records')}`, or part of its name")
     p.add_argument("--seat", type=int, default=None, metavar="N",
                    help="whose view to show (1 for the first seat), when the record holds several")
     add_data_dir(p)

@@ -92,7 +92,10 @@ class SeatSession:
 
     `<data>/sessions/<key>.json` holds url, table, seat, token (secret: the file is 0600),
     player id, our seed (secret until revealed), the next command id, the server key seen; the
-    signed messages received are appended to `<key>.msgs` in the record format as they arrive.
+    signed messages received are appended to `<key>.msgs` in the record format as they arrive,
+    and the game's log as it was shown, one event a line in JSON, to `<key>.log`: a move's entry
+    signs only a digest of its public events, not their words, so a client started again shows
+    the whole game's log from here (the server's snapshot carries only the latest events).
     """
     data_dir: Path
     url: str
@@ -108,6 +111,7 @@ class SeatSession:
     committed: bool = False               # we sent our commitment: nobody may replace it
     seed_made_by_server: bool = False     # the server said so: our own seed is not in this deal
     messages: list[Signed] = field(default_factory=list)
+    log: list[dict] = field(default_factory=list)    # the events shown at this seat, in order
 
     @staticmethod
     def key(url: str, table: str) -> str:
@@ -120,6 +124,10 @@ class SeatSession:
     @property
     def msgs_path(self) -> Path:
         return self.path.with_suffix(".msgs")
+
+    @property
+    def log_path(self) -> Path:
+        return self.path.with_suffix(".log")
 
     def save(self) -> None:
         _private_dir(self.path.parent)
@@ -134,6 +142,10 @@ class SeatSession:
             fd = os.open(self.msgs_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
+        if not self.log_path.exists():
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write("".join(_log_line(e) for e in self.log))
 
     def append(self, msg: Signed) -> None:
         """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
@@ -144,6 +156,15 @@ class SeatSession:
             return
         with open(self.msgs_path, "ab") as f:
             f.write(record.dump_item(msg))
+
+    def append_events(self, events: list[dict]) -> None:
+        """Keep more lines of the log, on disk at once (a torn last line is dropped on load)."""
+        self.log.extend(events)
+        if not self.log_path.exists():
+            self.save()
+            return
+        with open(self.log_path, "a") as f:
+            f.write("".join(_log_line(e) for e in events))
 
     def take_id(self) -> int:
         """A command id never used before by this seat, even across restarts of the process."""
@@ -162,6 +183,7 @@ class SeatSession:
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
                 committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False))
         s.messages = _read_messages(s.msgs_path)
+        s.log = _read_log(s.log_path)
         return s
 
     @classmethod
@@ -174,7 +196,7 @@ class SeatSession:
         each time): saved under its new address, the old files removed."""
         if normalize_url(url) == normalize_url(self.url):
             return self
-        old = (self.path, self.msgs_path)
+        old = (self.path, self.msgs_path, self.log_path)
         self.url = normalize_url(url)
         self.save()
         for p in old:
@@ -205,11 +227,33 @@ class SeatSession:
         return self.path.exists()
 
     def forget(self) -> None:
-        for p in (self.path, self.msgs_path):
+        for p in (self.path, self.msgs_path, self.log_path):
             try:
                 p.unlink()
             except FileNotFoundError:
                 pass
+
+
+def _log_line(event: dict) -> str:
+    return json.dumps(event) + "\n"
+
+
+def _read_log(path: Path) -> list[dict]:
+    """The log lines of a session file; a line that is not a whole event (a torn last line, a
+    damaged file) is skipped: the log is for reading, the signed messages are the evidence."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(e, dict) and isinstance(e.get("text"), str):
+            out.append(e)
+    return out
 
 
 def _read_messages(path: Path) -> list[Signed]:

@@ -104,6 +104,9 @@ class Table:
             for m in session.messages:       # a restarted client: catch up from disk
                 self.exchange.receive(m)
             self.ended = self.exchange.report is not None
+            if session.log:                  # and show the log so far, which snapshots cut short
+                self.log = list(session.log)
+                self.happened.append(("events", list(session.log)))
 
     # -------------------------------------------------------------- signed messages
 
@@ -243,6 +246,8 @@ class Table:
         if new:
             self.log.extend(new)
             self.happened.append(("events", new))
+            if self.session is not None:
+                self.session.append_events(new)
 
     def _show_told(self) -> None:
         told, self.told = self.told, []

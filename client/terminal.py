@@ -11,7 +11,7 @@ import termios
 import threading
 
 from .hints import command
-from .answers import BACK_WORDS, QUIT_WORDS, BadAnswer, going_back, parse_answer
+from .answers import BACK_WORDS, NOTHING, QUIT_WORDS, BadAnswer, going_back, parse_answer
 from .link import PACE_RATE, PATIENCE, Link
 from .render import Renderer, renderer_for, seats_line, time_left
 from .seat import Leave, Player, SeatRunner
@@ -150,7 +150,7 @@ class AutoAnswers:
 
     async def answer(self, view: dict) -> str:
         options = view["prompt"]["options"]
-        line = " ".join(str(options.index(a) + 1) for a in self.bot.choose(view))
+        line = " ".join(str(options.index(a) + 1) for a in self.bot.choose(view)) or NOTHING
         print(f"> {line}")
         return line
 
@@ -286,11 +286,10 @@ class Terminal(Player):
             except BadAnswer as e:
                 self.say(str(e), "warn")
                 continue
-            if not picks and p["options"] and own_phase(v) and not self.auto:
-                role = str(v.get("role") or "this phase")
-                if not await self._yes(f"You chose the {role} yourself: pick nothing? [y/N] "):
-                    self.say(screen.prompt(v))
-                    continue
+            sure = passing_question(v, picks)
+            if sure and not self.auto and not await self._yes(f"{sure} [y/N] "):
+                self.say(screen.prompt(v))
+                continue
             return [p["options"][i] for i in picks]
 
     async def _yes(self, question: str) -> bool:
@@ -325,6 +324,14 @@ def own_phase(v: dict) -> bool:
     """The question belongs to a phase whose role this seat chose (both games name the role and
     its chooser in the view): picking nothing there is likely a slip, so it is confirmed."""
     return v.get("role") is not None and v.get("chooser") == v.get("seat")
+
+
+def passing_question(v: dict, picks: list) -> str:
+    """The yes-or-no question that confirms picking nothing in one's own phase, asked by both
+    screens before the answer is sent; "" when the answer needs no confirmation."""
+    if picks or not (v.get("prompt") or {}).get("options") or not own_phase(v):
+        return ""
+    return f"You chose the {v['role']} yourself: pick nothing?"
 
 
 def _duration(seconds: float) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import fullscreen
 from .errors import ClientError
+from .hints import command
 from .interrupt import run_interruptibly
 from .link import add_connection_arguments, open_link
 from .render import use_colour
@@ -26,7 +27,7 @@ HELP = "watch a table being played"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", type=server_address, help="the server, e.g. ws://192.168.1.20:8765")
-    p.add_argument("table", help="the table id (see `governor join URL` for the list)")
+    p.add_argument("table", help=f"the table id (see `{command('join', 'URL')}` for the list)")
     add_connection_arguments(p)
     p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                    help="where the public record is saved (default $GOVERNOR_DATA, else ~/.local/share/governor/client)")

@@ -11,13 +11,16 @@ places them on the screen and turns keys into picks.
 Input you can trust: a question is opened by a message posted to the app's queue (`Ask`), so a
 key that reached the app before the question did is handled first, while no question is open,
 and is dropped. The question keys are app-wide "priority" bindings for the same reason: they are
-handled in the app's queue, in order with `Ask`, never in a widget's queue of its own.
+handled in the app's queue, in order with `Ask`, never in a widget's queue of its own. A
+yes-or-no question (`Confirm`: leaving, or picking nothing in one's own phase) likewise takes
+only keys pressed after it opened.
 """
 from __future__ import annotations
 
 import asyncio
 
 from rich.text import Text
+from textual import events
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -29,6 +32,7 @@ from textual.widgets import Input, OptionList, RichLog, Static
 from protocol.messages import printable
 
 from ..render import time_left
+from ..terminal import passing_question
 from .question import BadAnswer, Question
 
 WIDE = 110      # from this many columns the log sits beside the question, not under it
@@ -58,22 +62,31 @@ class Leaving(Exception):
     """The person confirmed they leave, while a question was open."""
 
 
-class ConfirmQuit(ModalScreen[bool]):
-    """Quitting asks first: a stray `q` must not end a game."""
+class Confirm(ModalScreen[bool]):
+    """A yes-or-no question over the table: leaving (a stray `q` must not end a game), or
+    picking nothing in a phase one chose. Only keys pressed after it opened answer it: a `y`
+    typed ahead, still in the queue behind the key that opened it, is dropped."""
 
     BINDINGS = [Binding("y", "answer(True)", "yes"), Binding("n", "answer(False)", "no"),
                 Binding("escape", "answer(False)", "no"), Binding("enter", "answer(False)", "no")]
     DEFAULT_CSS = """
-    ConfirmQuit { align: center middle; }
-    ConfirmQuit > Static { width: 60; height: auto; padding: 1 2; border: thick $warning; background: $surface; }
+    Confirm { align: center middle; }
+    Confirm > Static { width: 60; height: auto; padding: 1 2; border: thick $warning; background: $surface; }
     """
 
-    def __init__(self, words: str) -> None:
+    def __init__(self, words: str, yes: str, no: str) -> None:
         super().__init__()
-        self.words = words
+        self.words, self.yes, self.no = words, yes, no
+        # Textual stamps every key with the time it arrived, on its own clock; a new message
+        # reads that clock now.
+        self.opened = Message().time
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"{self.words}\n\ny: leave    n, Enter or Esc: stay"))
+        yield Static(Text(f"{self.words}\n\ny: {self.yes}    n, Enter or Esc: {self.no}"))
+
+    def typed_ahead(self, event: events.Event) -> bool:
+        """A key that arrived before this question was shown (TableApp.on_event drops it)."""
+        return isinstance(event, events.Key) and event.time < self.opened
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
@@ -152,6 +165,13 @@ class TableApp(App):
         self.logged: list[Text] = []     # the whole log, to wrap again at a new width
         self.changed = asyncio.Event()  # set on every question opened or closed, and at the end
         self.send_chat = None           # text -> bool: a chat line to the table, while seated
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key comes here first: one typed before a yes-or-no question opened never answers it.
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(top, Confirm) and top.typed_ahead(event):
+            return
+        await super().on_event(event)
 
     # ------------------------------------------------------------ layout
 
@@ -337,7 +357,18 @@ class TableApp(App):
         except BadAnswer as e:
             self.query_one("#note-text", Static).update(Text(str(e), style="bold red"))
             return
-        self.answer.set_result(picks)
+        sure = passing_question(self.view, picks)
+        if not sure:
+            self._send(picks)
+            return
+
+        def chosen(yes: bool | None) -> None:
+            if yes and self.question is q:      # still open: the game may have moved on meanwhile
+                self._send(picks)
+        self.push_screen(Confirm(sure, "pick nothing", "choose again"), chosen)
+
+    def _send(self, action: list) -> None:
+        self.answer.set_result(action)
         self.sent += 1
         self._close_question()
 
@@ -349,9 +380,7 @@ class TableApp(App):
         except BadAnswer as e:
             self.query_one("#note-text", Static).update(Text(str(e), style="bold red"))
             return
-        self.answer.set_result(action)
-        self.sent += 1
-        self._close_question()
+        self._send(action)
 
     def on_option_list_option_selected(self, msg: OptionList.OptionSelected) -> None:
         """A click on an option: highlight it, as the arrows would."""
@@ -457,7 +486,7 @@ class TableApp(App):
                 self.answer.set_exception(Leaving())    # the seat's own way out of a question
             elif self.job_task is not None:
                 self.job_task.cancel()                      # waiting for others: stop the job
-        self.push_screen(ConfirmQuit(self.leave_words), chosen)
+        self.push_screen(Confirm(self.leave_words, "leave", "stay"), chosen)
 
     def _tick(self) -> None:
         if self.deadline is not None and self.question is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from protocol.messages import printable
 
-from ..answers import BadAnswer, going_back, parse_answer
+from ..answers import NOTHING, BadAnswer, going_back, parse_answer
 
 NONE = -1       # the index of the explicit "none" entry
 
@@ -114,7 +114,7 @@ class Question:
             picks = self.marked
         else:
             picks = [i]
-        return parse_answer(" ".join(str(k + 1) for k in picks), len(self.labels), self.lo, self.hi)
+        return parse_answer(" ".join(str(k + 1) for k in picks) or NOTHING, len(self.labels), self.lo, self.hi)
 
 
 __all__ = ["Question", "BadAnswer", "NONE"]

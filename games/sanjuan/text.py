@@ -88,7 +88,8 @@ class Text:
                     ("  [to act]" if seat in v["to_act"] else "")
             # Cards under a chapel, bank or harbor: counts everyone may know (each is 1 VP).
             under = "".join(f", {p[pile]} under the {pile}" for pile in ("chapel", "bank", "harbor") if p[pile])
-            lines.append(f"  {who}  {plural(p['hand'], 'card')} in hand, "
+            # The score if the game ended now: the engine's own, all of it public.
+            lines.append(f"  {who}  score {p['score']['total']:>2} · {plural(p['hand'], 'card')} in hand, "
                          f"{plural(p['buildings'], 'building')}{under}{marks}")
             # Wrap before painting: escape codes would count as width.
             city = ", ".join(self.name(key) + ("*" if good else "") for _, key, good in p["city"])

@@ -14,7 +14,7 @@ from games.events import visible
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
 from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
-from .scoring import result
+from .scoring import result, score_seat
 from .state import State
 
 
@@ -43,6 +43,9 @@ def view(s: State, seat: int | None = None) -> dict:
             "inactive": [b for b in p.city if s.kinds[b] not in p.active],
             # Two players: the library works once a round; its use is announced or automatic.
             "library_used": p.library_used,
+            # The score if the game ended now. Every part of it comes from the cities and the
+            # counts under chapel, bank and harbor, all public, so every view carries it.
+            "score": score_seat(s, i),
         }
         for i, p in enumerate(s.players)
     ]

@@ -220,6 +220,7 @@ def asking(view: dict, clock: float | None = None, log: tuple[str, ...] = ()):
     from client.render import renderer_for
 
     async def job(app):
+        app.set_connection("connected")     # as the seat's job says once its link is up
         app.show_view(view, renderer_for(view, True), "", clock)
         for line in log:
             app.log_line(line)
@@ -298,3 +299,52 @@ async def test_bang_in_the_ask_line_chats_and_answers_nothing():
                             [("chat", {"seat": 1, "name": "Bo", "text": "well played"})])
         await pilot.pause()
         assert "[chat] Bo: well played" in screen_text(app)
+
+
+def trader_view() -> dict:
+    """San Juan, seat 0 has chosen the trader and holds an indigo to sell: its own phase."""
+    from games import sanjuan
+    from tests.games.sanjuan.scenario import make, start_round
+    s, rng = make([{"city": ["indigo_plant"], "goods": ["indigo_plant"]}, {"city": ["indigo_plant"]}])
+    start_round(s, rng, governor=0)
+    sanjuan.apply(s, 0, ["trader"], rng)
+    return sanjuan.view(s, 0)
+
+
+async def test_passing_in_ones_own_phase_is_confirmed():
+    """As in the plain mode: "none" in the trader phase one chose asks first; `n` goes back to
+    the question, `y` sends the empty pick; a `y` typed ahead of the dialog answers nothing."""
+    view = trader_view()
+    assert view["prompt"]["kind"] == "sell" and view["prompt"]["min"] == 0
+    app = TableApp(asking(view))
+    async with app.run_test(size=SMALL) as pilot:
+        await open_question(app)
+        answer = app.answer
+        await pilot.press("0", "enter")
+        assert "You chose the trader yourself: pick nothing?" in screen_text(app)
+        await pilot.press("n")
+        assert app.question is not None and not answer.done()
+        type_keys(app, "0", "enter", "y")       # the y is in the queue before the dialog opens
+        await pilot.pause()
+        assert "pick nothing?" in screen_text(app) and not answer.done()
+        await pilot.press("y")
+        assert answer.result() == [] and app.sent == 1
+
+
+async def test_a_q_and_y_typed_while_waiting_do_not_leave():
+    """Keys typed ahead never act: a stray `q` opens the question, the `y` behind it in the
+    queue does not answer it; a `y` pressed once it is shown leaves."""
+    from client.render import renderer_for
+    view = fixed_view()
+
+    async def waiting(app):
+        app.show_view(view, renderer_for(view, True), "waiting for Bo")
+        await asyncio.Event().wait()
+    app = TableApp(waiting)
+    async with app.run_test(size=SMALL) as pilot:
+        type_keys(app, "q", "y")
+        await pilot.pause()
+        assert "Leave this game?" in screen_text(app) and not app.left
+        await pilot.press("y")
+        await app.job_task
+    assert app.left

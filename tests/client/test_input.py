@@ -69,11 +69,31 @@ def test_a_pipe_is_not_a_terminal():
 
 # ------------------------------------------------------------------ the answers
 
-@pytest.mark.parametrize("word", ["none", "PASS", "-", "", "  "])
+@pytest.mark.parametrize("word", ["none", "PASS", "-", "0", " 0 "])
 def test_picking_nothing_is_allowed_only_where_none_is(word):
     assert parse_answer(word, 3, 0, 2) == []
+    assert parse_answer(word, 0, 0, 0) == []
     with pytest.raises(BadAnswer, match="You must pick 1 option"):
         parse_answer(word, 3, 1, 1)
+
+
+@pytest.mark.parametrize("line", ["", "  ", " , "])
+def test_an_empty_line_is_never_an_answer(line):
+    """One Enter too many never passes: it says how to pick nothing on purpose."""
+    with pytest.raises(BadAnswer, match="An empty line is no answer: type 0 or none to pick nothing, or"):
+        parse_answer(line, 3, 0, 2)
+    with pytest.raises(BadAnswer, match="type 0 or none to pick nothing and go on"):
+        parse_answer(line, 0, 0, 0)
+    with pytest.raises(BadAnswer, match="You must pick 1 option"):
+        parse_answer(line, 3, 1, 1)
+
+
+def test_the_instructions_say_how_to_pick_nothing():
+    from client.render import how_to_answer
+    assert [how_to_answer(0, 0), how_to_answer(0, 1), how_to_answer(0, 2)] == [
+        "Nothing to choose: type 0 to go on.", "Type a number, or 0 for none.",
+        "Type up to 2 different numbers, or 0 for none."]
+    assert parse_answer("0", 0, 0, 0) == [] and parse_answer("0", 2, 0, 1) == []
 
 
 @pytest.mark.parametrize("text", ["9" * 5000, "1" + "0" * 4999, "0" * 4999 + "2 " + "7" * 300])
@@ -118,15 +138,23 @@ def _terminal(answers: str) -> tuple[Terminal, list]:
     return t, said
 
 
-@pytest.mark.parametrize("answers, picked", [("\ny\n", []), ("\nn\n2\n", [12]), ("none\nyes\n", [])])
+@pytest.mark.parametrize("answers, picked", [("0\ny\n", []), ("pass\nn\n2\n", [12]), ("none\nyes\n", [])])
 async def test_passing_in_ones_own_phase_is_confirmed(answers, picked, capsys):
     t, said = _terminal(answers)
     assert await t.decide(_trader(seat=1, chooser=1)) == picked
     assert "You chose the trader yourself: pick nothing? [y/N]" in capsys.readouterr().out
 
 
+async def test_an_empty_line_asks_again_and_picks_nothing(capsys):
+    t, said = _terminal("\n\n2\n")
+    assert await t.decide(_trader(seat=1, chooser=0)) == [12]
+    assert said.count("An empty line is no answer: type 0 or none to pick nothing, "
+                      "or the numbers of your picks.") == 2
+    assert "pick nothing?" not in capsys.readouterr().out
+
+
 async def test_passing_in_anothers_phase_is_not_asked_about(capsys):
-    t, _ = _terminal("\n")
+    t, _ = _terminal("none\n")
     assert await t.decide(_trader(seat=1, chooser=0)) == []
     assert "pick nothing?" not in capsys.readouterr().out
     assert not own_phase({"seat": 1, "role": None, "chooser": 1})

@@ -33,8 +33,8 @@ def governor(tmp_path, *args, stdin=""):
     ("3", 5, 1, 1, [2]),
     ("1 4 5", 5, 0, 3, [0, 3, 4]),
     (" 2,1 ", 3, 2, 2, [1, 0]),
-    ("", 4, 0, 1, []),
-    ("  ", 4, 0, 2, []),
+    ("0", 4, 0, 1, []),
+    (" none ", 4, 0, 2, []),
 ])
 def test_parse_answer_accepts(text, count, lo, hi, picks):
     assert parse_answer(text, count, lo, hi) == picks
@@ -46,7 +46,9 @@ def test_parse_answer_accepts(text, count, lo, hi, picks):
     ("-1", 5, 1, 1, "is not an option number"),
     ("1.5", 5, 1, 1, "is not an option number"),
     ("²", 5, 1, 1, "is not an option number"),
-    ("0", 5, 1, 1, "There is no option 0: the options go from 1 to 5."),
+    ("0 1", 5, 1, 2, "There is no option 0: the options go from 1 to 5."),
+    ("0", 5, 1, 1, "You must pick 1 option."),
+    ("", 5, 0, 2, "An empty line is no answer: type 0 or none to pick nothing"),
     ("6", 5, 1, 1, "There is no option 6"),
     ("2 2", 5, 0, 2, "You picked option 2 twice"),
     ("1 2", 5, 1, 1, "You picked 2, but you must pick 1 option."),
@@ -65,7 +67,7 @@ def test_parse_answer_explains(text, count, lo, hi, sentence):
 # ------------------------------------------------------------ through the real entry point
 
 def test_bad_input_gets_a_sentence_and_the_question_again(tmp_path):
-    proc = governor(tmp_path, "--players", "2", stdin="abc\n99\n0\n1 1\n?\n")
+    proc = governor(tmp_path, "--players", "2", stdin="abc\n99\n0 1\n1 1\n?\n")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     out = proc.stdout

@@ -156,3 +156,21 @@ def test_cards_under_chapel_bank_and_harbor_are_counted_for_everyone():
         text = Renderer("sanjuan", {"expansion": True, "setup_variant": False}).view(sanjuan.view(s, seat))
         assert "2 under the chapel, 1 under the harbor" in text
         assert "Statue" not in text
+
+
+def test_every_city_shows_its_running_score_from_the_engine():
+    """The score if the game ended now: printed VP plus the cards under chapel and harbor, for
+    every seat's viewer and a spectator alike, the same number as the engine's final scoring."""
+    from tests.games.sanjuan.scenario import make
+    s, _ = make([{"city": ["chapel", "harbor"], "chapel": ["tower", "hero"], "harbor": ["statue"]},
+                 {"city": ["smithy"]}], expansion=True)
+    catalog = sanjuan.catalog(True)["cards"]
+    printed = catalog["chapel"]["vp"] + catalog["harbor"]["vp"]
+    totals = [sc["total"] for sc in sanjuan.result(s)["scores"]]
+    assert totals[0] == printed + 3          # two under the chapel, one under the harbor
+    for seat in (None, 0, 1):
+        v = sanjuan.view(s, seat)
+        assert [p["score"]["total"] for p in v["players"]] == totals
+        text = Renderer("sanjuan", {"expansion": True, "setup_variant": False}).view(v)
+        lines = [line for line in text.splitlines() if "in hand" in line]
+        assert f"score {totals[0]:>2} ·" in lines[0] and f"score {totals[1]:>2} ·" in lines[1]

@@ -45,3 +45,54 @@ def test_a_second_play_on_the_same_folder_plays_but_cannot_be_resumed(tmp_path):
     assert "is kept in a temporary folder and cannot be resumed" in proc.stderr
     assert "If you leave, the game is abandoned: it cannot be resumed." in proc.stdout
     assert not list((tmp_path / "sessions").glob("*.json"))        # nothing offered next time
+
+
+def _log_lines(tmp_path) -> list[str]:
+    """The texts of the log the seat's session keeps; [] until it has one."""
+    logs = list((tmp_path / "sessions").glob("*.log"))
+    if not logs:
+        return []
+    texts = []
+    for line in logs[0].read_text().splitlines():
+        try:
+            texts.append(json.loads(line)["text"])
+        except ValueError:
+            break                       # a line torn by the kill: what came before it is whole
+    return texts
+
+
+def test_a_killed_play_offers_its_game_again_with_the_whole_log(tmp_path):
+    """SIGKILL well into a game (a bot typing the answers): the next start offers the game, and
+    the resumed screen's log holds the game from its start, not only the server snapshot's latest
+    events, each event once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from server.broadcast import EVENTS_IN_SNAPSHOT
+    from tests.client.test_play import ROOT
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "client", "play", "--port", "0", "--data-dir", str(tmp_path),
+                             "--players", "4", "--auto"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)      # its group: the computer players' workers too
+    try:
+        while len(_log_lines(tmp_path)) <= EVENTS_IN_SNAPSHOT + 10 and proc.poll() is None:
+            time.sleep(0.05)            # waiting for the game to get there, not timing it
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    assert "> " in out and "Traceback" not in err          # it had answered questions
+    kept = _log_lines(tmp_path)
+    assert len(kept) > EVENTS_IN_SNAPSHOT + 10, out[-2000:] + err
+
+    again = governor(tmp_path, stdin="y\n")
+    assert again.returncode == 0, again.stderr
+    shown = again.stdout
+    assert "You have an unfinished game:" in shown and "Resuming your seat" in shown
+    early = "\n".join(f"  {text}" for text in kept[:EVENTS_IN_SNAPSHOT])
+    assert shown.count(early) == 1, shown[:3000]       # the start of the game, in order, once
+    late = "\n".join(f"  {text}" for text in kept[-10:])
+    assert shown.count(late) == 1                      # the snapshot's events are not shown twice
+    assert "Traceback" not in shown + again.stderr

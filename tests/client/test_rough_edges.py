@@ -93,6 +93,27 @@ def test_hints_name_a_command_that_runs_as_printed(monkeypatch, tmp_path):
     assert hints.command("play").endswith(" -m client play")
 
 
+@pytest.mark.parametrize("command, shown", [
+    ("play", ".venv/bin/governor play --bots heuristic,ismcts"),
+    ("records", ".venv/bin/governor replay 1"),
+    ("replay", "its number in `.venv/bin/governor records`"),
+])
+def test_help_spells_its_commands_as_they_run(monkeypatch, tmp_path, capsys, command, shown):
+    """After `make play` the command is .venv/bin/governor, not on the PATH: --help says so."""
+    from client import cli
+    monkeypatch.chdir(tmp_path)
+    venv = tmp_path / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "governor").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(sys, "argv", [str(venv / "governor"), command, "--help"])
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())      # argparse wraps the arguments' help
+    assert shown in text
+    assert "`governor" not in text and " governor play" not in text and " governor replay" not in text
+
+
 def test_make_play_hides_the_installers_chatter():
     # -B: the recipe as on a fresh clone, even where the project is installed already
     recipe = subprocess.run(["make", "-n", "-B", "play"], cwd=ROOT, capture_output=True, text=True).stdout

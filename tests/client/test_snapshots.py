@@ -142,6 +142,7 @@ def ending(view: dict):
     verdict under it comes from a real match: test_fullscreen.py plays them)."""
     async def job(app):
         renderer = renderer_for(view, True)
+        app.set_connection("connected")
         app.show_view(view, renderer, "")
         return 0, renderer.result(view["result"], [p["name"] for p in view["players"]])
     return job
