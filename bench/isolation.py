@@ -26,8 +26,12 @@ For each: the victim's command-to-ack latency (p50, p99, max) over --seconds, be
 the quiet window before, the server process's CPU (in cores, all its threads, not its bot
 workers: steadier than a p99 on a shared machine), what the attack got done, and whether the
 victim was refused a table. Target: p99 under 50 ms and within 2× of quiet under every
-attack. The bot flood is item 2 of the issue (fair bot scheduling), reported, not fixed here.
-The last line is one JSON object.
+attack. On a second line, the victim's bot's move (p50, p99), quiet and under the attack: a
+third victim table, one player against a `heuristic` bot, timed from the view that makes it
+the bot's turn to the view with the bot's move. Under the bot flood it waits for a worker; the
+workers are shared fairly between the addresses that created tables (server/deciders.py), so
+it waits for about one of the attacker's decisions to end, never for the attacker's queue. It
+is reported beside the target, not part of it. The last line is one JSON object.
 """
 from __future__ import annotations
 
@@ -158,9 +162,12 @@ async def request(ws, msg: dict, *kinds: str) -> dict:
 
 
 async def seat_player(url: str, source: str, table: str, name: str, think: float, rnd: random.Random,
-                      latencies: list | None) -> None:
+                      latencies: list | None, bot_moves: list | None = None) -> None:
     """Sits at `table` and plays random moves to the end; with `latencies`, records (time sent,
-    command-to-ack seconds) of every move."""
+    command-to-ack seconds) of every move; with `bot_moves`, at a table of two with a bot,
+    (time, seconds) from the view that makes it the bot's turn alone to the view with its move,
+    counted only when that view is one move on (a bot's step that shows us nothing would
+    otherwise add its next step's wait)."""
     async with await open_ws(url, source) as ws:
         await hello(ws)
         await ws.send(wire.encode({"type": "sit", "table": table, "name": name}))
@@ -168,6 +175,7 @@ async def seat_player(url: str, source: str, table: str, name: str, think: float
         player_id = seat = view = seq = None
         pending: dict[int, float] = {}
         next_id = 0
+        bot_since: tuple[float, int] | None = None   # (when, seq): the bot's turn alone began
         while True:
             msg = decode(await ws.recv())
             kind = msg["type"]
@@ -190,7 +198,11 @@ async def seat_player(url: str, source: str, table: str, name: str, think: float
                     continue
                 else:
                     view = patch(view, msg["ops"])
+                now = time.perf_counter()
+                if bot_since is not None and bot_moves is not None and msg["seq"] == bot_since[1] + 1:
+                    bot_moves.append((bot_since[0], now - bot_since[0]))
                 seq = msg["seq"]
+                bot_since = (now, seq) if view["to_act"] and seat not in view["to_act"] else None
             elif kind in ("ack", "reject"):
                 sent = pending.pop(msg["id"], None)
                 if sent is not None and latencies is not None and kind == "ack":
@@ -221,36 +233,42 @@ async def create_table(url: str, source: str, seats: int, bots: int = 0, bot: st
 class Victim:
     """Two players at a table from 127.0.0.1, game after game, at `tables` tables at once (each
     table created from another 127.0.1.x address: the victim is many honest players, not one
-    that fills its own quota)."""
+    that fills its own quota); and beside them one player against a `heuristic` bot, game after
+    game, whose bot's moves are timed."""
 
     def __init__(self, url: str, think: float, shared, tables: int = 2) -> None:
         self.url = url
         self.think = think
         self.tables = tables
         self.latencies: list[tuple[float, float]] = []
+        self.bot_moves: list[tuple[float, float]] = []   # (time its turn began, seconds to its move)
         self.shared = shared      # the id of a table it plays at, for the attacks that watch it
         self.games = 0
         self.refused: list[float] = []   # when it could not create a table (the server was full)
 
     async def run(self) -> None:
-        await asyncio.gather(*(self._play_on() for _ in range(self.tables)))
+        await asyncio.gather(*(self._play_on() for _ in range(self.tables)), self._play_on(bot=True))
 
-    async def _play_on(self) -> None:
+    async def _play_on(self, bot: bool = False) -> None:
         while True:
             self.games += 1
             try:
-                table = await create_table(self.url, f"127.0.1.{self.games % 250 + 1}", 2)
+                table = await create_table(self.url, f"127.0.1.{self.games % 250 + 1}", 2,
+                                           bots=int(bot), bot="heuristic")
             except RuntimeError:
                 self.refused.append(time.perf_counter())
                 await asyncio.sleep(1)
                 continue
-            self.shared.value = table.encode()
             rnd = random.Random(self.games)
+            if bot:
+                await seat_player(self.url, "127.0.0.1", table, "Cy", self.think, rnd, self.latencies, self.bot_moves)
+                continue
+            self.shared.value = table.encode()
             await asyncio.gather(*(seat_player(self.url, "127.0.0.1", table, name, self.think, rnd,
                                                self.latencies) for name in ("Ana", "Bo")))
 
-    def window(self, t0: float, t1: float) -> list[float]:
-        return sorted(lat for sent, lat in self.latencies if t0 <= sent < t1)
+    def window(self, t0: float, t1: float, of: str = "latencies") -> list[float]:
+        return sorted(lat for sent, lat in getattr(self, of) if t0 <= sent < t1)
 
 
 # ---------------------------------------------------------------------- the attacks
@@ -426,6 +444,11 @@ def latency_row(lat: list[float]) -> dict:
             "max_ms": round((lat[-1] if lat else float("nan")) * 1000, 1)}
 
 
+def bot_row(waits: list[float]) -> dict:
+    return {"moves": len(waits), "p50_ms": round(quantile(waits, 0.5) * 1000, 1),
+            "p99_ms": round(quantile(waits, 0.99) * 1000, 1)}
+
+
 async def measure(url: str, port: int, attacks: list[str], seconds: float, think: float,
                   replayable: list[str], server_pid: int) -> list[dict]:
     """Each attack's window right after a quiet one of the same length: this machine's speed
@@ -440,6 +463,7 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
         t0, cpu0 = time.perf_counter(), cpu_seconds(server_pid)
         await asyncio.sleep(seconds)
         quiet = latency_row(victim.window(t0, time.perf_counter()))
+        quiet_bot = bot_row(victim.window(t0, time.perf_counter(), "bot_moves"))
         quiet["server_cpu"] = round((cpu_seconds(server_pid) - cpu0) / (time.perf_counter() - t0), 2)
         stop, out = ctx.Event(), ctx.Queue()
         params = {"seconds": seconds, "port": port, "replayable": replayable}
@@ -451,7 +475,8 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
         t1 = time.perf_counter()
         row = {"attack": name, **latency_row(victim.window(t0, t1)),
                "server_cpu": round((cpu_seconds(server_pid) - cpu0) / (t1 - t0), 2),
-               "victim_refused_tables": sum(t0 <= t < t1 for t in victim.refused)}
+               "victim_refused_tables": sum(t0 <= t < t1 for t in victim.refused),
+               "bot_move": bot_row(victim.window(t0, t1, "bot_moves")), "quiet_bot_move": quiet_bot}
         stop.set()
         stats = await asyncio.get_running_loop().run_in_executor(None, out.get, True, 60)
         proc.join(10)
@@ -468,6 +493,10 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
               f"{row['x_quiet'] or 0:5.2f}x  {'ok  ' if row['ok'] else 'FAIL'} | {stats}"
               + (f" | the victim could not create a table {row['victim_refused_tables']} times"
                  if row["victim_refused_tables"] else ""), flush=True)
+        bot = row["bot_move"]
+        print(f"{'':>6}  the victim's bot's move: p50 {bot['p50_ms']:6.1f} ms  p99 {bot['p99_ms']:7.1f} ms "
+              f"({bot['moves']} moves) | quiet just before: p50 {quiet_bot['p50_ms']:6.1f} ms  p99 "
+              f"{quiet_bot['p99_ms']:7.1f} ms ({quiet_bot['moves']} moves)", flush=True)
         await asyncio.sleep(1)
     playing.cancel()
     return results

@@ -79,10 +79,16 @@ def _private_dir(path: Path) -> Path:
 
 def _write_json(path: Path, data: dict) -> None:
     """Write through a temporary file and rename it: a kill mid-write leaves the old file whole."""
+    _write_whole(path, json.dumps(data, indent=1, sort_keys=True).encode())
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write a file only we can read through a temporary file and rename it: a kill mid-write
+    leaves the old file whole, or none at all."""
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
 
 
@@ -139,13 +145,9 @@ class SeatSession:
             "seed_made_by_server": self.seed_made_by_server,
         })
         if not self.msgs_path.exists():
-            fd = os.open(self.msgs_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
+            _write_whole(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
         if not self.log_path.exists():
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                f.write("".join(_log_line(e) for e in self.log))
+            _write_whole(self.log_path, "".join(_log_line(e) for e in self.log).encode())
 
     def append(self, msg: Signed) -> None:
         """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
@@ -261,6 +263,11 @@ def _read_messages(path: Path) -> list[Signed]:
     if not path.exists():
         return []
     data = path.read_bytes()
+    if record.MAGIC.startswith(data):
+        # Torn as it was made (an older client killed right after it sat down wrote the file in
+        # place): nothing was in it yet. Gone, it is made anew with the next message.
+        path.unlink()
+        return []
     if not data.startswith(record.MAGIC):
         raise record.RecordError("bad_record", f"{path} is not a message file")
     reader = unpacker(record.MAX_RECORD)

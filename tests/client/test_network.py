@@ -316,3 +316,36 @@ def test_play_takes_another_port_when_8765_is_taken(tmp_path):
     assert proc.returncode == 0, err
     port = int(re.search(r"ws://127\.0\.0\.1:(\d+)", out).group(1))
     assert port != 8765 and "VERIFIED" in out
+
+
+def test_a_headless_client_killed_before_it_had_a_seat_starts_again_with_the_same_arguments(server, tmp_path):
+    """Killed just after its table was created, while it sits down: started again with the
+    same arguments and data directory, it sits and plays a match to the end, and audits it."""
+    data = tmp_path / "me"
+    args = ("--create", "sanjuan", "--seats", "2", "--bots", "1")
+    proc = bot_seat(server.url, data, *args)
+    first_line(proc)                          # the table is made; the seat is being taken
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    result = outcome(bot_seat(server.url, data, *args))
+    check_match([result], 2)
+
+
+@pytest.mark.parametrize("torn", [b"", record.MAGIC[:3]])
+def test_a_seat_whose_message_file_was_torn_as_it_was_made_is_resumed(server, tmp_path, torn):
+    """A client killed as it sat down, between making its seat's message file and writing its
+    first bytes (as one that wrote the file in place could be), finds the seat again: the file
+    is taken as empty and the server sends every signed message anew."""
+    data = tmp_path / "me"
+    proc = bot_seat(server.url, data, "--create", "sanjuan", "--seats", "3", "--bots", "1", "--name", "Ana")
+    table = first_line(proc)
+    wait_for(lambda: any((data / "sessions").glob("*.msgs")))   # seated; the match waits for a third player
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    [msgs] = (data / "sessions").glob("*.msgs")
+    msgs.write_bytes(torn)
+    again = bot_seat(server.url, data, "--table", table)
+    third = bot_seat(server.url, tmp_path / "bo", "--table", table, "--name", "Bo")
+    result = outcome(again)
+    assert "Resuming your seat" in result["_stderr"]
+    check_match([result, outcome(third)], 3)

@@ -9,6 +9,8 @@ import pytest
 from server import deciders as deciders_module
 from server.deciders import WORKER_NICENESS, Deciders
 
+from .rawclient import Raw, SeatPlayer
+
 
 class Gate:
     """A stand-in for a bot's thinking: each decision waits until the test lets it finish, and the
@@ -107,3 +109,79 @@ def test_bot_workers_think_at_a_lower_priority_than_the_server():
         assert worker_niceness == min(19, os.nice(0) + WORKER_NICENESS)
     finally:
         pool.shutdown()
+
+
+# ---------------------------------------------------------------------- end to end, on a real server
+
+class Held:
+    """Stands in for the long search of the attacker's `ismcts` bots: each such decision holds
+    its worker until the test lets one go, then plays a random move (what it would have chosen
+    does not matter here). Every other level decides for real at once. Records the levels in the
+    order their decisions reached a worker."""
+
+    def __init__(self, decide) -> None:
+        self.real = decide
+        self.started: list[str] = []
+        self.go = threading.Semaphore(0)
+        self.lock = threading.Lock()
+
+    def decide(self, level, seed, view, seconds=None):
+        with self.lock:
+            self.started.append(level)
+        if level == "ismcts":
+            assert self.go.acquire(timeout=30), "a held decision was never let go"
+            level = "random"
+        return self.real(level, seed, view, seconds)
+
+
+def bot_to_act(player) -> bool:
+    """The player's view says it is the other seat's (the bot's) turn alone."""
+    v = player.view
+    return bool(v and v["to_act"] and player.seat not in v["to_act"] and not v["over"])
+
+
+async def wait_until(predicate, timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_server, monkeypatch):
+    """One address's tables of searching bots hold both workers and queue a third decision; a
+    table created from another address gets the next free worker for its bot, ahead of that
+    queue: its bot's move is broadcast after one of the attacker's decisions ends, never after
+    the attacker's whole queue (with a first-come queue it would wait for the held third)."""
+    held = Held(deciders_module.decide)
+    monkeypatch.setattr(deciders_module, "decide", held.decide)
+    server = await make_server(bot_workers=2)
+    tasks = []
+    try:
+        attacker = await Raw.connect(server.url, source="127.0.0.1")
+        flood = [SeatPlayer(server.url, await attacker.create(2, bots=1, bot="ismcts"), f"Eve{i}", seed=i)
+                 for i in range(3)]
+        for p in flood:
+            await p.sit()
+            tasks.append(asyncio.ensure_future(p.play(timeout=60)))
+        await wait_until(lambda: all(bot_to_act(p) for p in flood))     # three decisions asked for ...
+        await wait_until(lambda: len(held.started) == 2)                # ... two of them thinking
+        await asyncio.sleep(0.2)
+        assert held.started == ["ismcts", "ismcts"]                     # the third is queued
+
+        victim_table = await (await Raw.connect(server.url, source="127.0.0.2")).create(2, bots=1, bot="heuristic")
+        ana = SeatPlayer(server.url, victim_table, "Ana", seed=7)
+        await ana.sit()
+        await ana.play(until=bot_to_act)             # Ana moves until it is her bot's turn alone
+        seq = ana.seq
+        await asyncio.sleep(0.2)
+        assert ana.seq == seq and len(held.started) == 2    # both workers held: her bot waits
+
+        held.go.release()                            # one of the attacker's decisions ends
+        await ana.play(until=lambda p: p.seq > seq, timeout=10)   # her bot's move is broadcast
+        assert held.started[:3] == ["ismcts", "ismcts", "heuristic"]   # ahead of the queued third
+    finally:
+        for _ in range(100):
+            held.go.release()
+        for t in tasks:
+            t.cancel()
