@@ -150,10 +150,33 @@ def _place(s, seat, options):
 
 # ---------------------------------------------------------------- roles
 
+def _staffed_worth(p, colonists: int) -> float:
+    """What a board's circles make per round with this many colonists on the best of them (the
+    heuristic's slots, roughly): production pairs at half a barrel a colonist, corn a barrel,
+    violet buildings their rate, a large building its bonus, quarries a little."""
+    slots = []    # (worth per colonist, colonists)
+    for g in range(1, len(GOODS)):
+        slots += [(GOOD_WORTH[g] / 2, 2)] * min(p.tiles[g], _capacity(p, g))
+    slots += [(GOOD_WORTH[CORN], 1)] * p.tiles[CORN]
+    for b in p.city:
+        if BUILDINGS[b].good is None:
+            slots.append((1.0 + BONUS_OF[b](p) if b in LARGE else VIOLET_RATE[b] + 0.2, 1))
+    slots += [(WEIGHTS["quarry"], 1)] * p.tiles[QUARRY]
+    slots.sort(reverse=True)
+    worth = 0.0
+    for per, cost in slots:
+        if cost <= colonists:
+            worth += per * cost
+            colonists -= cost
+    return worth
+
+
 def _colonists_worth(p, k: int, rl: float) -> float:
-    """k more colonists: worth something only on empty circles."""
-    empty = sum(p.tiles) - sum(p.worked) + sum(BUILDINGS[b].circles - c for b, c in p.city.items())
-    return max(0, min(k, empty - p.san_juan)) * WEIGHTS["colonist"] * min(rl, 6) / 2
+    """k more colonists: what they add to the board's best staffing over the rounds left."""
+    if not k:
+        return 0.0
+    have = colonists(p)
+    return (_staffed_worth(p, have + k) - _staffed_worth(p, have)) * WEIGHTS["colonist"] * min(rl, 6)
 
 
 def _made(s, p) -> float:
@@ -191,7 +214,7 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
-        v = s.roles[card] * dv
+        v = s.roles[card] * dv * WEIGHTS["role_money"]
         if role == "craftsman":
             mine = production(me)
             extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
