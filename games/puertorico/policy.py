@@ -25,6 +25,7 @@ DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to
 OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
 BARREL = 0.8         # a barrel held: a likely shipment or sale
 ROLE_NOISE = 0.8
+UNSTAFFED = 0.7      # how much of its worth an unstaffed circle keeps: colonists come each round
 # A barrel, as the heuristic values one: shipped for a VP, or sold at the house's price.
 GOOD_WORTH = tuple(max(WEIGHTS["ship_barrel"], p * DOUBLOON) for p in PRICE)
 # Income per round of an occupied violet building, in VP equivalents (guesses).
@@ -298,16 +299,22 @@ def choose(s, seat, rnd) -> list:
 
 def estimate(s, seat: int, rl: float) -> float:
     """What a seat's position should be worth at the game's end, in VP: its score now, what its
-    unoccupied large buildings would add, its production over the rounds left, money and goods.
+    unoccupied large buildings would add, its production over the rounds left (idle pairs at
+    UNSTAFFED of their worth), money and goods.
     Compared between seats, not an exact forecast."""
     p = s.players[seat]
     total = score_seat(p)["total"]
     for b in p.city:
         if b in LARGE and not occupied(p, b):
             total += 0.5 * BONUS_OF[b](p)
-        elif BUILDINGS[b].good is None and p.city[b]:
-            total += VIOLET_RATE[b] * rl * 0.8
-    total += sum(GOOD_WORTH[g] * k for g, k in enumerate(production(p))) * 0.45 * rl
+        elif BUILDINGS[b].good is None:
+            total += VIOLET_RATE[b] * rl * (0.8 if p.city[b] else UNSTAFFED * 0.8)
+    # What the board makes now, and what its idle pairs (a plantation and a building circle of
+    # its good) would make once staffed: without them a building bought looks like money lost.
+    made = production(p)
+    for g, k in enumerate(made):
+        pairs = p.tiles[g] if g == CORN else min(p.tiles[g], _capacity(p, g))
+        total += GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45 * rl
     total += p.doubloons * DOUBLOON * min(1.0, rl / 4) + sum(p.goods) * BARREL
     total += 0.15 * island_filled(p) * min(1.0, rl / 4)
     return total
