@@ -53,7 +53,7 @@ class ISMCTSBot:
 
     def __init__(self, search, fallback, seed: int | str = 0, iterations: int | None = None,
                  seconds: float | None = None, horizon: int = 2, exploration: float = 0.7,
-                 temperature: float = 3.0, width: int | None = None) -> None:
+                 temperature: float = 3.0) -> None:
         """`search`: the game's search support; `fallback`: the bot that answers what is not
         searched, and anything when there is no time at all."""
         if iterations is None and seconds is None:
@@ -64,7 +64,6 @@ class ISMCTSBot:
         self.horizon = horizon
         self.c = exploration
         self.temperature = temperature
-        self.width = width
         self.rnd = random.Random(f"ismcts/{seed}")
         self.streams = search.streams(self.rnd)
         self.fallback = fallback
@@ -101,7 +100,7 @@ class ISMCTSBot:
                     out.append([o])
             if lo == 0:
                 out.append([])
-            return self._widest(view, out, fallback)
+            return out
         # Several picks: the fallback's pick and the other ways to pick as many, up to a few, each
         # in the order of the options (which need not be comparable).
         out = [[o for o in options if o in fallback]]
@@ -111,19 +110,6 @@ class ISMCTSBot:
             if list(combo) != out[0]:
                 out.append(list(combo))
         return out
-
-    def _widest(self, view: dict, candidates: list[list], fallback: list) -> list[list]:
-        """With a `width`, the fallback's pick and the others it values most, `width` in all:
-        the search spends its iterations telling good moves apart rather than refuting bad ones
-        its noisy playouts may overrate."""
-        worths = getattr(self.fallback, "worths", None)
-        worth = worths(view) if self.width and worths else None
-        if worth is None or len(candidates) <= self.width:
-            return candidates
-        # A pick it does not value (picking nothing, where it never would) comes last.
-        others = sorted((c for c in candidates if c != fallback),
-                        key=lambda c: -worth.get(c[0] if c else None, -math.inf))
-        return [fallback, *others[:self.width - 1]]
 
     # ------------------------------------------------------------ the search
 

@@ -4,8 +4,6 @@ tunable weights, and answering a prompt by its kind.
 A game's player subclasses RulesOfThumb, sets WEIGHTS, reads the view into `seat(view)` (the
 values its rules of thumb use) and answers each kind of prompt in a method `_<kind>(seat,
 options, lo, hi)` returning a legal pick. Questions with one legal answer never reach them.
-Where it values a one-pick prompt's options one by one, `_worth_<kind>` returns those values, for
-a search to rank its candidates by (`worths`).
 """
 from __future__ import annotations
 
@@ -34,17 +32,6 @@ class RulesOfThumb:
         if lo == len(options):
             return list(options)
         return list(getattr(self, "_" + p["kind"])(self.seat(view), options, lo, hi))
-
-    def worths(self, view: dict) -> dict | None:
-        """What this player thinks each pick of a one-pick prompt is worth, keyed by option (None
-        for picking nothing), for the kinds its game values option by option (a method
-        `_worth_<kind>(seat, options, lo, hi)`); None for the others. A search ranks its
-        candidates by it."""
-        p = view["prompt"]
-        worth = getattr(self, "_worth_" + p["kind"], None)
-        if worth is None or p["max"] != 1:
-            return None
-        return worth(self.seat(view), p["options"], p["min"], p["max"])
 
     def _best(self, options, value) -> list:
         """The option of the highest value; exact ties broken at random (seeded)."""

@@ -377,27 +377,11 @@ class HeuristicBot(RulesOfThumb):
 
     # Each handler returns a legal pick: between lo and hi distinct options.
 
-    # The worth of each pick, where the search ranks its candidates by it (RulesOfThumb.worths).
-
-    def _worth_role(self, k: Seat, options, lo, hi) -> dict:
+    def _role(self, k: Seat, options, lo, hi):
         values = k.role_values()
         money = {r["card"]: r["doubloons"] for r in k.view["roles"]}
-        return {card: values[ROLE_OF[card]] + money[card] * k.dv * k.w["role_money"]
-                for card in options}
-
-    def _worth_settle(self, k: Seat, options, lo, hi) -> dict:
-        return {o: k.plantation_worth(k.mine, QUARRY if o == "quarry" else GOODS.index(o))
-                for o in options}
-
-    def _worth_build(self, k: Seat, options, lo, hi) -> dict:
-        builder = k.view["chooser"] == k.me
-        worth = {o: k.build_score(k.mine, BY_KEY[o], builder) for o in options}
-        # Money buys only buildings: in the last round anything with VP is worth building.
-        worth[None] = float("-inf") if k.view["last_round"] else 0.0
-        return worth
-
-    def _role(self, k: Seat, options, lo, hi):
-        return self._best(options, self._worth_role(k, options, lo, hi).get)
+        return self._best(options, lambda card: values[ROLE_OF[card]]
+                          + money[card] * k.dv * k.w["role_money"])
 
     def _hacienda(self, k: Seat, options, lo, hi):
         # A free plantation, as long as it leaves room for the pick from the face-up row.
@@ -405,7 +389,8 @@ class HeuristicBot(RulesOfThumb):
 
     def _settle(self, k: Seat, options, lo, hi):
         # A tile is never a loss: always take the most useful one.
-        return self._best(options, self._worth_settle(k, options, lo, hi).get)
+        kinds = {o: (QUARRY if o == "quarry" else GOODS.index(o)) for o in options}
+        return self._best(options, lambda o: k.plantation_worth(k.mine, kinds[o]))
 
     def _hospice(self, k: Seat, options, lo, hi):
         return list(options)   # a free colonist
@@ -421,9 +406,16 @@ class HeuristicBot(RulesOfThumb):
         return [min(max(want, min(options)), max(options))]
 
     def _build(self, k: Seat, options, lo, hi):
-        score = self._worth_build(k, options, lo, hi)
+        me = k.mine
+        builder = k.view["chooser"] == k.me
+        score = {o: k.build_score(me, BY_KEY[o], builder) for o in options}
         best = max(options, key=lambda o: (score[o], self.rng.random()))
-        return [best] if score[best] > score[None] else []
+        # Money buys only buildings: in the last round anything with VP is worth building.
+        if k.view["last_round"]:
+            return [best]
+        if score[best] > 0:
+            return [best]
+        return []
 
     def _craftsman(self, k: Seat, options, lo, hi):
         return self._best(options, lambda o: k.good_value(k.mine, GOODS.index(o)))

@@ -35,9 +35,7 @@ class Search:
     streams = staticmethod(ImaginedStreams)
     policy = staticmethod(choose)
 
-    def __init__(self, extra_phases: int = 1, cargo: int = 1) -> None:
-        if not cargo:
-            self.searched = self.tree_kinds
+    def __init__(self, extra_phases: int = 1) -> None:
         # ISMCTS stops a playout once the game's progress reaches the root's + `horizon` (2 by
         # default); a phase is short, so a playout runs this many role picks further. From a role
         # pick it plays the root's phase and the next one, and stops at the pick after that.

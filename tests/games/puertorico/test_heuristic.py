@@ -131,30 +131,3 @@ def test_last_round_builds_the_most_points():
     play(s, rng, 0, "builder")
     pick = choose(s)
     assert pick and BUILDINGS[BY_KEY[pick[0]]].vp == 4
-
-
-def test_its_worths_rank_first_the_pick_it_makes():
-    """What a search ranks its candidates by (worths) is what the player decides by: at every
-    role, plantation and building of a game its pick is worth the most, picking no building
-    exactly when none is worth more than nothing; it values no other kind option by option."""
-    rng = local_streams("worths")
-    s = puertorico.setup([f"P{i}" for i in range(4)], {}, rng)
-    ranked, other = set(), set()
-    while not s.over:
-        seat = puertorico.to_act(s)[0]
-        view = json.loads(json.dumps(puertorico.view(s, seat)))
-        kind = view["prompt"]["kind"]
-        worth = HeuristicBot(seat).worths(view)
-        action = HeuristicBot(seat).choose(view)
-        if kind in ("role", "settle", "build"):
-            top = max(worth[o] for o in view["prompt"]["options"])
-            if action:
-                assert worth[action[0]] == top and (kind != "build" or top > worth[None])
-            else:
-                assert kind == "build" and top <= worth[None]
-            ranked.add(kind)
-        else:
-            assert worth is None
-            other.add(kind)
-        puertorico.apply(s, seat, action, rng)
-    assert ranked == {"role", "settle", "build"} and {"place", "load"} <= other

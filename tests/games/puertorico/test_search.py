@@ -138,23 +138,6 @@ def test_a_playout_stops_at_the_horizon_and_at_the_end():
     assert len(support.estimates(d)) == 3
 
 
-def test_with_a_width_the_search_picks_among_the_heuristics_best():
-    """width=2: at every role pick with more than two roles left, the search's pick is one of the
-    two the heuristic values most; it still searches (it does not just take the heuristic's)."""
-    picked, searched = set(), 0
-    for s, seat, view in positions(4, "width", "heuristic"):
-        if view["prompt"]["kind"] != "role" or len(view["prompt"]["options"]) < 3 or s.round > 6:
-            continue
-        worth = bots.make("puertorico", "heuristic", seat).worths(view)
-        best = sorted(worth.values(), reverse=True)[:2]
-        bot = bots.make("puertorico", "ismcts", seat, iterations=30, width=2)
-        action = bot.choose(view)
-        assert worth[action[0]] >= best[1], (worth, action)
-        searched += bot.last_iterations == 30
-        picked.add(worth[action[0]] == best[0])
-    assert searched > 5 and picked == {True, False}
-
-
 def test_the_playouts_model_of_the_heuristic_picks_its_roles_mostly():
     """The playout policy is the search's model of the other players: at most role picks of a
     game between heuristic players it picks the role the heuristic picked (without its noise)."""
