@@ -25,6 +25,7 @@ DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to
 OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
 BARREL = 0.8         # a barrel held: a likely shipment or sale
 ROLE_NOISE = 0.8
+UNSTAFFED = 0.7      # how much of its worth an unstaffed circle keeps: colonists come each round
 # A barrel, as the heuristic values one: shipped for a VP, or sold at the house's price.
 GOOD_WORTH = tuple(max(WEIGHTS["ship_barrel"], p * DOUBLOON) for p in PRICE)
 # Income per round of an occupied violet building, in VP equivalents (guesses).
@@ -150,10 +151,33 @@ def _place(s, seat, options):
 
 # ---------------------------------------------------------------- roles
 
+def _staffed_worth(p, colonists: int) -> float:
+    """What a board's circles make per round with this many colonists on the best of them (the
+    heuristic's slots, roughly): production pairs at half a barrel a colonist, corn a barrel,
+    violet buildings their rate, a large building its bonus, quarries a little."""
+    slots = []    # (worth per colonist, colonists)
+    for g in range(1, len(GOODS)):
+        slots += [(GOOD_WORTH[g] / 2, 2)] * min(p.tiles[g], _capacity(p, g))
+    slots += [(GOOD_WORTH[CORN], 1)] * p.tiles[CORN]
+    for b in p.city:
+        if BUILDINGS[b].good is None:
+            slots.append((1.0 + BONUS_OF[b](p) if b in LARGE else VIOLET_RATE[b] + 0.2, 1))
+    slots += [(WEIGHTS["quarry"], 1)] * p.tiles[QUARRY]
+    slots.sort(reverse=True)
+    worth = 0.0
+    for per, cost in slots:
+        if cost <= colonists:
+            worth += per * cost
+            colonists -= cost
+    return worth
+
+
 def _colonists_worth(p, k: int, rl: float) -> float:
-    """k more colonists: worth something only on empty circles."""
-    empty = sum(p.tiles) - sum(p.worked) + sum(BUILDINGS[b].circles - c for b, c in p.city.items())
-    return max(0, min(k, empty - p.san_juan)) * WEIGHTS["colonist"] * min(rl, 6) / 2
+    """k more colonists: what they add to the board's best staffing over the rounds left."""
+    if not k:
+        return 0.0
+    have = colonists(p)
+    return (_staffed_worth(p, have + k) - _staffed_worth(p, have)) * WEIGHTS["colonist"] * min(rl, 6)
 
 
 def _made(s, p) -> float:
@@ -191,7 +215,7 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
-        v = s.roles[card] * dv
+        v = s.roles[card] * dv * WEIGHTS["role_money"]
         if role == "craftsman":
             mine = production(me)
             extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
@@ -275,16 +299,22 @@ def choose(s, seat, rnd) -> list:
 
 def estimate(s, seat: int, rl: float) -> float:
     """What a seat's position should be worth at the game's end, in VP: its score now, what its
-    unoccupied large buildings would add, its production over the rounds left, money and goods.
+    unoccupied large buildings would add, its production over the rounds left (idle pairs at
+    UNSTAFFED of their worth), money and goods.
     Compared between seats, not an exact forecast."""
     p = s.players[seat]
     total = score_seat(p)["total"]
     for b in p.city:
         if b in LARGE and not occupied(p, b):
             total += 0.5 * BONUS_OF[b](p)
-        elif BUILDINGS[b].good is None and p.city[b]:
-            total += VIOLET_RATE[b] * rl * 0.8
-    total += sum(GOOD_WORTH[g] * k for g, k in enumerate(production(p))) * 0.45 * rl
+        elif BUILDINGS[b].good is None:
+            total += VIOLET_RATE[b] * rl * (0.8 if p.city[b] else UNSTAFFED * 0.8)
+    # What the board makes now, and what its idle pairs (a plantation and a building circle of
+    # its good) would make once staffed: without them a building bought looks like money lost.
+    made = production(p)
+    for g, k in enumerate(made):
+        pairs = p.tiles[g] if g == CORN else min(p.tiles[g], _capacity(p, g))
+        total += GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45 * rl
     total += p.doubloons * DOUBLOON * min(1.0, rl / 4) + sum(p.goods) * BARREL
     total += 0.15 * island_filled(p) * min(1.0, rl / 4)
     return total

@@ -12,8 +12,10 @@ import bots
 from games import puertorico as pr
 from games.imagined import ImaginedStreams
 from games.puertorico import plantations
-from games.puertorico.components import TABLES
+from games.puertorico.components import BUILDINGS, BY_KEY, INDIGO, SUGAR, TABLES
+from games.puertorico.board import building_price
 from games.puertorico.determinize import Determinizer, determinize
+from games.puertorico.policy import estimate, rounds_left
 from protocol.fairness import local_streams
 
 
@@ -27,6 +29,9 @@ def positions(players: int, seed: str, level: str = "random"):
         view = pr.view(s, seat)
         yield s, seat, view
         pr.apply(s, seat, movers[seat].choose(view), rng)
+
+
+BUILDINGS_OF_GOOD = {b.index: b.good for b in BUILDINGS}
 
 
 def kinds(tiles) -> Counter:
@@ -131,3 +136,38 @@ def test_a_playout_stops_at_the_horizon_and_at_the_end():
         steps += 1
     assert steps and not d.over and support.progress(pr.view(d, None)) == stop + support.extra
     assert len(support.estimates(d)) == 3
+
+
+def test_the_playouts_model_of_the_heuristic_picks_its_roles_mostly():
+    """The playout policy is the search's model of the other players: at most role picks of a
+    game between heuristic players it picks the role the heuristic picked (without its noise)."""
+    class NoNoise:
+        def random(self):
+            return 0.0
+    same = total = 0
+    for s, seat, view in positions(4, "model", "heuristic"):
+        if view["prompt"]["kind"] == "role":
+            total += 1
+            same += pr.search().policy(s, seat, NoNoise()) == bots.make(
+                "puertorico", "heuristic", f"model/{seat}").choose(view)
+    assert total > 40 and same >= 0.7 * total, (same, total)
+
+
+def test_the_estimate_sees_a_building_that_will_feed_a_plantation_as_worth_its_price():
+    """A production building bought for an idle plantation raises the seat's estimate by more
+    than its points less the money it cost, even before a colonist works it: otherwise the search
+    would see the builder as money lost. One with no plantation to pair adds no more than that."""
+    s = next(s for s, seat, v in positions(4, "estimate", "heuristic") if s.round == 3)
+    p = s.players[0]
+    p.city = {b: c for b, c in p.city.items() if BUILDINGS_OF_GOOD.get(b) not in (INDIGO, SUGAR)}
+    p.tiles[INDIGO], p.worked[INDIGO], p.tiles[SUGAR], p.worked[SUGAR] = 1, 1, 0, 0
+    p.doubloons = 5
+    rl = rounds_left(s)
+    before = estimate(s, 0, rl)
+    for key, more in (("small_indigo_plant", True), ("small_sugar_mill", False)):
+        b = BY_KEY[key]
+        built = pr.copy(s)
+        built.players[0].city[b] = 0
+        built.players[0].doubloons -= building_price(b, 0, False)
+        gain = estimate(built, 0, rl) - before
+        assert (gain > BUILDINGS[b].vp) == more, (key, gain)
