@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import signal
 import statistics
 import subprocess
@@ -36,23 +35,8 @@ from websockets.asyncio.client import connect
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from processes import private_postgres, serve  # noqa: E402
 from protocol import wire  # noqa: E402
-
-FAST = ["rate=10000", "burst=10000", "conn_rate=10000", "conn_burst=10000", "tables_per_addr=1000",
-        "tables_per_window=1000", "max_tables=1000", "watch_rate=10000", "watch_burst=10000"]
-
-
-def serve(data_dir: Path, database: str, lease: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir),
-                             "--no-announce", "--database", database, "--limit", f"lease={lease}",
-                             *(f"--limit={x}" for x in FAST)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    for line in proc.stdout:
-        m = re.match(r"listening on (ws://\S+)", line)
-        if m:
-            return proc, m.group(1)
-    raise SystemExit("a server did not start")
-
 
 async def create(url: str) -> str:
     async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
@@ -121,30 +105,26 @@ def main() -> None:
     ap.add_argument("--lease", type=float, default=8.0)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    import pgserver
     back, never, bad = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        postgres = pgserver.get_server(folder / "pg", cleanup_mode="stop")
-        a = None
-        try:
+        with private_postgres(folder / "pg") as postgres:
             postgres.psql("CREATE DATABASE failover;")
             database = postgres.get_uri("failover")
-            a, a_url = serve(folder / "a", database, args.lease)
-            for k in range(args.kills):
-                b, b_url = serve(folder / f"b{k}", database, args.lease)
-                r = asyncio.run(round_(database, a_url, b_url, b, args.tables, folder / f"round{k}"))
-                back += r["back"]
-                never += r["never_back"]
-                bad += r["bad"]
-                if not args.json:
-                    print(f"kill {k + 1}: back after {', '.join(f'{s:.1f}' for s in r['back'])} s; "
-                          f"lost or duplicated: {r['bad']}", flush=True)
-        finally:
-            if a is not None:
+            a, a_url = serve(folder / "a", database, f"lease={args.lease}")
+            try:
+                for k in range(args.kills):
+                    b, b_url = serve(folder / f"b{k}", database, f"lease={args.lease}")
+                    r = asyncio.run(round_(database, a_url, b_url, b, args.tables, folder / f"round{k}"))
+                    back += r["back"]
+                    never += r["never_back"]
+                    bad += r["bad"]
+                    if not args.json:
+                        print(f"kill {k + 1}: back after {', '.join(f'{s:.1f}' for s in r['back'])} s; "
+                              f"lost or duplicated: {r['bad']}", flush=True)
+            finally:
                 a.kill()
                 a.wait()
-            postgres.cleanup()
     out = {"bench": "failover", "kills": args.kills, "tables": args.tables, "lease": args.lease,
            "back_p50": round(statistics.median(back), 2) if back else None,
            "back_max": round(max(back), 2) if back else None, "never_back": never,

@@ -15,16 +15,14 @@ import argparse
 import asyncio
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from server.postgres_store import PostgresStore  # noqa: E402
-from server.sqlite_store import SQLiteStore  # noqa: E402
-from server.store import TableRow  # noqa: E402
+from processes import private_postgres  # first: it puts the project on sys.path
+from server.postgres_store import PostgresStore
+from server.sqlite_store import SQLiteStore
+from server.store import TableRow
 
 MOVE = {"id": 12345, "action": [3], "seq": 180, "sig": bytes(64)}
 
@@ -66,15 +64,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tables", type=int, default=16, help="tables appending at once")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     args = ap.parse_args(argv)
-    import pgserver
     out = {"bench": "store", "moves": args.moves, "tables": args.tables}
     with tempfile.TemporaryDirectory() as folder:
         out["sqlite"] = asyncio.run(measure(SQLiteStore(folder), args.moves, args.tables))
-        postgres = pgserver.get_server(Path(folder) / "pg", cleanup_mode="stop")
-        try:
+        with private_postgres(Path(folder) / "pg") as postgres:
             out["postgresql"] = asyncio.run(measure(PostgresStore(postgres.get_uri()), args.moves, args.tables))
-        finally:
-            postgres.cleanup()   # before its folder goes
     if not args.json:
         for name in ("sqlite", "postgresql"):
             print(f"{name:>10}: " + ", ".join(f"{k} {v}" for k, v in out[name].items()))

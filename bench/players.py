@@ -1,0 +1,202 @@
+"""Headless players for the load benchmarks (bench/server.py, bench/cluster.py): a websocket
+client per seat that speaks the wire protocol (hello, create or sit, commit and reveal), then
+answers every decision with a pick at random from its prompt after a think time drawn uniformly
+from [0, 2 × think] seconds; and a load of N such tables measured over a fixed window once every
+table is dealt."""
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import statistics
+import time
+from pathlib import Path
+
+from processes import cpu_seconds  # first: it puts the project on sys.path
+from websockets.asyncio.client import connect
+
+from games.choice import pick_uniform
+from protocol import wire
+from protocol.codec import pack
+from protocol.diff import patch
+from protocol.fairness import player_commit
+from protocol.messages import Signed
+
+
+def _mean(xs: list) -> float:
+    return statistics.mean(xs) if xs else 0.0
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.delta_bytes: list[int] = []
+        self.snapshot_bytes: list[int] = []
+        self.real_snapshot_bytes: list[int] = []
+        self.delta_bytes_sampled: list[int] = []
+        self.ops_bytes: list[int] = []
+        self.view_bytes: list[int] = []
+        self.measuring = False
+        self.dealt = 0
+        self.rejects = 0
+
+
+async def player(url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
+                 think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> None:
+    async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
+        async def send(msg):
+            await ws.send(wire.encode(msg))
+
+        async def recv():
+            frame = await ws.recv()
+            return frame, wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
+
+        await send({"type": "hello", "version": wire.VERSION})
+        await recv()
+        if table is None:  # the table's first player creates it and tells the others
+            await send(create)
+            _, created = await recv()
+            table = created["table"]
+            for _ in range(create["seats"] - 1):
+                table_q.put_nowait(table)
+        await send({"type": "sit", "table": table, "name": name})
+        seed = secrets.token_bytes(32)
+        player_id = seat = None
+        view, seq, pending = None, None, {}
+        next_id = 0
+
+        async def maybe_act():
+            # The next question may arrive before the ack of the last answer: decide after both.
+            nonlocal next_id
+            prompt = view.get("prompt") if view else None
+            if prompt and seat in view["to_act"] and not pending:
+                await asyncio.sleep(rnd.uniform(0, 2 * think))
+                next_id += 1
+                pending[next_id] = time.perf_counter()
+                await send({"type": "act", "id": next_id, "seq": seq,
+                            "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"], rnd)})
+
+        while True:
+            frame, msg = await recv()
+            kind = msg["type"]
+            if kind == "seated":
+                player_id, seat = msg["player_id"], msg["seat"]
+            elif kind == "entry":
+                body = Signed.parse("entry", msg["payload"], msg["sig"]).body
+                if body["t"] == "header":
+                    await send({"type": "commit", "commitment": player_commit(body["game_id"], player_id, seed)})
+                elif body["t"] == "commits":
+                    await send({"type": "reveal", "seed": seed})
+                elif body["t"] == "reveals":
+                    stats.dealt += 1
+                    if stats.dealt == stats.target:
+                        dealt.set()
+                elif body["t"] in ("final", "cancel"):
+                    return
+            elif kind in ("snapshot", "delta"):
+                if kind == "snapshot":
+                    view = msg["view"]
+                    if stats.measuring:
+                        stats.real_snapshot_bytes.append(len(frame))
+                else:
+                    if msg["base"] != seq:
+                        await send({"type": "resync"})
+                        continue
+                    view = patch(view, msg["ops"])
+                    if stats.measuring:
+                        stats.delta_bytes.append(len(frame))
+                    if stats.measuring and rnd.random() < 0.1:  # sampled: encoding costs the load generator
+                        # The same view as a snapshot carrying only this delta's events, and the
+                        # view changes alone against the whole view (no log in either).
+                        stats.delta_bytes_sampled.append(len(frame))
+                        stats.snapshot_bytes.append(len(wire.encode(
+                            {"type": "snapshot", "table": msg["table"], "seq": msg["seq"], "view": view,
+                             "hash": msg["hash"], "events": msg["events"]})))
+                        stats.ops_bytes.append(len(pack(msg["ops"])))
+                        stats.view_bytes.append(len(pack(view)))
+                        if rnd.random() < 0.02:  # now and then, a real snapshot to compare with
+                            await send({"type": "resync"})
+                seq = msg["seq"]
+                await maybe_act()
+            elif kind in ("ack", "reject"):
+                sent = pending.pop(msg["id"], None)
+                if sent is not None and stats.measuring:
+                    stats.latencies.append(time.perf_counter() - sent)
+                if kind == "reject":
+                    stats.rejects += 1
+                    await send({"type": "resync"})
+                else:
+                    await maybe_act()
+
+
+async def load(urls: list[str], create: dict, tables: int, seconds: float, think: float, pids: list[int],
+               counters=None) -> dict:
+    """N tables of headless players, table t at the server urls[t % len(urls)]; the server
+    processes are `pids`. Measured over the window: actions, command-to-ack latency, frame
+    sizes, the servers' CPU time and memory, and the rise of whatever `counters` (an async
+    function returning {name: number}) counts, per second as "NAME_per_s"."""
+    seats = create["seats"]
+    stats = Stats()
+    stats.target = seats * tables
+    dealt = asyncio.Event()
+    rss_before = sum(rss_kib(pid) for pid in pids)
+    tasks = []
+    for t in range(tables):
+        q: asyncio.Queue = asyncio.Queue()
+        rnd = random.Random(t)
+        url = urls[t % len(urls)]
+        tasks.append(asyncio.create_task(player(url, create, q, None, f"T{t}P0", think, stats, rnd, dealt)))
+        for i in range(1, seats):
+            async def later(i=i, q=q, t=t, url=url):
+                await player(url, create, None, await q.get(), f"T{t}P{i}", think, stats,
+                             random.Random(f"{t}/{i}"), dealt)
+            tasks.append(asyncio.create_task(later()))
+    start = time.perf_counter()
+    await asyncio.wait_for(dealt.wait(), timeout=300)
+    setup_s = time.perf_counter() - start
+    rss_playing = sum(rss_kib(pid) for pid in pids)
+    before = await counters() if counters else {}
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
+    stats.measuring = True
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    window = time.perf_counter() - t0
+    stats.measuring = False
+    cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+    after = await counters() if counters else {}
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat = sorted(stats.latencies)
+    q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
+    mean_delta = statistics.mean(stats.delta_bytes) if stats.delta_bytes else 0
+    mean_snap = statistics.mean(stats.snapshot_bytes) if stats.snapshot_bytes else 0
+    return {"bench": "server", "game": create["game"], "options": create["options"], "seats": seats,
+            "tables": tables, "clients": seats * tables, "think_s": think,
+            "setup_s": round(setup_s, 2), "window_s": round(window, 2),
+            "actions_per_s": round(len(lat) / window, 1),
+            "server_cpu_s": round(cpu, 2),
+            "server_cpu_s_per_1000_actions": round(1000 * cpu / len(lat), 3) if lat else None,
+            **{f"{k}_per_s": round((after[k] - before[k]) / window, 1) for k in after},
+            "ack_p50_ms": round(q[49] * 1000, 2), "ack_p99_ms": round(q[98] * 1000, 2),
+            "delta_bytes_mean": round(mean_delta, 1), "snapshot_bytes_mean": round(mean_snap, 1),
+            "deltas": len(stats.delta_bytes), "rejects": stats.rejects,
+            "real_snapshot_bytes_mean": round(_mean(stats.real_snapshot_bytes), 1),
+            "delta_to_real_snapshot": _ratio(mean_delta, _mean(stats.real_snapshot_bytes)),
+            "delta_to_same_events_snapshot": _ratio(_mean(stats.delta_bytes_sampled), mean_snap),
+            "view_ops_to_view": _ratio(_mean(stats.ops_bytes), _mean(stats.view_bytes)),
+            "server_rss_mib": round(rss_playing / 1024, 1),
+            "server_kib_per_table": round((rss_playing - rss_before) / tables, 1)}
+
+
