@@ -174,11 +174,8 @@ class LobbyApp(App[Choice]):
         try:
             async with self.lock:
                 listed = await self.link.tables()
-        except ClientError as e:
-            self.say(f"Could not list the tables: {e}")
-            return
-        except DROPPED as e:                # said, not a traceback; `q` leaves
-            self.say(f"Could not list the tables: {why_dropped(e)}. q leaves.")
+        except (ClientError, *DROPPED) as e:     # said, not a traceback
+            self.say(f"Could not list the tables: {trouble(e)}")
             return
         self.listings += 1
         tables = [t for t in listed if t.get("status", t.get("state")) in ("waiting", "playing")]
@@ -270,11 +267,8 @@ class LobbyApp(App[Choice]):
                 self.say(f"Could not sit at table {table}: {e}")
                 self.run_worker(self.refresh_tables())
                 return
-            except ClientError as e:
-                self.say(f"Could not sit at table {table}: {e}")
-                return
-            except DROPPED as e:
-                self.say(f"Could not sit at table {table}: {why_dropped(e)}. q leaves.")
+            except (ClientError, *DROPPED) as e:
+                self.say(f"Could not sit at table {table}: {trouble(e)}")
                 return
             self.exit(Choice("sit", table, session))
             return
@@ -297,11 +291,8 @@ class LobbyApp(App[Choice]):
         except ServerRefused as e:
             self.say(f"The server refused: {e}")
             return
-        except ClientError as e:
-            self.say(f"No table created: {e}")
-            return
-        except DROPPED as e:
-            self.say(f"No table created: {why_dropped(e)}. q leaves.")
+        except (ClientError, *DROPPED) as e:
+            self.say(f"No table created: {trouble(e)}")
             return
         self.say(f"Created table {table}.")
         self.take_seat(table)
@@ -310,3 +301,9 @@ class LobbyApp(App[Choice]):
         labels = [f"{c}: {a}" for c, a in zip(choices, about)] if about else choices
         return await self.push_screen(Pick(f"{question}?" if not question.endswith("?") else question, labels,
                                            default), wait_for_dismiss=True)
+
+
+def trouble(e: BaseException) -> str:
+    """What went wrong, in words: the server's refusal, or a lost connection (after which only
+    leaving is left: `q`)."""
+    return f"{why_dropped(e)}. q leaves." if isinstance(e, DROPPED) else str(e)
