@@ -7,8 +7,10 @@ table to follow with one fresh snapshot; the signed messages, answers and status
 are kept, because they cannot be rebuilt from a snapshot. A client so far behind that even those
 fill the outbox is closed: it can reconnect with its seat token and `have` and catch up.
 
-Before a close frame goes out, what is queued gets a short while (FLUSH_SECONDS) to go out first,
-so that a client learns the answers and errors that came before the close.
+Before a close frame goes out, what is queued goes out first, so that a client learns the answers
+and errors that came before the close: for as long as the client keeps taking frames (at least one
+every FLUSH_SECONDS), and FLUSH_MAX_SECONDS at most, so a client that reads slowly cannot keep its
+connection open by it.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from websockets.protocol import State
 log = logging.getLogger("governor.server")
 
 CLOSE_OVERFLOW = 1008  # policy violation: the client does not read what it is sent
-FLUSH_SECONDS = 1.0    # how long queued frames may take to go out before a close
+FLUSH_SECONDS = 1.0    # before a close: how long the client may take no frame before we give up
+FLUSH_MAX_SECONDS = 10.0   # ... and how long the flush may take in all
 
 
 def client_address(ip: str) -> str:
@@ -78,6 +81,7 @@ class Conn:
         self.seat: int | None = None  # its seat there; None with a table = spectator
         self.seq = -1               # spectators: the seq of the last public view sent
         self.backlog: deque[bytes] = deque()  # signed messages a resumed seat lacks, sent first
+        self.sent = 0               # frames written to the socket so far: a flush's progress
         try:
             self.addr = client_address(ws.remote_address[0])   # what the per-address limits count by
         except (TypeError, IndexError, AttributeError):
@@ -128,21 +132,33 @@ class Conn:
                 if frame is None:
                     while self.backlog:
                         await self.ws.send(self.backlog.popleft())
+                        self.sent += 1
                 else:
                     await self.ws.send(frame)
+                    self.sent += 1
                 self.queue.task_done()
         except ConnectionClosed:
             pass
 
-    async def flush(self, timeout: float = FLUSH_SECONDS) -> None:
-        """Wait until what is queued has been sent, at most `timeout` seconds, and not at all
-        once the socket is closing (nothing more can be sent then)."""
+    async def flush(self) -> None:
+        """Wait until what is queued has been sent: while frames keep going out (one at least
+        every FLUSH_SECONDS), FLUSH_MAX_SECONDS at most, and not at all once the socket is
+        closing (nothing more can be sent then). A busy machine may take more than a second to
+        send a long queue to a client that reads it; one that stopped reading gains a second."""
         if self.ws.state is not State.OPEN:
             return
         done = asyncio.ensure_future(self.queue.join())
         closed = asyncio.ensure_future(self.ws.wait_closed())
+        give_up = time.monotonic() + FLUSH_MAX_SECONDS
         try:
-            await asyncio.wait((done, closed), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            while not (done.done() or closed.done()):
+                before = self.sent
+                wait = min(FLUSH_SECONDS, give_up - time.monotonic())
+                if wait <= 0:
+                    return
+                await asyncio.wait((done, closed), timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                if self.sent == before:
+                    return
         finally:
             done.cancel()
             closed.cancel()
