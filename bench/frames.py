@@ -11,9 +11,17 @@ world in which everything the mover cannot see is dealt anew (the game's `permut
 supply, the other hands, ...), from the same public position. A frame to a seat whose length
 differs between the two worlds tells an eavesdropper over TLS something about hidden cards.
 
+The mover's own side of its connection is compared too: its `act` as the client encodes it, and
+the table's `reject` of a pick its question does not offer (drawn from the card ids; the rules
+may name the card in their refusal). The twin world holds what the mover sees, so at every move
+those are also swept over what they could have carried: the acts of SAMPLED other legal picks,
+the rejects of SAMPLED other picks not offered; all of one length tells nothing of which.
+
 Reported per table: bytes per match to the seats with the padding and without it (the same
-matches again, encoded as before frames were padded), and the share of (move, seat) pairs whose frames differ in length
-between the two worlds, with the padding and without it. The last line is one JSON object.
+matches again, encoded as before frames were padded), the share of (move, seat) pairs whose
+frames differ in length between the two worlds, and the share of moves whose acts or rejects
+take more than one length by what they carry, with the padding and without it. The last line
+is one JSON object.
 """
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 
 import bots  # noqa: E402
 import games  # noqa: E402
+from games.errors import IllegalAction  # noqa: E402
 from protocol import wire  # noqa: E402
 from protocol.wire import signed_frame  # noqa: E402
 from protocol.exchange import ServerExchange  # noqa: E402
@@ -38,6 +47,9 @@ from protocol.harness import derived  # noqa: E402
 from protocol.messages import public_events  # noqa: E402
 from protocol.signing import Signer  # noqa: E402
 from server.broadcast import Broadcaster, decoded_view  # noqa: E402
+
+
+SAMPLED = 8     # at each move, the other acts and rejects whose lengths are compared with the real one's
 
 
 class unpadded:
@@ -98,6 +110,7 @@ class Match:
     differ: int = 0                               # (move, seat) pairs whose lengths differ
     pairs: int = 0
     examples: list = field(default_factory=list)  # a few (move, seat, real lengths, twin lengths)
+    by_content: int = 0                           # moves whose acts or rejects took several lengths
 
 
 def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[dict], actor: int,
@@ -125,15 +138,52 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
     return out
 
 
+def _act(action: list, seq: int) -> bytes:
+    """A seat's `act` as the client encodes it (client/table.py), its id one a move."""
+    return wire.encode({"type": "act", "id": seq, "seq": seq, "action": list(action)})
+
+
+def _reject(ex: ServerExchange, actor: int, pick: list) -> bytes:
+    """The table's answer to a pick the rules refuse, as server/table_core.py sends it."""
+    try:
+        ex.act(actor, pick)
+    except IllegalAction as e:     # nothing changed
+        return wire.encode({"type": "reject", "id": len(ex.log), "code": e.code, "message": e.message})
+    raise AssertionError(f"{pick!r} was not refused")
+
+
+def _not_offered(ex: ServerExchange, actor: int, rnd: random.Random) -> list:
+    """A pick the actor's question does not offer: a number among the game's card ids."""
+    offered = set(ex.engine.prompt(ex.state, actor)["options"])
+    ids = len(ex.engine.manifest(ex.options)) + 1
+    return [rnd.choice([n for n in range(ids) if n not in offered])]
+
+
+def _commands(ex: ServerExchange, actor: int, action: list, refused: list) -> list[bytes]:
+    """The actor's own side of its move: its act, and the reject of a pick not offered."""
+    return [_act(action, len(ex.log) - 1), _reject(ex, actor, refused)]
+
+
+def _lengths_by_content(ex: ServerExchange, actor: int, action: list, rnd: random.Random) -> bool:
+    """Whether the actor's act, beside those of SAMPLED other legal picks, and the rejects of
+    SAMPLED picks not offered, take more than one length each: what they carry would show."""
+    seq = len(ex.log) - 1
+    acts = {len(_act(a, seq)) for a in [action] + [ex.engine.random_action(ex.state, actor, rnd)
+                                                    for _ in range(SAMPLED)]}
+    rejects = {len(_reject(ex, actor, _not_offered(ex, actor, rnd))) for _ in range(SAMPLED)}
+    return len(acts) > 1 or len(rejects) > 1
+
+
 def _public(ex: ServerExchange) -> tuple:
     """What everyone learns from the latest move: the public view after it and its public events."""
     return decoded_view(ex.engine, ex.state, None), public_events(ex.last_events)
 
 
-def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, rnd: random.Random) -> tuple[list, tuple]:
+def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
+          rnd: random.Random) -> tuple[list, tuple]:
     """The frames of the same move in a world where everything `actor` cannot see is dealt
-    anew, and what the move makes public there; the exchange and the broadcaster are left as
-    they were."""
+    anew (the actor's own side with them: `_commands`), and what the move makes public there;
+    the exchange and the broadcaster are left as they were."""
     engine = ex.engine
     real_state, real_seq = ex.state, b.core.seq
     kept = (len(ex.log), len(ex.sent), len(ex.moves), ex.phase, ex.last_events)
@@ -141,9 +191,11 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, rnd: random.Ra
     twin = engine.permute_hidden(ex.state, actor, rnd)
     old_views = [decoded_view(engine, twin, i) for i in range(len(b.core.seats))]
     ex.state = twin
+    commands = _commands(ex, actor, action, refused)
     n0 = len(ex.sent)
     ex.act(actor, action)
     frames = _frames_for_move(ex, b, n0, ex.last_events, actor, old_views)
+    frames[actor] += commands
     public = _public(ex)
     del ex.log[kept[0]:], ex.sent[kept[1]:], ex.moves[kept[2]:]
     ex.phase, ex.last_events = kept[3], kept[4]
@@ -173,14 +225,19 @@ def play(game: str, players: int, options: dict, seed: str, twins: bool = True) 
         match.frames[i] += frames
     deciders = [bots.make(game, "random", f"{seed}/{i}") for i in range(players)]
     rnd = random.Random(f"twin/{seed}")
+    contents = random.Random(f"contents/{seed}")      # the picks the actor could have sent instead
     while ex.phase == "play":
         actor = engine.to_act(ex.state)[0]
         action = deciders[actor].choose(engine.view(ex.state, actor))
-        twin, public = _twin(ex, b, actor, action, rnd) if twins else (None, None)
+        refused = _not_offered(ex, actor, contents)
+        twin, public = _twin(ex, b, actor, action, refused, rnd) if twins else (None, None)
         old_views = [b._sent[i][1] for i in range(players)]
+        commands = _commands(ex, actor, action, refused)
+        match.by_content += twins and _lengths_by_content(ex, actor, action, contents)
         n0 = len(ex.sent)
         ex.act(actor, action)
         real = _frames_for_move(ex, b, n0, ex.last_events, actor, old_views)
+        real_commands = real[actor] + commands     # the actor's connection, both ways
         match.moves += 1
         if twin is not None and public != _public(ex):
             match.reveals += 1
@@ -190,7 +247,7 @@ def play(game: str, players: int, options: dict, seed: str, twins: bool = True) 
             if twin is None:
                 continue
             match.pairs += 1
-            lengths = [len(f) for f in real[i]], [len(f) for f in twin[i]]
+            lengths = [len(f) for f in (real_commands if i == actor else real[i])], [len(f) for f in twin[i]]
             if lengths[0] != lengths[1]:
                 match.differ += 1
                 if len(match.examples) < 5:
@@ -202,21 +259,23 @@ def matches(game: str, players: int, options: dict, count: int, twins: bool = Tr
     return [play(game, players, options, f"frames/{game}/{players}/{k}", twins) for k in range(count)]
 
 
-def summary(ms: list[Match]) -> tuple[float, float]:
-    """Bytes per match to the seats, and the share of (move, seat) pairs whose frames had other
-    lengths in the twin world."""
+def summary(ms: list[Match]) -> tuple[float, float, float]:
+    """Bytes per match to the seats, the share of (move, seat) pairs whose frames had other
+    lengths in the twin world, and the share of moves whose acts or rejects took several lengths."""
     sent = sum(len(f) for m in ms for seat in m.frames for f in seat)
-    return sent / len(ms), sum(m.differ for m in ms) / (sum(m.pairs for m in ms) or 1)
+    return (sent / len(ms), sum(m.differ for m in ms) / (sum(m.pairs for m in ms) or 1),
+            sum(m.by_content for m in ms) / (sum(m.moves for m in ms) or 1))
 
 
 def measure(game: str, players: int, options: dict, count: int) -> dict:
-    padded, differ = summary(matches(game, players, options, count))
+    padded, differ, by_content = summary(matches(game, players, options, count))
     with unpadded():
-        bare, differ_bare = summary(matches(game, players, options, count))
+        bare, differ_bare, by_content_bare = summary(matches(game, players, options, count))
     return {"players": players, "options": options, "games": count,
             "bytes_per_match": round(padded), "unpadded_bytes_per_match": round(bare),
             "overhead": round(padded / bare - 1, 3),
-            "lengths_differ": round(differ, 4), "lengths_differ_unpadded": round(differ_bare, 4)}
+            "lengths_differ": round(differ, 4), "lengths_differ_unpadded": round(differ_bare, 4),
+            "commands_by_content": round(by_content, 4), "commands_by_content_unpadded": round(by_content_bare, 4)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -235,7 +294,8 @@ def main(argv: list[str] | None = None) -> None:
                   f"{r['bytes_per_match'] / 1024:7.1f} KiB a match to the seats "
                   f"({r['unpadded_bytes_per_match'] / 1024:7.1f} KiB unpadded, {r['overhead']:+.1%}); "
                   f"lengths differ in a twin world at {r['lengths_differ']:.2%} of (move, seat) "
-                  f"({r['lengths_differ_unpadded']:.2%} unpadded)")
+                  f"({r['lengths_differ_unpadded']:.2%} unpadded); acts or rejects of several lengths "
+                  f"at {r['commands_by_content']:.2%} of moves ({r['commands_by_content_unpadded']:.2%} unpadded)")
     print(json.dumps({"bench": "frames", "game": engine.INFO.id, "configs": rows}))
 
 

@@ -6,9 +6,9 @@
 A real server runs in its own process with its default limits, on a data directory seeded with
 --finished finished matches (--replayable of them with their whole log, so that they can be
 watched; the rest are table records only, which are what a token lookup or a listing once read).
-The victim: two tables of two headless clients each (from 127.0.0.1) play on and on, each
-decision after a think time drawn from [0, 2 × think] seconds (with the default, a client stays
-under the server's 20 messages a second). Beside it, each attack runs in turn in a process of
+The victim: two tables of two headless clients each (bench/players.py's seats, from 127.0.0.1)
+play on and on, each decision after a think time drawn from [0, 2 × think] seconds (with the
+default, a client stays under the server's 20 messages a second). Beside it, each attack runs in turn in a process of
 its own, from other loopback addresses (127.0.0.2 and up: other clients as far as the server's
 per-address limits go), within every per-connection limit, each right after a quiet window of
 the same length (the victim's own p99 then: this machine's speed drifts as others use it):
@@ -24,11 +24,13 @@ the same length (the victim's own p99 then: this machine's speed drifts as other
 
 For each: the victim's command-to-ack latency (p50, p99, max) over --seconds, beside its p99 in
 the quiet window before, the server process's CPU (in cores, all its threads, not its bot
-workers: steadier than a p99 on a shared machine), what the attack got done, and whether the
-victim was refused a table. Target: p99 under 50 ms and within 2× of quiet under every
-attack. On a second line, the victim's bot's move (p50, p99), quiet and under the attack: a
-third victim table, one player against a `heuristic` bot, timed from the view that makes it
-the bot's turn to the view with the bot's move. Under the bot flood it waits for a worker; the
+workers: steadier than a p99 on a shared machine), the attack process's own CPU and the
+machine's load average (on one machine the attacker's work and everyone else's take the
+victim's cores too), what the attack got done, and whether the victim was refused a table.
+Target: p99 under 50 ms and within 2× of quiet under every attack. On a second line, the
+victim's bot's move (p50, p99), quiet and under the attack: a third victim table, one player
+against a `heuristic` bot, timed from the view that makes it the bot's turn to the view with
+the bot's move. Under the bot flood it waits for a worker; the
 workers are shared fairly between the addresses that created tables (server/deciders.py), so
 it waits for about one of the attacker's decisions to end, never for the attacker's queue. It
 is reported beside the target, not part of it. The last line is one JSON object.
@@ -53,16 +55,15 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from processes import cpu_seconds  # noqa: E402  first: it puts the project on sys.path
+from players import Seat  # noqa: E402
 
 import games  # noqa: E402
 from games.choice import pick_uniform  # noqa: E402
 from protocol import wire  # noqa: E402
 from protocol.codec import pack  # noqa: E402
-from protocol.diff import patch  # noqa: E402
 from protocol.exchange import ServerExchange  # noqa: E402
 from protocol.fairness import player_commit  # noqa: E402
-from protocol.messages import Signed  # noqa: E402
 from protocol.signing import load_or_create  # noqa: E402
 
 GAME = "sanjuan"
@@ -161,63 +162,38 @@ async def request(ws, msg: dict, *kinds: str) -> dict:
             return reply
 
 
+class _Timed(Seat):
+    """A victim's seat (bench/players.py plays it): (time sent, command-to-ack seconds) of every
+    move into `latencies`; with `bot_moves`, at a table of two with a bot, (time, seconds) from
+    the view that makes it the bot's turn alone to the view with its move, counted only when
+    that view is one move on (a bot's step that shows us nothing would otherwise add its next
+    step's wait)."""
+
+    def __init__(self, ws, think: float, rnd: random.Random, latencies: list | None, bot_moves: list | None) -> None:
+        super().__init__(ws, think, rnd)
+        self.latencies = latencies
+        self.bot_moves = bot_moves
+        self.bot_since: tuple[float, int] | None = None   # (when, seq): the bot's turn alone began
+
+    async def on_view(self, kind: str, frame: bytes, msg: dict) -> None:
+        now = time.perf_counter()
+        if self.bot_since is not None and self.bot_moves is not None and msg["seq"] == self.bot_since[1] + 1:
+            self.bot_moves.append((self.bot_since[0], now - self.bot_since[0]))
+        to_act = self.view["to_act"]
+        self.bot_since = (now, msg["seq"]) if to_act and self.seat not in to_act else None
+
+    def on_answer(self, kind: str, sent: float) -> None:
+        if self.latencies is not None and kind == "ack":
+            self.latencies.append((sent, time.perf_counter() - sent))
+
+
 async def seat_player(url: str, source: str, table: str, name: str, think: float, rnd: random.Random,
                       latencies: list | None, bot_moves: list | None = None) -> None:
-    """Sits at `table` and plays random moves to the end; with `latencies`, records (time sent,
-    command-to-ack seconds) of every move; with `bot_moves`, at a table of two with a bot,
-    (time, seconds) from the view that makes it the bot's turn alone to the view with its move,
-    counted only when that view is one move on (a bot's step that shows us nothing would
-    otherwise add its next step's wait)."""
+    """Sits at `table` from the address `source` and plays random moves to the end (_Timed)."""
     async with await open_ws(url, source) as ws:
-        await hello(ws)
-        await ws.send(wire.encode({"type": "sit", "table": table, "name": name}))
-        seed = secrets.token_bytes(32)
-        player_id = seat = view = seq = None
-        pending: dict[int, float] = {}
-        next_id = 0
-        bot_since: tuple[float, int] | None = None   # (when, seq): the bot's turn alone began
-        while True:
-            msg = decode(await ws.recv())
-            kind = msg["type"]
-            if kind == "seated":
-                player_id, seat = msg["player_id"], msg["seat"]
-            elif kind == "entry":
-                body = Signed.parse("entry", msg["payload"], msg["sig"]).body
-                if body["t"] == "header":
-                    await ws.send(wire.encode({"type": "commit",
-                                               "commitment": player_commit(body["game_id"], player_id, seed)}))
-                elif body["t"] == "commits":
-                    await ws.send(wire.encode({"type": "reveal", "seed": seed}))
-                elif body["t"] in ("final", "cancel"):
-                    return
-            elif kind in ("snapshot", "delta"):
-                if kind == "snapshot":
-                    view = msg["view"]
-                elif msg["base"] != seq:
-                    await ws.send(wire.encode({"type": "resync"}))
-                    continue
-                else:
-                    view = patch(view, msg["ops"])
-                now = time.perf_counter()
-                if bot_since is not None and bot_moves is not None and msg["seq"] == bot_since[1] + 1:
-                    bot_moves.append((bot_since[0], now - bot_since[0]))
-                seq = msg["seq"]
-                bot_since = (now, seq) if view["to_act"] and seat not in view["to_act"] else None
-            elif kind in ("ack", "reject"):
-                sent = pending.pop(msg["id"], None)
-                if sent is not None and latencies is not None and kind == "ack":
-                    latencies.append((sent, time.perf_counter() - sent))
-                if kind == "reject":
-                    await ws.send(wire.encode({"type": "resync"}))
-            prompt = view.get("prompt") if view else None
-            if prompt and seat in view["to_act"] and not pending and kind in ("snapshot", "delta", "ack"):
-                if think:
-                    await asyncio.sleep(rnd.uniform(0, 2 * think))
-                next_id += 1
-                pending[next_id] = time.perf_counter()
-                await ws.send(wire.encode({"type": "act", "id": next_id, "seq": seq,
-                                           "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"],
-                                                                  rnd)}))
+        seat = _Timed(ws, think, rnd, latencies, bot_moves)
+        await seat.hello()
+        await seat.play(table, name)
 
 
 async def create_table(url: str, source: str, seats: int, bots: int = 0, bot: str = "random") -> str:
@@ -432,12 +408,6 @@ def quantile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time the process has used so far, every thread of it (not its bot worker processes)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def latency_row(lat: list[float]) -> dict:
     return {"acks": len(lat), "p50_ms": round(quantile(lat, 0.5) * 1000, 1),
             "p99_ms": round(quantile(lat, 0.99) * 1000, 1),
@@ -470,11 +440,13 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
         proc = ctx.Process(target=attack_process, args=(name, url, stop, params, victim.shared, out), daemon=True)
         proc.start()
         await asyncio.sleep(3 if name == "bots" else 1)   # the attack under way (bots: their tables dealt)
-        t0, cpu0 = time.perf_counter(), cpu_seconds(server_pid)
+        t0, cpu0, attack_cpu0 = time.perf_counter(), cpu_seconds(server_pid), cpu_seconds(proc.pid)
         await asyncio.sleep(seconds)
         t1 = time.perf_counter()
         row = {"attack": name, **latency_row(victim.window(t0, t1)),
                "server_cpu": round((cpu_seconds(server_pid) - cpu0) / (t1 - t0), 2),
+               "attack_cpu": round((cpu_seconds(proc.pid) - attack_cpu0) / (t1 - t0), 2),
+               "load": os.getloadavg()[0],
                "victim_refused_tables": sum(t0 <= t < t1 for t in victim.refused),
                "bot_move": bot_row(victim.window(t0, t1, "bot_moves")), "quiet_bot_move": quiet_bot}
         stop.set()
@@ -488,9 +460,9 @@ async def measure(url: str, port: int, attacks: list[str], seconds: float, think
                            and not row["victim_refused_tables"]), attack_got=stats)
         results.append(row)
         print(f"{name:>6}: p50 {row['p50_ms']:5.1f} ms  p99 {row['p99_ms']:6.1f} ms  max {row['max_ms']:6.1f} ms "
-              f"({row['acks']} acks, server cpu {row['server_cpu']:.2f}) | quiet just before: p99 "
-              f"{quiet['p99_ms']:5.1f} ms ({quiet['acks']} acks, cpu {quiet['server_cpu']:.2f}) | "
-              f"{row['x_quiet'] or 0:5.2f}x  {'ok  ' if row['ok'] else 'FAIL'} | {stats}"
+              f"({row['acks']} acks, server cpu {row['server_cpu']:.2f}, attacker {row['attack_cpu']:.2f}, load "
+              f"{row['load']:.1f}) | quiet just before: p99 {quiet['p99_ms']:5.1f} ms ({quiet['acks']} acks, cpu "
+              f"{quiet['server_cpu']:.2f}) | {row['x_quiet'] or 0:5.2f}x  {'ok  ' if row['ok'] else 'FAIL'} | {stats}"
               + (f" | the victim could not create a table {row['victim_refused_tables']} times"
                  if row["victim_refused_tables"] else ""), flush=True)
         bot = row["bot_move"]

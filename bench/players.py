@@ -52,92 +52,143 @@ class Stats:
         self.rejects = 0
 
 
-async def player(url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
-                 think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> None:
-    async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
-        async def send(msg):
-            await ws.send(wire.encode(msg))
+class Seat:
+    """One seat on an open connection, played to the end of its match: sits, commits and
+    reveals its seed, then answers every decision it owes with a pick at random from its prompt
+    after a think time drawn from [0, 2 × think] seconds, one command at a time. What it is sent
+    is told to the hooks below, for what a benchmark measures."""
 
-        async def recv():
-            frame = await ws.recv()
-            return frame, wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
+    def __init__(self, ws, think: float, rnd: random.Random) -> None:
+        self.ws = ws
+        self.think = think
+        self.rnd = rnd
+        self.player_id = self.seat = self.view = self.seq = None
+        self.pending: dict[int, float] = {}     # command id -> when it was sent (perf_counter)
+        self.next_id = 0
 
-        await send({"type": "hello", "version": wire.VERSION})
-        await recv()
-        if table is None:  # the table's first player creates it and tells the others
-            await send(create)
-            _, created = await recv()
-            table = created["table"]
-            for _ in range(create["seats"] - 1):
-                table_q.put_nowait(table)
-        await send({"type": "sit", "table": table, "name": name})
+    async def send(self, msg: dict) -> None:
+        await self.ws.send(wire.encode(msg))
+
+    async def recv(self) -> tuple[bytes, dict]:
+        frame = await self.ws.recv()
+        return frame, wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
+
+    async def hello(self) -> None:
+        await self.send({"type": "hello", "version": wire.VERSION})
+        await self.recv()
+
+    def on_entry(self, body: dict) -> None:
+        """A signed entry of the match (its body)."""
+
+    async def on_view(self, kind: str, frame: bytes, msg: dict) -> None:
+        """A snapshot or delta, once self.view and self.seq are the new ones."""
+
+    def on_answer(self, kind: str, sent: float) -> None:
+        """The ack or reject of the command sent at `sent`."""
+
+    async def play(self, table: str, name: str) -> None:
+        await self.send({"type": "sit", "table": table, "name": name})
         seed = secrets.token_bytes(32)
-        player_id = seat = None
-        view, seq, pending = None, None, {}
-        next_id = 0
-
-        async def maybe_act():
-            # The next question may arrive before the ack of the last answer: decide after both.
-            nonlocal next_id
-            prompt = view.get("prompt") if view else None
-            if prompt and seat in view["to_act"] and not pending:
-                await asyncio.sleep(rnd.uniform(0, 2 * think))
-                next_id += 1
-                pending[next_id] = time.perf_counter()
-                await send({"type": "act", "id": next_id, "seq": seq,
-                            "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"], rnd)})
-
         while True:
-            frame, msg = await recv()
+            frame, msg = await self.recv()
             kind = msg["type"]
             if kind == "seated":
-                player_id, seat = msg["player_id"], msg["seat"]
+                self.player_id, self.seat = msg["player_id"], msg["seat"]
             elif kind == "entry":
                 body = Signed.parse("entry", msg["payload"], msg["sig"]).body
                 if body["t"] == "header":
-                    await send({"type": "commit", "commitment": player_commit(body["game_id"], player_id, seed)})
+                    await self.send({"type": "commit", "commitment": player_commit(body["game_id"], self.player_id,
+                                                                                   seed)})
                 elif body["t"] == "commits":
-                    await send({"type": "reveal", "seed": seed})
-                elif body["t"] == "reveals":
-                    stats.dealt += 1
-                    if stats.dealt == stats.target:
-                        dealt.set()
+                    await self.send({"type": "reveal", "seed": seed})
                 elif body["t"] in ("final", "cancel"):
                     return
+                self.on_entry(body)
             elif kind in ("snapshot", "delta"):
                 if kind == "snapshot":
-                    view = msg["view"]
-                    if stats.measuring:
-                        stats.real_snapshot_bytes.append(len(frame))
+                    self.view = msg["view"]
+                elif msg["base"] != self.seq:
+                    await self.send({"type": "resync"})
+                    continue
                 else:
-                    if msg["base"] != seq:
-                        await send({"type": "resync"})
-                        continue
-                    view = patch(view, msg["ops"])
-                    if stats.measuring:
-                        stats.delta_bytes.append(len(frame))
-                    if stats.measuring and rnd.random() < 0.1:  # sampled: encoding costs the load generator
-                        # The same view as a snapshot carrying only this delta's events, and the
-                        # view changes alone against the whole view (no log in either).
-                        stats.delta_bytes_sampled.append(len(frame))
-                        stats.snapshot_bytes.append(len(wire.encode(
-                            {"type": "snapshot", "table": msg["table"], "seq": msg["seq"], "view": view,
-                             "hash": msg["hash"], "events": msg["events"]})))
-                        stats.ops_bytes.append(len(pack(msg["ops"])))
-                        stats.view_bytes.append(len(pack(view)))
-                        if rnd.random() < 0.02:  # now and then, a real snapshot to compare with
-                            await send({"type": "resync"})
-                seq = msg["seq"]
-                await maybe_act()
+                    self.view = patch(self.view, msg["ops"])
+                self.seq = msg["seq"]
+                await self.on_view(kind, frame, msg)
+                await self._maybe_act()
             elif kind in ("ack", "reject"):
-                sent = pending.pop(msg["id"], None)
-                if sent is not None and stats.measuring:
-                    stats.latencies.append(time.perf_counter() - sent)
+                sent = self.pending.pop(msg["id"], None)
+                if sent is not None:
+                    self.on_answer(kind, sent)
                 if kind == "reject":
-                    stats.rejects += 1
-                    await send({"type": "resync"})
+                    await self.send({"type": "resync"})
                 else:
-                    await maybe_act()
+                    await self._maybe_act()
+
+    async def _maybe_act(self) -> None:
+        # The next question may arrive before the ack of the last answer: decide after both.
+        prompt = self.view.get("prompt") if self.view else None
+        if prompt and self.seat in self.view["to_act"] and not self.pending:
+            await asyncio.sleep(self.rnd.uniform(0, 2 * self.think))
+            self.next_id += 1
+            self.pending[self.next_id] = time.perf_counter()
+            await self.send({"type": "act", "id": self.next_id, "seq": self.seq,
+                             "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"], self.rnd)})
+
+
+class _Measured(Seat):
+    """A seat of the load: counts the seats dealt, and within the window its command-to-ack
+    latencies and the sizes of its view updates."""
+
+    def __init__(self, ws, think: float, rnd: random.Random, stats: Stats, dealt: asyncio.Event) -> None:
+        super().__init__(ws, think, rnd)
+        self.stats = stats
+        self.dealt = dealt
+
+    def on_entry(self, body: dict) -> None:
+        if body["t"] == "reveals":
+            self.stats.dealt += 1
+            if self.stats.dealt == self.stats.target:
+                self.dealt.set()
+
+    async def on_view(self, kind: str, frame: bytes, msg: dict) -> None:
+        stats, rnd = self.stats, self.rnd
+        if not stats.measuring:
+            return
+        if kind == "snapshot":
+            stats.real_snapshot_bytes.append(len(frame))
+            return
+        stats.delta_bytes.append(len(frame))
+        if rnd.random() < 0.1:  # sampled: encoding costs the load generator
+            # The same view as a snapshot carrying only this delta's events, and the view
+            # changes alone against the whole view (no log in either).
+            stats.delta_bytes_sampled.append(len(frame))
+            stats.snapshot_bytes.append(len(wire.encode(
+                {"type": "snapshot", "table": msg["table"], "seq": msg["seq"], "view": self.view,
+                 "hash": msg["hash"], "events": msg["events"]})))
+            stats.ops_bytes.append(len(pack(msg["ops"])))
+            stats.view_bytes.append(len(pack(self.view)))
+            if rnd.random() < 0.02:  # now and then, a real snapshot to compare with
+                await self.send({"type": "resync"})
+
+    def on_answer(self, kind: str, sent: float) -> None:
+        if self.stats.measuring:
+            self.stats.latencies.append(time.perf_counter() - sent)
+        if kind == "reject":
+            self.stats.rejects += 1
+
+
+async def player(url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
+                 think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> None:
+    async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
+        seat = _Measured(ws, think, rnd, stats, dealt)
+        await seat.hello()
+        if table is None:  # the table's first player creates it and tells the others
+            await seat.send(create)
+            _, created = await seat.recv()
+            table = created["table"]
+            for _ in range(create["seats"] - 1):
+                table_q.put_nowait(table)
+        await seat.play(table, name)
 
 
 async def load(urls: list[str], create: dict, tables: int, seconds: float, think: float, pids: list[int],

@@ -49,7 +49,7 @@ class Limits:
     finished_cache: int = 64              # finished tables nobody is at, kept ready in memory
     outbox: int = 256                     # frames queued per connection before view updates are dropped
     inbox: int = 1024                     # commands queued per table before "busy"
-    hello_timeout: float = 10.0           # seconds to open the WebSocket, and then to send the hello
+    hello_timeout: float = 10.0           # seconds at least from a socket's accept to its hello (server/app.py _Counted)
     idle_table: float = 60.0              # a waiting table no person is at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
     turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)

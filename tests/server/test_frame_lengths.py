@@ -100,16 +100,21 @@ def test_frame_lengths_to_a_seat_depend_on_nothing_hidden(sanjuan_matches):
     """View updates carry a question's options with their labels and help, and the seat's hand,
     so their content varies by hundreds of bytes with the cards; each is padded to a length that
     only public things decide (server/broadcast.py), and a twin world changes no frame's length
-    at any (move, seat) pair. Without the padding a sixth or more of them differ, which shows
-    what this measure can see."""
+    at any (move, seat) pair, the mover's act and a reject of a pick it was not offered
+    included. Those two the twin cannot vary (the mover's own cards stay), so at every move the
+    acts of other legal picks and the rejects of other picks not offered are measured too: one
+    length each. Without the padding a sixth or more of the pairs differ, and nearly every move's
+    acts or rejects, which shows what these measures can see."""
     moves = sum(m.moves for m in sanjuan_matches)
     pairs = sum(m.pairs for m in sanjuan_matches)
     differ = sum(m.differ for m in sanjuan_matches)
     assert pairs > 2 * moves          # most moves are compared: few make hidden cards public
     assert differ == 0, [e for m in sanjuan_matches for e in m.examples]
+    assert sum(m.by_content for m in sanjuan_matches) == 0
     with frames.unpadded():
         bare = frames.matches("sanjuan", *SANJUAN[1], 1)
     assert sum(m.differ for m in bare) >= 0.1 * sum(m.pairs for m in bare)
+    assert sum(m.by_content for m in bare) >= 0.5 * sum(m.moves for m in bare)
 
 
 def test_puerto_rico_frames_depend_on_nothing_hidden(puertorico_match):
@@ -117,7 +122,7 @@ def test_puerto_rico_frames_depend_on_nothing_hidden(puertorico_match):
     are as long in the twin world wherever the move makes nothing new public, each fills its
     size class, and no private message is ever sent."""
     m = puertorico_match
-    assert m.pairs > 0 and m.differ == 0
+    assert m.pairs > 0 and m.differ == 0 and m.by_content == 0
     for seat in m.frames:
         for f in seat:
             kind = _decoded(f)["type"]

@@ -15,7 +15,7 @@ from protocol.codec import pack
 from protocol.diff import view_hash
 from protocol.exchange import PlayerExchange
 from protocol.messages import Signed
-from server.app import raise_file_limit
+from server.app import HELLO_SPREAD, raise_file_limit
 from server.conn import CLOSE_OVERFLOW
 
 from .rawclient import Closed, Raw, SeatPlayer, play_all
@@ -125,6 +125,50 @@ async def test_a_socket_that_never_opens_the_websocket_is_cut_after_the_hello_ti
     writer.close()
     await asyncio.sleep(0.05)
     assert server.connections == 0
+
+
+async def test_idle_sockets_opened_together_are_cut_apart_and_hold_no_handshake(make_server):
+    """900 idle sockets cut at the same instant once held every table's moves for a moment: each
+    gets a deadline of its own, between hello_timeout and HELLO_SPREAD times it, and until it
+    says a word websockets has nothing of it to run."""
+    server = await make_server(hello_timeout=1.0)
+    opened = time.monotonic()
+    idle = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(20)]
+    while server.connections < 20:
+        await asyncio.sleep(0.01)
+    assert not server._ws.handler_tasks       # no handshake waits for them
+
+    async def cut(reader) -> float:
+        try:
+            await asyncio.wait_for(reader.read(1), 5)
+        except ConnectionResetError:
+            pass
+        return time.monotonic() - opened
+    times = sorted(await asyncio.gather(*(cut(reader) for reader, _ in idle)))
+    assert 1.0 - 0.05 <= times[0] and times[-1] <= HELLO_SPREAD * 1.0 + 0.5, times
+    assert times[-1] - times[0] > 0.1, times  # 20 draws within a fifth of the spread: about 1 in 10^12
+    for _, writer in idle:
+        writer.close()
+    while server.connections:
+        await asyncio.sleep(0.01)
+
+
+async def test_a_stopping_server_cuts_sockets_that_never_said_hello_at_once(make_server):
+    server = await make_server(hello_timeout=60.0)
+    silent = await asyncio.open_connection("127.0.0.1", server.port)
+    halfway = await asyncio.open_connection("127.0.0.1", server.port)
+    halfway[1].write(b"GET / HTTP/1.1\r\n")     # an opening handshake begun, never ended
+    while server.connections < 2:
+        await asyncio.sleep(0.01)
+    start = time.monotonic()
+    await server.stop()
+    assert time.monotonic() - start < 5
+    for reader, writer in (silent, halfway):
+        try:
+            assert await asyncio.wait_for(reader.read(1), 5) == b""
+        except ConnectionResetError:
+            pass
+        writer.close()
 
 
 async def test_connections_beyond_the_total_are_cut_while_a_table_plays_on(make_server):
