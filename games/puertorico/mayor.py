@@ -47,7 +47,7 @@ def _hand_out(s: State, ev: list) -> None:
     _next_placement(s, ev)
 
 
-# A building's group: (its name, its circles), made once.
+# Made once: each building's group (its name, its circles), and each tile kind's number by name.
 _BUILDING_GROUP = tuple((b.key, b.circles) for b in BUILDINGS)
 _TILE_KIND = {name: k for k, name in enumerate(TILE_KINDS)}
 
