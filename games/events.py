@@ -10,26 +10,32 @@ The words are the same whenever they are read.
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Callable
 
 
-class Event:
-    """One event, read as a map: e["type"], e["to"], e["text"] (and as attributes). It equals the
-    plain map {type, to, text} with the same values; `visible` hands out plain maps, for sending."""
+class Event(tuple):
+    """One event, the triple (type, to, words), read as a map: e["type"], e["to"], e["text"]
+    (and as attributes). It equals the plain map {type, to, text} with the same values;
+    `visible` hands out plain maps, for sending. The words are written the first time they are
+    read, and kept."""
 
-    __slots__ = ("type", "to", "_text")
-
-    def __init__(self, type: str, to: int | None, text: str | Callable[[], str]) -> None:
-        self.type = type
-        self.to = to
-        self._text = text
+    # A tuple, because one is made without running any Python: an event with an __init__ cost a
+    # third more to make, and a random game makes two for every decision. The tuple is only its
+    # storage, read through the names below.
 
     @property
+    def type(self) -> str:
+        return tuple.__getitem__(self, 0)
+
+    @property
+    def to(self) -> int | None:
+        return tuple.__getitem__(self, 1)
+
+    @cached_property
     def text(self) -> str:
-        text = self._text
-        if not isinstance(text, str):
-            text = self._text = text()
-        return text
+        words = tuple.__getitem__(self, 2)
+        return words if isinstance(words, str) else words()
 
     def __getitem__(self, key: str):
         if key == "text":
@@ -48,6 +54,9 @@ class Event:
             other = other.as_dict()
         return self.as_dict() == other
 
+    def __ne__(self, other) -> bool:
+        return not self == other
+
     __hash__ = None     # equal to a map, which has no hash either
 
     def __repr__(self) -> str:
@@ -57,7 +66,7 @@ class Event:
 def say(ev: list, kind: str, text: str | Callable[[], str], to: int | None = None) -> None:
     """Add an event to the move's list: `text` is its words, or a function of nothing that
     writes them when they are first read."""
-    ev.append(Event(kind, to, text))
+    ev.append(Event((kind, to, text)))
 
 
 def visible(events: list, seat: int | None) -> list[dict]:

@@ -8,6 +8,8 @@ taking a Player just pick those values off the board.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from games.events import say
 
 from .components import (BUILDINGS, CITY_SPACES, CORN, GOODS, ISLAND_SPACES, LARGE_MARKET,
@@ -48,6 +50,13 @@ def building_price(b: int, quarries: int, builder: bool) -> int:
     that a screen showing prices from a view asks the same function as the builder phase."""
     building = BUILDINGS[b]
     return max(0, building.cost - builder - min(quarries, building.column))
+
+
+@lru_cache(maxsize=None)
+def building_prices(quarries: int, builder: bool) -> tuple[int, ...]:
+    """`building_price` of every building, by number: the builder phase compares each with a
+    purse on every turn, and a few dozen (quarries, builder) pairs are all there ever are."""
+    return tuple(building_price(b, quarries, builder) for b in range(len(BUILDINGS)))
 
 
 def build_cost(p: Player, b: int, builder: bool) -> int:

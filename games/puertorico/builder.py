@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.events import say
 
-from .board import (build_cost, building_price, colonist_available, free_spaces, occupied, take_bonus_colonist,
+from .board import (build_cost, building_prices, colonist_available, free_spaces, occupied, take_bonus_colonist,
                     trigger_end)
 from .components import BUILDINGS, BY_KEY, QUARRY, UNIVERSITY
 from .state import State
@@ -25,10 +25,10 @@ def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str
         builder = seat == s.chooser
     money = p.doubloons
     free = free_spaces(p)
-    quarries = p.worked[QUARRY]
+    prices = building_prices(p.worked[QUARRY], builder)
     return tuple(b.key for b in BUILDINGS
                  if s.buildings[b.index] and b.spaces <= free and b.index not in p.city
-                 and building_price(b.index, quarries, builder) <= money)
+                 and prices[b.index] <= money)
 
 
 def _turn(s: State, ev: list) -> None:

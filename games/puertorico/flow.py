@@ -9,6 +9,7 @@ returns without asking, it is over and the next role is picked.
 from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn
+from games.errors import IllegalAction
 from games.events import Event, say
 
 from . import builder, captain, craftsman, mayor, settler, trader
@@ -141,13 +142,17 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
     decision = s.pending
     if decision is None or type(seat) is not int or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
-    if is_back(action):
+    try:
+        picks = check_pick(action, *decision[1:])
+    except IllegalAction:
+        # [BACK] is no option of any decision, so it is looked for only among the refused picks.
+        if not is_back(action):
+            raise
         if not back_label(s):
-            raise no_back(decision[1])
+            raise no_back(decision[1]) from None
         s.decisions += 1     # every move counts, this one too
         GOING_BACK[decision[1]][1](s)
         return []
-    picks = check_pick(action, *decision[1:])
     s.decisions += 1
     s.pending = None
     ev: list[Event] = []

@@ -47,11 +47,16 @@ def _hand_out(s: State, ev: list) -> None:
     _next_placement(s, ev)
 
 
+# Made once: each building's group (its name, its circles), and each tile kind's number by name.
+_BUILDING_GROUP = tuple((b.key, b.circles) for b in BUILDINGS)
+_TILE_KIND = {name: k for k, name in enumerate(TILE_KINDS)}
+
+
 def groups(p: Player) -> list[tuple[str, int]]:
     """(group, circles) of a board in the asking order: plantations by good, quarries, then each
     building in catalog order. Groups without circles are left out."""
-    out = [(TILE_KINDS[k], p.tiles[k]) for k in range(len(TILE_KINDS)) if p.tiles[k]]
-    out += [(BUILDINGS[b].key, BUILDINGS[b].circles) for b in sorted(p.city)]
+    out = [(TILE_KINDS[k], tiles) for k, tiles in enumerate(p.tiles) if tiles]
+    out += [_BUILDING_GROUP[b] for b in sorted(p.city)]
     return out
 
 
@@ -133,8 +138,9 @@ def go_back(s: State) -> None:
 
 
 def _put(p: Player, group: str, colonists: int) -> None:
-    if group in TILE_KINDS:
-        p.worked[TILE_KINDS.index(group)] = colonists
+    k = _TILE_KIND.get(group)
+    if k is not None:
+        p.worked[k] = colonists
     else:
         p.city[BY_KEY[group]] = colonists
     p.san_juan -= colonists

@@ -934,16 +934,17 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
     decision = s.pending.get(seat) if type(seat) is int else None
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
-    if is_back(action):
-        if not back_label(s, seat):
-            raise no_back(decision[0])
-        s.decisions += 1     # every move counts, this one too
-        _go_back(s, seat)
-        return []
     try:
         picks = check_pick(action, *decision)
     except IllegalAction as refusal:
-        raise _in_words(s, seat, decision, action, refusal) from None
+        # [BACK] is no option of any decision, so it is looked for only among the refused picks.
+        if not is_back(action):
+            raise _in_words(s, seat, decision, action, refusal) from None
+        if not back_label(s, seat):
+            raise no_back(decision[0]) from None
+        s.decisions += 1     # every move counts, this one too
+        _go_back(s, seat)
+        return []
     s.decisions += 1
     ev: list[Event] = []
     if s.stage in SIMULTANEOUS:

@@ -22,9 +22,9 @@ def test_words_are_written_once_and_only_when_read():
 
 
 def test_an_event_equals_the_plain_map_and_reads_like_one():
-    e = Event("draw", 2, lambda: "You draw Well.")
+    e = Event(("draw", 2, lambda: "You draw Well."))
     plain = {"type": "draw", "to": 2, "text": "You draw Well."}
-    assert e == plain and plain == e and [e] == [plain] and e == Event("draw", 2, "You draw Well.")
+    assert e == plain and plain == e and [e] == [plain] and e == Event(("draw", 2, "You draw Well."))
     assert e != {**plain, "text": "You draw Smithy."} and e != {**plain, "to": None}
     with pytest.raises(KeyError):
         e["seat"]

@@ -230,6 +230,13 @@ def test_hmac_sha256_rfc4231(case):
     assert fairness._hmac(key, data).hex() == expected
 
 
+def test_hmac_under_one_key_answers_every_message_afresh():
+    # A stream hashes its blocks with one keyed HMAC: each message must start from the key alone.
+    keyed = fairness._Hmac(PRK)
+    for msg in (b"", b"a", u64(0), u64(1), b"x" * 200, b"a"):
+        assert keyed(msg) == hmac.digest(PRK, msg, "sha256")
+
+
 RFC5869 = {
     1: ("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
         bytes(range(0xF0, 0xFA)), 42,
