@@ -37,7 +37,7 @@ from protocol.fairness import player_commit  # noqa: E402
 from protocol.harness import derived  # noqa: E402
 from protocol.messages import public_events  # noqa: E402
 from protocol.signing import Signer  # noqa: E402
-from server.broadcast import Broadcaster, decoded_view  # noqa: E402
+from server.broadcast import Broadcaster, Sent  # noqa: E402
 
 
 class unpadded:
@@ -101,9 +101,9 @@ class Match:
 
 
 def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[dict], actor: int,
-                     old_views: list) -> list[list[bytes]]:
+                     old_sent: list) -> list[list[bytes]]:
     """Each seat's frames for the move that produced ex.sent[n0:] and `events`, as the table
-    sends them: its signed messages, then its view update against `old_views`."""
+    sends them: its signed messages, then its view update against what `old_sent` says it has."""
     core = b.core
     n = len(core.seats)
     out: list[list[bytes]] = [[] for _ in range(n)]
@@ -112,10 +112,10 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
         for i in range(n) if m.kind == "entry" else [m.body["seat"]]:
             out[i].append(frame)
     for s in core.seats:
-        if old_views[s.index] is None:
+        if old_sent[s.index] is None:
             b._sent.pop(s.index, None)      # nothing sent yet: a snapshot
         else:
-            b._sent[s.index] = (s.conn, old_views[s.index], core.seq)
+            b._sent[s.index] = old_sent[s.index]
         s.conn.frames = []
     core.state, core.seq = ex.state, len(ex.log) - 1
     core.events.extend(events)              # a snapshot carries the latest of them
@@ -127,7 +127,7 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
 
 def _public(ex: ServerExchange) -> tuple:
     """What everyone learns from the latest move: the public view after it and its public events."""
-    return decoded_view(ex.engine, ex.state, None), public_events(ex.last_events)
+    return ex.engine.view(ex.state, None), public_events(ex.last_events)
 
 
 def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, rnd: random.Random) -> tuple[list, tuple]:
@@ -139,11 +139,11 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, rnd: random.Ra
     kept = (len(ex.log), len(ex.sent), len(ex.moves), ex.phase, ex.last_events)
     sent_before, events_before = dict(b._sent), list(b.core.events)
     twin = engine.permute_hidden(ex.state, actor, rnd)
-    old_views = [decoded_view(engine, twin, i) for i in range(len(b.core.seats))]
+    old_sent = [Sent(s.conn, engine.view(twin, s.index), real_seq, None) for s in b.core.seats]
     ex.state = twin
     n0 = len(ex.sent)
     ex.act(actor, action)
-    frames = _frames_for_move(ex, b, n0, ex.last_events, actor, old_views)
+    frames = _frames_for_move(ex, b, n0, ex.last_events, actor, old_sent)
     public = _public(ex)
     del ex.log[kept[0]:], ex.sent[kept[1]:], ex.moves[kept[2]:]
     ex.phase, ex.last_events = kept[3], kept[4]
@@ -177,10 +177,10 @@ def play(game: str, players: int, options: dict, seed: str, twins: bool = True) 
         actor = engine.to_act(ex.state)[0]
         action = deciders[actor].choose(engine.view(ex.state, actor))
         twin, public = _twin(ex, b, actor, action, rnd) if twins else (None, None)
-        old_views = [b._sent[i][1] for i in range(players)]
+        old_sent = [b._sent[i] for i in range(players)]
         n0 = len(ex.sent)
         ex.act(actor, action)
-        real = _frames_for_move(ex, b, n0, ex.last_events, actor, old_views)
+        real = _frames_for_move(ex, b, n0, ex.last_events, actor, old_sent)
         match.moves += 1
         if twin is not None and public != _public(ex):
             match.reveals += 1
