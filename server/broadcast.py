@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from games.contract import PRIVATE
 from protocol import wire
 from protocol.codec import pack
-from protocol.diff import canonical, diff, hash_fields, view_hash
+from protocol.diff import diff, field_text, hash_fields, view_hash
 
 from .conn import Conn
 
@@ -53,9 +53,10 @@ class Shared:
         self._text: dict[str, str] | None = None
 
     def text(self) -> dict[str, str]:
-        """Each field's canonical text (protocol.diff.canonical)."""
+        """Each field's text for the view hash (protocol.diff.field_text)."""
         if self._text is None:
-            self._text = {k: canonical(v) for k, v in self.fields.items()}
+            prev = self.prev
+            self._text = _texts(self.fields, (prev.fields, prev._text) if prev and prev._text else None)
         return self._text
 
     def ops_from(self, base: "Shared") -> list:
@@ -125,6 +126,7 @@ class Broadcaster:
         # message (protocol/exchange.py), whose length is one size class whatever it says.
         mine = self.engine.visible_events(events, None)
         sent = self._sent.get(s.index)
+        now.before = sent
         if sent is None or sent.conn is not conn or conn.stale_view:   # a new connection has nothing yet
             conn.stale_view = False
             frame = self._snapshot(now, s.index)
@@ -202,9 +204,15 @@ class Broadcaster:
         return self._padded(msg, view, {**msg, "view": _public(view)})
 
     def _delta(self, old: Sent, new: Sent, events: list[dict], seat: int | None) -> bytes:
-        """A delta from the view `old` (sent at its seq), or the snapshot when that is no larger."""
-        msg = {"type": "delta", "table": self.table_id, "base": old.seq, "seq": new.seq, "ops": _ops(old, new),
-               "hash": new.hash, "events": events}
+        """A delta from the view `old` (sent at its seq), or the snapshot when that is no larger.
+        A seat's own fields go whole when they change: what they add then is their size and a few
+        bytes, whatever changed in them."""
+        public = {"type": "delta", "table": self.table_id, "base": old.seq, "seq": new.seq, "ops": _ops(old, new),
+                  "hash": new.hash, "events": events}
+        private = [["set", [k], new.view[k]] for k in PRIVATE
+                   if k in new.view and (k not in old.view or old.view[k] != new.view[k])]
+        private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
+        msg = {**public, "ops": public["ops"] + private}
         if seat is None or self.engine.private_room(new.view) is None:
             frame = wire.encode(msg)
             if len(frame) > SNAPSHOT_CHECK:
@@ -212,17 +220,11 @@ class Broadcaster:
                 if len(snap) <= len(frame):
                     return snap
             return frame
-        # A seat's own fields go whole when they change: what they add then is their size and a
-        # few bytes, whatever changed in them. The frame's length follows its public part (see
-        # _padded): so does the choice of a snapshot instead, made on the public parts alone.
-        private = [["set", [k], new.view[k]] for k in PRIVATE
-                   if k in new.view and (k not in old.view or old.view[k] != new.view[k])]
-        private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
-        public = {**msg, "ops": msg["ops"]}
-        msg["ops"] = msg["ops"] + private
+        # The frame's length follows its public part (see _padded): so does the choice of a
+        # snapshot instead, made on the public parts alone.
         if len(pack(public)) > SNAPSHOT_CHECK:
             snap = {"type": "snapshot", "table": self.table_id, "seq": new.seq, "view": _public(new.view),
-                    "hash": msg["hash"], "events": self._latest_events()}
+                    "hash": new.hash, "events": self._latest_events()}
             if len(pack(snap)) <= len(pack(public)):
                 return self._snapshot(new, seat)
         return self._padded(msg, new.view, public)
@@ -274,19 +276,31 @@ class Sent:
     view: dict
     seq: int
     shared: Shared | None
+    before: "Sent | None" = None      # the view the seat had before, until this one's hash is made
+    _own: dict[str, str] | None = None   # the text of its OWN fields, once the hash is made
     _hash: bytes | None = None
 
     @property
     def hash(self) -> bytes:
-        """The view's hash (protocol.diff.view_hash), from the canonical text its shared fields
-        have already."""
+        """The view's hash (protocol.diff.view_hash), from the text its shared fields have
+        already, and that of its own fields that have not changed since the view before."""
         if self._hash is None:
-            view, shared = self.view, self.shared
+            view, shared, before = self.view, self.shared, self.before
             if shared is None:
                 self._hash = view_hash(view)
             else:
-                self._hash = hash_fields({**shared.text(), **{k: canonical(view[k]) for k in OWN if k in view}})
+                self._own = _texts({k: view[k] for k in OWN if k in view},
+                                   (before.view, before._own) if before and before._own else None)
+                self._hash = hash_fields({**shared.text(), **self._own})
+            self.before = None
         return self._hash
+
+
+def _texts(fields: dict, before: tuple[dict, dict[str, str]] | None) -> dict[str, str]:
+    """Each field's text for the view hash (protocol.diff.field_text); that of a field equal to
+    one in `before` (fields, and their texts) is taken from there: comparing costs less."""
+    old, texts = before or ({}, {})
+    return {k: texts[k] if k in texts and old[k] == v else field_text(k, v) for k, v in fields.items()}
 
 
 def _common(view: dict) -> dict:
