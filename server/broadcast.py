@@ -92,11 +92,14 @@ class Broadcaster:
     def show(self, events: list[dict], actor: int | None) -> None:
         """The match is now at the core's `seq`, with these new events: every connected seat gets
         its view update (the seat that moved, `actor`, gets one even when its view did not
-        change: its command is answered at that seq), then the spectators get theirs."""
+        change: its command is answered at that seq), then the spectators get theirs. Each
+        gets the public events only: what a seat alone is told comes to it signed, in a private
+        message (protocol/exchange.py), whose length is one size class whatever it says."""
+        shown = self.engine.visible_events(events, None)
         for s in self.core.seats:
             if s.human and s.conn is not None:
-                self._send_view(s, events, force=s.index == actor)
-        self._send_public(events)
+                self._send_view(s, shown, force=s.index == actor)
+        self._send_public(shown)
 
     def snapshot_to(self, conn: Conn) -> None:
         """Send a seat's or a spectator's connection a fresh snapshot: it (re)connected, asked for
@@ -119,21 +122,18 @@ class Broadcaster:
             self._shared = Shared(common, self._shared)
         return Sent(None, view, self.seq, self._shared)
 
-    def _send_view(self, s, events: list[dict], force: bool = False) -> None:
+    def _send_view(self, s, shown: list[dict], force: bool = False) -> None:
         conn = s.conn
         now = self._view(s.index)
-        # The public events only: what a seat alone is told comes to it signed, in a private
-        # message (protocol/exchange.py), whose length is one size class whatever it says.
-        mine = self.engine.visible_events(events, None)
         sent = self._sent.get(s.index)
         now.before = sent
         if sent is None or sent.conn is not conn or conn.stale_view:   # a new connection has nothing yet
             conn.stale_view = False
             frame = self._snapshot(now, s.index)
-        elif not force and not mine and now.view == sent.view:
+        elif not force and not shown and now.view == sent.view:
             return
         else:
-            frame = self._delta(sent, now, mine, s.index)
+            frame = self._delta(sent, now, shown, s.index)
         now.conn = conn
         self._sent[s.index] = now
         conn.push(frame, droppable=True)
@@ -153,7 +153,7 @@ class Broadcaster:
             self._pub_snap = (self._pub.seq, self._snapshot(self._pub, None))
         return self._pub_snap[1]
 
-    def _send_public(self, events: list[dict]) -> None:
+    def _send_public(self, shown: list[dict]) -> None:
         """The public view: computed and encoded once per change, the same bytes to everyone. A
         spectator that missed the previous update gets the snapshot instead of the delta."""
         spectators = self.core.spectators
@@ -161,7 +161,6 @@ class Broadcaster:
             self._pub = None
             return
         now = self._view(None)
-        shown = self.engine.visible_events(events, None)
         if self._pub is not None and now.view == self._pub.view and not shown:
             return
         if self._pub is None:
