@@ -1,7 +1,7 @@
 """Frame lengths on the wire: what each seat is sent in a match, what the padding costs, and
 whether a frame's length tells an eavesdropper which hidden cards it carries.
 
-    python bench/frames.py [--games 8] [--game ID] [--option NAME=VALUE ...] [--json]
+    python bench/frames.py [--games 8] [--game ID] [--option NAME=VALUE ...] [--json] [--cpu]
 
 Seeded matches of random bots, at every player count, go through the server's own output path:
 the fair-dealing exchange (protocol/exchange.py) signs the entries and private messages, the
@@ -14,6 +14,10 @@ differs between the two worlds tells an eavesdropper over TLS something about hi
 Reported per table: bytes per match to the seats with the padding and without it (the same
 matches again, encoded as before frames were padded), and the share of (move, seat) pairs whose frames differ in length
 between the two worlds, with the padding and without it. The last line is one JSON object.
+
+With --cpu, the matches alone (no twin world, no unpadded encoding) and the CPU time they take
+per move: the server's own work on a move bar the network, the store and the event loop (the
+rules, the signing, every seat's view, delta, hash and padding), for issue 14.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,6 +224,15 @@ def measure(game: str, players: int, options: dict, count: int) -> dict:
             "lengths_differ": round(differ, 4), "lengths_differ_unpadded": round(differ_bare, 4)}
 
 
+def output_cost(game: str, players: int, options: dict, count: int) -> dict:
+    start = time.process_time()
+    ms = matches(game, players, options, count, twins=False)
+    cpu = time.process_time() - start
+    moves = sum(m.moves for m in ms)
+    return {"players": players, "options": options, "games": count, "moves": moves,
+            "cpu_ms_per_move": round(1000 * cpu / moves, 3)}
+
+
 def main(argv: list[str] | None = None) -> None:
     from common import add_game_arguments, describe, engine_and_options
 
@@ -226,8 +240,18 @@ def main(argv: list[str] | None = None) -> None:
     add_game_arguments(ap)
     ap.add_argument("--games", type=int, default=8, help="matches per table")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    ap.add_argument("--cpu", action="store_true", help="the CPU time per move of the matches alone")
     args = ap.parse_args(argv)
     engine, option_sets = engine_and_options(ap, args)
+    if args.cpu:
+        rows = [output_cost(engine.INFO.id, n, options, args.games) for n in engine.INFO.players
+                for options in option_sets]
+        if not args.json:
+            for r in rows:
+                print(f"{r['players']} players, {describe(engine, r['options']):28s}: "
+                      f"{r['cpu_ms_per_move']:.3f} ms of CPU a move ({r['moves']} moves)")
+        print(json.dumps({"bench": "frames-cpu", "game": engine.INFO.id, "configs": rows}))
+        return
     rows = [measure(engine.INFO.id, n, options, args.games) for n in engine.INFO.players for options in option_sets]
     if not args.json:
         for r in rows:
