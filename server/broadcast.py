@@ -115,12 +115,15 @@ class Broadcaster:
         return next((s for s in self.core.seats if s.conn is conn), None)
 
     def _view(self, seat: int | None) -> Sent:
-        """The view of a seat (None: a spectator) now, with its Shared fields when they are."""
+        """The view of a seat (None: a spectator) now: the Shared fields, those of the views
+        before it at this change when they are equal, and the seat's own. Everything sent of the
+        view (its delta, its hash, itself in a snapshot) is then made of the same objects."""
         view = self.engine.view(self.state, seat)
         common = _common(view)
         if self._shared is None or self._shared.fields != common:
             self._shared = Shared(common, self._shared)
-        return Sent(None, view, self.seq, self._shared)
+        own = {k: view[k] for k in OWN if k in view}
+        return Sent(None, {**self._shared.fields, **own}, self.seq, self._shared)
 
     def _send_view(self, s, shown: list[dict], force: bool = False) -> None:
         conn = s.conn
