@@ -1,7 +1,7 @@
 """Frame lengths on the wire: what each seat is sent in a match, what the padding costs, and
 whether a frame's length tells an eavesdropper which hidden cards it carries.
 
-    python bench/frames.py [--games 8] [--game ID] [--option NAME=VALUE ...] [--json]
+    python bench/frames.py [--games 8] [--game ID] [--option NAME=VALUE ...] [--json] [--cpu]
 
 Seeded matches of random bots, at every player count, go through the server's own output path:
 the fair-dealing exchange (protocol/exchange.py) signs the entries and private messages, the
@@ -22,6 +22,10 @@ matches again, encoded as before frames were padded), the share of (move, seat) 
 frames differ in length between the two worlds, and the share of moves whose acts or rejects
 take more than one length by what they carry, with the padding and without it. The last line
 is one JSON object.
+
+With --cpu, the matches alone (no twin world, no unpadded encoding) and the CPU time they take
+per move: the server's own work on a move bar the network, the store and the event loop (the
+rules, the signing, every seat's view, delta, hash and padding), for issue 14.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +51,7 @@ from protocol.fairness import player_commit  # noqa: E402
 from protocol.harness import derived  # noqa: E402
 from protocol.messages import public_events  # noqa: E402
 from protocol.signing import Signer  # noqa: E402
-from server.broadcast import Broadcaster, decoded_view  # noqa: E402
+from server.broadcast import Broadcaster, Sent  # noqa: E402
 
 
 SAMPLED = 8     # at each move, the other acts and rejects whose lengths are compared with the real one's
@@ -114,9 +119,9 @@ class Match:
 
 
 def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[dict], actor: int,
-                     old_views: list) -> list[list[bytes]]:
+                     old_sent: list) -> list[list[bytes]]:
     """Each seat's frames for the move that produced ex.sent[n0:] and `events`, as the table
-    sends them: its signed messages, then its view update against `old_views`."""
+    sends them: its signed messages, then its view update against what `old_sent` says it has."""
     core = b.core
     n = len(core.seats)
     out: list[list[bytes]] = [[] for _ in range(n)]
@@ -125,10 +130,10 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
         for i in range(n) if m.kind == "entry" else [m.body["seat"]]:
             out[i].append(frame)
     for s in core.seats:
-        if old_views[s.index] is None:
+        if old_sent[s.index] is None:
             b._sent.pop(s.index, None)      # nothing sent yet: a snapshot
         else:
-            b._sent[s.index] = (s.conn, old_views[s.index], core.seq)
+            b._sent[s.index] = old_sent[s.index]
         s.conn.frames = []
     core.state, core.seq = ex.state, len(ex.log) - 1
     core.events.extend(events)              # a snapshot carries the latest of them
@@ -176,7 +181,7 @@ def _lengths_by_content(ex: ServerExchange, actor: int, action: list, rnd: rando
 
 def _public(ex: ServerExchange) -> tuple:
     """What everyone learns from the latest move: the public view after it and its public events."""
-    return decoded_view(ex.engine, ex.state, None), public_events(ex.last_events)
+    return ex.engine.view(ex.state, None), public_events(ex.last_events)
 
 
 def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
@@ -189,12 +194,12 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
     kept = (len(ex.log), len(ex.sent), len(ex.moves), ex.phase, ex.last_events)
     sent_before, events_before = dict(b._sent), list(b.core.events)
     twin = engine.permute_hidden(ex.state, actor, rnd)
-    old_views = [decoded_view(engine, twin, i) for i in range(len(b.core.seats))]
+    old_sent = [Sent(s.conn, engine.view(twin, s.index), real_seq, None) for s in b.core.seats]
     ex.state = twin
     commands = _commands(ex, actor, action, refused)
     n0 = len(ex.sent)
     ex.act(actor, action)
-    frames = _frames_for_move(ex, b, n0, ex.last_events, actor, old_views)
+    frames = _frames_for_move(ex, b, n0, ex.last_events, actor, old_sent)
     frames[actor] += commands
     public = _public(ex)
     del ex.log[kept[0]:], ex.sent[kept[1]:], ex.moves[kept[2]:]
@@ -229,14 +234,14 @@ def play(game: str, players: int, options: dict, seed: str, twins: bool = True) 
     while ex.phase == "play":
         actor = engine.to_act(ex.state)[0]
         action = deciders[actor].choose(engine.view(ex.state, actor))
-        refused = _not_offered(ex, actor, contents)
+        refused = _not_offered(ex, actor, contents) if twins else None   # --cpu times the match alone
         twin, public = _twin(ex, b, actor, action, refused, rnd) if twins else (None, None)
-        old_views = [b._sent[i][1] for i in range(players)]
-        commands = _commands(ex, actor, action, refused)
+        old_sent = [b._sent[i] for i in range(players)]
+        commands = _commands(ex, actor, action, refused) if twins else []
         match.by_content += twins and _lengths_by_content(ex, actor, action, contents)
         n0 = len(ex.sent)
         ex.act(actor, action)
-        real = _frames_for_move(ex, b, n0, ex.last_events, actor, old_views)
+        real = _frames_for_move(ex, b, n0, ex.last_events, actor, old_sent)
         real_commands = real[actor] + commands     # the actor's connection, both ways
         match.moves += 1
         if twin is not None and public != _public(ex):
@@ -278,6 +283,15 @@ def measure(game: str, players: int, options: dict, count: int) -> dict:
             "commands_by_content": round(by_content, 4), "commands_by_content_unpadded": round(by_content_bare, 4)}
 
 
+def output_cost(game: str, players: int, options: dict, count: int) -> dict:
+    start = time.process_time()
+    ms = matches(game, players, options, count, twins=False)
+    cpu = time.process_time() - start
+    moves = sum(m.moves for m in ms)
+    return {"players": players, "options": options, "games": count, "moves": moves,
+            "cpu_ms_per_move": round(1000 * cpu / moves, 3)}
+
+
 def main(argv: list[str] | None = None) -> None:
     from common import add_game_arguments, describe, engine_and_options
 
@@ -285,8 +299,18 @@ def main(argv: list[str] | None = None) -> None:
     add_game_arguments(ap)
     ap.add_argument("--games", type=int, default=8, help="matches per table")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    ap.add_argument("--cpu", action="store_true", help="the CPU time per move of the matches alone")
     args = ap.parse_args(argv)
     engine, option_sets = engine_and_options(ap, args)
+    if args.cpu:
+        rows = [output_cost(engine.INFO.id, n, options, args.games) for n in engine.INFO.players
+                for options in option_sets]
+        if not args.json:
+            for r in rows:
+                print(f"{r['players']} players, {describe(engine, r['options']):28s}: "
+                      f"{r['cpu_ms_per_move']:.3f} ms of CPU a move ({r['moves']} moves)")
+        print(json.dumps({"bench": "frames-cpu", "game": engine.INFO.id, "configs": rows}))
+        return
     rows = [measure(engine.INFO.id, n, options, args.games) for n in engine.INFO.players for options in option_sets]
     if not args.json:
         for r in rows:

@@ -239,6 +239,9 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             "actions_per_s": round(len(lat) / window, 1),
             "server_cpu_s": round(cpu, 2),
             "server_cpu_s_per_1000_actions": round(1000 * cpu / len(lat), 3) if lat else None,
+            # the cores the servers kept busy, and the actions one core would serve at saturation
+            "server_cores_busy": round(cpu / window, 2),
+            "actions_per_server_cpu_s": round(len(lat) / cpu, 1) if cpu else None,
             **{f"{k}_per_s": round((after[k] - before[k]) / window, 1) for k in after},
             "ack_p50_ms": round(q[49] * 1000, 2), "ack_p99_ms": round(q[98] * 1000, 2),
             "delta_bytes_mean": round(mean_delta, 1), "snapshot_bytes_mean": round(mean_snap, 1),

@@ -16,6 +16,12 @@ snapshot (real snapshots, requested now and then, which carry the last 50 log ev
 show the log's weight, a snapshot of the same view carrying only the delta's events, and the view
 operations alone against the view alone), and the server's resident memory per table. The last line is one JSON object.
 Target (issue 4): 200 tables with p99 under 50 ms, deltas on average under 15% of a snapshot.
+
+Saturation (issue 14): with `--think 0` every player answers at once, so the server is as busy as
+the players can make it. `server_cores_busy` says how much of a core it used (1.0: saturated),
+and `actions_per_server_cpu_s` what it serves per second of its own CPU time: the actions/s of a
+process with a whole core to itself, whatever else ran on the machine. Keep the window short
+(`--tables 50 --think 0 --seconds 15`): a table that finishes its match leaves the load.
 """
 from __future__ import annotations
 
@@ -33,14 +39,18 @@ from processes import private_postgres
 
 
 def run_server(data_dir: str, database: str, tables: int, port_pipe) -> None:
+    from server import heap
     from server.app import Server
 
     async def main():
         # every client comes from 127.0.0.1: the per-address limits are raised with the rest
         server = Server(data_dir, "127.0.0.1", 0, database=database, conns_per_addr=8 * tables + 16,
+                        max_connections=8 * tables + 16,
                         max_tables=tables + 8, rate=1000.0, burst=2000, conn_rate=1000.0, conn_burst=8 * tables,
                         tables_per_addr=tables + 8, tables_per_window=tables + 8)
-        port_pipe.send(await server.start())
+        port = await server.start()
+        heap.settle()        # as `governor serve` does
+        port_pipe.send(port)
         await asyncio.Event().wait()
 
     asyncio.run(main())

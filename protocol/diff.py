@@ -22,9 +22,24 @@ class PatchError(Refused):
 def view_hash(view) -> bytes:
     """8 bytes naming a view's content whatever the order of its map keys: the SHA-256 of its
     JSON with sorted keys (views are plain data: maps with string keys, lists, strings, ints,
-    booleans and None). JSON, because its encoder sorts keys in C: this runs once per change for
-    every seat."""
-    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    booleans and None)."""
+    return hash_fields({k: field_text(k, v) for k, v in view.items()})
+
+
+# JSON, because its encoder sorts keys in C; made once, since json.dumps makes one every call.
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def field_text(key: str, value) -> str:
+    """A view's field as its JSON with sorted keys writes it: `"key":value`."""
+    return f"{_JSON.encode(key)}:{_JSON.encode(value)}"
+
+
+def hash_fields(fields: dict[str, str]) -> bytes:
+    """view_hash of the view whose fields have this text (`field_text`): its JSON is put together
+    from them. The server makes the text of the fields every seat's view shares once per change
+    (server/broadcast.py)."""
+    text = "{" + ",".join(fields[k] for k in sorted(fields)) + "}"
     return hashlib.sha256(text.encode()).digest()[:8]
 
 

@@ -58,7 +58,7 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
-from . import logs
+from . import heap, logs
 from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
@@ -675,6 +675,7 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
 
 async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
+    heap.settle()                 # a process of its own: what start-up made is never garbage
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     if server.database != "sqlite":

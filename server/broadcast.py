@@ -22,11 +22,12 @@ carries out the core's `Send`, `Show` and `Snapshot` effects.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from games.contract import PRIVATE
 from protocol import wire
-from protocol.codec import as_received, pack
-from protocol.diff import diff, view_hash
+from protocol.codec import pack
+from protocol.diff import diff, field_text, hash_fields, view_hash
 
 from .conn import Conn
 
@@ -34,12 +35,39 @@ log = logging.getLogger("governor.server")
 EVENTS_IN_SNAPSHOT = 50   # the latest events a snapshot carries: the game log a client shows
 SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
 PRIVATE_OPS = 48          # what the ops that set a seat's PRIVATE fields add to their values: op, path, headers
+OWN = ("seat", *PRIVATE)  # the fields of a seat's view that are its own; every other field is alike in every view
 
 
-def decoded_view(engine, state, seat: int | None):
-    """The engine's view exactly as the receiver decodes it (tuples become lists), so that what
-    is compared, hashed and shown to bots is what a client holds."""
-    return as_received(engine.view(state, seat))
+class Shared:
+    """The fields every view of the match shows alike at one moment (all but the seat's own,
+    OWN), made once per change: the engine builds each seat's view anew, and a seat's view
+    whose fields are equal to these is sent with the work done on them once — their canonical
+    text (the view hash), their delta from the fields before. Equality is checked, not assumed."""
+
+    def __init__(self, fields: dict, prev: "Shared | None") -> None:
+        self.fields = fields
+        self.prev = prev                        # the fields of the change before (the seats' usual base)
+        if prev is not None:
+            prev.prev = None                    # only one step back is kept
+        self._ops: list | None = None           # diff(prev.fields, fields), once asked for
+        self._text: dict[str, str] | None = None
+
+    def text(self) -> dict[str, str]:
+        """Each field's text for the view hash (protocol.diff.field_text)."""
+        if self._text is None:
+            prev = self.prev
+            self._text = _texts(self.fields, (prev.fields, prev._text) if prev and prev._text else None)
+        return self._text
+
+    def ops_from(self, base: "Shared") -> list:
+        """The delta of these fields from `base`'s."""
+        if base is self:
+            return []
+        if base is self.prev:
+            if self._ops is None:
+                self._ops = diff(base.fields, self.fields)
+            return self._ops
+        return diff(base.fields, self.fields)
 
 
 class Broadcaster:
@@ -47,10 +75,11 @@ class Broadcaster:
         self.core = core                       # read, never changed here
         self.table_id = core.id
         self.engine = core.engine
-        self._sent: dict[int, tuple] = {}      # seat index -> (conn, view, seq): what that connection has
-        self._pub_view = None                  # the public view the spectators have ...
-        self._pub_seq = -1                     # ... and its seq
+        self._sent: dict[int, Sent] = {}       # seat index -> what that connection has
+        self._shared: Shared | None = None     # the fields the views of the latest change share
+        self._pub: Sent | None = None          # the public view the spectators have
         self._pub_snap: tuple[int, bytes] | None = None  # (seq, frame): the public snapshot, encoded once
+        self._events: tuple[list, int, list] | None = None   # (core.events, its length, its public ones)
 
     @property
     def seq(self) -> int:
@@ -63,11 +92,14 @@ class Broadcaster:
     def show(self, events: list[dict], actor: int | None) -> None:
         """The match is now at the core's `seq`, with these new events: every connected seat gets
         its view update (the seat that moved, `actor`, gets one even when its view did not
-        change: its command is answered at that seq), then the spectators get theirs."""
+        change: its command is answered at that seq), then the spectators get theirs. Each
+        gets the public events only: what a seat alone is told comes to it signed, in a private
+        message (protocol/exchange.py), whose length is one size class whatever it says."""
+        shown = self.engine.visible_events(events, None)
         for s in self.core.seats:
             if s.human and s.conn is not None:
-                self._send_view(s, events, force=s.index == actor)
-        self._send_public(events)
+                self._send_view(s, shown, force=s.index == actor)
+        self._send_public(shown)
 
     def snapshot_to(self, conn: Conn) -> None:
         """Send a seat's or a spectator's connection a fresh snapshot: it (re)connected, asked for
@@ -82,21 +114,31 @@ class Broadcaster:
     def _seat_of(self, conn: Conn):
         return next((s for s in self.core.seats if s.conn is conn), None)
 
-    def _send_view(self, s, events: list[dict], force: bool = False) -> None:
+    def _view(self, seat: int | None) -> Sent:
+        """The view of a seat (None: a spectator) now: the Shared fields, those of the views
+        before it at this change when they are equal, and the seat's own. Everything sent of the
+        view (its delta, its hash, itself in a snapshot) is then made of the same objects."""
+        view = self.engine.view(self.state, seat)
+        common = _common(view)
+        if self._shared is None or self._shared.fields != common:
+            self._shared = Shared(common, self._shared)
+        own = {k: view[k] for k in OWN if k in view}
+        return Sent(None, {**self._shared.fields, **own}, self.seq, self._shared)
+
+    def _send_view(self, s, shown: list[dict], force: bool = False) -> None:
         conn = s.conn
-        view = decoded_view(self.engine, self.state, s.index)
-        # The public events only: what a seat alone is told comes to it signed, in a private
-        # message (protocol/exchange.py), whose length is one size class whatever it says.
-        mine = self.engine.visible_events(events, None)
+        now = self._view(s.index)
         sent = self._sent.get(s.index)
-        if sent is None or sent[0] is not conn or conn.stale_view:   # a new connection has nothing yet
+        now.before = sent
+        if sent is None or sent.conn is not conn or conn.stale_view:   # a new connection has nothing yet
             conn.stale_view = False
-            frame = self._snapshot(view, s.index)
-        elif not force and not mine and view == sent[1]:
+            frame = self._snapshot(now, s.index)
+        elif not force and not shown and now.view == sent.view:
             return
         else:
-            frame = self._delta(sent[1], view, sent[2], mine, s.index)
-        self._sent[s.index] = (conn, view, self.seq)
+            frame = self._delta(sent, now, shown, s.index)
+        now.conn = conn
+        self._sent[s.index] = now
         conn.push(frame, droppable=True)
         if conn.stale_view:
             self._resnap(conn)
@@ -105,34 +147,33 @@ class Broadcaster:
 
     def public_snapshot_to(self, conn: Conn) -> None:
         conn.push(self._pub_snapshot(), droppable=True)
-        conn.seq = self._pub_seq
+        conn.seq = self._pub.seq
 
     def _pub_snapshot(self) -> bytes:
-        if self._pub_view is None or self._pub_seq != self.seq:
-            self._pub_view, self._pub_seq = decoded_view(self.engine, self.state, None), self.seq
-        if self._pub_snap is None or self._pub_snap[0] != self._pub_seq:
-            self._pub_snap = (self._pub_seq, self._snapshot(self._pub_view, None))
+        if self._pub is None or self._pub.seq != self.seq:
+            self._pub = self._view(None)
+        if self._pub_snap is None or self._pub_snap[0] != self._pub.seq:
+            self._pub_snap = (self._pub.seq, self._snapshot(self._pub, None))
         return self._pub_snap[1]
 
-    def _send_public(self, events: list[dict]) -> None:
+    def _send_public(self, shown: list[dict]) -> None:
         """The public view: computed and encoded once per change, the same bytes to everyone. A
         spectator that missed the previous update gets the snapshot instead of the delta."""
         spectators = self.core.spectators
         if not spectators:
-            self._pub_view = None
+            self._pub = None
             return
-        view = decoded_view(self.engine, self.state, None)
-        shown = self.engine.visible_events(events, None)
-        if self._pub_view is not None and view == self._pub_view and not shown:
+        now = self._view(None)
+        if self._pub is not None and now.view == self._pub.view and not shown:
             return
-        if self._pub_view is None:
-            self._pub_view, self._pub_seq = view, self.seq
+        if self._pub is None:
+            self._pub = now
             frame = self._pub_snapshot()
             base = None
         else:
-            base = self._pub_seq
-            frame = self._delta(self._pub_view, view, base, shown, None)
-            self._pub_view, self._pub_seq = view, self.seq
+            base = self._pub.seq
+            frame = self._delta(self._pub, now, shown, None)
+            self._pub = now
         for c in list(spectators):
             if c.stale_view or (base is not None and c.seq != base):
                 c.stale_view = False
@@ -145,32 +186,50 @@ class Broadcaster:
 
     # ------------------------------------------------------------------ frames
 
-    def _snapshot(self, view, seat: int | None) -> bytes:
-        msg = {"type": "snapshot", "table": self.table_id, "seq": self.seq, "view": view, "hash": view_hash(view),
-               "events": self.engine.visible_events(self.core.events, None)[-EVENTS_IN_SNAPSHOT:]}
+    def _latest_events(self) -> list[dict]:
+        """The latest public events, as many as a snapshot carries; those of the events the core
+        had before are kept, so that a snapshot does not sift the whole match again."""
+        events = self.core.events
+        if self._events is None or self._events[0] is not events or self._events[1] > len(events):
+            self._events = (events, 0, [])
+        _, seen, public = self._events
+        public = (public + self.engine.visible_events(events[seen:], None))[-EVENTS_IN_SNAPSHOT:]
+        self._events = (events, len(events), public)
+        return public
+
+    def _snapshot(self, now: Sent, seat: int | None) -> bytes:
+        view = now.view
+        msg = {"type": "snapshot", "table": self.table_id, "seq": now.seq, "view": view, "hash": now.hash,
+               "events": self._latest_events()}
         if seat is None:
             return wire.encode(msg)
         return self._padded(msg, view, {**msg, "view": _public(view)})
 
-    def _delta(self, old, new, base: int, events: list[dict], seat: int | None) -> bytes:
-        """A delta from the view at `base`, or the snapshot when that is no larger."""
-        msg = {"type": "delta", "table": self.table_id, "base": base, "seq": self.seq, "ops": diff(old, new),
-               "hash": view_hash(new), "events": events}
-        if seat is None:
+    def _delta(self, old: Sent, new: Sent, events: list[dict], seat: int | None) -> bytes:
+        """A delta from the view `old` (sent at its seq), or the snapshot when that is no larger.
+        A seat's own fields go whole when they change: what they add then is their size and a few
+        bytes, whatever changed in them."""
+        public = {"type": "delta", "table": self.table_id, "base": old.seq, "seq": new.seq, "ops": _ops(old, new),
+                  "hash": new.hash, "events": events}
+        private = [["set", [k], new.view[k]] for k in PRIVATE
+                   if k in new.view and (k not in old.view or old.view[k] != new.view[k])]
+        private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
+        msg = {**public, "ops": public["ops"] + private}
+        if seat is None or self.engine.private_room(new.view) is None:
             frame = wire.encode(msg)
-        else:
-            # A seat's own fields go whole when they change: what they add then is their size
-            # and a few bytes, whatever changed in them.
-            public = diff(_public(old), _public(new))
-            private = [["set", [k], new[k]] for k in PRIVATE if k in new and (k not in old or old[k] != new[k])]
-            private += [["del", [k]] for k in PRIVATE if k in old and k not in new]
-            msg["ops"] = public + private
-            frame = self._padded(msg, new, {**msg, "ops": public})
-        if len(frame) > SNAPSHOT_CHECK:
-            snap = self._snapshot(new, seat)
-            if len(snap) <= len(frame):
-                return snap
-        return frame
+            if len(frame) > SNAPSHOT_CHECK:
+                snap = self._snapshot(new, seat)
+                if len(snap) <= len(frame):
+                    return snap
+            return frame
+        # The frame's length follows its public part (see _padded): so does the choice of a
+        # snapshot instead, made on the public parts alone.
+        if len(pack(public)) > SNAPSHOT_CHECK:
+            snap = {"type": "snapshot", "table": self.table_id, "seq": new.seq, "view": _public(new.view),
+                    "hash": new.hash, "events": self._latest_events()}
+            if len(pack(snap)) <= len(pack(public)):
+                return self._snapshot(new, seat)
+        return self._padded(msg, new.view, public)
 
     def _padded(self, msg: dict, view, public: dict) -> bytes:
         """A frame to a seat, padded to the length of its public part (`public`: the message
@@ -195,9 +254,10 @@ class Broadcaster:
             return
         s = self._seat_of(conn)
         if s is not None:
-            view = decoded_view(self.engine, self.state, s.index)
-            self._sent[s.index] = (conn, view, self.seq)
-            conn.push(self._snapshot(view, s.index), droppable=True)
+            now = self._view(s.index)
+            now.conn = conn
+            self._sent[s.index] = now
+            conn.push(self._snapshot(now, s.index), droppable=True)
         elif conn in self.core.spectators:
             self.public_snapshot_to(conn)
 
@@ -210,6 +270,59 @@ class Broadcaster:
             self._resnap(conn)
 
 
+@dataclass(eq=False)
+class Sent:
+    """A view as made at `seq`, and what is known of it: the Shared fields it shows (None: not
+    known to show any), and once it is sent, the connection it went to."""
+    conn: Conn | None
+    view: dict
+    seq: int
+    shared: Shared | None
+    before: "Sent | None" = None      # the view the seat had before, until this one's hash is made
+    _own: dict[str, str] | None = None   # the text of its OWN fields, once the hash is made
+    _hash: bytes | None = None
+
+    @property
+    def hash(self) -> bytes:
+        """The view's hash (protocol.diff.view_hash), from the text its shared fields have
+        already, and that of its own fields that have not changed since the view before."""
+        if self._hash is None:
+            view, shared, before = self.view, self.shared, self.before
+            if shared is None:
+                self._hash = view_hash(view)
+            else:
+                self._own = _texts({k: view[k] for k in OWN if k in view},
+                                   (before.view, before._own) if before and before._own else None)
+                self._hash = hash_fields({**shared.text(), **self._own})
+            self.before = None
+        return self._hash
+
+
+def _texts(fields: dict, before: tuple[dict, dict[str, str]] | None) -> dict[str, str]:
+    """Each field's text for the view hash (protocol.diff.field_text); that of a field equal to
+    one in `before` (fields, and their texts) is taken from there: comparing costs less."""
+    old, texts = before or ({}, {})
+    return {k: texts[k] if k in texts and old[k] == v else field_text(k, v) for k, v in fields.items()}
+
+
+def _common(view: dict) -> dict:
+    """The fields of a view that every view shows alike."""
+    return {k: v for k, v in view.items() if k not in OWN}
+
+
 def _public(view) -> dict:
     """A seat's view without the fields only that seat may see."""
     return {k: v for k, v in view.items() if k not in PRIVATE}
+
+
+def _ops(old: Sent, new: Sent) -> list:
+    """The delta from one view to the next, bar the PRIVATE fields (sent whole by the caller);
+    the shared fields' part made once per change."""
+    if old.shared is None or new.shared is None:
+        return diff(_public(old.view), _public(new.view))
+    ops = new.shared.ops_from(old.shared)
+    if old.view.get("seat") != new.view.get("seat"):
+        ops = ops + diff({"seat": old.view.get("seat")}, {"seat": new.view.get("seat")})
+    return ops
+
+

@@ -28,6 +28,7 @@ log = logging.getLogger("governor.server")
 CLOSE_OVERFLOW = 1008  # policy violation: the client does not read what it is sent
 FLUSH_SECONDS = 1.0    # before a close: how long the client may take no frame before we give up
 FLUSH_MAX_SECONDS = 10.0   # ... and how long the flush may take in all
+WRITE_FRAMES = 16      # frames written to the socket together, at most
 
 
 def client_address(ip: str) -> str:
@@ -126,19 +127,40 @@ class Conn:
         self.stale_view = True
 
     async def writer(self) -> None:
+        """Send what is queued, what is there at once together: a move brings a seat its signed
+        entry, its view update and perhaps an answer, queued together, and they go out in one
+        write to the socket (one system call, not one each); WRITE_FRAMES at most, so that a
+        flush sees a slow reader's progress."""
         try:
             while True:
-                _, frame = await self.queue.get()
-                if frame is None:
-                    while self.backlog:
-                        await self.ws.send(self.backlog.popleft())
-                        self.sent += 1
-                else:
-                    await self.ws.send(frame)
-                    self.sent += 1
-                self.queue.task_done()
+                taken = [(await self.queue.get())[1]]
+                while not self.queue.empty() and len(taken) < WRITE_FRAMES:
+                    taken.append(self.queue.get_nowait()[1])
+                frames = []
+                for frame in taken:
+                    if frame is None:
+                        frames += self.backlog
+                        self.backlog.clear()
+                    else:
+                        frames.append(frame)
+                for i in range(0, len(frames), WRITE_FRAMES):
+                    await self._send(frames[i:i + WRITE_FRAMES])
+                    self.sent += len(frames[i:i + WRITE_FRAMES])
+                for _ in taken:
+                    self.queue.task_done()
         except ConnectionClosed:
             pass
+
+    async def _send(self, frames: list[bytes]) -> None:
+        """Binary messages, one WebSocket frame each, written to the socket together. websockets
+        writes each frame by itself (ws.send), so they are framed by its protocol object here and
+        written at once, in the context its own send uses (it checks that the connection is open
+        and waits while the socket's buffer is full)."""
+        ws = self.ws
+        async with ws.send_context():
+            for frame in frames:
+                ws.protocol.send_binary(frame)
+            ws.transport.write(b"".join(ws.protocol.data_to_send()))
 
     async def flush(self) -> None:
         """Wait until what is queued has been sent: while frames keep going out (one at least

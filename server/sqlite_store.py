@@ -15,7 +15,11 @@ Every write is one transaction, committed before the table tells anyone about it
 hands as soon as the commit returns); pass `synchronous="FULL"` to survive power loss as well.
 
 Writes run on one dedicated thread with its own connection, so the event loop never waits for the
-disk and every write keeps its order. Reads run on another thread with a second connection (WAL
+disk and every write keeps its order. They go there together: the writes asked for while the
+thread commits others are committed next, all in one transaction, each in a savepoint of its own
+so that one that fails is undone alone. Handing a write to a thread costs more than committing
+it, and a busy server asks for dozens meanwhile: one hand-off and one commit serve them all.
+Each write still returns only once it is committed. Reads run on another thread with a second connection (WAL
 lets it read while the writer commits): whatever a client makes the server read, it never queues
 in front of the moves being committed. A read sees every write that returned before it started.
 Closing the store finishes the writes under way, but interrupts the read under way and drops
@@ -114,6 +118,8 @@ class SQLiteStore:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db")
         self._reader = Background("governor-db-read")
         self._db: sqlite3.Connection | None = None      # the writer's, used on its thread only
+        self._pending: list[tuple[list, asyncio.Future]] = []   # writes not yet handed to the writer
+        self._committing: asyncio.Future | None = None  # the writes the writer commits now, if any
         self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
 
     # -- plumbing: writes on the writer's thread, reads on the reader's
@@ -151,6 +157,8 @@ class SQLiteStore:
 
     async def close(self) -> None:
         self.stop_reading()
+        while self._committing is not None:    # the writes asked for are committed first
+            await asyncio.wait([self._committing])
         if self._rdb is not None:
             await self._reader.ended(self._rdb.interrupt)
             self._rdb.close()
@@ -160,38 +168,79 @@ class SQLiteStore:
             self._db = None
         self._pool.shutdown(wait=True)
 
-    def _tx(self, statements: list[tuple[str, tuple]]) -> None:
+    async def _tx(self, statements: list[tuple[str, tuple]]) -> None:
+        """One write, committed when this returns: with every other write asked for meanwhile."""
+        done = asyncio.get_running_loop().create_future()
+        self._pending.append((statements, done))
+        if self._committing is None:
+            self._commit_pending()
+        await done
+
+    def _commit_pending(self) -> None:
+        batch, self._pending = self._pending, []
+        self._committing = asyncio.get_running_loop().run_in_executor(self._pool, self._commit,
+                                                                       [w for w, _ in batch])
+        self._committing.add_done_callback(lambda f: self._committed(batch, f))
+
+    def _committed(self, batch: list[tuple[list, asyncio.Future]], committing: asyncio.Future) -> None:
+        error = committing.exception()
+        outcomes = [error] * len(batch) if error is not None else committing.result()
+        for (_, done), outcome in zip(batch, outcomes):
+            if done.done():
+                continue   # its caller stopped waiting
+            if outcome is None:
+                done.set_result(None)
+            else:
+                done.set_exception(outcome)
+        self._committing = None
+        if self._pending:
+            self._commit_pending()
+
+    def _commit(self, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None]:
+        """On the writer's thread: the writes in one transaction, each in a savepoint; what
+        became of each (None: committed)."""
         db = self._db
+        outcomes: list[Exception | None] = []
         db.execute("BEGIN IMMEDIATE")
         try:
-            for sql, args in statements:
-                db.execute(sql, args)
+            for statements in writes:
+                db.execute("SAVEPOINT write")
+                try:
+                    for sql, args in statements:
+                        db.execute(sql, args)
+                except Exception as e:
+                    db.execute("ROLLBACK TO write")
+                    outcomes.append(e)
+                else:
+                    outcomes.append(None)
+                db.execute("RELEASE write")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        return outcomes
 
     # -- writes
 
     async def create_table(self, row: TableRow) -> None:
         now = time.time()
-        await self._run(self._tx, [(
+        await self._tx([(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
              row.server_seed, row.status, now, now))] + _seats_indexed(row.id, row.seats))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
-        await self._run(self._tx, [("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
+        await self._tx([("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
                                     (json.dumps(seats), time.time(), table_id))] + _seats_indexed(table_id, seats))
 
     async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
-        await self._run(self._tx, [(
+        await self._tx([(
             "UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
             (game_id, server_seed, time.time(), table_id))])
 
     async def set_status(self, table_id: str, status: str) -> None:
-        await self._run(self._tx, [("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
+        await self._tx([("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
                                     (status, time.time(), table_id))])
 
     async def append(self, table_id: str, n: int, kind: str, seat: int | None, data: dict,
@@ -202,7 +251,7 @@ class SQLiteStore:
         if status is not None:
             statements.append(("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
                                (status, time.time(), table_id)))
-        await self._run(self._tx, statements)
+        await self._tx(statements)
 
     # -- reads (on the reader's thread)
 

@@ -44,7 +44,6 @@ from protocol.exchange import SEED_BYTES, ServerExchange
 from protocol.fairness import player_commit
 from protocol.messages import ProtocolError
 
-from .broadcast import decoded_view
 from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
                       TellClock, TurnClock, Unbind, UnregisterToken)
@@ -746,7 +745,7 @@ class TableCore:
 
     def _ask_bot(self, s: Seat) -> Effects:
         s.job = (s.prompt_seq, s.epoch)
-        view = decoded_view(self.engine, self.exchange.state, s.index)   # what a client would hold
+        view = self.engine.view(self.exchange.state, s.index)   # what a client would hold
         return [AskBot(s.index, s.job, s.bot or self.bot_level, int.from_bytes(self.random_bytes(8)) >> 1, view)]
 
     def bot_moved(self, index: int, key: tuple, action: list | None) -> Effects:

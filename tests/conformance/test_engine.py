@@ -239,6 +239,33 @@ def test_a_seats_own_fields_fit_the_room_that_public_things_leave_them(game, tab
         for seat in range(players))
 
 
+def _destroy(tree) -> None:
+    """Empty every map and list of a tree, deepest first."""
+    children = list(tree.values()) if isinstance(tree, dict) else tree if isinstance(tree, list) else []
+    for child in list(children):
+        _destroy(child)
+    if isinstance(tree, (dict, list)):
+        tree.clear()
+
+
+def test_views_are_plain_data_that_share_nothing_with_the_state(game, table):
+    """The server sends and keeps the engine's views as they are (server/broadcast.py), so a view
+    must hold only maps and lists as a client decodes them (no tuples), and emptying every map
+    and list of it must leave the state as it was: a view that shared a list with the state
+    would change under the server's feet with the next move, and its deltas with it."""
+    players, options = table
+
+    def check(s, n):
+        before = pack(game.dump(s))
+        for seat in [None, *range(players)]:
+            view = game.view(s, seat)
+            assert as_received(view) == view, (seat, n)
+            _destroy(view)
+        assert pack(game.dump(s)) == before, n
+
+    random_game(game, players, options, "plain", check)
+
+
 def test_games_end_and_views_and_results_are_well_formed(game, table):
     players, options = table
     info = game.INFO

@@ -1,6 +1,8 @@
 """View deltas: patch(old, diff(old, new)) == new, hashes agree, malformed deltas are refused."""
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from games import sanjuan
 from protocol.codec import pack
-from protocol.diff import PatchError, diff, patch, view_hash
+from protocol.diff import PatchError, diff, field_text, hash_fields, patch, view_hash
 from protocol.fairness import local_streams
 
 leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3), st.binary(max_size=3))
@@ -57,6 +59,22 @@ def test_deltas_rebuild_every_view_of_a_real_game_and_stay_small(players, expans
 def test_hash_ignores_key_order_but_not_content():
     assert view_hash({"a": 1, "b": [1, 2]}) == view_hash({"b": [1, 2], "a": 1})
     assert view_hash({"a": 1, "b": [1, 2]}) != view_hash({"a": 1, "b": [2, 1]})
+
+
+views = st.dictionaries(st.text(max_size=3), st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-300, 300), st.text(max_size=4)),
+    lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=3), kids, max_size=4)),
+    max_leaves=12), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(views)
+def test_the_hash_made_from_the_text_of_each_field_is_that_of_the_whole_views_json(view):
+    """What every client of this protocol version computes (the SHA-256 of the view's JSON with
+    sorted keys): the server puts it together from the text of each field, that of the fields
+    every seat shares made once per change, and must land on the same bytes."""
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert hash_fields({k: field_text(k, v) for k, v in view.items()}) == hashlib.sha256(text.encode()).digest()[:8]
 
 
 @pytest.mark.parametrize("ops", [

@@ -13,7 +13,6 @@ from server import table_core
 from protocol import wire
 from protocol.exchange import ServerExchange
 from protocol.fairness import local_streams
-from server.broadcast import decoded_view
 from server.deciders import Deciders
 
 from .rawclient import Closed, Raw, play_all
@@ -271,7 +270,7 @@ async def test_a_dead_bot_worker_loses_no_decision():
     engine = games.get("sanjuan")
     state = engine.setup(["a", "b"], {}, local_streams(0))
     seat = engine.to_act(state)[0]
-    view = decoded_view(engine, state, seat)
+    view = engine.view(state, seat)
     deciders = Deciders(workers=2, processes=True, seconds=1.0)
     try:
         futs = [deciders.submit("ismcts", i, view) for i in range(3)]

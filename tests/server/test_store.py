@@ -181,6 +181,24 @@ async def test_a_log_row_written_twice_is_refused_and_changes_nothing(store):
     assert [t.status for t in await store.open_tables()] == ["playing"]      # the status neither
 
 
+async def test_a_write_refused_among_others_asked_at_once_is_undone_alone(store):
+    """Writes asked for together (SQLite commits them in one transaction): the one refused
+    changes nothing, and the others, before and after it, stand."""
+    for t in ("t1", "t2"):
+        await store.create_table(row(t))
+        await store.start_table(t, b"g" * 32, b"s" * 32)
+    await store.append("t1", 0, "act", 0, {"first": True})
+    outcomes = await asyncio.gather(store.append("t2", 0, "act", 0, {"a": 1}),
+                                    store.append("t1", 0, "act", 1, {"second": True}, status="over"),
+                                    store.append("t2", 1, "act", 1, {"b": 2}, status="over"),
+                                    store.append("t1", 1, "act", 1, {"third": True}),
+                                    return_exceptions=True)
+    assert outcomes[0] is None and isinstance(outcomes[1], Exception) and outcomes[2:] == [None, None]
+    assert await store.log("t1") == [LogRow(0, "act", 0, {"first": True}), LogRow(1, "act", 1, {"third": True})]
+    assert await store.log("t2") == [LogRow(0, "act", 0, {"a": 1}), LogRow(1, "act", 1, {"b": 2})]
+    assert [t.id for t in await store.open_tables()] == ["t1"] and (await store.finished_table("t2")) is not None
+
+
 async def test_a_log_with_a_gap_is_refused_when_read(store):
     await store.create_table(row("t1"))
     await store.append("t1", 0, "act", 0, {})

@@ -1,0 +1,30 @@
+"""The garbage collector of a server process, tuned for a heap of long-lived tables.
+
+CPython's cyclic collector looks at young objects often and, now and then, at the whole heap. A
+server's heap is mostly its tables (their states, logs and the views last sent), which live for
+the whole match, and every full collection walks all of it: with a few hundred tables in
+memory that held the event loop, and every table's next move, for 80 to 240 ms. So, once the
+server has started:
+
+- what start-up made (modules, rules data, the tables rebuilt from the store) is frozen out of
+  the collector's sight: it is never garbage, and never looked at again;
+- the young generation is collected every YOUNG net allocations instead of every 700: a move
+  makes and drops thousands of short-lived containers (views, frames), whose cycles, if any,
+  still die young, and the older generations follow at the usual ratios, so that the full walks
+  come some thirty times less often.
+
+Objects are still freed as soon as nothing refers to them; only cycles wait for the collector.
+"""
+from __future__ import annotations
+
+import gc
+
+YOUNG = 20_000     # net allocations of tracked objects between two collections of the young generation
+
+
+def settle() -> None:
+    """Freeze what exists now and space the collections out (once start-up is done)."""
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG, middle, old)
