@@ -8,6 +8,8 @@ Roles get some uniform noise, so that playouts do not all follow one line.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import plantations
 from .board import (build_cost, colonists, free_spaces, island_filled, occupied, production,
                     sale_price)
@@ -56,10 +58,10 @@ def rounds_left(s) -> float:
     return max(0.5, min(vp, col, city))
 
 
-def capacity(p) -> list[int]:
-    """Circles of the seat's production buildings of each good (corn needs none)."""
+def capacity(city) -> list[int]:
+    """Circles of a city's (its buildings') production buildings of each good (corn needs none)."""
     cap = [0] * len(GOODS)
-    for b in p.city:
+    for b in city:
         g = GOOD_OF[b]
         if g is not None:
             cap[g] += CIRCLES[b]
@@ -68,7 +70,7 @@ def capacity(p) -> list[int]:
 
 def building_worth(s, p, b: int, rl: float, cap: list[int]) -> float:
     """What building b adds to the board by the game's end: printed VP, its bonus as the board
-    stands for a large one, its income over the rounds left. `cap`: the board's capacity()."""
+    stands for a large one, its income over the rounds left. `cap`: the board's capacity."""
     building = BUILDINGS[b]
     v = building.vp
     if b in LARGE:
@@ -89,7 +91,7 @@ def _build(s, seat, options, rl):
     p = s.players[seat]
     builder = seat == s.chooser
     cv = DOUBLOON * min(1.0, rl / 6)   # money keeps little worth near the end
-    cap = capacity(p)
+    cap = capacity(p.city)
     best, top = None, 0.0
     for key in options:
         b = BY_KEY[key]
@@ -101,7 +103,7 @@ def _build(s, seat, options, rl):
 
 def _tile_value(p, cap: list[int], k: int, rl: float) -> float:
     """A face-up tile of kind k (a good, or QUARRY) on the board, over the rounds left (the
-    heuristic's scale). `cap`: the board's capacity()."""
+    heuristic's scale). `cap`: the board's capacity."""
     rounds = min(rl, 8)
     if k == QUARRY:
         return WEIGHTS["quarry"] * rounds * min(1.0, free_spaces(p) / 4)
@@ -115,7 +117,7 @@ def _tile_value(p, cap: list[int], k: int, rl: float) -> float:
 def _settle(s, seat, options):
     p = s.players[seat]
     rl = rounds_left(s)
-    cap = capacity(p)
+    cap = capacity(p.city)
     return [max(options, key=lambda o: _tile_value(p, cap, QUARRY if o == "quarry" else GOODS.index(o), rl))]
 
 
@@ -124,21 +126,28 @@ def _settle(s, seat, options):
 def placement(p) -> dict[str, int]:
     """Colonists wanted on each group of circles (named as mayor.groups names them), filled
     greedily by worth per colonist: a plantation with a building circle to match makes a good,
-    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere."""
-    left = colonists(p)
-    cap = capacity(p)
+    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere.
+    The answer is shared: read it, do not change it."""
+    return _placement(tuple(p.tiles), tuple(p.city), colonists(p))
+
+
+@lru_cache(maxsize=4096)
+def _placement(tiles: tuple[int, ...], city: tuple[int, ...], left: int) -> dict[str, int]:
+    """placement() of a board with these tiles, buildings and colonists: a search asks it for
+    the same few boards again and again."""
+    cap = capacity(city)
     units = []    # (worth per colonist, good of a pair or a single group's name, how many)
     for g in range(1, len(GOODS)):
-        pairs = min(p.tiles[g], cap[g])
+        pairs = min(tiles[g], cap[g])
         if pairs:
             units.append((GOOD_WORTH[g] / 2 + 0.1, g, pairs))
-    for b in p.city:
+    for b in city:
         if GOOD_OF[b] is None:
             units.append((4.0 if b in LARGE else VIOLET_RATE[b] * 3, BUILDINGS[b].key, 1))
-    if p.tiles[CORN]:
-        units.append((0.6, GOODS[CORN], p.tiles[CORN]))
-    if p.tiles[QUARRY]:
-        units.append((0.5, "quarry", p.tiles[QUARRY]))
+    if tiles[CORN]:
+        units.append((0.6, GOODS[CORN], tiles[CORN]))
+    if tiles[QUARRY]:
+        units.append((0.5, "quarry", tiles[QUARRY]))
     units.sort(key=lambda u: -u[0])
     want: dict[str, int] = {}
     for _, what, k in units:
@@ -147,7 +156,7 @@ def placement(p) -> dict[str, int]:
             want[GOODS[what]] = take
             left -= 2 * take
             for b in PRODUCERS[what]:
-                if b in p.city:
+                if b in city:
                     put = min(CIRCLES[b], take)
                     want[BUILDINGS[b].key] = put
                     take -= put
@@ -234,7 +243,7 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     rl = rounds_left(s) + 1
     dv = DOUBLOON * min(1.0, rl / 4)
     others = [q for i, q in enumerate(players) if i != seat]
-    caps = [capacity(p) for p in players]
+    caps = [capacity(p.city) for p in players]
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
@@ -332,15 +341,15 @@ def estimate(s, seat: int, rl: float) -> float:
     Compared between seats, not an exact forecast."""
     p = s.players[seat]
     total = score_seat(p)["total"]
-    for b in p.city:
+    for b, staff in p.city.items():
         if b in LARGE and not occupied(p, b):
             total += 0.5 * BONUS_OF[b](p)
-        elif BUILDINGS[b].good is None:
-            total += VIOLET_RATE[b] * rl * (0.8 if p.city[b] else UNSTAFFED * 0.8)
+        elif GOOD_OF[b] is None:
+            total += VIOLET_RATE[b] * rl * (0.8 if staff else UNSTAFFED * 0.8)
     # What the board makes now, and what its idle pairs (a plantation and a building circle of
     # its good) would make once staffed: without them a building bought looks like money lost.
     made = production(p)
-    cap = capacity(p)
+    cap = capacity(p.city)
     for g, k in enumerate(made):
         pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
         total += GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45 * rl
