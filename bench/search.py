@@ -27,7 +27,7 @@ STOPS = (1 / 3, 1 / 2)   # how far into the game a position is taken
 
 def searched_position(engine, players: int, options: dict, stop: float, iterations: int) -> tuple[dict, object, float]:
     """The first decision after `stop` of a game between the game's own players that the search
-    really searches (more than one candidate), with the bot that searched it and its time."""
+    really searches (more than one candidate), with the bot that searched it and its CPU time."""
     game = engine.INFO.id
     seed = f"search/{players}/{sorted(options.items())}/{stop:.2f}"
     level = bots.default_level(game)
@@ -46,9 +46,9 @@ def searched_position(engine, players: int, options: dict, stop: float, iteratio
         if i < stop * length:
             continue
         bot = bots.make(game, "ismcts", "bench", iterations=iterations)
-        t = time.perf_counter()
+        t = time.process_time()
         bot.choose(view)
-        elapsed = time.perf_counter() - t
+        elapsed = time.process_time() - t
         if bot.last_iterations:
             return view, bot, elapsed
     raise ValueError(f"the game {seed} has no searched decision after {stop:.0%}")

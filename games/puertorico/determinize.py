@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 
+from games.imagined import shuffled
+
 from . import mayor, plantations
 from .components import BUILDINGS, BY_KEY, GOODS, TABLES, TILE_KINDS
 from .flow import turn_order
@@ -98,7 +100,7 @@ class Determinizer:
 
     def sample(self, rnd: random.Random) -> State:
         s = self.template.copy()
-        rnd.shuffle(s.stack)
+        s.stack = shuffled(s.stack, rnd)
         return s
 
 

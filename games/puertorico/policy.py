@@ -8,6 +8,8 @@ Roles get some uniform noise, so that playouts do not all follow one line.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import plantations
 from .board import (build_cost, colonists, free_spaces, island_filled, occupied, production,
                     sale_price)
@@ -36,6 +38,13 @@ VIOLET_RATE = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
 VIOLET_RATE = tuple(VIOLET_RATE.get(b.key, 0.0) for b in BUILDINGS)
 LARGE = frozenset(b for b, _, _ in BONUSES)
 BONUS_OF = {b: bonus for b, _, bonus in BONUSES}
+# Per building index, looked up rather than read off the Building: the playouts ask them often.
+GOOD_OF = tuple(b.good for b in BUILDINGS)
+CIRCLES = tuple(b.circles for b in BUILDINGS)
+# A colonist's worth per round on a production pair of each good (two colonists), and on corn.
+PAIR_SLOT = tuple((w / 2, 2) for w in GOOD_WORTH)
+CORN_SLOT = (GOOD_WORTH[CORN], 1)
+QUARRY_SLOT = (WEIGHTS["quarry"], 1)
 
 
 def rounds_left(s) -> float:
@@ -49,26 +58,31 @@ def rounds_left(s) -> float:
     return max(0.5, min(vp, col, city))
 
 
-def _capacity(p, good: int) -> int:
-    """Circles of the seat's production buildings of a good (corn needs none)."""
-    return sum(BUILDINGS[b].circles for b in PRODUCERS[good] if b in p.city)
+def capacity(city) -> list[int]:
+    """Circles of a city's (its buildings') production buildings of each good (corn needs none)."""
+    cap = [0] * len(GOODS)
+    for b in city:
+        g = GOOD_OF[b]
+        if g is not None:
+            cap[g] += CIRCLES[b]
+    return cap
 
 
-def building_worth(s, p, b: int, rl: float) -> float:
+def building_worth(s, p, b: int, rl: float, cap: list[int]) -> float:
     """What building b adds to the board by the game's end: printed VP, its bonus as the board
-    stands for a large one, its income over the rounds left."""
+    stands for a large one, its income over the rounds left. `cap`: the board's capacity."""
     building = BUILDINGS[b]
     v = building.vp
     if b in LARGE:
         built = p.copy()            # the bonus as if it were built and occupied
         built.city[b] = 1
         return v + BONUS_OF[b](built) + 0.25 * rl
-    if building.good is None:
-        return v + VIOLET_RATE[b] * rl * 0.8
     g = building.good
-    if any(x in p.city for x in PRODUCERS[g]) and building.circles == 1:
+    if g is None:
+        return v + VIOLET_RATE[b] * rl * 0.8
+    if cap[g] and building.circles == 1:      # a small one beside a building of its good
         return v + 0.1 * rl
-    spare = p.tiles[g] + 1 - _capacity(p, g)     # plantations that would lack a building
+    spare = p.tiles[g] + 1 - cap[g]     # plantations that would lack a building
     use = max(0, min(building.circles, spare))
     return v + use * GOOD_WORTH[g] * 0.35 * rl
 
@@ -77,22 +91,23 @@ def _build(s, seat, options, rl):
     p = s.players[seat]
     builder = seat == s.chooser
     cv = DOUBLOON * min(1.0, rl / 6)   # money keeps little worth near the end
+    cap = capacity(p.city)
     best, top = None, 0.0
     for key in options:
         b = BY_KEY[key]
-        v = building_worth(s, p, b, rl) - build_cost(p, b, builder) * cv
+        v = building_worth(s, p, b, rl, cap) - build_cost(p, b, builder) * cv
         if v > top:
             best, top = key, v
     return [best] if best is not None else []
 
 
-def _tile_value(p, k: int, rl: float) -> float:
+def _tile_value(p, cap: list[int], k: int, rl: float) -> float:
     """A face-up tile of kind k (a good, or QUARRY) on the board, over the rounds left (the
-    heuristic's scale)."""
+    heuristic's scale). `cap`: the board's capacity."""
     rounds = min(rl, 8)
     if k == QUARRY:
         return WEIGHTS["quarry"] * rounds * min(1.0, free_spaces(p) / 4)
-    if k == CORN or _capacity(p, k) > p.tiles[k]:       # corn, or an idle circle waits for it
+    if k == CORN or cap[k] > p.tiles[k]:       # corn, or an idle circle waits for it
         rate = 1.0
     else:
         rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
@@ -102,7 +117,8 @@ def _tile_value(p, k: int, rl: float) -> float:
 def _settle(s, seat, options):
     p = s.players[seat]
     rl = rounds_left(s)
-    return [max(options, key=lambda o: _tile_value(p, QUARRY if o == "quarry" else GOODS.index(o), rl))]
+    cap = capacity(p.city)
+    return [max(options, key=lambda o: _tile_value(p, cap, QUARRY if o == "quarry" else GOODS.index(o), rl))]
 
 
 # ---------------------------------------------------------------- mayor placement
@@ -110,20 +126,28 @@ def _settle(s, seat, options):
 def placement(p) -> dict[str, int]:
     """Colonists wanted on each group of circles (named as mayor.groups names them), filled
     greedily by worth per colonist: a plantation with a building circle to match makes a good,
-    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere."""
-    left = colonists(p)
+    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere.
+    The answer is shared: read it, do not change it."""
+    return _placement(tuple(p.tiles), tuple(p.city), colonists(p))
+
+
+@lru_cache(maxsize=4096)
+def _placement(tiles: tuple[int, ...], city: tuple[int, ...], left: int) -> dict[str, int]:
+    """placement() of a board with these tiles, buildings and colonists: a search asks it for
+    the same few boards again and again."""
+    cap = capacity(city)
     units = []    # (worth per colonist, good of a pair or a single group's name, how many)
     for g in range(1, len(GOODS)):
-        pairs = min(p.tiles[g], _capacity(p, g))
+        pairs = min(tiles[g], cap[g])
         if pairs:
             units.append((GOOD_WORTH[g] / 2 + 0.1, g, pairs))
-    for b in p.city:
-        if BUILDINGS[b].good is None:
+    for b in city:
+        if GOOD_OF[b] is None:
             units.append((4.0 if b in LARGE else VIOLET_RATE[b] * 3, BUILDINGS[b].key, 1))
-    if p.tiles[CORN]:
-        units.append((0.6, GOODS[CORN], p.tiles[CORN]))
-    if p.tiles[QUARRY]:
-        units.append((0.5, "quarry", p.tiles[QUARRY]))
+    if tiles[CORN]:
+        units.append((0.6, GOODS[CORN], tiles[CORN]))
+    if tiles[QUARRY]:
+        units.append((0.5, "quarry", tiles[QUARRY]))
     units.sort(key=lambda u: -u[0])
     want: dict[str, int] = {}
     for _, what, k in units:
@@ -132,8 +156,8 @@ def placement(p) -> dict[str, int]:
             want[GOODS[what]] = take
             left -= 2 * take
             for b in PRODUCERS[what]:
-                if b in p.city:
-                    put = min(BUILDINGS[b].circles, take)
+                if b in city:
+                    put = min(CIRCLES[b], take)
                     want[BUILDINGS[b].key] = put
                     take -= put
         else:
@@ -151,19 +175,24 @@ def _place(s, seat, options):
 
 # ---------------------------------------------------------------- roles
 
-def _staffed_worth(p, colonists: int) -> float:
-    """What a board's circles make per round with this many colonists on the best of them (the
+def _slots(p, cap: list[int]) -> list[tuple[float, int]]:
+    """A board's circles as (worth per colonist per round, colonists it takes), best first (the
     heuristic's slots, roughly): production pairs at half a barrel a colonist, corn a barrel,
     violet buildings their rate, a large building its bonus, quarries a little."""
-    slots = []    # (worth per colonist, colonists)
+    slots = []
     for g in range(1, len(GOODS)):
-        slots += [(GOOD_WORTH[g] / 2, 2)] * min(p.tiles[g], _capacity(p, g))
-    slots += [(GOOD_WORTH[CORN], 1)] * p.tiles[CORN]
+        slots += [PAIR_SLOT[g]] * min(p.tiles[g], cap[g])
+    slots += [CORN_SLOT] * p.tiles[CORN]
     for b in p.city:
-        if BUILDINGS[b].good is None:
+        if GOOD_OF[b] is None:
             slots.append((1.0 + BONUS_OF[b](p) if b in LARGE else VIOLET_RATE[b] + 0.2, 1))
-    slots += [(WEIGHTS["quarry"], 1)] * p.tiles[QUARRY]
+    slots += [QUARRY_SLOT] * p.tiles[QUARRY]
     slots.sort(reverse=True)
+    return slots
+
+
+def _staffed_worth(slots: list[tuple[float, int]], colonists: int) -> float:
+    """What the slots make per round with this many colonists on the best of them."""
     worth = 0.0
     for per, cost in slots:
         if cost <= colonists:
@@ -172,16 +201,19 @@ def _staffed_worth(p, colonists: int) -> float:
     return worth
 
 
-def _colonists_worth(p, k: int, rl: float) -> float:
+def _colonists_worth(p, cap: list[int], k: int, rl: float) -> float:
     """k more colonists: what they add to the board's best staffing over the rounds left."""
     if not k:
         return 0.0
     have = colonists(p)
-    return (_staffed_worth(p, have + k) - _staffed_worth(p, have)) * WEIGHTS["colonist"] * min(rl, 6)
+    slots = _slots(p, cap)
+    return (_staffed_worth(slots, have + k) - _staffed_worth(slots, have)) * WEIGHTS["colonist"] * min(rl, 6)
 
 
-def _made(s, p) -> float:
-    return sum(GOOD_WORTH[g] * min(k, s.barrels[g]) for g, k in enumerate(production(p)))
+def _made(s, made: list[int]) -> float:
+    """The worth of the barrels a board makes (its production()) that the supply still has."""
+    barrels = s.barrels
+    return sum(GOOD_WORTH[g] * min(k, barrels[g]) for g, k in enumerate(made))
 
 
 def _trade(s, seat: int) -> list[int]:
@@ -211,15 +243,16 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     rl = rounds_left(s) + 1
     dv = DOUBLOON * min(1.0, rl / 4)
     others = [q for i, q in enumerate(players) if i != seat]
-    row = {plantations.kind(t) for t in s.row}
+    caps = [capacity(p.city) for p in players]
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
         v = s.roles[card] * dv * WEIGHTS["role_money"]
         if role == "craftsman":
-            mine = production(me)
+            made = [production(p) for p in players]
+            mine = made[seat]
             extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
-            v += _made(s, me) + extra - OTHERS * sum(_made(s, q) for q in others)
+            v += _made(s, mine) + extra - OTHERS * sum(_made(s, made[i]) for i in range(n) if i != seat)
         elif role == "trader":
             sold = _trade(s, seat)
             v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
@@ -228,19 +261,23 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
             v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
         elif role == "builder":
             options = build_options(s, seat, True)
-            best = max((building_worth(s, me, BY_KEY[k], rl) - build_cost(me, BY_KEY[k], True) * dv
+            cap = caps[seat]
+            best = max((building_worth(s, me, BY_KEY[k], rl, cap) - build_cost(me, BY_KEY[k], True) * dv
                         for k in options), default=0.0)
             v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
         elif role == "settler":
-            mine = max((_tile_value(me, k, rl) for k in row), default=0.0)
+            row = {plantations.kind(t) for t in s.row}
+            cap = caps[seat]
+            mine = max((_tile_value(me, cap, k, rl) for k in row), default=0.0)
             if s.quarries:
-                mine = max(mine, _tile_value(me, QUARRY, rl))
-            v += mine - OTHERS * 0.7 * sum(max((_tile_value(q, k, rl) for k in row), default=0.0)
-                                           for q in others)
+                mine = max(mine, _tile_value(me, cap, QUARRY, rl))
+            v += mine - OTHERS * 0.7 * sum(max((_tile_value(players[i], caps[i], k, rl) for k in row),
+                                               default=0.0)
+                                           for i in range(n) if i != seat)
         elif role == "mayor":
             ship = s.colonist_ship
-            v += _colonists_worth(me, share(ship, n, 0) + (s.colonist_supply > 0), rl)
-            v -= OTHERS * sum(_colonists_worth(players[i], share(ship, n, k), rl)
+            v += _colonists_worth(me, caps[seat], share(ship, n, 0) + (s.colonist_supply > 0), rl)
+            v -= OTHERS * sum(_colonists_worth(players[i], caps[i], share(ship, n, k), rl)
                               for k, i in enumerate(turn_order(n, seat)) if k)
         else:   # prospector
             v += dv
@@ -304,16 +341,17 @@ def estimate(s, seat: int, rl: float) -> float:
     Compared between seats, not an exact forecast."""
     p = s.players[seat]
     total = score_seat(p)["total"]
-    for b in p.city:
+    for b, staff in p.city.items():
         if b in LARGE and not occupied(p, b):
             total += 0.5 * BONUS_OF[b](p)
-        elif BUILDINGS[b].good is None:
-            total += VIOLET_RATE[b] * rl * (0.8 if p.city[b] else UNSTAFFED * 0.8)
+        elif GOOD_OF[b] is None:
+            total += VIOLET_RATE[b] * rl * (0.8 if staff else UNSTAFFED * 0.8)
     # What the board makes now, and what its idle pairs (a plantation and a building circle of
     # its good) would make once staffed: without them a building bought looks like money lost.
     made = production(p)
+    cap = capacity(p.city)
     for g, k in enumerate(made):
-        pairs = p.tiles[g] if g == CORN else min(p.tiles[g], _capacity(p, g))
+        pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
         total += GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45 * rl
     total += p.doubloons * DOUBLOON * min(1.0, rl / 4) + sum(p.goods) * BARREL
     total += 0.15 * island_filled(p) * min(1.0, rl / 4)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from games.imagined import ImaginedStreams
+from games.imagined import ImaginedStreams, shuffled
 
 from .cards import CARD_KIND, MANIFEST, TILES, cathedral_id
 from .rules import apply, build_decision, stage_decision
@@ -29,46 +29,59 @@ def _ids(cards) -> list[int]:
     return [c[0] for c in cards]
 
 
-def _tiles(view: dict, rnd: random.Random) -> tuple[tuple[int, ...], int]:
-    """The tile order (turned ones as seen, the rest shuffled) and a turn count that gives the
-    same known tiles and current tile (beyond 5 turns only the count modulo 5 matters)."""
+def _tiles(view: dict) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The tiles turned (as seen), those not turned yet (to be shuffled), and a turn count that
+    gives the same known tiles and current tile (beyond 5 turns only the count modulo 5 matters)."""
     known = [TILES.index(tuple(t.values())) for t in view["tiles"]]
-    rest = [t for t in range(len(TILES)) if t not in known]
-    rnd.shuffle(rest)
+    rest = tuple(t for t in range(len(TILES)) if t not in known)
     turned = len(known)
     if turned == len(TILES):
         at = known.index(TILES.index(tuple(view["tile"].values())))
         turned = at + 1 if at + 1 == len(TILES) else at + 1 + len(TILES)
-    return tuple(known + rest), turned
+    return tuple(known), rest, turned
 
 
 class _Template:
-    """Everything about the state that does not depend on the deal, computed once per view."""
+    """Everything about the state that does not depend on the deal, worked out once per view: a
+    state with every card the seat can identify in place, and the cards it cannot."""
 
     def __init__(self, view: dict) -> None:
         self.view = view
         self.seat = view["seat"]
         you = view["you"]
-        self.expansion = view["options"]["expansion"]
-        kinds = CARD_KIND[self.expansion]
+        expansion = view["options"]["expansion"]
+        kinds = CARD_KIND[expansion]
+        s = State([p["name"] for p in view["players"]], expansion, view["options"]["setup_variant"])
+        self.known_tiles, self.unturned, s.tiles_turned = _tiles(view)
+        s.governor = view["governor"]
+        s.round = view["round"]
+        s.roles_left = list(view["roles_left"])
+        s.taken = [tuple(x) for x in view["taken"]]
+        s.role = view["role"]
+        s.chooser = view["chooser"]
+        s.doubled = view["doubled"]
+        s.stage = view["stage"]
+        s.order = _turn_order_for(view)
+        s.over = view["over"]
+        cathedral = cathedral_id(expansion)
+        s.cathedral = view["cathedral"][0] if view["cathedral"] else None
+        assert s.cathedral in (None, cathedral)
         known = set()
-        self.cities = []
-        for pv in view["players"]:
-            city = _ids(pv["city"])
-            known.update(city)
-            known.update(_ids(pv["covered"]))
+        self.goods = []       # per player: its buildings holding a good
+        for p, pv in zip(s.players, view["players"]):
+            p.city = _ids(pv["city"])
+            p.covered = _ids(pv["covered"])
+            known.update(p.city, p.covered)
             inactive = set(pv["inactive"])
-            self.cities.append((city, _ids(pv["covered"]), [b for b, _, g in pv["city"] if g],
-                                frozenset(kinds[b] for b in city if b not in inactive)))
-        own = {f: _ids(you[f]) for f in ("hand", "chapel", "bank", "drawn")}
-        self.own = own
-        for cards in own.values():
-            known.update(cards)
-        cathedral = cathedral_id(self.expansion)
-        self.unknown = [c for c in range(len(MANIFEST[self.expansion])) if c not in known]
-        self.cathedral = view["cathedral"][0] if view["cathedral"] else None
-        assert self.cathedral in (None, cathedral)
-        self.order = _turn_order_for(view)
+            p.active = frozenset(kinds[b] for b in p.city if b not in inactive)
+            p.library_used = pv["library_used"]
+            self.goods.append([b for b, _, g in pv["city"] if g])
+        me = s.players[self.seat]
+        for f in ("hand", "chapel", "bank", "drawn"):
+            setattr(me, f, _ids(you[f]))
+            known.update(getattr(me, f))
+        self.state = s
+        self.unknown = [c for c in range(len(MANIFEST[expansion])) if c not in known]
 
 
 def _turn_order_for(view: dict) -> tuple[int, ...]:
@@ -78,41 +91,23 @@ def _turn_order_for(view: dict) -> tuple[int, ...]:
 
 
 def _deal(t: _Template, rnd: random.Random) -> State:
+    """The template's state with the unidentified cards dealt into the hidden places, in the
+    numbers the view shows, and the tiles not turned yet in a random order."""
     v = t.view
     seat = t.seat
-    s = State([p["name"] for p in v["players"]], t.expansion, v["options"]["setup_variant"])
-    s.tiles, s.tiles_turned = _tiles(v, rnd)
-    s.governor = v["governor"]
-    s.round = v["round"]
-    s.roles_left = list(v["roles_left"])
-    s.taken = [tuple(x) for x in v["taken"]]
-    s.role = v["role"]
-    s.chooser = v["chooser"]
-    s.doubled = v["doubled"]
-    s.stage = v["stage"]
-    s.order = t.order
-    s.cathedral = t.cathedral
-    s.over = v["over"]
-
-    pool = t.unknown[:]
-    rnd.shuffle(pool)
+    s = t.state.copy()
+    s.tiles = t.known_tiles + tuple(shuffled(t.unturned, rnd))
+    pool = shuffled(t.unknown, rnd)
+    at = 0
 
     def take(k: int) -> list[int]:
-        out = pool[len(pool) - k:] if k else []
-        del pool[len(pool) - k:]
-        return out
+        nonlocal at
+        at += k
+        return pool[at - k:at]
 
     for i, (p, pv) in enumerate(zip(s.players, v["players"])):
-        city, covered, with_goods, active = t.cities[i]
-        p.city = city[:]
-        p.covered = covered[:]
-        p.goods = {b: c for b, c in zip(with_goods, take(len(with_goods)))}
-        p.active = active
-        p.library_used = pv["library_used"]
-        if i == seat:
-            for f, cards in t.own.items():
-                setattr(p, f, cards[:])
-        else:
+        p.goods = dict(zip(t.goods[i], take(len(t.goods[i]))))
+        if i != seat:
             p.hand = take(pv["hand"])
             p.drawn = take(pv["drawn"])
             p.chapel = take(pv["chapel"])
@@ -120,7 +115,7 @@ def _deal(t: _Template, rnd: random.Random) -> State:
         p.harbor = take(pv["harbor"])
     s.discard = take(v["discard"])
     s.deck = take(v["deck"])
-    if pool:
+    if at != len(pool):
         raise ValueError("the view is inconsistent: unknown cards with nowhere to be")
     return s
 

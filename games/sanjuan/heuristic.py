@@ -14,6 +14,7 @@ from games.sanjuan.cards import (ARCHIVE, BY_KEY, CATHEDRAL, COST, GOLD_MINE,
 
 from . import values as V
 from .rules import black_market_discount, council_keep, cover_value, production_cap, sale_price, trade_cap
+from .state import ROLES
 
 TILE_INDEX = {t: i for i, t in enumerate(TILES)}
 # Weights of the rules of thumb (HeuristicBot(seed, **weights) overrides them, for tuning).
@@ -82,24 +83,33 @@ class Seat:
         w = V.worth(k, self.city, self.hand_kinds, self.rl, self.others6, self.score)
         return w - self.build_cost(card, priv) * self.cv
 
-    def best_build(self, priv: int) -> float:
-        """Score of the best building this seat could pay for with this privilege, or 0."""
-        best = 0.0
-        owned = set(self.city)
-        cands = list(self.hand)
-        if self.cathedral is not None:
-            cands.append(self.cathedral)
+    def best_builds(self, privs: tuple[int, ...]) -> list[float]:
+        """For each privilege, the score of the best building this seat could pay for with it,
+        or 0. (Each building's worth is worked out once, whatever the privileges.)"""
+        best = [0.0] * len(privs)
+        owned = self.city
+        hand = len(self.hand)
+        cands = self.hand if self.cathedral is None else [*self.hand, self.cathedral]
+        kinds = self.kind
+        cv = self.cv
         for c in cands:
-            k = self.kind[c]
+            k = kinds[c]
             if not PRODUCTION[k] and k in owned:
                 continue
-            if self.build_cost(c, priv) <= len(self.hand) - (k != CATHEDRAL):
-                best = max(best, self.build_score(c, priv))
+            room = hand - (k != CATHEDRAL)
+            w = None
+            for i, priv in enumerate(privs):
+                cost = self.build_cost(c, priv)
+                if cost <= room:
+                    if w is None:
+                        w = V.worth(k, owned, self.hand_kinds, self.rl, self.others6, self.score)
+                    best[i] = max(best[i], w - cost * cv)
         return best
 
     # ------------------------------------------------------------ roles
 
-    def role_values(self, w: dict) -> dict[str, float]:
+    def role_values(self, w: dict, roles=ROLES) -> dict[str, float]:
+        """What each of `roles` is worth to this seat now."""
         cv = self.cv
         rl = self.rl
         doubled = 2 if LIBRARY in self.active and self.n > 2 else 1
@@ -109,40 +119,42 @@ class Seat:
             return sale_price(prices, kind)
 
         out = {}
-        # Builder: the privilege saves cards (and may make a build possible at all).
-        with_p = self.best_build(doubled)
-        without = self.best_build(0)
-        others_build = sum(0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others)
-        out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
-                          - w["others"] * others_build)
-        # Producer: goods on empty buildings, the dearest first.
-        empty = sorted((V.good_value(k, rl) for k in self.my_empty), reverse=True)
-        cap = production_cap(doubled, self.active)
-        gain = sum(empty[:cap])
-        if len(empty[:cap]) >= 2 and WELL in self.active:
-            gain += cv
-        theirs = sum(max([V.good_value(k, rl) for k in e], default=0) for _, _, e in self.others)
-        out["producer"] = gain - w["others"] * theirs
-        # Trader: what the goods fetch now.
-        mine = sorted((price(k) for k in self.my_goods), reverse=True)
-        cap = trade_cap(doubled, self.active)
-        sold = mine[:cap]
-        gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
-                + (MARKET_STAND in self.active and len(sold) >= 2))
-        theirs = sum(max([price(k) for k in g], default=0) for _, g, _ in self.others)
-        out["trader"] = (gain - w["others"] * theirs) * cv
-        # Councillor: a card, chosen among five (or eight).
-        keep = council_keep(self.active)
-        out["councillor"] = (keep * cv + 0.3 * doubled + (0.2 if ARCHIVE in self.active else 0)
-                             - w["others"] * len(self.others) * 0.8 * cv)
-        # Prospector: a card for nobody else.
-        out["prospector"] = doubled * cv + (0.3 if GOLD_MINE in self.active else 0) + (
-            0.2 if GOLDSMITH in self.active else 0)
+        if "builder" in roles:
+            # The privilege saves cards (and may make a build possible at all).
+            with_p, without = self.best_builds((doubled, 0))
+            others_build = sum(0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others)
+            out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
+                              - w["others"] * others_build)
+        if "producer" in roles:
+            # Goods on empty buildings, the dearest first.
+            empty = sorted((V.good_value(k, rl) for k in self.my_empty), reverse=True)
+            cap = production_cap(doubled, self.active)
+            gain = sum(empty[:cap])
+            if len(empty[:cap]) >= 2 and WELL in self.active:
+                gain += cv
+            theirs = sum(max([V.good_value(k, rl) for k in e], default=0) for _, _, e in self.others)
+            out["producer"] = gain - w["others"] * theirs
+        if "trader" in roles:
+            # What the goods fetch now.
+            mine = sorted((price(k) for k in self.my_goods), reverse=True)
+            cap = trade_cap(doubled, self.active)
+            sold = mine[:cap]
+            gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
+                    + (MARKET_STAND in self.active and len(sold) >= 2))
+            theirs = sum(max([price(k) for k in g], default=0) for _, g, _ in self.others)
+            out["trader"] = (gain - w["others"] * theirs) * cv
         # A full hand makes cards worth less: the surplus would be discarded at round start.
         room = self.hand_limit - len(self.hand)
-        if room <= 1:
-            for r in ("councillor", "prospector"):
-                out[r] -= (2 - room) * w["full_hand"]
+        full = (2 - room) * w["full_hand"] if room <= 1 else 0
+        if "councillor" in roles:
+            # A card, chosen among five (or eight).
+            keep = council_keep(self.active)
+            out["councillor"] = (keep * cv + 0.3 * doubled + (0.2 if ARCHIVE in self.active else 0)
+                                 - w["others"] * len(self.others) * 0.8 * cv) - full
+        if "prospector" in roles:
+            # A card for nobody else.
+            out["prospector"] = doubled * cv + (0.3 if GOLD_MINE in self.active else 0) + (
+                0.2 if GOLDSMITH in self.active else 0) - full
         return out
 
 
@@ -178,7 +190,7 @@ class HeuristicBot(RulesOfThumb):
     # Each handler returns a legal pick: between lo and hi distinct options.
 
     def _role(self, k: Seat, options, lo, hi):
-        vals = k.role_values(self.w)
+        vals = k.role_values(self.w, options)
         return [max(options, key=lambda r: (vals[r], self.rng.random()))]
 
     def _library(self, k: Seat, options, lo, hi):

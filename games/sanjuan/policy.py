@@ -52,17 +52,29 @@ def seat_facts(s, seat: int) -> Seat:
     k.goods = list(p.goods)
     k.black_market = black_market_discount(p.active, len(p.goods))
     k.others = []
+    others6 = most = 0
     for i, q in enumerate(players):
-        goods = [kinds[b] for b in q.goods]
-        empty = [kinds[b] for b in q.city if PRODUCTION[kinds[b]] and b not in q.goods]
+        held = q.goods
+        goods = [kinds[b] for b in held]
+        empty = []
+        six = 0
+        for b in q.city:
+            kb = kinds[b]
+            if PRODUCTION[kb]:
+                if b not in held:
+                    empty.append(kb)
+            elif kb in V.SIX:
+                six += 1
+        most = max(most, len(q.city))
         if i == seat:
             k.my_goods, k.my_empty = goods, empty
         else:
             k.others.append((len(q.hand), goods, empty))
-    k.most = most_buildings(s)
-    k.rl = V.rounds_left(k.most)
+            others6 += six
+    k.most = most
+    k.rl = V.rounds_left(most)
     k.cv = V.card_value(k.rl)
-    k.others6 = sum(1 for i, q in enumerate(players) if i != seat for b in q.city if kinds[b] in V.SIX)
+    k.others6 = others6
     k.score = sum(VP[x] for x in k.city) + len(p.chapel) + len(p.bank) + len(p.harbor)
     k.priv = (2 if s.doubled else 1) if s.chooser == seat else 0
     k.prices = TILES[s.tiles[s.tiles_turned % len(s.tiles)]]
@@ -70,7 +82,7 @@ def seat_facts(s, seat: int) -> Seat:
 
 
 def _role_like_heuristic(s, seat, options, rnd, noise):
-    vals = seat_facts(s, seat).role_values(WEIGHTS)
+    vals = seat_facts(s, seat).role_values(WEIGHTS, options)
     return [max(options, key=lambda r: vals[r] + rnd.random() * noise)]
 
 
