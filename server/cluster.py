@@ -5,8 +5,9 @@ knows the open tables the others serve, for the lobby and for redirects.
 Every quarter of a lease it renews its own row in `processes` (alive, at its public address) and
 its leases, and stops serving any table whose lease it no longer holds (its clients are told to
 connect again, see Table.hand_over); then it takes over every open table whose lease expired and
-rebuilds it from its log; then it reads the open tables of the others, which the lobby lists: a
-table created elsewhere is listed here within a renewal. When the database cannot be
+rebuilds it from its log; then it reads the open tables of the others, which the lobby lists (a
+table created elsewhere is listed here within a renewal), and the addresses of the live
+processes, which its welcome tells clients (to come back through when the one they used is gone). When the database cannot be
 reached, it keeps trying; once its leases have run out unrenewed it stops serving their tables,
 as another process may serve them by then (fencing refuses its writes in any case).
 """
@@ -31,6 +32,7 @@ class Cluster:
         self.every = store.leases.seconds / 4
         self.url = ""     # this process's public address, known once it listens
         self.elsewhere: list[tuple[float, dict]] = []     # (created, lobby entry) of the others' open tables
+        self.urls: list[str] = []     # the public addresses of the live processes, this one's too
         self._task: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -83,6 +85,7 @@ class Cluster:
             self._hand_over(table_id, "its lease was taken over")
         await self.take_over()
         self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
+        self.urls = await self.store.live_urls()
 
     async def take_over(self) -> None:
         """Serve every open table whose lease has expired: at every renewal, and at once when a
@@ -104,11 +107,23 @@ class Cluster:
         url = await self.store.owner_url(table_id)
         return (table_id, url) if url is not None else None
 
-    async def owner_url(self, table_id: str) -> str | None:
-        """The address of the live process serving this open table, which this process does not
-        have in memory; "" while it moves (its lease ran out, or this process is taking it over);
-        None when it is no open table."""
-        return await self.store.owner_url(table_id)
+    async def find(self, table_id: str):
+        """An open table this process does not have in memory: (the table, when this process
+        has just taken it over, else None; the address of the live process that serves it, ""
+        while it moves to another, None when this process has it or it is no open table)."""
+        url = await self.store.owner_url(table_id)
+        if url == "":   # it moves: this process takes it, if it is free
+            await self.take_over()
+            table = await self.server.table(table_id)
+            if table is not None:
+                return table, None
+            url = await self.store.owner_url(table_id)
+        return None, url
+
+    async def place(self) -> str | None:
+        """Where a new table goes: the address of the live process that holds the fewest tables,
+        or None when this one does (on a tie too)."""
+        return await self.store.least_loaded()
 
     def _hand_over(self, table_id: str, why: str) -> None:
         table = self.server.tables.get(table_id)

@@ -208,6 +208,20 @@ class PostgresStore:
         return await self._tables(f"WHERE status NOT IN {FINISHED} AND id NOT IN (SELECT table_id FROM leases"
                                   f" WHERE owner = $1) ORDER BY created", self.leases.owner)
 
+    async def live_urls(self) -> list[str]:
+        """The public addresses of the live processes (this one's among them), in order."""
+        rows = await self._read("fetch", "SELECT url FROM processes WHERE expires > now() ORDER BY url")
+        return [r[0] for r in rows]
+
+    async def least_loaded(self) -> str | None:
+        """The public address of the live process that holds the fewest leases, when it is not
+        this one (a tie goes to this one); None when this one holds the fewest."""
+        row = await self._read(
+            "fetchrow", "SELECT p.id = $1, p.url FROM processes p LEFT JOIN leases l ON l.owner = p.id"
+            " AND l.expires > now() WHERE p.expires > now() GROUP BY p.id, p.url"
+            " ORDER BY count(l.table_id), p.id <> $1, p.id LIMIT 1", self.leases.owner)
+        return None if row is None or row[0] else row[1]
+
     async def owner_url(self, table_id: str) -> str | None:
         """The address of the live process that serves this open table; "" when its lease has
         run out (a process takes it over within a renewal) or this process has just taken it
