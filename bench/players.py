@@ -54,96 +54,115 @@ class Stats:
 
 async def player(url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
                  think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> None:
-    async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
-        async def send(msg):
-            await ws.send(wire.encode(msg))
+    """A seat played until its match ends. The table's first player creates it (table None) and
+    tells the others (table_q) where it is: a cluster may place it on another process."""
+    while True:
+        async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
+            redirect = await _session(ws, url, create, table_q, table, name, think, stats, rnd, dealt)
+        if redirect is None:
+            return
+        url = redirect["url"]       # a cluster's process sends us on: ask the same there
+        if table is None:
+            create = {**create, "here": True}
 
-        async def recv():
-            frame = await ws.recv()
-            return frame, wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
 
-        await send({"type": "hello", "version": wire.VERSION})
-        await recv()
-        if table is None:  # the table's first player creates it and tells the others
-            await send(create)
-            _, created = await recv()
-            table = created["table"]
-            for _ in range(create["seats"] - 1):
-                table_q.put_nowait(table)
-        await send({"type": "sit", "table": table, "name": name})
-        seed = secrets.token_bytes(32)
-        player_id = seat = None
-        view, seq, pending = None, None, {}
-        next_id = 0
+async def _session(ws, url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
+                   think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> dict | None:
+    """One connection of `player`: None once the match is over, or the redirect that sends it
+    to another process of a cluster before it is seated."""
+    async def send(msg):
+        await ws.send(wire.encode(msg))
 
-        async def maybe_act():
-            # The next question may arrive before the ack of the last answer: decide after both.
-            nonlocal next_id
-            prompt = view.get("prompt") if view else None
-            if prompt and seat in view["to_act"] and not pending:
-                await asyncio.sleep(rnd.uniform(0, 2 * think))
-                next_id += 1
-                pending[next_id] = time.perf_counter()
-                await send({"type": "act", "id": next_id, "seq": seq,
-                            "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"], rnd)})
+    async def recv():
+        frame = await ws.recv()
+        return frame, wire.decode(frame, wire.SERVER, wire.MAX_SERVER_FRAME)
 
-        while True:
-            frame, msg = await recv()
-            kind = msg["type"]
-            if kind == "seated":
-                player_id, seat = msg["player_id"], msg["seat"]
-            elif kind == "entry":
-                body = Signed.parse("entry", msg["payload"], msg["sig"]).body
-                if body["t"] == "header":
-                    await send({"type": "commit", "commitment": player_commit(body["game_id"], player_id, seed)})
-                elif body["t"] == "commits":
-                    await send({"type": "reveal", "seed": seed})
-                elif body["t"] == "reveals":
-                    stats.dealt += 1
-                    if stats.dealt == stats.target:
-                        dealt.set()
-                elif body["t"] in ("final", "cancel"):
-                    return
-            elif kind in ("snapshot", "delta"):
-                if kind == "snapshot":
-                    view = msg["view"]
-                    if stats.measuring:
-                        stats.real_snapshot_bytes.append(len(frame))
-                else:
-                    if msg["base"] != seq:
-                        await send({"type": "resync"})
-                        continue
-                    view = patch(view, msg["ops"])
-                    if stats.measuring:
-                        stats.delta_bytes.append(len(frame))
-                    if stats.measuring and rnd.random() < 0.1:  # sampled: encoding costs the load generator
-                        # The same view as a snapshot carrying only this delta's events, and the
-                        # view changes alone against the whole view (no log in either).
-                        stats.delta_bytes_sampled.append(len(frame))
-                        stats.snapshot_bytes.append(len(wire.encode(
-                            {"type": "snapshot", "table": msg["table"], "seq": msg["seq"], "view": view,
-                             "hash": msg["hash"], "events": msg["events"]})))
-                        stats.ops_bytes.append(len(pack(msg["ops"])))
-                        stats.view_bytes.append(len(pack(view)))
-                        if rnd.random() < 0.02:  # now and then, a real snapshot to compare with
-                            await send({"type": "resync"})
-                seq = msg["seq"]
-                await maybe_act()
-            elif kind in ("ack", "reject"):
-                sent = pending.pop(msg["id"], None)
-                if sent is not None and stats.measuring:
-                    stats.latencies.append(time.perf_counter() - sent)
-                if kind == "reject":
-                    stats.rejects += 1
+    await send({"type": "hello", "version": wire.VERSION})
+    await recv()
+    if table is None:  # the table's first player creates it and tells the others
+        await send(create)
+        _, created = await recv()
+        if created["type"] == "redirect":
+            return created
+        table = created["table"]
+        for _ in range(create["seats"] - 1):
+            table_q.put_nowait((table, url))
+    await send({"type": "sit", "table": table, "name": name})
+    seed = secrets.token_bytes(32)
+    player_id = seat = None
+    view, seq, pending = None, None, {}
+    next_id = 0
+
+    async def maybe_act():
+        # The next question may arrive before the ack of the last answer: decide after both.
+        nonlocal next_id
+        prompt = view.get("prompt") if view else None
+        if prompt and seat in view["to_act"] and not pending:
+            await asyncio.sleep(rnd.uniform(0, 2 * think))
+            next_id += 1
+            pending[next_id] = time.perf_counter()
+            await send({"type": "act", "id": next_id, "seq": seq,
+                        "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"], rnd)})
+
+    while True:
+        frame, msg = await recv()
+        kind = msg["type"]
+        if kind == "redirect":      # not seated: another process of a cluster has the table
+            return msg
+        if kind == "seated":
+            player_id, seat = msg["player_id"], msg["seat"]
+        elif kind == "entry":
+            body = Signed.parse("entry", msg["payload"], msg["sig"]).body
+            if body["t"] == "header":
+                await send({"type": "commit", "commitment": player_commit(body["game_id"], player_id, seed)})
+            elif body["t"] == "commits":
+                await send({"type": "reveal", "seed": seed})
+            elif body["t"] == "reveals":
+                stats.dealt += 1
+                if stats.dealt == stats.target:
+                    dealt.set()
+            elif body["t"] in ("final", "cancel"):
+                return
+        elif kind in ("snapshot", "delta"):
+            if kind == "snapshot":
+                view = msg["view"]
+                if stats.measuring:
+                    stats.real_snapshot_bytes.append(len(frame))
+            else:
+                if msg["base"] != seq:
                     await send({"type": "resync"})
-                else:
-                    await maybe_act()
+                    continue
+                view = patch(view, msg["ops"])
+                if stats.measuring:
+                    stats.delta_bytes.append(len(frame))
+                if stats.measuring and rnd.random() < 0.1:  # sampled: encoding costs the load generator
+                    # The same view as a snapshot carrying only this delta's events, and the
+                    # view changes alone against the whole view (no log in either).
+                    stats.delta_bytes_sampled.append(len(frame))
+                    stats.snapshot_bytes.append(len(wire.encode(
+                        {"type": "snapshot", "table": msg["table"], "seq": msg["seq"], "view": view,
+                         "hash": msg["hash"], "events": msg["events"]})))
+                    stats.ops_bytes.append(len(pack(msg["ops"])))
+                    stats.view_bytes.append(len(pack(view)))
+                    if rnd.random() < 0.02:  # now and then, a real snapshot to compare with
+                        await send({"type": "resync"})
+            seq = msg["seq"]
+            await maybe_act()
+        elif kind in ("ack", "reject"):
+            sent = pending.pop(msg["id"], None)
+            if sent is not None and stats.measuring:
+                stats.latencies.append(time.perf_counter() - sent)
+            if kind == "reject":
+                stats.rejects += 1
+                await send({"type": "resync"})
+            else:
+                await maybe_act()
 
 
 async def load(urls: list[str], create: dict, tables: int, seconds: float, think: float, pids: list[int],
                counters=None) -> dict:
-    """N tables of headless players, table t at the server urls[t % len(urls)]; the server
-    processes are `pids`. Measured over the window: actions, command-to-ack latency, frame
+    """N tables of headless players, table t created through the server urls[t % len(urls)] (a
+    cluster may place it on another of its processes); the server processes are `pids`. Measured over the window: actions, command-to-ack latency, frame
     sizes, the servers' CPU time and memory, and the rise of whatever `counters` (an async
     function returning {name: number}) counts, per second as "NAME_per_s"."""
     seats = create["seats"]
@@ -158,9 +177,9 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
         url = urls[t % len(urls)]
         tasks.append(asyncio.create_task(player(url, create, q, None, f"T{t}P0", think, stats, rnd, dealt)))
         for i in range(1, seats):
-            async def later(i=i, q=q, t=t, url=url):
-                await player(url, create, None, await q.get(), f"T{t}P{i}", think, stats,
-                             random.Random(f"{t}/{i}"), dealt)
+            async def later(i=i, q=q, t=t):
+                table, owner = await q.get()    # the others sit where the table is
+                await player(owner, create, None, table, f"T{t}P{i}", think, stats, random.Random(f"{t}/{i}"), dealt)
             tasks.append(asyncio.create_task(later()))
     start = time.perf_counter()
     await asyncio.wait_for(dealt.wait(), timeout=300)
