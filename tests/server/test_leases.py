@@ -8,6 +8,7 @@ import asyncpg
 import pytest
 
 from protocol import wire
+from protocol.codec import pack
 from server import postgres_store
 from server.leases import LeaseLost
 from server.postgres_store import PostgresStore
@@ -86,6 +87,31 @@ async def test_renewing_keeps_the_leases_and_names_those_taken_over(database, pr
     await second.take_expired()
     assert await first.renew("ws://127.0.0.1:1") == ["t2"]
     await first.append("t1", 0, "act", 0, {})     # t1 is still its own
+
+
+async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_always_does(database, processes):
+    first, second = await processes(), await processes()
+    await first.create_table(row("t1"))
+    db = await asyncpg.connect(database)
+    write = db.transaction()
+    await write.start()
+    await first.leases.fence(db, "t1")    # a write of t1 under way: its lease checked and locked
+    # renewing every lease of the process goes on beside it (it would otherwise hold up every
+    # table's next write until the writes under way had committed)
+    assert await asyncio.wait_for(first.renew("ws://127.0.0.1:1"), 5) == []
+    await expire(database, "t1")
+    taking = asyncio.ensure_future(second.take_expired())
+    done, _ = await asyncio.wait([taking], timeout=0.5)
+    assert not done                       # the takeover waits for the write ...
+    await db.execute("INSERT INTO log (table_id, n, kind, seat, data) VALUES ('t1', 0, 'act', 0, $1)",
+                     pack({"n": "in flight"}))
+    await write.commit()
+    await db.close()
+    assert [r.id for r in await taking] == ["t1"]       # ... then takes the table with it
+    assert [r.data for r in await second.log("t1")] == [{"n": "in flight"}]
+    with pytest.raises(LeaseLost):
+        await first.append("t1", 1, "act", 0, {})
+    await second.append("t1", 1, "act", 0, {"n": "second"})
 
 
 async def test_processes_taking_over_at_once_never_take_the_same_table(database, processes):
