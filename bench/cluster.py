@@ -77,6 +77,10 @@ class Setup:
                 procs.append(serve(self.folder / run / str(i), database, public=True))
             out = asyncio.run(load([url for _, url in procs], self.create, tables, self.args.seconds,
                                    self.args.think, [p.pid for p, _ in procs], counters))
+        except Exception as e:     # e.g. a table that moved to another process before it was dealt
+            if not self.args.json:
+                print(f"  {self.name}: {tables} tables: the run failed: {e!r}", flush=True)
+            return {"tables": tables, "failed": repr(e)[:300]}
         finally:
             for p, _ in procs:
                 p.kill()
@@ -105,21 +109,28 @@ class Setup:
 
     def capacity(self, args) -> dict:
         """The largest N at p99 under --p99 ms, and every run of the search."""
-        best, tried = largest_passing(self.step, lambda r: r["ack_p99_ms"] < args.p99, args.start, args.steps,
+        best, tried = largest_passing(self.step, lambda r: held(r, args.p99), args.start, args.steps,
                                       time.monotonic() + args.budget, args.within)
         return {"largest_tables": best["tables"] if best else 0,
                 # False: every N tried held, so the largest is at least largest_tables
-                "limit_reached": any(r["ack_p99_ms"] >= args.p99 for r in tried), "steps": tried}
+                "limit_reached": not all(held(r, args.p99) for r in tried), "steps": tried}
+
+
+def held(run: dict, p99: float) -> bool:
+    """The run's p99 stayed under the limit (a run that failed did not hold)."""
+    return "failed" not in run and run["ack_p99_ms"] < p99
 
 
 def spread(values: list[float]) -> dict:
-    """The median and the range of some figures."""
+    """The median and the range of some figures (None for none)."""
+    if not values:
+        return {"median": None, "min": None, "max": None, "runs": 0}
     return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
             "max": round(max(values), 3), "runs": len(values)}
 
 
 def shown(s: dict) -> str:
-    return f"{s['median']:g} ({s['min']:g}–{s['max']:g}, {s['runs']} runs)"
+    return f"{s['median']:g} ({s['min']:g}–{s['max']:g}, {s['runs']} runs)" if s["runs"] else "no run"
 
 
 def cost(setups: list[Setup], args) -> dict:
@@ -129,12 +140,13 @@ def cost(setups: list[Setup], args) -> dict:
         order = setups[r % len(setups):] + setups[:r % len(setups)]
         for setup in order:
             runs[setup.processes].append(setup.step(args.tables))
-    cpu = {p: [run["server_cpu_s_per_1000_actions"] for run in rs] for p, rs in runs.items()}
+    # a run that failed has no figure: None, and its round has no ratio for it
+    cpu = {p: [run.get("server_cpu_s_per_1000_actions") for run in rs] for p, rs in runs.items()}
     out = {"tables": args.tables, "rounds": args.rounds,
-           "cpu_s_per_1000_actions": {p: spread(xs) for p, xs in cpu.items()},
+           "cpu_s_per_1000_actions": {p: spread([x for x in xs if x]) for p, xs in cpu.items()},
            "runs": {p: rs for p, rs in runs.items()}}
     if 1 in cpu:
-        out["ratio_to_1_process"] = {p: spread([x / one for x, one in zip(xs, cpu[1])])
+        out["ratio_to_1_process"] = {p: spread([x / one for x, one in zip(xs, cpu[1]) if x and one])
                                      for p, xs in cpu.items() if p != 1}
     return out
 

@@ -182,7 +182,17 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
                 await player(owner, create, None, table, f"T{t}P{i}", think, stats, random.Random(f"{t}/{i}"), dealt)
             tasks.append(asyncio.create_task(later()))
     start = time.perf_counter()
-    await asyncio.wait_for(dealt.wait(), timeout=300)
+    dealing = asyncio.ensure_future(dealt.wait())
+    done, _ = await asyncio.wait([dealing, *tasks], timeout=300, return_when=asyncio.FIRST_COMPLETED)
+    if dealing not in done:     # a player failed (its error ends the run) or it took too long
+        dealing.cancel()
+        failed = next((t for t in done if t.exception() is not None), None)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if failed is not None:
+            raise failed.exception()
+        raise TimeoutError(f"{tables} tables were not all dealt in 300 s")
     setup_s = time.perf_counter() - start
     rss_playing = sum(rss_kib(pid) for pid in pids)
     before = await counters() if counters else {}
