@@ -13,7 +13,8 @@ from protocol.messages import printable
 
 from .errors import ClientError
 from .hints import command
-from .link import DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Link, ServerRefused, close_code, close_reason, why_dropped
+from .link import (DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Link, ServerRefused, close_code, close_reason,
+                   why_dropped)
 from .session import SeatSession, save_record
 from .table import Outcome, Table
 

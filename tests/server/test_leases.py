@@ -207,6 +207,34 @@ async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_
     assert code == wire.CLOSE_MOVED and table not in server.tables
 
 
+async def test_a_server_whose_renewal_is_held_up_after_renewing_its_leases_keeps_its_tables(
+        make_server, database, processes):
+    server = await make_server(database=database, lease=1.0)
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    ana = SeatPlayer(server.url, table, "Ana", seed=0)
+    await ana.sit()
+    gone = await processes(lease=1.0)       # a process that dies with a table ...
+    await gone.create_table(row("gone"))
+    db = await asyncpg.connect(database)
+    tx = db.transaction()
+    await tx.start()
+    # ... whose lease, once run out, every takeover waits for: each renewal of the server renews
+    # its leases, then hangs taking over
+    await db.execute("SELECT 1 FROM leases WHERE table_id = 'gone' FOR UPDATE")
+    try:
+        with pytest.raises(asyncio.TimeoutError):     # two and a half leases: Ana is never sent away
+            await ana.raw.closed(timeout=2.5)
+        assert table in server.tables
+    finally:
+        await tx.rollback()
+        await db.close()
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT owner FROM leases WHERE table_id = $1", table) == server.store.leases.owner
+    await db.close()
+
+
 async def test_a_server_stopped_cleanly_lets_its_tables_go_at_once(make_server, database, tmp_path):
     first = await make_server(database=database, data_dir=tmp_path / "first")
     lobby = await Raw.connect(first.url)
