@@ -244,3 +244,21 @@ async def test_the_operator_sees_every_process_tables_and_closes_one_through_any
     code, out, err = await admin(b.url, "close", on_a, "--key-file", str(bad))
     assert code == 1 and "operator key" in err, (out, err)
     assert await owner(database, on_a) == a.url
+
+
+async def test_a_killed_process_gets_no_new_table_once_half_its_lease_has_passed(cluster, database):
+    a, b = cluster(2)
+    raw = await Raw.connect(a.url)
+    await raw.create(2, 1)              # A holds one, B none: B would get the next
+    b.kill()
+    db = await asyncpg.connect(database)
+    deadline = time.monotonic() + 3 * LEASE
+    # B's row of `processes` says it is alive until its lease runs out
+    while await db.fetchval("SELECT now() < renewed + (expires - renewed) / 2 FROM processes WHERE url = $1", b.url):
+        assert time.monotonic() < deadline, "B's row was never half a lease old"
+        await asyncio.sleep(0.05)
+    assert await db.fetchval("SELECT expires > now() FROM processes WHERE url = $1", b.url)   # still "alive"
+    await db.close()
+    table = await raw.create(2, 1)      # kept by A, not sent to B
+    assert await owner(database, table) == a.url
+    await raw.close()
