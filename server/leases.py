@@ -47,6 +47,10 @@ class Leases:
         await db.execute("INSERT INTO leases (table_id, owner, epoch, expires)"
                          " VALUES ($1, $2, 1, now() + make_interval(secs => $3))",
                          table_id, self.owner, self.seconds)
+
+    def created(self, table_id: str) -> None:
+        """... once that transaction has committed: held from now on (a renewal under way before
+        the commit cannot see the new row, and would count the lease as lost)."""
         self.held[table_id] = 1
 
     async def fence(self, db: asyncpg.Connection, table_id: str) -> None:
@@ -80,12 +84,14 @@ class Leases:
     async def renew(self, db: asyncpg.Connection) -> list[str]:
         """Push back the expiry of every lease this process holds; the ids of the tables it
         thought it held and no longer does (taken over, or finished meanwhile)."""
-        # only those it holds (see hold)
+        # only those it holds (see hold), as they are now: a lease held or finished while the
+        # UPDATE runs is none of its business
+        asked = dict(self.held)
         rows = await db.fetch("UPDATE leases SET expires = now() + make_interval(secs => $2)"
                               " WHERE owner = $1 AND table_id = ANY($3) AND expires > now() RETURNING table_id, epoch",
-                              self.owner, self.seconds, list(self.held))
+                              self.owner, self.seconds, list(asked))
         still = {r["table_id"]: r["epoch"] for r in rows}
-        lost = [tid for tid, epoch in self.held.items() if still.get(tid) != epoch]
+        lost = [tid for tid, epoch in asked.items() if still.get(tid) != epoch and self.held.get(tid) == epoch]
         for tid in lost:
             del self.held[tid]
         return lost

@@ -177,6 +177,8 @@ class PostgresStore:
                             await self.leases.create(db, table_id)
                         if finishes:
                             await self.leases.finish(db, table_id)
+                    if new:
+                        self.leases.created(table_id)
                     if finishes:
                         self.leases.finished(table_id)
         finally:

@@ -114,6 +114,17 @@ async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_always
     await second.append("t1", 1, "act", 0, {"n": "second"})
 
 
+async def test_tables_created_while_the_leases_are_renewed_are_never_counted_lost(database, processes):
+    store = await processes()
+    creating = asyncio.ensure_future(asyncio.gather(*(store.create_table(row(f"t{i}")) for i in range(60))))
+    lost = []
+    while not creating.done():       # renewals all along: each may see a lease not committed yet
+        lost += await store.renew("ws://127.0.0.1:1")
+    await creating
+    lost += await store.renew("ws://127.0.0.1:1")
+    assert lost == [] and sorted(store.leases.held) == sorted(f"t{i}" for i in range(60))
+
+
 async def test_processes_taking_over_at_once_never_take_the_same_table(database, processes):
     owner = await processes()
     ids = [f"t{i}" for i in range(30)]
