@@ -199,13 +199,19 @@ async def test_a_server_whose_lease_is_taken_stops_serving_the_table_and_announc
     assert refused.value.code == wire.CLOSE_MOVED and table in refused.value.reason
 
 
-async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_in_time(make_server, database):
+async def ana_at_a_server(make_server, database):
+    """A server on the database, leases of 1 s, and Ana seated at a table of it against a bot."""
     server = await make_server(database=database, lease=1.0)
     lobby = await Raw.connect(server.url)
     table = await lobby.create(2, 1)
     await lobby.close()
     ana = SeatPlayer(server.url, table, "Ana", seed=0)
     await ana.sit()
+    return server, table, ana
+
+
+async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_in_time(make_server, database):
+    server, table, ana = await ana_at_a_server(make_server, database)
     db = await asyncpg.connect(database)
     tx = db.transaction()
     await tx.start()
@@ -220,12 +226,7 @@ async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_
 
 async def test_a_server_whose_renewal_is_held_up_after_renewing_its_leases_keeps_its_tables(
         make_server, database, processes):
-    server = await make_server(database=database, lease=1.0)
-    lobby = await Raw.connect(server.url)
-    table = await lobby.create(2, 1)
-    await lobby.close()
-    ana = SeatPlayer(server.url, table, "Ana", seed=0)
-    await ana.sit()
+    server, table, ana = await ana_at_a_server(make_server, database)
     gone = await processes(lease=1.0)       # a process that dies with a table ...
     await gone.create_table(row("gone"))
     db = await asyncpg.connect(database)
