@@ -42,7 +42,9 @@ async def create(url: str) -> str:
     async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
         await ws.send(wire.encode({"type": "hello", "version": wire.VERSION}))
         await ws.recv()
-        await ws.send(wire.encode({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "bot": "random"}))
+        # here: on B, the victim, though the cluster would place every other one on A
+        await ws.send(wire.encode({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "bot": "random",
+                                   "here": True}))
         return wire.decode(await ws.recv(), wire.SERVER, wire.MAX_SERVER_FRAME)["table"]
 
 

@@ -86,12 +86,16 @@ class Seat:
     def on_answer(self, kind: str, sent: float) -> None:
         """The ack or reject of the command sent at `sent`."""
 
-    async def play(self, table: str, name: str) -> None:
+    async def play(self, table: str, name: str) -> dict | None:
+        """None once the match is over, or the redirect that sends the seat to another process
+        of a cluster before it is seated."""
         await self.send({"type": "sit", "table": table, "name": name})
         seed = secrets.token_bytes(32)
         while True:
             frame, msg = await self.recv()
             kind = msg["type"]
+            if kind == "redirect":      # not seated: another process of a cluster has the table
+                return msg
             if kind == "seated":
                 self.player_id, self.seat = msg["player_id"], msg["seat"]
             elif kind == "entry":
@@ -102,7 +106,7 @@ class Seat:
                 elif body["t"] == "commits":
                     await self.send({"type": "reveal", "seed": seed})
                 elif body["t"] in ("final", "cancel"):
-                    return
+                    return None
                 self.on_entry(body)
             elif kind in ("snapshot", "delta"):
                 if kind == "snapshot":
@@ -179,22 +183,39 @@ class _Measured(Seat):
 
 async def player(url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
                  think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> None:
-    async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
-        seat = _Measured(ws, think, rnd, stats, dealt)
-        await seat.hello()
-        if table is None:  # the table's first player creates it and tells the others
-            await seat.send(create)
-            _, created = await seat.recv()
-            table = created["table"]
-            for _ in range(create["seats"] - 1):
-                table_q.put_nowait(table)
-        await seat.play(table, name)
+    """A seat played until its match ends. The table's first player creates it (table None) and
+    tells the others (table_q) where it is: a cluster may place it on another process."""
+    while True:
+        async with connect(url, max_size=wire.MAX_SERVER_FRAME) as ws:
+            redirect = await _session(ws, url, create, table_q, table, name, think, stats, rnd, dealt)
+        if redirect is None:
+            return
+        url = redirect["url"]       # a cluster's process sends us on: ask the same there
+        if table is None:
+            create = {**create, "here": True}
+
+
+async def _session(ws, url: str, create: dict, table_q: asyncio.Queue | None, table: str | None, name: str,
+                   think: float, stats: Stats, rnd: random.Random, dealt: asyncio.Event) -> dict | None:
+    """One connection of `player`: None once the match is over, or the redirect that sends it
+    to another process of a cluster before it is seated."""
+    seat = _Measured(ws, think, rnd, stats, dealt)
+    await seat.hello()
+    if table is None:  # the table's first player creates it and tells the others
+        await seat.send(create)
+        _, created = await seat.recv()
+        if created["type"] == "redirect":
+            return created
+        table = created["table"]
+        for _ in range(create["seats"] - 1):
+            table_q.put_nowait((table, url))
+    return await seat.play(table, name)
 
 
 async def load(urls: list[str], create: dict, tables: int, seconds: float, think: float, pids: list[int],
                counters=None) -> dict:
-    """N tables of headless players, table t at the server urls[t % len(urls)]; the server
-    processes are `pids`. Measured over the window: actions, command-to-ack latency, frame
+    """N tables of headless players, table t created through the server urls[t % len(urls)] (a
+    cluster may place it on another of its processes); the server processes are `pids`. Measured over the window: actions, command-to-ack latency, frame
     sizes, the servers' CPU time and memory, and the rise of whatever `counters` (an async
     function returning {name: number}) counts, per second as "NAME_per_s"."""
     seats = create["seats"]
@@ -209,12 +230,22 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
         url = urls[t % len(urls)]
         tasks.append(asyncio.create_task(player(url, create, q, None, f"T{t}P0", think, stats, rnd, dealt)))
         for i in range(1, seats):
-            async def later(i=i, q=q, t=t, url=url):
-                await player(url, create, None, await q.get(), f"T{t}P{i}", think, stats,
-                             random.Random(f"{t}/{i}"), dealt)
+            async def later(i=i, q=q, t=t):
+                table, owner = await q.get()    # the others sit where the table is
+                await player(owner, create, None, table, f"T{t}P{i}", think, stats, random.Random(f"{t}/{i}"), dealt)
             tasks.append(asyncio.create_task(later()))
     start = time.perf_counter()
-    await asyncio.wait_for(dealt.wait(), timeout=300)
+    dealing = asyncio.ensure_future(dealt.wait())
+    done, _ = await asyncio.wait([dealing, *tasks], timeout=300, return_when=asyncio.FIRST_COMPLETED)
+    if dealing not in done:     # a player failed (its error ends the run) or it took too long
+        dealing.cancel()
+        failed = next((t for t in done if t.exception() is not None), None)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if failed is not None:
+            raise failed.exception()
+        raise TimeoutError(f"{tables} tables were not all dealt in 300 s")
     setup_s = time.perf_counter() - start
     rss_playing = sum(rss_kib(pid) for pid in pids)
     before = await counters() if counters else {}

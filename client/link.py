@@ -1,7 +1,8 @@
 """One WebSocket to a Governor server: `Link` (hello/welcome, then messages in and out, paced
 under the server's rate limit by `Pace`), the lobby requests it carries, the `Backoff` that
 spaces out reconnection attempts, why a connection failed in words, and the command-line flags
-that configure a connection (shared by `governor join` and `governor watch`).
+that configure a connection (shared by `governor join` and `governor watch`), and the
+`Addresses` of a cluster a client comes back through.
 """
 from __future__ import annotations
 
@@ -187,6 +188,8 @@ class Link:
                 hops += 1
                 await self.go(reply["url"])
                 await self.open()
+                if msg["type"] == "create":   # the cluster placed it there: created there, not placed again
+                    msg = {**msg, "here": True}
                 await self.send(msg)
                 continue
             if reply["type"] == "error":
@@ -214,6 +217,30 @@ class Link:
                 await self.ws.close()
             except Exception:
                 pass
+
+
+class Addresses:
+    """The addresses a client may come back to its table through: the one it was given, then
+    the other processes of the server's cluster as its welcomes name them (`cluster`), since the
+    process behind the first address may be gone for good. One is tried at a time; `unreachable`
+    moves on to the next, round and round."""
+
+    def __init__(self, url: str) -> None:
+        self.urls = [normalize_url(url)]
+        self.at = 0
+
+    @property
+    def current(self) -> str:
+        return self.urls[self.at]
+
+    def learn(self, welcome: dict | None) -> None:
+        for url in (welcome or {}).get("cluster", ()):
+            if isinstance(url, str) and url.startswith(("ws://", "wss://")) and normalize_url(url) not in self.urls:
+                self.urls.append(normalize_url(url))
+
+    def unreachable(self) -> None:
+        """Nobody answered at the current address: the next one is tried."""
+        self.at = (self.at + 1) % len(self.urls)
 
 
 async def open_link(url: str, quiet: bool = False, rate: float = PACE_RATE, cafile: str | None = None) -> Link:

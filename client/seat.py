@@ -13,7 +13,8 @@ from protocol.messages import printable
 
 from .errors import ClientError
 from .hints import command
-from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, close_code, close_reason, why_dropped
+from .link import (DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Link, ServerRefused, close_code, close_reason,
+                   why_dropped)
 from .session import SeatSession, save_record
 from .table import Outcome, Table
 
@@ -60,6 +61,8 @@ class SeatRunner:
         self.cafile = link.cafile if link is not None else cafile
         self.player = player
         self.link = link              # an open link to reuse (the one we sat down with)
+        self.addresses = Addresses(session.url)    # where to come back: a cluster's processes too
+        self.addresses.learn(link.welcome if link is not None else None)
         self.backoff = Backoff(patience)
         self.table = Table(session.table, session)
         self.deciding: asyncio.Task | None = None
@@ -139,7 +142,7 @@ class SeatRunner:
                                   f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
                                   f"`{command('join', self.session.url, '--table', self.session.table)}`.")
             await asyncio.sleep(min(delay, MOVING_RETRY) if moving else delay)
-            link = Link(self.session.url, self.rate, self.cafile)
+            link = Link(self.addresses.current, self.rate, self.cafile)
             try:
                 welcome = await link.open(self.session.token, self.table.held)
             except ServerRefused as e:
@@ -152,12 +155,15 @@ class SeatRunner:
                 # Told to connect again, or sent on to a process that is gone: the table moves
                 # between processes of a cluster and is served again within seconds.
                 moving = close_code(e) == wire.CLOSE_MOVED or link.at != link.url
+                if not moving:    # nobody answers there (a cluster's process that died): try another
+                    self.addresses.unreachable()
                 continue
             if self.session.server_key and welcome["key"] != self.session.server_key:
                 await link.close()
                 raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match started on")
             self.link = link
+            self.addresses.learn(welcome)
             self.player.connection("connected", welcome["server"])
             self.backoff.reset()
             self.table.resumed()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from .errors import ClientError
-from .link import DROPPED, PACE_RATE, PATIENCE, Backoff, Link, ServerRefused, why_dropped
+from .link import DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Link, ServerRefused, why_dropped
 from .render import renderer_for, seats_line
 from .seat import Player
 from .session import normalize_url, save_record
@@ -31,6 +31,8 @@ class Spectator:
         self.cafile = link.cafile if link is not None else cafile
         self.player = player
         self.link = link
+        self.addresses = Addresses(url)     # where to come back: a cluster's processes too
+        self.addresses.learn(link.welcome if link is not None else None)
         self.backoff = Backoff(patience)
         self.server_key = link.welcome["key"] if link is not None and link.welcome else None
         self.table = Table(table, server_key=self.server_key)
@@ -92,11 +94,12 @@ class Spectator:
                 raise ClientError("connection_lost", f"lost the connection to {self.url} and could not get it back "
                                   f"in {self.backoff.patience:.0f} s.")
             await asyncio.sleep(delay)
-            link = Link(self.url, self.rate, self.cafile)
+            link = Link(self.addresses.current, self.rate, self.cafile)
             try:
                 welcome = await link.open()
             except DROPPED:
                 await link.close()
+                self.addresses.unreachable()    # a cluster's process that died: try another
                 continue
             if self.server_key is None:
                 self.server_key = self.table.exchange.pinned_key = welcome["key"]
@@ -105,6 +108,7 @@ class Spectator:
                 raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match is played on")
             self.link = link
+            self.addresses.learn(welcome)
             self.backoff.reset()
             self.player.connection("connected", welcome["server"])
             return

@@ -6,7 +6,9 @@ or raises WireError naming what was wrong.
 
 A session:
   client -> hello {version, token?, have?}            first message; token only to resume a seat
-  server -> welcome {version, server, key}            server = key fingerprint, key = Ed25519 public key
+  server -> welcome {version, server, key, cluster?}  server = key fingerprint, key = Ed25519 public key;
+                                                      cluster: the public addresses of the live
+                                                      processes of a cluster (to come back through)
   client -> list | create | sit | watch               lobby (sit returns a seat token: keep it secret)
   server -> tables | created | seated                 replies (created: `expires` = seconds after which a
                                                       waiting table no person is at is closed)
@@ -41,7 +43,8 @@ Once seated, per table:
                                                       at most MAX_CHAT characters (longer is refused)
 The server's operator, with its key (docs/hosting.md):
   client -> operator {key, do, table?, reason?}       do: "tables", or "close" a table
-  server -> operator_tables {tables}                  every open table, who holds each seat
+  server -> operator_tables {tables, processes?}      every open table of this process, who holds each
+                                                      seat; a cluster's other processes to ask too
   server -> operator_closed {table}                   the table is cancelled, everyone at it told
 Every message of the types in PADDED carries a field "pad" (bytes, all zero) that brings the
 encoded frame to a fixed size class (`padded_size`), or a view update to a seat to a length
@@ -83,8 +86,10 @@ CLIENT = {
     "list": {},
     # `bot`: the level of every computer seat (and of the one that stands in for an absent
     # person); `levels`: one level per computer seat instead, in seat order.
+    # `here`: a cluster's process creates it itself, rather than placing it on the least loaded
+    # process (a redirect), as it does when the client was sent there by that redirect.
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
-               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False)},
+               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},
@@ -98,7 +103,7 @@ CLIENT = {
 }
 
 SERVER = {
-    "welcome": {"version": (_STR, True), "server": (_STR, True), "key": (_BIN, True)},
+    "welcome": {"version": (_STR, True), "server": (_STR, True), "key": (_BIN, True), "cluster": (_LIST, False)},
     "tables": {"tables": (_LIST, True)},
     "created": {"table": (_STR, True), "expires": (float, False)},
     "seated": {"table": (_STR, True), "seat": (_INT, True), "token": (_STR, True),
@@ -115,9 +120,11 @@ SERVER = {
     "clock": {"table": (_STR, True), "seq": (_INT, True), "left": (float, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
-    "operator_tables": {"tables": (_LIST, True)},
+    # `processes`: the public addresses of a cluster's other live processes, to ask for theirs
+    "operator_tables": {"tables": (_LIST, True), "processes": (_LIST, False)},
     "operator_closed": {"table": (_STR, True)},
-    # Another server process of the same database serves the table: connect to `url` and ask again.
+    # Another server process of the same database serves the table (or is to hold a new one, the
+    # answer to a create): connect to `url` and ask again.
     "redirect": {"url": (_STR, True), "table": (_STR, False)},
 }
 

@@ -398,8 +398,10 @@ class Server:
                                                  "server process, or will be once its lease runs out: connect again")
             if seat is None:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
-        conn.push(wire.encode({"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
-                               "key": self.signer.public_key}))
+        welcome = {"type": "welcome", "version": wire.VERSION, "server": self.fingerprint, "key": self.signer.public_key}
+        if self.cluster is not None:   # where the client may come back when this process is gone
+            welcome["cluster"] = self.cluster.urls
+        conn.push(wire.encode(welcome))
         if seat is not None:  # the table checks that the seat is still the token's
             table, index = seat
             await table.request(Attach(conn, index, max(0, hello.get("have", 0)), token_hash))
@@ -449,11 +451,7 @@ class Server:
                     return self._error(conn, "slow_down", refusal)
             table = await self.table(tid)
             if table is None and self.cluster is not None:
-                url = await self.cluster.owner_url(tid)
-                if url == "":   # it moves: this process takes it, if it is free
-                    await self.cluster.take_over()
-                    table = await self.table(tid)
-                    url = None if table is not None else await self.cluster.owner_url(tid)
+                table, url = await self.cluster.find(tid)
                 if url:
                     return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
                 if url == "":   # another process took it first, or this one is still reading it
@@ -545,6 +543,10 @@ class Server:
             if lv not in bots.levels(info.id):
                 return self._error(conn, "unknown_bot", f"No bot level {str(lv)[:40]!r} for {info.title}; "
                                                         f"there is: {', '.join(bots.levels(info.id))}.")
+        if self.cluster is not None and not msg.get("here"):   # on the least loaded process
+            url = await self.cluster.place()
+            if url is not None:
+                return conn.push(wire.encode({"type": "redirect", "url": url}))
         if sum(t.active for t in self.tables.values()) + self._creating.total() >= self.limits.max_tables:
             return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
                                                         "open tables; join one or try later.")

@@ -5,10 +5,12 @@ knows the open tables the others serve, for the lobby and for redirects.
 Every quarter of a lease it renews its own row in `processes` (alive, at its public address) and
 its leases, and stops serving any table whose lease it no longer holds (its clients are told to
 connect again, see Table.hand_over); then it takes over every open table whose lease expired and
-rebuilds it from its log; then it reads the open tables of the others, which the lobby lists: a
-table created elsewhere is listed here within a renewal. When the database cannot be
-reached, it keeps trying; once its leases have run out unrenewed it stops serving their tables,
-as another process may serve them by then (fencing refuses its writes in any case).
+rebuilds it from its log; then it reads the open tables of the others, which the lobby lists (a
+table created elsewhere is listed here within a renewal), and the addresses of the live
+processes, which its welcome tells clients (to come back through when the one they used is
+gone). When the database cannot be reached, it keeps trying; once its leases have run out
+unrenewed it stops serving their tables, as another process may serve them by then (fencing
+refuses its writes in any case).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ class Cluster:
         self.every = store.leases.seconds / 4
         self.url = ""     # this process's public address, known once it listens
         self.elsewhere: list[tuple[float, dict]] = []     # (created, lobby entry) of the others' open tables
+        self.urls: list[str] = []     # the public addresses of the live processes, this one's too
+        self.renewed = time.monotonic()     # when the last renewal of the leases began
         self._task: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -65,24 +69,28 @@ class Cluster:
             log.warning("could not let go of this process's tables: %r", e)
 
     async def _keep(self) -> None:
-        renewed = time.monotonic()
         while True:
             await asyncio.sleep(self.every)
             try:
-                # a renewal that hangs (a database unreachable, or locked) is one that failed
+                # a renewal that hangs (a database unreachable, or locked) is cut short
                 await asyncio.wait_for(self._renew(), self.every)
-                renewed = time.monotonic()
             except Exception as e:   # the database is away: try again; give up the tables in time
                 log.warning("the leases could not be renewed: %r", e)
-                if time.monotonic() - renewed >= self.store.leases.seconds:
-                    for table_id in self.store.leases.drop_all():
-                        self._hand_over(table_id, "its lease ran out unrenewed")
+            if time.monotonic() - self.renewed >= self.store.leases.seconds:
+                for table_id in self.store.leases.drop_all():
+                    self._hand_over(table_id, "its lease ran out unrenewed")
 
     async def _renew(self) -> None:
-        for table_id in await self.store.renew(self.url):
+        began = time.monotonic()
+        lost = await self.store.renew(self.url)
+        # The leases now run a lease from `began` at least, whatever holds up the rest: a slow
+        # takeover or lobby read must not make the process give up tables it still holds.
+        self.renewed = began
+        for table_id in lost:
             self._hand_over(table_id, "its lease was taken over")
         await self.take_over()
         self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
+        self.urls = await self.store.live_urls()
 
     async def take_over(self) -> None:
         """Serve every open table whose lease has expired: at every renewal, and at once when a
@@ -104,11 +112,23 @@ class Cluster:
         url = await self.store.owner_url(table_id)
         return (table_id, url) if url is not None else None
 
-    async def owner_url(self, table_id: str) -> str | None:
-        """The address of the live process serving this open table, which this process does not
-        have in memory; "" while it moves (its lease ran out, or this process is taking it over);
-        None when it is no open table."""
-        return await self.store.owner_url(table_id)
+    async def find(self, table_id: str):
+        """An open table this process does not have in memory: (the table, when this process
+        has just taken it over, else None; the address of the live process that serves it, ""
+        while it moves to another, None when this process has it or it is no open table)."""
+        url = await self.store.owner_url(table_id)
+        if url == "":   # it moves: this process takes it, if it is free
+            await self.take_over()
+            table = await self.server.table(table_id)
+            if table is not None:
+                return table, None
+            url = await self.store.owner_url(table_id)
+        return None, url
+
+    async def place(self) -> str | None:
+        """Where a new table goes: the address of the live process that holds the fewest tables,
+        or None when this one does (on a tie too)."""
+        return await self.store.least_loaded()
 
     def _hand_over(self, table_id: str, why: str) -> None:
         table = self.server.tables.get(table_id)

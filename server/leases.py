@@ -8,10 +8,13 @@ has expired, any process may take it over, and rebuilds the table from its log.
 
 Fencing: every write of a table checks, in its own transaction and before anything else, that
 this process still holds the table's lease with the epoch it was given (`fence`). It locks the
-lease row (FOR SHARE), so a takeover waits until the write has committed and then rebuilds the
-table with it; a write that comes after a takeover is refused with LeaseLost and changes nothing.
-A process cut off from the database, or paused for longer than a lease, can therefore never
-commit a move for a table another process now serves.
+lease row (FOR KEY SHARE), so a takeover, which locks the rows it takes FOR UPDATE first, waits
+until the write has committed and then rebuilds the table with it; a write that comes after a
+takeover is refused with LeaseLost and changes nothing. A process cut off from the database, or
+paused for longer than a lease, can therefore never commit a move for a table another process
+now serves. A renewal only pushes back `expires` (an UPDATE of no key, whose lock FOR KEY SHARE
+does not conflict with): it never waits for the writes in flight, nor holds up the next ones,
+which FOR SHARE would make it do every quarter of a lease for every table at once.
 
 A table's lease is deleted in the transaction that finishes it (over or cancelled): a finished
 table is never written again, and any process may read it.
@@ -44,6 +47,10 @@ class Leases:
         await db.execute("INSERT INTO leases (table_id, owner, epoch, expires)"
                          " VALUES ($1, $2, 1, now() + make_interval(secs => $3))",
                          table_id, self.owner, self.seconds)
+
+    def created(self, table_id: str) -> None:
+        """... once that transaction has committed: held from now on (a renewal under way before
+        the commit cannot see the new row, and would count the lease as lost)."""
         self.held[table_id] = 1
 
     async def fence(self, db: asyncpg.Connection, table_id: str) -> None:
@@ -52,7 +59,7 @@ class Leases:
         epoch = self.held.get(table_id)
         if epoch is None or not await db.fetchval(
                 "SELECT 1 FROM leases WHERE table_id = $1 AND owner = $2 AND epoch = $3 AND expires > now()"
-                " FOR SHARE", table_id, self.owner, epoch):
+                " FOR KEY SHARE", table_id, self.owner, epoch):
             self.held.pop(table_id, None)
             raise LeaseLost(table_id)
 
@@ -77,25 +84,34 @@ class Leases:
     async def renew(self, db: asyncpg.Connection) -> list[str]:
         """Push back the expiry of every lease this process holds; the ids of the tables it
         thought it held and no longer does (taken over, or finished meanwhile)."""
-        # only those it holds (see hold)
+        # only those it holds (see hold), as they are now: a lease held or finished while the
+        # UPDATE runs is none of its business
+        asked = dict(self.held)
         rows = await db.fetch("UPDATE leases SET expires = now() + make_interval(secs => $2)"
                               " WHERE owner = $1 AND table_id = ANY($3) AND expires > now() RETURNING table_id, epoch",
-                              self.owner, self.seconds, list(self.held))
+                              self.owner, self.seconds, list(asked))
         still = {r["table_id"]: r["epoch"] for r in rows}
-        lost = [tid for tid, epoch in self.held.items() if still.get(tid) != epoch]
+        lost = [tid for tid, epoch in asked.items() if still.get(tid) != epoch and self.held.get(tid) == epoch]
         for tid in lost:
             del self.held[tid]
         return lost
 
     async def take_expired(self, db: asyncpg.Connection) -> dict[str, int]:
         """Take over every expired lease of an open table (a new epoch each): table id -> epoch,
-        held once `hold` is told (when the tables are read, and about to be served). Two processes
-        at it together never take the same one: the second one's UPDATE waits for the first's row
-        lock, then finds the lease no longer expired."""
-        rows = await db.fetch(
-            "UPDATE leases l SET owner = $1, epoch = l.epoch + 1, expires = now() + make_interval(secs => $2)"
-            " FROM tables t WHERE t.id = l.table_id AND t.status NOT IN ('over', 'cancelled')"
-            " AND l.expires <= now() RETURNING l.table_id, l.epoch", self.owner, self.seconds)
+        held once `hold` is told (when the tables are read, and about to be served). The leases
+        are locked FOR UPDATE first, which waits for the writes in flight (their fence's lock)
+        and then finds each lease as it is after them. Two processes at it together never take
+        the same one: the second one waits for the first's locks, then finds the lease no longer
+        expired (or gone, its table finished)."""
+        async with db.transaction():
+            expired = [r[0] for r in await db.fetch(
+                "SELECT l.table_id FROM leases l JOIN tables t ON t.id = l.table_id"
+                " WHERE t.status NOT IN ('over', 'cancelled') AND l.expires <= now() FOR UPDATE OF l")]
+            if not expired:
+                return {}
+            rows = await db.fetch(
+                "UPDATE leases SET owner = $1, epoch = epoch + 1, expires = now() + make_interval(secs => $2)"
+                " WHERE table_id = ANY($3) RETURNING table_id, epoch", self.owner, self.seconds, expired)
         return {r["table_id"]: r["epoch"] for r in rows}
 
     def hold(self, taken: dict[str, int]) -> None:

@@ -9,8 +9,11 @@ passed: the key cannot be guessed by trying.
 
 `do: "tables"` answers `operator_tables {tables}`: every open table with its seats, who sits
 there, connected or not, computer players, and the address of each connected person (for abuse
-reports). `do: "close"` cancels an open table (server/table_core.py `close`) and answers
-`operator_closed {table}` once the cancel is stored and everyone at the table has been told.
+reports). In a cluster these are the tables of this process, each with its public address, and
+`processes` names the other live processes, which the operator asks in turn (`governor admin`
+does). `do: "close"` cancels an open table (server/table_core.py `close`) and answers
+`operator_closed {table}` once the cancel is stored and everyone at the table has been told; a
+table another process serves is answered `redirect` to that process, which checks the key again.
 """
 from __future__ import annotations
 
@@ -63,21 +66,34 @@ class Operator:
             return _error(conn, "bad_operator_key", "That is not this server's operator key.")
         do = msg["do"]
         if do == "tables":
-            return conn.push(wire.encode({"type": "operator_tables", "tables": self.tables()}))
+            reply = {"type": "operator_tables", "tables": self.tables()}
+            cluster = server.cluster
+            if cluster is not None:   # the operator asks the others for theirs
+                reply["processes"] = [url for url in cluster.urls if url != cluster.url]
+            return conn.push(wire.encode(reply))
         if do == "close":
             return await self._close(conn, msg.get("table", ""), msg.get("reason", ""))
         return _error(conn, "bad_operator_request", f"An operator may do 'tables' or 'close', not {do[:40]!r}.")
 
     def tables(self) -> list[dict]:
-        """Every open table, oldest first, with who holds each seat."""
+        """Every open table of this process, oldest first, with who holds each seat (and, in a
+        cluster, the public address of this process)."""
         active = sorted((t for t in self.server.tables.values() if t.active), key=lambda t: t.created)
-        return [_table_report(t) for t in active]
+        cluster = self.server.cluster
+        return [_table_report(t) | ({"process": cluster.url} if cluster is not None else {}) for t in active]
 
     async def _close(self, conn, table_id: str, reason: str) -> None:
         reason = wire.chat_text(reason)
         if len(reason) > REASON_MAX:
             return _error(conn, "bad_reason", f"A reason is at most {REASON_MAX} characters, not {len(reason)}.")
         table = self.server.tables.get(table_id)
+        if table is None and self.server.cluster is not None:   # perhaps another process serves it
+            table, url = await self.server.cluster.find(table_id)
+            if url:    # it closes it, with its own operator key: the operator asks there
+                return conn.push(wire.encode({"type": "redirect", "url": url, "table": table_id}))
+            if url == "":
+                return _error(conn, "moving", f"Table {table_id[:40]} is being taken over by another server "
+                                              "process; try again in a few seconds.")
         if table is None or not table.active:
             return _error(conn, "no_table", f"There is no open table {table_id[:40]!r}.")
         log.info("table %s: the operator at %s closes it%s", table.id, conn.addr, f" ({reason})" if reason else "",

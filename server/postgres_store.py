@@ -103,6 +103,11 @@ MIGRATIONS = [
         pem         BYTEA NOT NULL               -- the Ed25519 private key, PKCS#8 PEM
     );
     """,
+    # 4: when each process last renewed its row: new tables go only to a process that did within
+    # half its lease (a killed process's row looks alive until its lease runs out).
+    """
+    ALTER TABLE processes ADD COLUMN renewed TIMESTAMPTZ NOT NULL DEFAULT now();
+    """,
 ]
 VERSION = len(MIGRATIONS)
 
@@ -172,6 +177,8 @@ class PostgresStore:
                             await self.leases.create(db, table_id)
                         if finishes:
                             await self.leases.finish(db, table_id)
+                    if new:
+                        self.leases.created(table_id)
                     if finishes:
                         self.leases.finished(table_id)
         finally:
@@ -191,8 +198,9 @@ class PostgresStore:
     async def renew(self, url: str) -> list[str]:
         """This process is alive at `url`; renew its leases. The tables it no longer holds."""
         async with self._readers.acquire() as db:
-            await db.execute("INSERT INTO processes (id, url, expires) VALUES ($1, $2, now() + make_interval(secs => $3))"
-                             " ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires",
+            await db.execute("INSERT INTO processes (id, url, expires, renewed)"
+                             " VALUES ($1, $2, now() + make_interval(secs => $3), now()) ON CONFLICT (id)"
+                             " DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires, renewed = EXCLUDED.renewed",
                              self.leases.owner, url, self.leases.seconds)
             return await self.leases.renew(db)
 
@@ -207,6 +215,21 @@ class PostgresStore:
         """The open tables other processes hold the lease of (or held it, until one takes it over)."""
         return await self._tables(f"WHERE status NOT IN {FINISHED} AND id NOT IN (SELECT table_id FROM leases"
                                   f" WHERE owner = $1) ORDER BY created", self.leases.owner)
+
+    async def live_urls(self) -> list[str]:
+        """The public addresses of the live processes (this one's among them), in order."""
+        rows = await self._read("fetch", "SELECT url FROM processes WHERE expires > now() ORDER BY url")
+        return [r[0] for r in rows]
+
+    async def least_loaded(self) -> str | None:
+        """The public address of the process that holds the fewest leases among those that
+        renewed within half their lease (a killed one is left out within half a lease), when it
+        is not this one (a tie goes to this one); None when this one holds the fewest."""
+        row = await self._read(
+            "fetchrow", "SELECT p.id = $1, p.url FROM processes p LEFT JOIN leases l ON l.owner = p.id"
+            " AND l.expires > now() WHERE now() < p.renewed + (p.expires - p.renewed) / 2 GROUP BY p.id, p.url"
+            " ORDER BY count(l.table_id), p.id <> $1, p.id LIMIT 1", self.leases.owner)
+        return None if row is None or row[0] else row[1]
 
     async def owner_url(self, table_id: str) -> str | None:
         """The address of the live process that serves this open table; "" when its lease has

@@ -47,3 +47,10 @@ def test_it_stops_after_its_steps_and_after_its_deadline():
     assert measured == [10, 20, 40] and best["tables"] == 40
     best, measured = search(1000, 10, deadline=0.0)   # already past: the first step only
     assert measured == [10] and best["tables"] == 10
+
+
+def test_a_finer_search_stops_within_its_fraction():
+    best, tried = capacity.largest_passing(lambda n: {"tables": n}, lambda r: r["tables"] <= 139, 50, 20,
+                                           FOREVER, within=0.05)
+    failed = min(r["tables"] for r in tried if r["tables"] > 139)
+    assert best["tables"] <= 139 and failed - best["tables"] <= int(best["tables"] * 0.05)

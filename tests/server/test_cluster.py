@@ -4,6 +4,7 @@ processes, a real PostgreSQL, headless `governor join --bot` clients that audit 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from client.link import Link
 from protocol import record
 from protocol.verify import verify
 
@@ -28,10 +30,10 @@ LEASE = 2.0      # seconds: a killed process's tables are taken over within abou
 class Process:
     """`governor serve` on a port of its own and a data directory of its own, on `database`."""
 
-    def __init__(self, data_dir, database) -> None:
+    def __init__(self, data_dir, database, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir), "--no-announce",
-             "--database", database, "--limit", f"lease={LEASE}", *(f"--limit={x}" for x in FAST)],
+             "--database", database, "--limit", f"lease={LEASE}", *(f"--limit={x}" for x in FAST), *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = []
         for line in self.proc.stdout:
@@ -60,9 +62,9 @@ FAST = ["rate=10000", "burst=10000", "conn_rate=10000", "conn_burst=10000", "tab
 def cluster(tmp_path, database):
     started = []
 
-    def start(n):
+    def start(n, *args):
         for _ in range(n):
-            started.append(Process(tmp_path / f"server{len(started)}", database))
+            started.append(Process(tmp_path / f"server{len(started)}", database, *args))
         return started[-n:]
 
     yield start
@@ -121,19 +123,22 @@ async def owner(database: str, table: str) -> str | None:
         await db.close()
 
 
+@pytest.mark.parametrize("entry_killed", [False, True], ids=["owner-killed", "owner-and-entry-killed"])
 async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_is_killed(
-        cluster, database, tmp_path):
+        cluster, database, tmp_path, entry_killed):
     a, b, c = cluster(3)
     lobby = await Raw.connect(b.url)
-    table = await lobby.create(3, 1)        # on B; two people and a computer
+    table = await lobby.create(3, 1)        # on B (no process holds a table yet); two people and a computer
     await lobby.close()
-    # both players come in through A and are sent on to B, the table's owner
+    # both players and a spectator come in through A and are sent on to B, the table's owner
     players = [bot_seat(a.url, tmp_path / name, "--table", table, "--name", name, "--think", "0.02")
                for name in ("Ana", "Bo")]
-    watcher = governor("watch", c.url, table, "--data-dir", str(tmp_path / "watcher"))   # sent on to B too
+    watcher = governor("watch", a.url, table, "--data-dir", str(tmp_path / "watcher"))
     assert await owner(database, table) == b.url
     await log_rows(database, table, at_least=30)     # well into the match
     b.kill()
+    if entry_killed:    # the address they first used is gone too: C is the one left
+        a.kill()
     db = await asyncpg.connect(database)
     assert await db.fetchval("SELECT status FROM tables WHERE id = $1", table) == "playing"   # killed mid-game
     await db.close()
@@ -141,9 +146,10 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
     while (now := await owner(database, table)) == b.url:
         assert time.monotonic() < deadline, "nobody took the table over"
         await asyncio.sleep(0.1)
-    assert now in (a.url, c.url, None)     # taken over (None: finished on it already)
+    assert now in ((c.url, None) if entry_killed else (a.url, c.url, None))   # None: finished on it already
     # Their connections drop; they come back through A, which says "connect again" until B's
-    # lease has run out and A or C has taken the table over; then they are sent to it.
+    # lease has run out and A or C has taken the table over; then they are sent to it. With A
+    # gone too, they come back through C, which A's welcome named as a process of the cluster.
     loop = asyncio.get_running_loop()
     results = await asyncio.gather(*(loop.run_in_executor(None, outcome, p, 120) for p in players))
     assert await owner(database, table) is None      # finished: its lease is gone
@@ -166,3 +172,93 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
     status = await db.fetchval("SELECT status FROM tables WHERE id = $1", table)
     await db.close()
     assert ns == list(range(len(ns))) and status == "over"
+
+
+async def test_a_new_table_goes_to_the_least_loaded_process_and_its_creator_is_sent_there(cluster, database):
+    a, b, c = cluster(3)
+    raw = await Raw.connect(a.url)
+    first = await raw.create(2, 1)      # no process holds a table: the one asked keeps it
+    assert await owner(database, first) == a.url
+    create = {"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "options": {}}
+    await raw.send(create)
+    sent = await raw.expect("redirect")        # A holds one, B and C none
+    assert sent["url"] in (b.url, c.url) and "table" not in sent
+    await raw.send({**create, "here": True})   # what a client sent there by a redirect asks
+    second = (await raw.expect("created"))["table"]
+    assert await owner(database, second) == a.url
+    await raw.close()
+    # the client's own code follows the redirect and creates the table where it was sent
+    placed = []
+    for _ in range(2):
+        link = Link(a.url, rate=0)
+        await link.open()
+        table = await link.create("sanjuan", 2, 1, {})
+        assert await owner(database, table) == link.at != a.url
+        placed.append(link.at)
+        await link.close()
+    assert sorted(placed) == sorted([b.url, c.url])     # B and C one each: the least loaded each time
+
+
+async def admin(*args: str) -> tuple[int, str, str]:
+    proc = governor("admin", *args)
+    out, err = await asyncio.get_running_loop().run_in_executor(None, lambda: proc.communicate(timeout=30))
+    return proc.returncode, out, err
+
+
+async def test_the_operator_sees_every_process_tables_and_closes_one_through_any_process(cluster, database, tmp_path):
+    key = tmp_path / "operator.key"
+    key.write_text("an-operator-key-long-enough-to-be-safe\n")
+    a, b = cluster(2, "--operator-key-file", str(key))
+    lobby = await Raw.connect(a.url)
+    on_a = await lobby.create(2, 1)
+    await lobby.close()
+    ana = await Raw.connect(b.url)
+    on_b = await ana.create(2, 1)       # B holds fewer than A: B keeps it
+    await ana.send({"type": "sit", "table": on_b, "name": "Ana"})
+    await ana.expect("seated")
+    assert (await owner(database, on_a), await owner(database, on_b)) == (a.url, b.url)
+    deadline = time.monotonic() + 3 * LEASE
+    while True:     # A names B among the live processes from its next renewal on
+        code, out, err = await admin(a.url, "tables", "--json", "--key-file", str(key))
+        tables = {t["id"]: t for t in json.loads(out)} if code == 0 else {}
+        if len(tables) == 2 or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert code == 0 and set(tables) == {on_a, on_b}, (out, err)
+    assert (tables[on_a]["process"], tables[on_b]["process"]) == (a.url, b.url)
+    seat = tables[on_b]["seats"][0]
+    assert (seat["name"], seat["connected"], seat["address"]) == ("Ana", True, "127.0.0.1")
+    # closed through A: sent on to B, which checks the key and closes it
+    code, out, err = await admin(a.url, "close", on_b, "--reason", "testing", "--key-file", str(key))
+    assert code == 0 and f"Table {on_b} is closed." in out, (out, err)
+    closed = await ana.expect("error", skip=("status", "snapshot", "delta", "entry", "private"))
+    assert closed["code"] == "table_closed" and "testing" in closed["message"]
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT status FROM tables WHERE id = $1", on_b) == "cancelled"
+    await db.close()
+    code, out, err = await admin(b.url, "tables", "--json", "--key-file", str(key))
+    assert code == 0 and [t["id"] for t in json.loads(out)] == [on_a], (out, err)
+    # a wrong key is refused by the first process asked, and nothing is closed
+    bad = tmp_path / "bad.key"
+    bad.write_text("not-the-operator-key-at-all\n")
+    code, out, err = await admin(b.url, "close", on_a, "--key-file", str(bad))
+    assert code == 1 and "operator key" in err, (out, err)
+    assert await owner(database, on_a) == a.url
+
+
+async def test_a_killed_process_gets_no_new_table_once_half_its_lease_has_passed(cluster, database):
+    a, b = cluster(2)
+    raw = await Raw.connect(a.url)
+    await raw.create(2, 1)              # A holds one, B none: B would get the next
+    b.kill()
+    db = await asyncpg.connect(database)
+    deadline = time.monotonic() + 3 * LEASE
+    # B's row of `processes` says it is alive until its lease runs out
+    while await db.fetchval("SELECT now() < renewed + (expires - renewed) / 2 FROM processes WHERE url = $1", b.url):
+        assert time.monotonic() < deadline, "B's row was never half a lease old"
+        await asyncio.sleep(0.05)
+    assert await db.fetchval("SELECT expires > now() FROM processes WHERE url = $1", b.url)   # still "alive"
+    await db.close()
+    table = await raw.create(2, 1)      # kept by A, not sent to B
+    assert await owner(database, table) == a.url
+    await raw.close()

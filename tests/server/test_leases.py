@@ -8,6 +8,7 @@ import asyncpg
 import pytest
 
 from protocol import wire
+from protocol.codec import pack
 from server import postgres_store
 from server.leases import LeaseLost
 from server.postgres_store import PostgresStore
@@ -88,6 +89,42 @@ async def test_renewing_keeps_the_leases_and_names_those_taken_over(database, pr
     await first.append("t1", 0, "act", 0, {})     # t1 is still its own
 
 
+async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_always_does(database, processes):
+    first, second = await processes(), await processes()
+    await first.create_table(row("t1"))
+    db = await asyncpg.connect(database)
+    write = db.transaction()
+    await write.start()
+    await first.leases.fence(db, "t1")    # a write of t1 under way: its lease checked and locked
+    # renewing every lease of the process goes on beside it (it would otherwise hold up every
+    # table's next write until the writes under way had committed)
+    assert await asyncio.wait_for(first.renew("ws://127.0.0.1:1"), 5) == []
+    await expire(database, "t1")
+    taking = asyncio.ensure_future(second.take_expired())
+    done, _ = await asyncio.wait([taking], timeout=0.5)
+    assert not done                       # the takeover waits for the write ...
+    await db.execute("INSERT INTO log (table_id, n, kind, seat, data) VALUES ('t1', 0, 'act', 0, $1)",
+                     pack({"n": "in flight"}))
+    await write.commit()
+    await db.close()
+    assert [r.id for r in await taking] == ["t1"]       # ... then takes the table with it
+    assert [r.data for r in await second.log("t1")] == [{"n": "in flight"}]
+    with pytest.raises(LeaseLost):
+        await first.append("t1", 1, "act", 0, {})
+    await second.append("t1", 1, "act", 0, {"n": "second"})
+
+
+async def test_tables_created_while_the_leases_are_renewed_are_never_counted_lost(database, processes):
+    store = await processes()
+    creating = asyncio.ensure_future(asyncio.gather(*(store.create_table(row(f"t{i}")) for i in range(60))))
+    lost = []
+    while not creating.done():       # renewals all along: each may see a lease not committed yet
+        lost += await store.renew("ws://127.0.0.1:1")
+    await creating
+    lost += await store.renew("ws://127.0.0.1:1")
+    assert lost == [] and sorted(store.leases.held) == sorted(f"t{i}" for i in range(60))
+
+
 async def test_processes_taking_over_at_once_never_take_the_same_table(database, processes):
     owner = await processes()
     ids = [f"t{i}" for i in range(30)]
@@ -162,13 +199,19 @@ async def test_a_server_whose_lease_is_taken_stops_serving_the_table_and_announc
     assert refused.value.code == wire.CLOSE_MOVED and table in refused.value.reason
 
 
-async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_in_time(make_server, database):
+async def ana_at_a_server(make_server, database):
+    """A server on the database, leases of 1 s, and Ana seated at a table of it against a bot."""
     server = await make_server(database=database, lease=1.0)
     lobby = await Raw.connect(server.url)
     table = await lobby.create(2, 1)
     await lobby.close()
     ana = SeatPlayer(server.url, table, "Ana", seed=0)
     await ana.sit()
+    return server, table, ana
+
+
+async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_in_time(make_server, database):
+    server, table, ana = await ana_at_a_server(make_server, database)
     db = await asyncpg.connect(database)
     tx = db.transaction()
     await tx.start()
@@ -179,6 +222,29 @@ async def test_a_server_that_cannot_renew_its_leases_stops_serving_their_tables_
         await tx.rollback()
         await db.close()
     assert code == wire.CLOSE_MOVED and table not in server.tables
+
+
+async def test_a_server_whose_renewal_is_held_up_after_renewing_its_leases_keeps_its_tables(
+        make_server, database, processes):
+    server, table, ana = await ana_at_a_server(make_server, database)
+    gone = await processes(lease=1.0)       # a process that dies with a table ...
+    await gone.create_table(row("gone"))
+    db = await asyncpg.connect(database)
+    tx = db.transaction()
+    await tx.start()
+    # ... whose lease, once run out, every takeover waits for: each renewal of the server renews
+    # its leases, then hangs taking over
+    await db.execute("SELECT 1 FROM leases WHERE table_id = 'gone' FOR UPDATE")
+    try:
+        with pytest.raises(asyncio.TimeoutError):     # two and a half leases: Ana is never sent away
+            await ana.raw.closed(timeout=2.5)
+        assert table in server.tables
+    finally:
+        await tx.rollback()
+        await db.close()
+    db = await asyncpg.connect(database)
+    assert await db.fetchval("SELECT owner FROM leases WHERE table_id = $1", table) == server.store.leases.owner
+    await db.close()
 
 
 async def test_a_server_stopped_cleanly_lets_its_tables_go_at_once(make_server, database, tmp_path):
