@@ -233,10 +233,17 @@ class Addresses:
     def current(self) -> str:
         return self.urls[self.at]
 
-    def learn(self, welcome: dict | None) -> None:
-        for url in (welcome or {}).get("cluster", ()):
+    def learn(self, welcome: dict | None) -> bool:
+        """Add the addresses a welcome names; whether any was new."""
+        return self.add((welcome or {}).get("cluster", ()))
+
+    def add(self, urls) -> bool:
+        """Add these addresses (a welcome's, or those saved with a seat); whether any was new."""
+        known = len(self.urls)
+        for url in urls:
             if isinstance(url, str) and url.startswith(("ws://", "wss://")) and normalize_url(url) not in self.urls:
                 self.urls.append(normalize_url(url))
+        return len(self.urls) > known
 
     def unreachable(self) -> None:
         """Nobody answered at the current address: the next one is tried."""

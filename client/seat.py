@@ -62,7 +62,8 @@ class SeatRunner:
         self.player = player
         self.link = link              # an open link to reuse (the one we sat down with)
         self.addresses = Addresses(session.url)    # where to come back: a cluster's processes too
-        self.addresses.learn(link.welcome if link is not None else None)
+        self.addresses.add(session.cluster)
+        self._learn(link.welcome if link is not None else None)
         self.backoff = Backoff(patience)
         self.table = Table(session.table, session)
         self.deciding: asyncio.Task | None = None
@@ -87,6 +88,14 @@ class SeatRunner:
         self.chatting.add(task)
         task.add_done_callback(self.chatting.discard)
         return True
+
+    def _learn(self, welcome: dict | None) -> None:
+        """Keep the cluster's addresses a welcome names, with the seat on disk too: a client
+        started again after the process at the seat's address died comes back through another."""
+        if self.addresses.learn(welcome):
+            self.session.cluster = self.addresses.urls[1:]
+            if self.session.saved:
+                self.session.save()
 
     async def run(self) -> Outcome:
         fresh = self.link is not None
@@ -163,7 +172,7 @@ class SeatRunner:
                 raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match started on")
             self.link = link
-            self.addresses.learn(welcome)
+            self._learn(welcome)
             self.player.connection("connected", welcome["server"])
             self.backoff.reset()
             self.table.resumed()

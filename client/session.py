@@ -97,7 +97,9 @@ class SeatSession:
     """A seat at a table of a server, as saved in the client data directory.
 
     `<data>/sessions/<key>.json` holds url, table, seat, token (secret: the file is 0600),
-    player id, our seed (secret until revealed), the next command id, the server key seen; the
+    player id, our seed (secret until revealed), the next command id, the server key seen, the
+addresses of the other processes of the server's cluster (to come back through when the one at
+url is gone, by a client started again too); the
     signed messages received are appended to `<key>.msgs` in the record format as they arrive,
     and the game's log as it was shown, one event a line in JSON, to `<key>.log`: a move's entry
     signs only a digest of its public events, not their words, so a client started again shows
@@ -118,6 +120,7 @@ class SeatSession:
     seed_made_by_server: bool = False     # the server said so: our own seed is not in this deal
     messages: list[Signed] = field(default_factory=list)
     log: list[dict] = field(default_factory=list)    # the events shown at this seat, in order
+    cluster: list[str] = field(default_factory=list)  # the server's processes, as its welcomes named them
 
     @staticmethod
     def key(url: str, table: str) -> str:
@@ -142,7 +145,7 @@ class SeatSession:
             "player_id": self.player_id, "name": self.name, "seed": self.seed.hex(),
             "server_key": self.server_key.hex() if self.server_key else None,
             "next_id": self.next_id, "finished": self.finished, "committed": self.committed,
-            "seed_made_by_server": self.seed_made_by_server,
+            "seed_made_by_server": self.seed_made_by_server, "cluster": self.cluster,
         })
         if not self.msgs_path.exists():
             _write_whole(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
@@ -183,7 +186,8 @@ class SeatSession:
                 seed=bytes.fromhex(data["seed"]),
                 server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
-                committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False))
+                committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False),
+                cluster=[u for u in data.get("cluster", []) if isinstance(u, str)])
         s.messages = _read_messages(s.msgs_path)
         s.log = _read_log(s.log_path)
         return s

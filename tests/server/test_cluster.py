@@ -123,19 +123,24 @@ async def owner(database: str, table: str) -> str | None:
         await db.close()
 
 
-@pytest.mark.parametrize("entry_killed", [False, True], ids=["owner-killed", "owner-and-entry-killed"])
+@pytest.mark.parametrize("entry_killed, clients_killed", [(False, False), (True, False), (True, True)],
+                         ids=["owner-killed", "owner-and-entry-killed", "clients-started-again"])
 async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_is_killed(
-        cluster, database, tmp_path, entry_killed):
+        cluster, database, tmp_path, entry_killed, clients_killed):
     a, b, c = cluster(3)
     lobby = await Raw.connect(b.url)
     table = await lobby.create(3, 1)        # on B (no process holds a table yet); two people and a computer
     await lobby.close()
     # both players and a spectator come in through A and are sent on to B, the table's owner
-    players = [bot_seat(a.url, tmp_path / name, "--table", table, "--name", name, "--think", "0.02")
-               for name in ("Ana", "Bo")]
+    seat_args = [(tmp_path / name, "--table", table, "--name", name, "--think", "0.02") for name in ("Ana", "Bo")]
+    players = [bot_seat(a.url, *args) for args in seat_args]
     watcher = governor("watch", a.url, table, "--data-dir", str(tmp_path / "watcher"))
     assert await owner(database, table) == b.url
     await log_rows(database, table, at_least=30)     # well into the match
+    if clients_killed:  # the players' clients die too, and are started again once A and B are gone
+        for p in players:
+            p.kill()
+            p.wait(10)
     b.kill()
     if entry_killed:    # the address they first used is gone too: C is the one left
         a.kill()
@@ -147,6 +152,8 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
         assert time.monotonic() < deadline, "nobody took the table over"
         await asyncio.sleep(0.1)
     assert now in ((c.url, None) if entry_killed else (a.url, c.url, None))   # None: finished on it already
+    if clients_killed:  # the same command again: the saved seat names C, from the welcomes it had
+        players = [bot_seat(a.url, *args) for args in seat_args]
     # Their connections drop; they come back through A, which says "connect again" until B's
     # lease has run out and A or C has taken the table over; then they are sent to it. With A
     # gone too, they come back through C, which A's welcome named as a process of the cluster.
@@ -155,7 +162,7 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
     assert await owner(database, table) is None      # finished: its lease is gone
     for r in results:
         assert r["verified"] and r["finished"] and r["verdict"] == "verified", r
-        assert "reconnecting" in r["_stderr"]
+        assert ("Resuming your seat" if clients_killed else "[reconnecting") in r["_stderr"]
         report = verify(record.read(r["record"]))
         assert report.ok and report.scores == r["scores"]
     assert results[0]["game_id"] == results[1]["game_id"] and results[0]["scores"] == results[1]["scores"]
