@@ -24,12 +24,6 @@ def pack(obj) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
 
-def as_received(obj):
-    """Our own data exactly as a receiver decodes it (tuples become lists). It never came from
-    outside, so it skips the checks of `unpack`, which cost half again as much."""
-    return msgpack.unpackb(pack(obj), raw=False)
-
-
 def _no_ext(code, data):
     raise DecodeError("bad_msgpack", f"msgpack extension type {code} is not allowed")
 

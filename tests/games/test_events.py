@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from games.events import Event, say, visible
-from protocol.codec import as_received, pack
+from protocol.codec import pack, unpack
 
 
 def test_words_are_written_once_and_only_when_read():
@@ -39,5 +39,5 @@ def test_a_seat_sees_public_events_and_its_own_as_plain_maps_that_pack():
     assert mine == [{"type": "draw", "to": None, "text": "Ana draws 1 card (trader)."},
                     {"type": "draw", "to": 0, "text": "You draw Well (trader)."}]
     assert all(type(e) is dict for e in mine)
-    assert as_received(mine) == mine and pack(mine)
+    assert unpack(pack(mine)) == mine
     assert [e["text"] for e in visible(ev, None)] == ["Ana draws 1 card (trader)."]
