@@ -134,7 +134,8 @@ class Server:
         self.replayer = Background("governor-replay")
         self._per_addr: Counter[str] = Counter()
         self.connections = 0                              # open sockets, see _Counted
-        self.unopened: set[_Counted] = set()              # of those, the ones whose WebSocket is not open yet
+        # of those, the ones whose WebSocket is not open yet, oldest first (a dict keeps the order)
+        self.unopened: dict[_Counted, None] = {}
         self.max_connections = self.limits.max_connections   # lowered at start if files are short
         self._ws = None
         self._lock_file = None
@@ -584,10 +585,14 @@ class Server:
 
 class _Counted(ServerConnection):
     """A connection counted in its server's total from the moment it is accepted, before any
-    handshake (a socket that never says a word holds a file all the same), and cut at once when
-    the total is full: a flood of idle sockets can then never leave the server without files for
-    its database or for the players at its tables. Cut at once too when its address opens
-    connections faster than its quota: a handshake costs the event loop far more than a cut.
+    handshake (a socket that never says a word holds a file all the same), and never over the
+    total: a flood of idle sockets can then never leave the server without files for its
+    database or for the players at its tables. When the total is full, the connection that has
+    waited longest without opening its WebSocket is cut to make room for the new one, and only
+    when every connection is open is the new one cut: idle sockets from many addresses then
+    cannot keep out an honest client, who opens its WebSocket within milliseconds. Cut at once
+    too when its address opens connections faster than its quota: a handshake costs the event
+    loop far more than a cut.
 
     An idle socket costs as little as it can: websockets sets a connection up (its handshake
     task, its buffers) only once the client's first bytes arrive, and from the moment it is
@@ -600,19 +605,26 @@ class _Counted(ServerConnection):
     def __init__(self, server: Server, *args, **kw) -> None:
         super().__init__(*args, **kw)
         self.owner = server
-        self.counted = False
+        self.counted = False    # in the server's total (until it is lost, or cut to make room)
+        self.heard = False      # websockets has it: the client's first bytes came
         self.unheard: asyncio.Transport | None = None   # its transport until the client's first bytes
         self.hello_deadline = 0.0     # the event loop's time by which its hello must have come
         self._deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport) -> None:
         peer = transport.get_extra_info("peername")
-        if (self.owner.connections >= self.owner.max_connections
-                or not self.owner.quotas.may_connect(client_address(peer[0]) if peer else "?")):
+        if not self.owner.quotas.may_connect(client_address(peer[0]) if peer else "?"):
             transport.abort()
             return
+        if self.owner.connections >= self.owner.max_connections:
+            if not self.owner.unopened:
+                transport.abort()
+                return
+            oldest = next(iter(self.owner.unopened))
+            oldest.uncount()
+            oldest.cut_unopened()
         self.owner.connections += 1
-        self.owner.unopened.add(self)
+        self.owner.unopened[self] = None
         self.counted = True
         self.unheard = transport
         self.hello_deadline = self.loop.time() + self.owner.limits.hello_timeout * random.uniform(1, HELLO_SPREAD)
@@ -621,6 +633,7 @@ class _Counted(ServerConnection):
     def data_received(self, data: bytes) -> None:
         if self.unheard is not None:
             transport, self.unheard = self.unheard, None
+            self.heard = True
             super().connection_made(transport)
         super().data_received(data)
 
@@ -631,7 +644,7 @@ class _Counted(ServerConnection):
 
     def opened(self) -> None:
         """The WebSocket is open: its hello is awaited in Server._session, to the same deadline."""
-        self.owner.unopened.discard(self)
+        self.owner.unopened.pop(self, None)
 
     def cut_unopened(self) -> None:
         """Cut it if its WebSocket is not open yet (past its deadline, or the server stopping)."""
@@ -640,13 +653,17 @@ class _Counted(ServerConnection):
         elif self.protocol.state is State.CONNECTING:
             self.transport.abort()
 
+    def uncount(self) -> None:
+        """Out of the server's total: lost, or about to be cut to make room."""
+        if self.counted:
+            self.counted = False
+            self._deadline.cancel()
+            self.owner.connections -= 1
+            self.owner.unopened.pop(self, None)
+
     def connection_lost(self, exc) -> None:
-        if not self.counted:   # cut at once
-            return
-        self._deadline.cancel()
-        self.owner.connections -= 1
-        self.owner.unopened.discard(self)
-        if self.unheard is None:    # websockets knew it
+        self.uncount()
+        if self.heard:
             super().connection_lost(exc)
 
 

@@ -171,19 +171,39 @@ async def test_a_stopping_server_cuts_sockets_that_never_said_hello_at_once(make
         writer.close()
 
 
-async def test_connections_beyond_the_total_are_cut_while_a_table_plays_on(make_server):
-    """Idle sockets from many addresses once used up the server's files. Counted from their first
-    byte, those over the total are cut at once, and the players at a table keep playing."""
+async def closed_by_server(reader: asyncio.StreamReader) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(1), 5) == b""
+    except ConnectionResetError:
+        return True
+
+
+async def test_idle_sockets_that_fill_the_total_make_room_for_a_client_while_a_table_plays_on(make_server):
+    """Idle sockets from many addresses once used up the server's files. The total is counted from
+    a socket's first byte and never passed: when it is full, the socket that has waited longest
+    without opening its WebSocket is cut to make room for a new one, so idle sockets cannot keep
+    an honest client out; only when every connection is open is a new one cut. The players at a
+    table play on throughout."""
     server = await make_server(max_connections=6, conns_per_addr=100)
     table, players = await table_with(server.url, 2)
     while server.connections > 2:     # the lobby connection of table_with is closing
         await asyncio.sleep(0.01)
     idle = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(4)]
-    with pytest.raises((InvalidMessage, OSError)):   # cut before it could answer the handshake
-        await Raw.connect(server.url)
+    while server.connections < 6:
+        await asyncio.sleep(0.01)
+    clients = [await Raw.connect(server.url)]          # full: the oldest idle socket made room
+    assert await closed_by_server(idle[0][0])
     assert server.connections == 6
+    clients += [await Raw.connect(server.url) for _ in range(3)]   # and the next, in order
+    for reader, _ in idle[1:]:
+        assert await closed_by_server(reader)
+    assert server.connections == 6 and not server.unopened
+    with pytest.raises((InvalidMessage, OSError)):   # every connection open: cut before the handshake
+        await Raw.connect(server.url)
     await play_all(players)
     assert all(p.report.ok for p in players)
+    for client in clients:
+        await client.ws.close()
     for _, writer in idle:
         writer.close()
     while server.connections > 2:
