@@ -1,7 +1,7 @@
 """Server load: N concurrent full tables of headless clients over loopback, one server process.
 
     python bench/server.py [--tables 200] [--seconds 30] [--think 0.1] [--json] [--postgres]
-                           [--game ID] [--option NAME=VALUE ...] [--seats N]
+                           [--game ID] [--option NAME=VALUE ...] [--seats N] [--client-processes N]
 
 A table has --seats players (default: 4, or the game's most if fewer) and every switch on (or the
 options given).
