@@ -2,8 +2,8 @@
 
     python bench/cluster.py [--processes 1,2,3] [--tables 60] [--rounds 5] [--capacity-rounds 3]
                             [--think 1.0] [--seconds 10] [--start 50] [--steps 8] [--within 0.05]
-                            [--budget 600] [--p99 50] [--skip cost|capacity] [--quick] [--json]
-                            [--game ID] [--option NAME=VALUE ...]
+                            [--budget 600] [--p99 50] [--skip cost|capacity] [--quick]
+                            [--client-processes N] [--json] [--game ID] [--option NAME=VALUE ...]
 
 Two parts, one for each of issue 13's targets on cost and capacity. Each is run in rounds in
 which the setups take turns, so that whatever else the machine does falls on every setup alike
@@ -25,12 +25,14 @@ which the setups take turns, so that whatever else the machine does falls on eve
 Every run is a run of its own: the processes are started afresh (`governor serve --database …
 --public-url …`, on a new database of a private PostgreSQL, bench/processes.py, so that no table
 of an earlier run is taken over), N tables of headless players (bench/players.py, thinking
---think seconds on average) are created through process t mod P (the cluster places each on its
-least loaded process, and its players follow the redirect), and measured over a window of
---seconds once every table is dealt: actions/s, command-to-ack p50 and p99, CPU per 1,000
-actions, and PostgreSQL's commits/s (the rise of xact_commit in pg_stat_database). The machine's
-load average is reported at the start and end. --quick: 1 round of each part, 3 s windows,
-from 8 tables, about two minutes. The last line is one JSON object.
+--think seconds on average, in --client-processes processes) are created through process t mod P
+(the cluster places each on its least loaded process, and its players follow the redirect), and
+measured over a window of --seconds once every table is dealt: actions/s, command-to-ack p50 and
+p99, CPU per 1,000 actions, the cores the servers and the clients kept busy (clients busy near a
+core per client process measure themselves, not the cluster), and PostgreSQL's commits/s (the rise of
+xact_commit in pg_stat_database). The machine's load average is reported at the start and end.
+--quick: 1 round of each part, 3 s windows, from 8 tables, about two minutes. The last line is one
+JSON object.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ from pathlib import Path
 import asyncpg
 from capacity import largest_passing
 from common import add_game_arguments, engine_and_options
-from players import load
+from players import CLIENT_PROCESSES, load
 from processes import private_postgres, serve
 
 SEATS = 4
@@ -76,7 +78,8 @@ class Setup:
             for i in range(self.processes):
                 procs.append(serve(self.folder / run / str(i), database, public=True))
             out = asyncio.run(load([url for _, url in procs], self.create, tables, self.args.seconds,
-                                   self.args.think, [p.pid for p, _ in procs], counters))
+                                   self.args.think, [p.pid for p, _ in procs], counters,
+                                   client_processes=self.args.client_processes))
         except Exception as e:     # e.g. a table that moved to another process before it was dealt
             if not self.args.json:
                 print(f"  {self.name}: {tables} tables: the run failed: {e!r}", flush=True)
@@ -87,11 +90,13 @@ class Setup:
                 p.wait()
         out["actions"] = round(out["actions_per_s"] * out["window_s"])
         out = {k: out[k] for k in ("tables", "actions", "actions_per_s", "ack_p50_ms", "ack_p99_ms", "server_cpu_s",
-                                   "server_cpu_s_per_1000_actions", "pg_commits_per_s", "setup_s", "rejects")
+                                   "server_cpu_s_per_1000_actions", "server_cores_busy", "client_cores_busy",
+                                   "pg_commits_per_s", "setup_s", "rejects")
                if k in out}
         if not self.args.json:
             print(f"  {self.name}: {tables} tables: p99 {out['ack_p99_ms']} ms, {out['actions_per_s']} actions/s, "
-                  f"{out['server_cpu_s_per_1000_actions']} CPU s per 1,000 actions"
+                  f"{out['server_cpu_s_per_1000_actions']} CPU s per 1,000 actions, servers {out['server_cores_busy']} "
+                  f"and clients {out['client_cores_busy']} cores busy"
                   + (f", {out['pg_commits_per_s']} commits/s" if "pg_commits_per_s" in out else ""), flush=True)
         return out
 
@@ -185,6 +190,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--p99", type=float, default=50.0, help="command-to-ack p99 to stay under, ms")
     ap.add_argument("--skip", choices=("cost", "capacity"), help="run the other part only")
     ap.add_argument("--quick", action="store_true", help="1 round of each part, 3 s windows, from 8 tables")
+    ap.add_argument("--client-processes", type=int, default=CLIENT_PROCESSES,
+                    help=f"processes the headless clients run in (default {CLIENT_PROCESSES})")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     add_game_arguments(ap)
     args = ap.parse_args(argv)
@@ -196,9 +203,10 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--processes: different counts, each from 1 to 16")
     if args.quick:
         args.seconds, args.steps, args.start, args.tables, args.rounds, args.capacity_rounds = 3.0, 2, 8, 8, 1, 1
-    if min(args.start, args.steps, args.tables, args.rounds, args.capacity_rounds) < 1 or args.seconds <= 0 \
-            or not 0 < args.within < 1:
-        ap.error("--start, --steps, --tables and the rounds at least 1, --seconds above 0, --within between 0 and 1")
+    if min(args.start, args.steps, args.tables, args.rounds, args.capacity_rounds, args.client_processes) < 1 \
+            or args.seconds <= 0 or not 0 < args.within < 1:
+        ap.error("--start, --steps, --tables, --client-processes and the rounds at least 1, --seconds above 0, "
+                 "--within between 0 and 1")
     engine, option_sets = engine_and_options(ap, args)
     if SEATS not in engine.INFO.players:
         ap.error(f"{engine.INFO.id} is not played by {SEATS}")

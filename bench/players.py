@@ -1,11 +1,13 @@
 """Headless players for the load benchmarks (bench/server.py, bench/cluster.py): a websocket
 client per seat that speaks the wire protocol (hello, create or sit, commit and reveal), then
 answers every decision with a pick at random from its prompt after a think time drawn uniformly
-from [0, 2 × think] seconds; and a load of N such tables measured over a fixed window once every
-table is dealt."""
+from [0, 2 × think] seconds; and a load of N such tables, their clients spread over several
+processes, measured over a fixed window once every table is dealt."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import random
 import secrets
 import statistics
@@ -50,6 +52,18 @@ class Stats:
         self.measuring = False
         self.dealt = 0
         self.rejects = 0
+
+    # What a client process measured, sent to the process that runs the load, which adds it up.
+    MEASURED = ("latencies", "delta_bytes", "snapshot_bytes", "real_snapshot_bytes", "delta_bytes_sampled",
+                "ops_bytes", "view_bytes")
+
+    def measured(self) -> dict:
+        return {"rejects": self.rejects, **{k: getattr(self, k) for k in self.MEASURED}}
+
+    def add(self, measured: dict) -> None:
+        self.rejects += measured["rejects"]
+        for k in self.MEASURED:
+            getattr(self, k).extend(measured[k])
 
 
 class Seat:
@@ -212,60 +226,67 @@ async def _session(ws, url: str, create: dict, table_q: asyncio.Queue | None, ta
     return await seat.play(table, name)
 
 
+# Client processes of a load: the headless clients of one Python process saturate its core long
+# before a server process does, so a load spreads its tables over several.
+CLIENT_PROCESSES = max(2, os.cpu_count() or 1)
+
+
 async def load(urls: list[str], create: dict, tables: int, seconds: float, think: float, pids: list[int],
-               counters=None) -> dict:
+               counters=None, client_processes: int = CLIENT_PROCESSES) -> dict:
     """N tables of headless players, table t created through the server urls[t % len(urls)] (a
-    cluster may place it on another of its processes); the server processes are `pids`. Measured over the window: actions, command-to-ack latency, frame
-    sizes, the servers' CPU time and memory, and the rise of whatever `counters` (an async
-    function returning {name: number}) counts, per second as "NAME_per_s"."""
+    cluster may place it on another of its processes) and played by client process
+    t % client_processes; the server processes are `pids`. Measured over the window: actions,
+    command-to-ack latency, frame sizes, the servers' and the clients' CPU time, the servers'
+    memory, and the rise of whatever `counters` (an async function returning {name: number})
+    counts, per second as "NAME_per_s"."""
     seats = create["seats"]
-    stats = Stats()
-    stats.target = seats * tables
-    dealt = asyncio.Event()
-    rss_before = sum(rss_kib(pid) for pid in pids)
-    tasks = []
-    for t in range(tables):
-        q: asyncio.Queue = asyncio.Queue()
-        rnd = random.Random(t)
-        url = urls[t % len(urls)]
-        tasks.append(asyncio.create_task(player(url, create, q, None, f"T{t}P0", think, stats, rnd, dealt)))
-        for i in range(1, seats):
-            async def later(i=i, q=q, t=t):
-                table, owner = await q.get()    # the others sit where the table is
-                await player(owner, create, None, table, f"T{t}P{i}", think, stats, random.Random(f"{t}/{i}"), dealt)
-            tasks.append(asyncio.create_task(later()))
-    start = time.perf_counter()
-    dealing = asyncio.ensure_future(dealt.wait())
-    done, _ = await asyncio.wait([dealing, *tasks], timeout=300, return_when=asyncio.FIRST_COMPLETED)
-    if dealing not in done:     # a player failed (its error ends the run) or it took too long
-        dealing.cancel()
-        failed = next((t for t in done if t.exception() is not None), None)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    context = multiprocessing.get_context("spawn")   # not forked from this running event loop
+    clients = []
+    try:
+        rss_before = sum(rss_kib(pid) for pid in pids)
+        start = time.perf_counter()
+        for w in range(min(client_processes, tables)):
+            pipe, theirs = context.Pipe()
+            proc = context.Process(target=_client_process, daemon=True,
+                                   args=(theirs, urls, create, range(w, tables, client_processes), think))
+            proc.start()
+            clients.append((proc, pipe))
+        # each says when all its seats are dealt, or why not
+        said = await asyncio.gather(*(_received(pipe, timeout=300) for _, pipe in clients))
+        failed = next((s[1] for s in said if s is not None and s[0] == "failed"), None)
         if failed is not None:
-            raise failed.exception()
-        raise TimeoutError(f"{tables} tables were not all dealt in 300 s")
-    setup_s = time.perf_counter() - start
-    rss_playing = sum(rss_kib(pid) for pid in pids)
-    before = await counters() if counters else {}
-    cpu_before = sum(cpu_seconds(pid) for pid in pids)
-    stats.measuring = True
-    t0 = time.perf_counter()
-    await asyncio.sleep(seconds)
-    window = time.perf_counter() - t0
-    stats.measuring = False
-    cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
-    after = await counters() if counters else {}
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+            raise RuntimeError(failed)
+        if None in said:
+            raise TimeoutError(f"{tables} tables were not all dealt in 300 s")
+        setup_s = time.perf_counter() - start
+        rss_playing = sum(rss_kib(pid) for pid in pids)
+        before = await counters() if counters else {}
+        client_pids = [proc.pid for proc, _ in clients]
+        cpu_before = sum(cpu_seconds(pid) for pid in pids)
+        client_cpu_before = sum(cpu_seconds(pid) for pid in client_pids)
+        for _, pipe in clients:
+            pipe.send("measure")
+        t0 = time.perf_counter()
+        await asyncio.sleep(seconds)
+        for _, pipe in clients:
+            pipe.send("stop")
+        window = time.perf_counter() - t0
+        cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+        client_cpu = sum(cpu_seconds(pid) for pid in client_pids) - client_cpu_before
+        after = await counters() if counters else {}
+        stats = Stats()
+        for _, pipe in clients:
+            stats.add(await _received(pipe, timeout=60))
+    finally:
+        for proc, _ in clients:
+            proc.kill()
+            proc.join()
     lat = sorted(stats.latencies)
     q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
     mean_delta = statistics.mean(stats.delta_bytes) if stats.delta_bytes else 0
     mean_snap = statistics.mean(stats.snapshot_bytes) if stats.snapshot_bytes else 0
     return {"bench": "server", "game": create["game"], "options": create["options"], "seats": seats,
-            "tables": tables, "clients": seats * tables, "think_s": think,
+            "tables": tables, "clients": seats * tables, "client_processes": len(clients), "think_s": think,
             "setup_s": round(setup_s, 2), "window_s": round(window, 2),
             "actions_per_s": round(len(lat) / window, 1),
             "server_cpu_s": round(cpu, 2),
@@ -273,6 +294,10 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             # the cores the servers kept busy, and the actions one core would serve at saturation
             "server_cores_busy": round(cpu / window, 2),
             "actions_per_server_cpu_s": round(len(lat) / cpu, 1) if cpu else None,
+            # the clients' side of it: when they are as busy as the cores left let them be, the
+            # load measures the clients, not the server
+            "client_cores_busy": round(client_cpu / window, 2),
+            "client_cpu_s_per_1000_actions": round(1000 * client_cpu / len(lat), 3) if lat else None,
             **{f"{k}_per_s": round((after[k] - before[k]) / window, 1) for k in after},
             "ack_p50_ms": round(q[49] * 1000, 2), "ack_p99_ms": round(q[98] * 1000, 2),
             "delta_bytes_mean": round(mean_delta, 1), "snapshot_bytes_mean": round(mean_snap, 1),
@@ -285,3 +310,58 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             "server_kib_per_table": round((rss_playing - rss_before) / tables, 1)}
 
 
+async def _received(pipe, timeout: float | None = None):
+    """What the other end of `pipe` sends next, awaited on this event loop; None after `timeout`
+    seconds."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    loop.add_reader(pipe.fileno(), lambda: ready.done() or ready.set_result(None))
+    try:
+        await asyncio.wait_for(ready, timeout)
+    except TimeoutError:
+        return None
+    finally:
+        loop.remove_reader(pipe.fileno())
+    return pipe.recv()
+
+
+def _client_process(pipe, urls: list[str], create: dict, tables: range, think: float) -> None:
+    """A client process of `load`: the players of these tables. It says ("dealt",) once all their
+    seats are dealt (or ("failed", why)), measures from "measure" to "stop", then sends what it
+    measured (Stats.measured)."""
+    asyncio.run(_clients(pipe, urls, create, tables, think))
+
+
+async def _clients(pipe, urls: list[str], create: dict, tables: range, think: float) -> None:
+    seats = create["seats"]
+    stats = Stats()
+    stats.target = seats * len(tables)
+    dealt = asyncio.Event()
+    tasks = []
+    for t in tables:
+        q: asyncio.Queue = asyncio.Queue()
+        url = urls[t % len(urls)]
+        tasks.append(asyncio.create_task(player(url, create, q, None, f"T{t}P0", think, stats, random.Random(t),
+                                                dealt)))
+        for i in range(1, seats):
+            async def later(i=i, q=q, t=t):
+                table, owner = await q.get()    # the others sit where the table is
+                await player(owner, create, None, table, f"T{t}P{i}", think, stats, random.Random(f"{t}/{i}"), dealt)
+            tasks.append(asyncio.create_task(later()))
+    dealing = asyncio.ensure_future(dealt.wait())
+    waiting = {dealing, *tasks}
+    while not dealing.done():
+        done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        failed = next((t for t in done if t is not dealing and t.exception() is not None), None)
+        if failed is not None:      # a player failed: its error ends the run
+            pipe.send(("failed", repr(failed.exception())))
+            return
+    pipe.send(("dealt",))
+    await _received(pipe)           # "measure"
+    stats.measuring = True
+    await _received(pipe)           # "stop"
+    stats.measuring = False
+    pipe.send(stats.measured())
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

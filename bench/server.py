@@ -1,7 +1,7 @@
 """Server load: N concurrent full tables of headless clients over loopback, one server process.
 
     python bench/server.py [--tables 200] [--seconds 30] [--think 0.1] [--json] [--postgres]
-                           [--game ID] [--option NAME=VALUE ...] [--seats N]
+                           [--game ID] [--option NAME=VALUE ...] [--seats N] [--client-processes N]
 
 A table has --seats players (default: 4, or the game's most if fewer) and every switch on (or the
 options given).
@@ -20,8 +20,11 @@ Target (issue 4): 200 tables with p99 under 50 ms, deltas on average under 15% o
 Saturation (issue 14): with `--think 0` every player answers at once, so the server is as busy as
 the players can make it. `server_cores_busy` says how much of a core it used (1.0: saturated),
 and `actions_per_server_cpu_s` what it serves per second of its own CPU time: the actions/s of a
-process with a whole core to itself, whatever else ran on the machine. Keep the window short
-(`--tables 50 --think 0 --seconds 15`): a table that finishes its match leaves the load.
+process with a whole core to itself, whatever else ran on the machine. `client_cores_busy` is the
+clients' side: near one core per client process, they, not the server, set the pace (on a 2-core
+machine the clients take their CPU from the server's cores, so only the CPU per action can be
+compared there). Keep the window short (`--tables 50 --think 0 --seconds 15`): a table that
+finishes its match leaves the load.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 from common import add_game_arguments, engine_and_options
-from players import load
+from players import CLIENT_PROCESSES, load
 from processes import private_postgres
 
 
@@ -65,12 +68,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--postgres", action="store_true", help="keep the tables in a private PostgreSQL, not SQLite")
     add_game_arguments(ap)
     ap.add_argument("--seats", type=int, help="players per table")
+    ap.add_argument("--client-processes", type=int, default=CLIENT_PROCESSES,
+                    help=f"processes the clients run in (default {CLIENT_PROCESSES}); table t is played by "
+                         "process t mod this")
     args = ap.parse_args(argv)
     engine, option_sets = engine_and_options(ap, args)
     info = engine.INFO
     seats = args.seats or info.default_players
     if seats not in info.players:
         ap.error(f"--seats: {info.min_players} to {info.max_players}")
+    if args.client_processes < 1:
+        ap.error("--client-processes: at least 1")
     create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1]}
     with tempfile.TemporaryDirectory() as data_dir, contextlib.ExitStack() as stack:
         database = "sqlite"
@@ -82,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         port = parent.recv()
         try:
             out = asyncio.run(load([f"ws://127.0.0.1:{port}"], create, args.tables, args.seconds, args.think,
-                                   [proc.pid]))
+                                   [proc.pid], client_processes=args.client_processes))
         finally:
             proc.terminate()
             proc.join()

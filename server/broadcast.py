@@ -96,10 +96,12 @@ class Broadcaster:
         gets the public events only: what a seat alone is told comes to it signed, in a private
         message (protocol/exchange.py), whose length is one size class whatever it says."""
         shown = self.engine.visible_events(events, None)
-        for s in self.core.seats:
-            if s.human and s.conn is not None:
-                self._send_view(s, shown, force=s.index == actor)
-        self._send_public(shown)
+        seats = [s for s in self.core.seats if s.human and s.conn is not None]
+        watched = bool(self.core.spectators)
+        views = self._views([s.index for s in seats] + [None] * watched)
+        for s, now in zip(seats, views):
+            self._send_view(s, now, shown, force=s.index == actor)
+        self._send_public(views[-1] if watched else None, shown)
 
     def snapshot_to(self, conn: Conn) -> None:
         """Send a seat's or a spectator's connection a fresh snapshot: it (re)connected, asked for
@@ -107,27 +109,29 @@ class Broadcaster:
         s = self._seat_of(conn)
         if s is not None:
             self._sent.pop(s.index, None)
-            self._send_view(s, [], force=True)
+            self._send_view(s, self._views([s.index])[0], [], force=True)
         elif conn in self.core.spectators:
             self.public_snapshot_to(conn)
 
     def _seat_of(self, conn: Conn):
         return next((s for s in self.core.seats if s.conn is conn), None)
 
-    def _view(self, seat: int | None) -> Sent:
-        """The view of a seat (None: a spectator) now: the Shared fields, those of the views
-        before it at this change when they are equal, and the seat's own. Everything sent of the
-        view (its delta, its hash, itself in a snapshot) is then made of the same objects."""
-        view = self.engine.view(self.state, seat)
-        common = _common(view)
-        if self._shared is None or self._shared.fields != common:
-            self._shared = Shared(common, self._shared)
-        own = {k: view[k] for k in OWN if k in view}
-        return Sent(None, {**self._shared.fields, **own}, self.seq, self._shared)
+    def _views(self, seats: list[int | None]) -> list[Sent]:
+        """The views of these seats (None: a spectator) now, made by the engine at once: each of
+        the Shared fields (those of the views before it at this change when they are equal: the
+        engine's views of one call share them) and the seat's own. Everything sent of a view (its
+        delta, its hash, itself in a snapshot) is then made of the same objects."""
+        out = []
+        for view in self.engine.views(self.state, seats) if seats else []:
+            common = _common(view)
+            if self._shared is None or self._shared.fields != common:
+                self._shared = Shared(common, self._shared)
+            own = {k: view[k] for k in OWN if k in view}
+            out.append(Sent(None, {**self._shared.fields, **own}, self.seq, self._shared))
+        return out
 
-    def _send_view(self, s, shown: list[dict], force: bool = False) -> None:
+    def _send_view(self, s, now: Sent, shown: list[dict], force: bool = False) -> None:
         conn = s.conn
-        now = self._view(s.index)
         sent = self._sent.get(s.index)
         now.before = sent
         if sent is None or sent.conn is not conn or conn.stale_view:   # a new connection has nothing yet
@@ -151,19 +155,19 @@ class Broadcaster:
 
     def _pub_snapshot(self) -> bytes:
         if self._pub is None or self._pub.seq != self.seq:
-            self._pub = self._view(None)
+            self._pub = self._views([None])[0]
         if self._pub_snap is None or self._pub_snap[0] != self._pub.seq:
             self._pub_snap = (self._pub.seq, self._snapshot(self._pub, None))
         return self._pub_snap[1]
 
-    def _send_public(self, shown: list[dict]) -> None:
-        """The public view: computed and encoded once per change, the same bytes to everyone. A
-        spectator that missed the previous update gets the snapshot instead of the delta."""
+    def _send_public(self, now: Sent | None, shown: list[dict]) -> None:
+        """The public view now (None: nobody watches), encoded once per change, the same bytes to
+        every spectator. A spectator that missed the previous update gets the snapshot instead of
+        the delta."""
         spectators = self.core.spectators
-        if not spectators:
+        if now is None:
             self._pub = None
             return
-        now = self._view(None)
         if self._pub is not None and now.view == self._pub.view and not shown:
             return
         if self._pub is None:
@@ -254,7 +258,7 @@ class Broadcaster:
             return
         s = self._seat_of(conn)
         if s is not None:
-            now = self._view(s.index)
+            now = self._views([s.index])[0]
             now.conn = conn
             self._sent[s.index] = now
             conn.push(self._snapshot(now, s.index), droppable=True)

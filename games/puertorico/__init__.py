@@ -25,7 +25,7 @@ from .state import State, dump, load
 from .table import setup
 from .heuristic import HeuristicBot
 from .text import Text
-from .view import legal, private_room, prompt, random_action, view, visible_events
+from .view import legal, private_room, prompt, random_action, view, views, visible_events
 
 # Its own computer player, by level (bots/ adds "random" and, with `search`, "ismcts", which
 # answers what it does not search with the heuristic).
@@ -53,6 +53,6 @@ def dealt(s: State, seat: int) -> None:
     return None
 
 
-__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view", "private_room",
-           "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
+__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view", "views",
+           "private_room", "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
            "permute_hidden", "bots", "search", "Text"]

@@ -40,13 +40,23 @@ def _player(s: State, seat: int) -> dict:
 
 
 def view(s: State, seat: int | None = None) -> dict:
+    return views(s, [seat])[0]
+
+
+def views(s: State, seats: list[int | None]) -> list[dict]:
+    """The view of each of these seats (None: a spectator), as `view` makes it: what every view
+    shows alike is built once, the same objects in each, and beside it the seat's question."""
+    public = _public(s)
+    return [{**public, "seat": seat, "prompt": prompt(s, seat) if seat is not None else None} for seat in seats]
+
+
+def _public(s: State) -> dict:
+    """The fields every seat's view and the spectators' show alike."""
     taken = dict(s.taken)
     v = {
         "game": "puertorico",
         "options": {},
-        "seat": seat,
         "to_act": to_act(s),
-        "prompt": prompt(s, seat) if seat is not None else None,
         "players": [_player(s, i) for i in range(len(s.players))],
         "round": s.round,
         "governor": s.governor,

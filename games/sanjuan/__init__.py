@@ -25,7 +25,7 @@ from .scoring import result
 from .search import Search as search
 from .state import State, dump, load
 from .text import Text
-from .view import legal, private_room, prompt, random_action, view, visible_events
+from .view import legal, private_room, prompt, random_action, view, views, visible_events
 
 
 # Computer players of San Juan's own (bots/ adds "random" and, with `search`, "ismcts").
@@ -50,6 +50,6 @@ def dealt(s: State, seat: int) -> list[int]:
     return list(s.players[seat].hand)
 
 
-__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view", "private_room",
-           "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
+__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view", "views",
+           "private_room", "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
            "permute_hidden", "bots", "search", "Text", "catalog", "determinize", "Determinizer"]

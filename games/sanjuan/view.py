@@ -27,6 +27,25 @@ def _prices(tile) -> dict[str, int]:
 
 
 def view(s: State, seat: int | None = None) -> dict:
+    return views(s, [seat])[0]
+
+
+def views(s: State, seats: list[int | None]) -> list[dict]:
+    """The view of each of these seats (None: a spectator), as `view` makes it: what every view
+    shows alike is built once, the same objects in each, and beside it each seat's own fields."""
+    public = _public(s)
+    out = []
+    for seat in seats:
+        v = {**public, "seat": seat}
+        if seat is not None:
+            v["you"] = _you(s, seat)
+            v["prompt"] = prompt(s, seat)
+        out.append(v)
+    return out
+
+
+def _public(s: State) -> dict:
+    """The fields every seat's view and the spectators' show alike."""
     players = [
         {
             "name": s.names[i],
@@ -53,7 +72,6 @@ def view(s: State, seat: int | None = None) -> dict:
     v = {
         "game": "sanjuan",
         "options": {"expansion": s.expansion, "setup_variant": s.setup_variant},
-        "seat": seat,
         "round": s.round,
         "governor": s.governor,
         "stage": s.stage,
@@ -71,22 +89,24 @@ def view(s: State, seat: int | None = None) -> dict:
         "players": players,
         "over": s.over,
     }
-    if seat is not None:
-        p = s.players[seat]
-        v["you"] = {
-            "hand": _cards(s, p.hand),
-            "chapel": _cards(s, p.chapel),
-            "bank": _cards(s, p.bank),
-            "drawn": _cards(s, p.drawn),
-            "hand_limit": hand_limit(s, p),
-            # The building this seat is in the middle of building: [card, covered card, goods].
-            "building": ([s.build[0], s.build[1], list(s.build[2])]
-                         if s.build is not None and s.order[s.turn] == seat else None),
-        }
-        v["prompt"] = prompt(s, seat)
     if s.over:
         v["result"] = result(s)
     return v
+
+
+def _you(s: State, seat: int) -> dict:
+    """What the seat alone sees: its cards, its hand limit, the building it is in the middle of."""
+    p = s.players[seat]
+    return {
+        "hand": _cards(s, p.hand),
+        "chapel": _cards(s, p.chapel),
+        "bank": _cards(s, p.bank),
+        "drawn": _cards(s, p.drawn),
+        "hand_limit": hand_limit(s, p),
+        # The building this seat is in the middle of building: [card, covered card, goods].
+        "building": ([s.build[0], s.build[1], list(s.build[2])]
+                     if s.build is not None and s.order[s.turn] == seat else None),
+    }
 
 
 visible_events = visible     # the events a seat may see, as every game has them

@@ -266,6 +266,28 @@ def test_views_are_plain_data_that_share_nothing_with_the_state(game, table):
     random_game(game, players, options, "plain", check)
 
 
+def test_views_at_once_are_each_seats_view_sharing_only_the_public_fields(game, table):
+    """`views` makes every seat's view and the spectators' as `view` does, with the fields they
+    show alike built once: the same objects in each, and never a seat's own field (`seat` and
+    PRIVATE) shared with another view."""
+    players, options = table
+    seats = [None, *range(players)]
+
+    def check(s, n):
+        if n % 3:
+            return
+        views = game.views(s, seats)
+        assert views == [game.view(s, seat) for seat in seats], n
+        own = ("seat", *PRIVATE)
+        for i, a in enumerate(views):
+            for b in views[i + 1:]:
+                for k, value in b.items():
+                    if isinstance(value, (dict, list)):
+                        assert (value is a.get(k)) == (k not in own), (k, n)
+
+    random_game(game, players, options, "views", check)
+
+
 def test_games_end_and_views_and_results_are_well_formed(game, table):
     players, options = table
     info = game.INFO
