@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
-from games.events import Event, say
+from games.events import Event, Events, say
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
@@ -946,7 +946,7 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         _go_back(s, seat)
         return []
     s.decisions += 1
-    ev: list[Event] = []
+    ev = Events()
     if s.stage in SIMULTANEOUS:
         del s.pending[seat]
         s.answers[seat] = picks
