@@ -60,6 +60,12 @@ def check_pick(action, kind: str, options, lo: int, hi: int) -> tuple:
     """The action as a tuple when it picks between lo and hi distinct options; else IllegalAction
     saying why (a game may word a refusal better: the codes "not_an_option", about the first value
     that is not an option, and "wrong_count" say which it is)."""
+    if type(action) is list and len(action) == 1:
+        # The commonest pick, one option, as random players and the wire send it: accepted in a
+        # few steps; any other pick, and every refusal, is looked at in full below.
+        a = action[0]
+        if lo <= 1 <= hi and type(a) in OPTION_TYPES and a in options:
+            return (a,)
     if type(action) not in (list, tuple):
         raise IllegalAction("bad_action", "An action is a list of the options you pick.")
     for a in action:

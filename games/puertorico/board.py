@@ -17,6 +17,9 @@ from .components import (BUILDINGS, CITY_SPACES, CORN, GOODS, ISLAND_SPACES, LAR
 from .state import Player, State
 
 
+SPACES = tuple(b.spaces for b in BUILDINGS)    # by building number
+
+
 def occupied(p: Player, b: int) -> bool:
     """Only a building with a colonist on it works (R1:437)."""
     return p.city.get(b, 0) > 0
@@ -31,7 +34,7 @@ def island_full(p: Player) -> bool:
 
 
 def city_used(p: Player) -> int:
-    return sum(BUILDINGS[b].spaces for b in p.city)
+    return sum(map(SPACES.__getitem__, p.city))
 
 
 def free_spaces(p: Player) -> int:
@@ -71,7 +74,8 @@ def produce(worked, city: dict[int, int]) -> list[int]:
     out = [0] * len(GOODS)
     out[CORN] = worked[CORN]
     for good in range(1, len(GOODS)):
-        out[good] = min(worked[good], sum(city.get(b, 0) for b in PRODUCERS[good]))
+        if worked[good]:    # no plantation of it worked, no barrel, whatever its buildings
+            out[good] = min(worked[good], sum([city.get(b, 0) for b in PRODUCERS[good]]))
     return out
 
 

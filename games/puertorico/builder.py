@@ -26,9 +26,14 @@ def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str
     money = p.doubloons
     free = free_spaces(p)
     prices = building_prices(p.worked[QUARRY], builder)
-    return tuple(b.key for b in BUILDINGS
-                 if s.buildings[b.index] and b.spaces <= free and b.index not in p.city
-                 and prices[b.index] <= money)
+    stock, city = s.buildings, p.city
+    # The price first: it rules out the most buildings.
+    return tuple([key for i, key, spaces in _CATALOG
+                  if prices[i] <= money and stock[i] and spaces <= free and i not in city])
+
+
+# Each building's number, key and spaces, read in that loop without an attribute lookup.
+_CATALOG = tuple((b.index, b.key, b.spaces) for b in BUILDINGS)
 
 
 def _turn(s: State, ev: list) -> None:

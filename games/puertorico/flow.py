@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn
 from games.errors import IllegalAction
-from games.events import Event, say
+from games.events import Event, Events, say
 
 from . import builder, captain, craftsman, mayor, settler, trader
 from .components import PROSPECTOR_DOUBLOONS, ROLE_OF, TABLES
@@ -155,7 +155,7 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         return []
     s.decisions += 1
     s.pending = None
-    ev: list[Event] = []
+    ev = Events()
     STEPS[decision[1]](s, seat, picks, rng, ev)
     if s.pending is None and not s.over:
         _next_role(s, ev)

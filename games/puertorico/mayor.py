@@ -8,6 +8,8 @@ be filled (docs/playing.md, 'Puerto Rico'). Each allocation has exactly one path
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 from games.events import say
 
 from .board import trigger_end
@@ -50,6 +52,7 @@ def _hand_out(s: State, ev: list) -> None:
 # Made once: each building's group (its name, its circles), and each tile kind's number by name.
 _BUILDING_GROUP = tuple((b.key, b.circles) for b in BUILDINGS)
 _TILE_KIND = {name: k for k, name in enumerate(TILE_KINDS)}
+_circles = itemgetter(1)     # of a (group, circles) pair
 
 
 def groups(p: Player) -> list[tuple[str, int]]:
@@ -88,7 +91,7 @@ def _place(s: State, gs: list[tuple[str, int]]) -> bool:
     there is a choice. True when a question is pending."""
     seat = s.order[s.turn]
     p = s.players[seat]
-    later = sum(circles for _, circles in gs[s.group + 1:])
+    later = sum(map(_circles, gs[s.group + 1:]))
     while s.group < len(gs):
         name, circles = gs[s.group]
         lo, hi = bounds(circles, later, p.san_juan)

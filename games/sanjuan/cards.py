@@ -128,6 +128,10 @@ MANIFEST = {False: _manifest(False), True: _manifest(True)}
 CARD_KIND = {False: MANIFEST[False], True: MANIFEST[True] + (CATHEDRAL,)}
 
 
+# PRODUCTION_CARD[expansion][card id] -> whether it is a production building: read card by card.
+PRODUCTION_CARD = {e: tuple([PRODUCTION[k] for k in CARD_KIND[e]]) for e in (False, True)}
+
+
 def cathedral_id(expansion: bool) -> int | None:
     return len(MANIFEST[True]) if expansion else None
 

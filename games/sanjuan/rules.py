@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
-from games.events import Event, say
+from games.events import Event, Events, say
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
                     GOOD, GOODS, GUARD_ROOM, HARBOR, HUT, INDIGO, LIBRARY, MANIFEST, MARKET_HALL,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
-                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
+                    PRODUCTION_CARD, QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
 from .info import INFO
 from .state import ROLES, Decision, Player, State
 
@@ -186,8 +186,9 @@ def _council_decision(s: State, seat: int, p: Player, drew: int | None) -> Decis
 
 
 def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
-    kinds = s.kinds
-    empty = tuple([b for b in p.city if PRODUCTION[kinds[b]] and b not in p.goods])
+    goods = p.goods
+    production = PRODUCTION_CARD[s.expansion]
+    empty = tuple([b for b in p.city if production[b] and b not in goods])
     if not empty:
         return None
     return ("produce", empty, 0, min(production_cap(privilege(s, seat), p.active), len(empty)))
@@ -196,7 +197,7 @@ def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
 def _sell_decision(s: State, seat: int, p: Player) -> Decision | None:
     if not p.goods:
         return None
-    goods = tuple([b for b in p.city if b in p.goods])
+    goods = tuple(filter(p.goods.__contains__, p.city))
     return ("sell", goods, 0, min(trade_cap(privilege(s, seat), p.active), len(goods)))
 
 
@@ -321,7 +322,7 @@ def _end_game(s: State, ev: list, why: str) -> None:
 
 
 def _next_role(s: State, rng, ev: list) -> None:
-    if _stalled(s):
+    if not s.deck and _stalled(s):     # a card in the supply can always move: no need to look further
         _end_game(s, ev, "no card can move any more (supply, discard pile and goods are empty "
                   "and nobody can afford to build)")
         return
@@ -368,7 +369,7 @@ def _on_library(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
 
 
 def _start_phase(s: State, rng, ev: list) -> None:
-    s.order = _turn_order(s, s.chooser)
+    s.order = _ORDERS[len(s.players)][s.chooser]
     _PHASES[s.role](s, rng, ev)
 
 
@@ -517,14 +518,15 @@ def buildable(s: State, seat: int) -> tuple:
     production_means = means + (SMITHY in active)
     city_means = means + (QUARRY in active)
     crane = CRANE in active
-    built = {kinds[b] for b in p.city}
     out = []
     for card in (hand if cathedral is None else [*hand, cathedral]):
         kind = kinds[card]
         if PRODUCTION[kind]:
             fits = COST[kind] <= production_means
-        elif kind in built:
-            continue    # a city building can be built only once
+        elif kind in active:
+            # A city building can be built only once. A seat is asked to build before it has built
+            # in this phase, so the kinds that work for it are those of its city.
+            continue
         else:
             fits = COST[kind] <= city_means + (card == cathedral)   # the cathedral is not in the hand
         # The crane's many targets are tried only when needed.
@@ -707,8 +709,9 @@ def _end_builder(s: State, rng, ev: list) -> None:
     for seat in s.order:
         if TAVERN in s.players[seat].active and counts[seat] == fewest and most > fewest:
             _give(s, seat, 1, "tavern", rng, ev)
+    kind_of = kinds.__getitem__
     for p in s.players:
-        p.active = frozenset([kinds[b] for b in p.city])
+        p.active = frozenset(map(kind_of, p.city))
     if most >= END_BUILDINGS:
         _end_game(s, ev, "a city has 12 buildings")
         return
@@ -946,7 +949,7 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         _go_back(s, seat)
         return []
     s.decisions += 1
-    ev: list[Event] = []
+    ev = Events()
     if s.stage in SIMULTANEOUS:
         del s.pending[seat]
         s.answers[seat] = picks

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.events import Event, say, visible
+from games.events import Event, Events, say, visible
 from protocol.codec import pack, unpack
 
 
@@ -14,7 +14,7 @@ def test_words_are_written_once_and_only_when_read():
         written.append(1)
         return "Ana chooses the builder."
 
-    ev = []
+    ev = Events()
     say(ev, "role", words)
     assert written == [] and ev[0]["type"] == "role" and ev[0]["to"] is None
     assert ev[0]["text"] == "Ana chooses the builder." and ev[0].text == "Ana chooses the builder."
@@ -31,7 +31,7 @@ def test_an_event_equals_the_plain_map_and_reads_like_one():
 
 
 def test_a_seat_sees_public_events_and_its_own_as_plain_maps_that_pack():
-    ev = []
+    ev = Events()
     say(ev, "draw", "Ana draws 1 card (trader).")
     say(ev, "draw", lambda: "You draw Well (trader).", 0)
     say(ev, "draw", lambda: "You draw Smithy (trader).", 1)
@@ -41,3 +41,24 @@ def test_a_seat_sees_public_events_and_its_own_as_plain_maps_that_pack():
     assert all(type(e) is dict for e in mine)
     assert unpack(pack(mine)) == mine
     assert [e["text"] for e in visible(ev, None)] == ["Ana draws 1 card (trader)."]
+
+
+def test_a_moves_events_read_every_way_are_events_whose_words_wait():
+    written = []
+
+    def words():
+        written.append(1)
+        return "You draw Well."
+
+    ev = Events()
+    say(ev, "role", "Ana chooses the builder.")
+    say(ev, "draw", words, 0)
+    plain = [{"type": "role", "to": None, "text": "Ana chooses the builder."},
+             {"type": "draw", "to": 0, "text": "You draw Well."}]
+    log: list = []
+    log.extend(ev)                      # how the server keeps a match's events
+    assert all(type(e) is Event for e in log) and written == []
+    assert all(type(e) is Event for e in [ev[0], ev[-1], *ev[:], *reversed(ev), *ev.copy(), *(ev + [])])
+    assert ev == plain and plain == ev and not ev != plain and ev != plain[:1] and plain[1] in ev
+    assert written == [1]
+    assert [e["text"] for e in ev] == [e["text"] for e in plain] and written == [1]

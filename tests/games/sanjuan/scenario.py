@@ -11,6 +11,7 @@ goes to the supply below the named ones, in id order, so every card is in exactl
 """
 from __future__ import annotations
 
+from games.events import Events
 from games import sanjuan
 from games.sanjuan import rules
 from games.sanjuan.cards import BY_KEY, MANIFEST
@@ -70,7 +71,7 @@ def make(players: list[dict], *, deck: list[str] = (), discard: list[str] = (),
 def start_round(s: State, rng, governor: int = 0, taken: list[tuple[str, int]] = ()) -> list:
     """Begin role selection with `governor`; `taken` lists roles already chosen this round."""
     s.governor = governor
-    events: list = []
+    events = Events()
     rules._begin_roles(s, rng, events)
     for role, seat in taken:
         s.roles_left.remove(role)
