@@ -11,8 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import plantations
-from .board import (build_cost, colonists, free_spaces, island_filled, occupied, production,
-                    sale_price)
+from .board import build_cost, colonists, free_spaces, island_filled, occupied, production, sale_price
 from .builder import build_options
 from .captain import WHARF_SHIP
 from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, OFFICE, PRICE, PRODUCERS, QUARRY,
@@ -25,6 +24,9 @@ from .trader import sellable
 
 DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to spend it
 OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
+# The heuristic's weights the playouts read at every step, looked up once.
+COLONIST, PLANTATION, QUARRY_WEIGHT, ROLE_MONEY = (WEIGHTS[w] for w in ("colonist", "plantation", "quarry",
+                                                                         "role_money"))
 BARREL = 0.8         # a barrel held: a likely shipment or sale
 ROLE_NOISE = 0.8
 UNSTAFFED = 0.7      # how much of its worth an unstaffed circle keeps: colonists come each round
@@ -44,17 +46,21 @@ CIRCLES = tuple(b.circles for b in BUILDINGS)
 # A colonist's worth per round on a production pair of each good (two colonists), and on corn.
 PAIR_SLOT = tuple((w / 2, 2) for w in GOOD_WORTH)
 CORN_SLOT = (GOOD_WORTH[CORN], 1)
-QUARRY_SLOT = (WEIGHTS["quarry"], 1)
+QUARRY_SLOT = (QUARRY_WEIGHT, 1)
 
 
 def rounds_left(s) -> float:
     """Rough rounds to go, from the three end triggers: VP chips, colonists and city spaces."""
+    return _rounds_left(s, [board(p) for p in s.players])
+
+
+def _rounds_left(s, boards) -> float:
     if s.last_round:
         return 0.0
     n = s.n
     vp = s.vp_supply / (1.6 * n + 1)
     col = s.colonist_supply / max(n, 1.5 * n - 1)
-    city = (CITY_SPACES - max(CITY_SPACES - free_spaces(p) for p in s.players)) / 0.9
+    city = (CITY_SPACES - max(CITY_SPACES - b.free for b in boards)) / 0.9
     return max(0.5, min(vp, col, city))
 
 
@@ -66,6 +72,61 @@ def capacity(city) -> list[int]:
         if g is not None:
             cap[g] += CIRCLES[b]
     return cap
+
+
+class Board:
+    """What the policy reads off one player's board, worked out once for each board it meets: a
+    search meets the same few boards in every sample and playout. Shared: read it, never change
+    it. The figures are those of the functions named, of the first Player seen with this board."""
+    __slots__ = ("cap", "made", "free", "colonists", "island", "points", "slots", "staffed",
+                 "city_terms", "made_terms")
+
+    def __init__(self, p) -> None:
+        self.cap = cap = capacity(p.city)
+        self.made = made = production(p)
+        self.free = free_spaces(p)
+        self.colonists = colonists(p)
+        self.island = island_filled(p)
+        self.points = score_seat(p)["total"]
+        self.slots = _slots(p, cap)
+        self.staffed = {}           # colonists -> _staffed_worth(self.slots, colonists)
+        # estimate(), term by term in its order: each city building's (constant, rate, factor),
+        # worth constant + rate * rounds left * factor; each good's worth per round left.
+        terms = []
+        for b, staff in p.city.items():
+            if b in LARGE and not staff:
+                terms.append((0.5 * BONUS_OF[b](p), 0.0, 0.0))
+            elif GOOD_OF[b] is None and VIOLET_RATE[b]:
+                terms.append((0.0, VIOLET_RATE[b], 0.8 if staff else UNSTAFFED * 0.8))
+        self.city_terms = terms
+        terms = []
+        for g, k in enumerate(made):
+            pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
+            w = GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45
+            if w:
+                terms.append(w)
+        self.made_terms = terms
+
+    def staffed_worth(self, colonists: int) -> float:
+        worth = self.staffed.get(colonists)
+        if worth is None:
+            worth = self.staffed[colonists] = _staffed_worth(self.slots, colonists)
+        return worth
+
+
+_BOARDS: dict[tuple, Board] = {}
+_MAX_BOARDS = 8192
+
+
+def board(p) -> Board:
+    """The policy's Board of player p. Its key holds everything a Board is worked out from."""
+    key = (tuple(p.tiles), tuple(p.worked), tuple(p.city.items()), p.san_juan, p.chips + p.paper)
+    found = _BOARDS.get(key)
+    if found is None:
+        if len(_BOARDS) >= _MAX_BOARDS:
+            _BOARDS.clear()
+        found = _BOARDS[key] = Board(p)
+    return found
 
 
 def building_worth(s, p, b: int, rl: float, cap: list[int]) -> float:
@@ -91,7 +152,7 @@ def _build(s, seat, options, rl):
     p = s.players[seat]
     builder = seat == s.chooser
     cv = DOUBLOON * min(1.0, rl / 6)   # money keeps little worth near the end
-    cap = capacity(p.city)
+    cap = board(p).cap
     best, top = None, 0.0
     for key in options:
         b = BY_KEY[key]
@@ -101,24 +162,24 @@ def _build(s, seat, options, rl):
     return [best] if best is not None else []
 
 
-def _tile_value(p, cap: list[int], k: int, rl: float) -> float:
-    """A face-up tile of kind k (a good, or QUARRY) on the board, over the rounds left (the
-    heuristic's scale). `cap`: the board's capacity."""
+def _tile_value(p, b: Board, k: int, rl: float) -> float:
+    """A face-up tile of kind k (a good, or QUARRY) on p's board b, over the rounds left (the
+    heuristic's scale)."""
     rounds = min(rl, 8)
     if k == QUARRY:
-        return WEIGHTS["quarry"] * rounds * min(1.0, free_spaces(p) / 4)
-    if k == CORN or cap[k] > p.tiles[k]:       # corn, or an idle circle waits for it
+        return QUARRY_WEIGHT * rounds * min(1.0, b.free / 4)
+    if k == CORN or b.cap[k] > p.tiles[k]:       # corn, or an idle circle waits for it
         rate = 1.0
     else:
         rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
-    return WEIGHTS["plantation"] * rate * GOOD_WORTH[k] * rounds / 2
+    return PLANTATION * rate * GOOD_WORTH[k] * rounds / 2
 
 
 def _settle(s, seat, options):
     p = s.players[seat]
     rl = rounds_left(s)
-    cap = capacity(p.city)
-    return [max(options, key=lambda o: _tile_value(p, cap, QUARRY if o == "quarry" else GOODS.index(o), rl))]
+    b = board(p)
+    return [max(options, key=lambda o: _tile_value(p, b, QUARRY if o == "quarry" else GOODS.index(o), rl))]
 
 
 # ---------------------------------------------------------------- mayor placement
@@ -201,13 +262,12 @@ def _staffed_worth(slots: list[tuple[float, int]], colonists: int) -> float:
     return worth
 
 
-def _colonists_worth(p, cap: list[int], k: int, rl: float) -> float:
-    """k more colonists: what they add to the board's best staffing over the rounds left."""
+def _colonists_worth(b: Board, k: int, rl: float) -> float:
+    """k more colonists: what they add to board b's best staffing over the rounds left."""
     if not k:
         return 0.0
-    have = colonists(p)
-    slots = _slots(p, cap)
-    return (_staffed_worth(slots, have + k) - _staffed_worth(slots, have)) * WEIGHTS["colonist"] * min(rl, 6)
+    have = b.colonists
+    return (b.staffed_worth(have + k) - b.staffed_worth(have)) * COLONIST * min(rl, 6)
 
 
 def _made(s, made: list[int]) -> float:
@@ -240,16 +300,16 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     players = s.players
     me = players[seat]
     n = s.n
-    rl = rounds_left(s) + 1
+    boards = [board(p) for p in players]
+    rl = _rounds_left(s, boards) + 1
     dv = DOUBLOON * min(1.0, rl / 4)
     others = [q for i, q in enumerate(players) if i != seat]
-    caps = [capacity(p.city) for p in players]
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
-        v = s.roles[card] * dv * WEIGHTS["role_money"]
+        v = s.roles[card] * dv * ROLE_MONEY
         if role == "craftsman":
-            made = [production(p) for p in players]
+            made = [b.made for b in boards]
             mine = made[seat]
             extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
             v += _made(s, mine) + extra - OTHERS * sum(_made(s, made[i]) for i in range(n) if i != seat)
@@ -261,23 +321,22 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
             v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
         elif role == "builder":
             options = build_options(s, seat, True)
-            cap = caps[seat]
+            cap = boards[seat].cap
             best = max((building_worth(s, me, BY_KEY[k], rl, cap) - build_cost(me, BY_KEY[k], True) * dv
                         for k in options), default=0.0)
             v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
         elif role == "settler":
             row = {plantations.kind(t) for t in s.row}
-            cap = caps[seat]
-            mine = max((_tile_value(me, cap, k, rl) for k in row), default=0.0)
+            mine = max((_tile_value(me, boards[seat], k, rl) for k in row), default=0.0)
             if s.quarries:
-                mine = max(mine, _tile_value(me, cap, QUARRY, rl))
-            v += mine - OTHERS * 0.7 * sum(max((_tile_value(players[i], caps[i], k, rl) for k in row),
+                mine = max(mine, _tile_value(me, boards[seat], QUARRY, rl))
+            v += mine - OTHERS * 0.7 * sum(max((_tile_value(players[i], boards[i], k, rl) for k in row),
                                                default=0.0)
                                            for i in range(n) if i != seat)
         elif role == "mayor":
             ship = s.colonist_ship
-            v += _colonists_worth(me, caps[seat], share(ship, n, 0) + (s.colonist_supply > 0), rl)
-            v -= OTHERS * sum(_colonists_worth(players[i], caps[i], share(ship, n, k), rl)
+            v += _colonists_worth(boards[seat], share(ship, n, 0) + (s.colonist_supply > 0), rl)
+            v -= OTHERS * sum(_colonists_worth(boards[i], share(ship, n, k), rl)
                               for k, i in enumerate(turn_order(n, seat)) if k)
         else:   # prospector
             v += dv
@@ -336,23 +395,17 @@ def choose(s, seat, rnd) -> list:
 
 def estimate(s, seat: int, rl: float) -> float:
     """What a seat's position should be worth at the game's end, in VP: its score now, what its
-    unoccupied large buildings would add, its production over the rounds left (idle pairs at
-    UNSTAFFED of their worth), money and goods.
-    Compared between seats, not an exact forecast."""
+    unoccupied large buildings would add, its production over the rounds left (idle pairs, a
+    plantation and a building circle of its good, at UNSTAFFED of their worth: without them a
+    building bought looks like money lost), money and goods. Compared between seats, not an
+    exact forecast. The board's part is its Board's terms."""
     p = s.players[seat]
-    total = score_seat(p)["total"]
-    for b, staff in p.city.items():
-        if b in LARGE and not occupied(p, b):
-            total += 0.5 * BONUS_OF[b](p)
-        elif GOOD_OF[b] is None:
-            total += VIOLET_RATE[b] * rl * (0.8 if staff else UNSTAFFED * 0.8)
-    # What the board makes now, and what its idle pairs (a plantation and a building circle of
-    # its good) would make once staffed: without them a building bought looks like money lost.
-    made = production(p)
-    cap = capacity(p.city)
-    for g, k in enumerate(made):
-        pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
-        total += GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45 * rl
+    b = board(p)
+    total = b.points
+    for constant, rate, factor in b.city_terms:
+        total += constant + rate * rl * factor
+    for worth in b.made_terms:
+        total += worth * rl
     total += p.doubloons * DOUBLOON * min(1.0, rl / 4) + sum(p.goods) * BARREL
-    total += 0.15 * island_filled(p) * min(1.0, rl / 4)
+    total += 0.15 * b.island * min(1.0, rl / 4)
     return total
