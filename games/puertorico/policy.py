@@ -8,8 +8,6 @@ Roles get some uniform noise, so that playouts do not all follow one line.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from . import plantations
 from .board import build_cost, colonists, free_spaces, island_filled, occupied, production, sale_price
 from .builder import build_options
@@ -78,12 +76,13 @@ class Board:
     """What the policy reads off one player's board, worked out once for each board it meets: a
     search meets the same few boards in every sample and playout. Shared: read it, never change
     it. The figures are those of the functions named, of the first Player seen with this board."""
-    __slots__ = ("cap", "made", "free", "colonists", "island", "points", "slots", "staffed",
-                 "city_terms", "made_terms")
+    __slots__ = ("cap", "free", "colonists", "island", "points", "slots", "staffed",
+                 "city_terms", "made_terms", "tile_rates", "making")
 
     def __init__(self, p) -> None:
         self.cap = cap = capacity(p.city)
-        self.made = made = production(p)
+        made = production(p)
+        self.making = tuple((g, k) for g, k in enumerate(made) if k)    # (good, barrels) made
         self.free = free_spaces(p)
         self.colonists = colonists(p)
         self.island = island_filled(p)
@@ -106,6 +105,10 @@ class Board:
             if w:
                 terms.append(w)
         self.made_terms = terms
+        # _tile_value() of each good before its rounds: with 4 rounds left or fewer, and with more.
+        self.tile_rates = tuple(tuple(PLANTATION * (1.0 if k == CORN or cap[k] > p.tiles[k] else idle)
+                                      * GOOD_WORTH[k] for k in range(len(GOODS)))
+                                for idle in (0.1, 0.35))
 
     def staffed_worth(self, colonists: int) -> float:
         worth = self.staffed.get(colonists)
@@ -115,18 +118,24 @@ class Board:
 
 
 _BOARDS: dict[tuple, Board] = {}
-_MAX_BOARDS = 8192
+_PLACEMENTS: dict[tuple, tuple[int, ...]] = {}
+_REMEMBERED = 8192      # boards a cache holds before it starts again
+
+
+def _remembered(cache: dict, key: tuple, make, p):
+    """make(p), kept in `cache` under `key`, which holds everything make reads of p."""
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= _REMEMBERED:
+            cache.clear()
+        found = cache[key] = make(p)
+    return found
 
 
 def board(p) -> Board:
-    """The policy's Board of player p. Its key holds everything a Board is worked out from."""
-    key = (tuple(p.tiles), tuple(p.worked), tuple(p.city.items()), p.san_juan, p.chips + p.paper)
-    found = _BOARDS.get(key)
-    if found is None:
-        if len(_BOARDS) >= _MAX_BOARDS:
-            _BOARDS.clear()
-        found = _BOARDS[key] = Board(p)
-    return found
+    """The policy's Board of player p."""
+    return _remembered(_BOARDS, (tuple(p.tiles), tuple(p.worked), tuple(p.city.items()), p.san_juan,
+                                 p.chips + p.paper), Board, p)
 
 
 def building_worth(s, p, b: int, rl: float, cap: list[int]) -> float:
@@ -162,40 +171,42 @@ def _build(s, seat, options, rl):
     return [best] if best is not None else []
 
 
-def _tile_value(p, b: Board, k: int, rl: float) -> float:
-    """A face-up tile of kind k (a good, or QUARRY) on p's board b, over the rounds left (the
+def _tile_value(b: Board, k: int, rl: float) -> float:
+    """A face-up tile of kind k (a good, or QUARRY) on board b, over the rounds left (the
     heuristic's scale)."""
     rounds = min(rl, 8)
     if k == QUARRY:
         return QUARRY_WEIGHT * rounds * min(1.0, b.free / 4)
-    if k == CORN or b.cap[k] > p.tiles[k]:       # corn, or an idle circle waits for it
-        rate = 1.0
-    else:
-        rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
-    return PLANTATION * rate * GOOD_WORTH[k] * rounds / 2
+    return b.tile_rates[rl > 4][k] * rounds / 2
+
+
+def _best_tile(b: Board, kinds, rl: float) -> float:
+    """The most _tile_value() of the plantation kinds, 0.0 for none (the rates before their
+    rounds compared, which orders them the same)."""
+    rates = b.tile_rates[rl > 4]
+    return max([rates[k] for k in kinds], default=0.0) * min(rl, 8) / 2
 
 
 def _settle(s, seat, options):
     p = s.players[seat]
     rl = rounds_left(s)
     b = board(p)
-    return [max(options, key=lambda o: _tile_value(p, b, QUARRY if o == "quarry" else GOODS.index(o), rl))]
+    return [max(options, key=lambda o: _tile_value(b, QUARRY if o == "quarry" else GOODS.index(o), rl))]
 
 
 # ---------------------------------------------------------------- mayor placement
 
-def placement(p) -> dict[str, int]:
-    """Colonists wanted on each group of circles (named as mayor.groups names them), filled
-    greedily by worth per colonist: a plantation with a building circle to match makes a good,
-    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere.
-    The answer is shared: read it, do not change it."""
-    return _placement(tuple(p.tiles), tuple(p.city), colonists(p))
+def placement(p) -> tuple[int, ...]:
+    """Colonists wanted on each of p's groups of circles, in the order mayor.groups asks them:
+    filled greedily by worth per colonist, a plantation with a building circle to match makes a
+    good, violet buildings by their rate, then corn and quarries; the engine puts the rest
+    anywhere. A search asks it for the same few boards again and again."""
+    return _remembered(_PLACEMENTS, (tuple(p.tiles), tuple(p.city), colonists(p)), _placement, p)
 
 
-@lru_cache(maxsize=4096)
-def _placement(tiles: tuple[int, ...], city: tuple[int, ...], left: int) -> dict[str, int]:
-    """placement() of a board with these tiles, buildings and colonists: a search asks it for
-    the same few boards again and again."""
+def _placement(p) -> tuple[int, ...]:
+    tiles, city = p.tiles, p.city
+    left = colonists(p)
     cap = capacity(city)
     units = []    # (worth per colonist, good of a pair or a single group's name, how many)
     for g in range(1, len(GOODS)):
@@ -224,13 +235,11 @@ def _placement(tiles: tuple[int, ...], city: tuple[int, ...], left: int) -> dict
         else:
             want[what] = min(k, left)
             left -= want[what]
-    return want
+    return tuple(want.get(group, 0) for group, _ in groups(p))
 
 
 def _place(s, seat, options):
-    p = s.players[seat]
-    group = groups(p)[s.group][0]
-    k = placement(p).get(group, 0)
+    k = placement(s.players[seat])[s.group]
     return [min(max(k, options[0]), options[-1])]
 
 
@@ -270,10 +279,10 @@ def _colonists_worth(b: Board, k: int, rl: float) -> float:
     return (b.staffed_worth(have + k) - b.staffed_worth(have)) * COLONIST * min(rl, 6)
 
 
-def _made(s, made: list[int]) -> float:
-    """The worth of the barrels a board makes (its production()) that the supply still has."""
+def _made(s, b: Board) -> float:
+    """The worth of the barrels board b makes that the supply still has."""
     barrels = s.barrels
-    return sum(GOOD_WORTH[g] * min(k, barrels[g]) for g, k in enumerate(made))
+    return sum(GOOD_WORTH[g] * min(k, barrels[g]) for g, k in b.making)
 
 
 def _trade(s, seat: int) -> list[int]:
@@ -303,36 +312,34 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     boards = [board(p) for p in players]
     rl = _rounds_left(s, boards) + 1
     dv = DOUBLOON * min(1.0, rl / 4)
-    others = [q for i, q in enumerate(players) if i != seat]
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
         v = s.roles[card] * dv * ROLE_MONEY
         if role == "craftsman":
-            made = [b.made for b in boards]
-            mine = made[seat]
-            extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
-            v += _made(s, mine) + extra - OTHERS * sum(_made(s, made[i]) for i in range(n) if i != seat)
+            mine = boards[seat]
+            extra = max((GOOD_WORTH[g] for g, k in mine.making if s.barrels[g] > k), default=0.0)
+            v += _made(s, mine) + extra - OTHERS * sum(_made(s, boards[i]) for i in range(n) if i != seat)
         elif role == "trader":
             sold = _trade(s, seat)
             v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
         elif role == "captain":
             mine = sum(me.goods)
-            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
+            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for i, q in enumerate(players)
+                                                                      if i != seat)
         elif role == "builder":
             options = build_options(s, seat, True)
             cap = boards[seat].cap
             best = max((building_worth(s, me, BY_KEY[k], rl, cap) - build_cost(me, BY_KEY[k], True) * dv
                         for k in options), default=0.0)
-            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
+            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for i, q in enumerate(players)
+                                                          if i != seat)
         elif role == "settler":
             row = {plantations.kind(t) for t in s.row}
-            mine = max((_tile_value(me, boards[seat], k, rl) for k in row), default=0.0)
+            mine = _best_tile(boards[seat], row, rl)
             if s.quarries:
-                mine = max(mine, _tile_value(me, boards[seat], QUARRY, rl))
-            v += mine - OTHERS * 0.7 * sum(max((_tile_value(players[i], boards[i], k, rl) for k in row),
-                                               default=0.0)
-                                           for i in range(n) if i != seat)
+                mine = max(mine, _tile_value(boards[seat], QUARRY, rl))
+            v += mine - OTHERS * 0.7 * sum(_best_tile(boards[i], row, rl) for i in range(n) if i != seat)
         elif role == "mayor":
             ship = s.colonist_ship
             v += _colonists_worth(boards[seat], share(ship, n, 0) + (s.colonist_supply > 0), rl)
