@@ -296,9 +296,9 @@ def _trade(s, seat: int) -> list[int]:
         p = s.players[i]
         kinds = sellable(p.goods, house, occupied(p, OFFICE))
         if kinds:
-            g = max(kinds, key=lambda g: sale_price(p, g, i == seat))
-            out[i] = sale_price(p, g, i == seat)
-            house.append(g)
+            prices = [sale_price(p, g, i == seat) for g in kinds]
+            out[i] = max(prices)
+            house.append(kinds[prices.index(out[i])])     # the first of the dearest
     return out
 
 
@@ -407,7 +407,17 @@ def estimate(s, seat: int, rl: float) -> float:
     building bought looks like money lost), money and goods. Compared between seats, not an
     exact forecast. The board's part is its Board's terms."""
     p = s.players[seat]
-    b = board(p)
+    return _estimate(p, board(p), rl)
+
+
+def estimates(s) -> list[float]:
+    """estimate() of every seat."""
+    boards = [board(p) for p in s.players]
+    rl = _rounds_left(s, boards)
+    return [_estimate(p, b, rl) for p, b in zip(s.players, boards)]
+
+
+def _estimate(p, b: Board, rl: float) -> float:
     total = b.points
     for constant, rate, factor in b.city_terms:
         total += constant + rate * rl * factor
