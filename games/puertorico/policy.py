@@ -8,11 +8,8 @@ Roles get some uniform noise, so that playouts do not all follow one line.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from . import plantations
-from .board import (build_cost, colonists, free_spaces, island_filled, occupied, production,
-                    sale_price)
+from .board import build_cost, colonists, free_spaces, island_filled, occupied, production, sale_price
 from .builder import build_options
 from .captain import WHARF_SHIP
 from .components import (BUILDINGS, BY_KEY, CITY_SPACES, CORN, GOODS, OFFICE, PRICE, PRODUCERS, QUARRY,
@@ -25,6 +22,9 @@ from .trader import sellable
 
 DOUBLOON = WEIGHTS["doubloon"]   # VP a doubloon is worth while there is time to spend it
 OTHERS = WEIGHTS["others"]       # how much a phase's gift to each other player counts against a role
+# The heuristic's weights the playouts read at every step, looked up once.
+COLONIST, PLANTATION, QUARRY_WEIGHT, ROLE_MONEY = (WEIGHTS[w] for w in ("colonist", "plantation", "quarry",
+                                                                         "role_money"))
 BARREL = 0.8         # a barrel held: a likely shipment or sale
 ROLE_NOISE = 0.8
 UNSTAFFED = 0.7      # how much of its worth an unstaffed circle keeps: colonists come each round
@@ -44,17 +44,21 @@ CIRCLES = tuple(b.circles for b in BUILDINGS)
 # A colonist's worth per round on a production pair of each good (two colonists), and on corn.
 PAIR_SLOT = tuple((w / 2, 2) for w in GOOD_WORTH)
 CORN_SLOT = (GOOD_WORTH[CORN], 1)
-QUARRY_SLOT = (WEIGHTS["quarry"], 1)
+QUARRY_SLOT = (QUARRY_WEIGHT, 1)
 
 
 def rounds_left(s) -> float:
     """Rough rounds to go, from the three end triggers: VP chips, colonists and city spaces."""
+    return _rounds_left(s, [board(p) for p in s.players])
+
+
+def _rounds_left(s, boards) -> float:
     if s.last_round:
         return 0.0
     n = s.n
     vp = s.vp_supply / (1.6 * n + 1)
     col = s.colonist_supply / max(n, 1.5 * n - 1)
-    city = (CITY_SPACES - max(CITY_SPACES - free_spaces(p) for p in s.players)) / 0.9
+    city = (CITY_SPACES - max(CITY_SPACES - b.free for b in boards)) / 0.9
     return max(0.5, min(vp, col, city))
 
 
@@ -66,6 +70,72 @@ def capacity(city) -> list[int]:
         if g is not None:
             cap[g] += CIRCLES[b]
     return cap
+
+
+class Board:
+    """What the policy reads off one player's board, worked out once for each board it meets: a
+    search meets the same few boards in every sample and playout. Shared: read it, never change
+    it. The figures are those of the functions named, of the first Player seen with this board."""
+    __slots__ = ("cap", "free", "colonists", "island", "points", "slots", "staffed",
+                 "city_terms", "made_terms", "tile_rates", "making")
+
+    def __init__(self, p) -> None:
+        self.cap = cap = capacity(p.city)
+        made = production(p)
+        self.making = tuple((g, k) for g, k in enumerate(made) if k)    # (good, barrels) made
+        self.free = free_spaces(p)
+        self.colonists = colonists(p)
+        self.island = island_filled(p)
+        self.points = score_seat(p)["total"]
+        self.slots = _slots(p, cap)
+        self.staffed = {}           # colonists -> _staffed_worth(self.slots, colonists)
+        # estimate(), term by term in its order: each city building's (constant, rate, factor),
+        # worth constant + rate * rounds left * factor; each good's worth per round left.
+        terms = []
+        for b, staff in p.city.items():
+            if b in LARGE and not staff:
+                terms.append((0.5 * BONUS_OF[b](p), 0.0, 0.0))
+            elif GOOD_OF[b] is None and VIOLET_RATE[b]:
+                terms.append((0.0, VIOLET_RATE[b], 0.8 if staff else UNSTAFFED * 0.8))
+        self.city_terms = terms
+        terms = []
+        for g, k in enumerate(made):
+            pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
+            w = GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45
+            if w:
+                terms.append(w)
+        self.made_terms = terms
+        # _tile_value() of each good before its rounds: with 4 rounds left or fewer, and with more.
+        self.tile_rates = tuple(tuple(PLANTATION * (1.0 if k == CORN or cap[k] > p.tiles[k] else idle)
+                                      * GOOD_WORTH[k] for k in range(len(GOODS)))
+                                for idle in (0.1, 0.35))
+
+    def staffed_worth(self, colonists: int) -> float:
+        worth = self.staffed.get(colonists)
+        if worth is None:
+            worth = self.staffed[colonists] = _staffed_worth(self.slots, colonists)
+        return worth
+
+
+_BOARDS: dict[tuple, Board] = {}
+_PLACEMENTS: dict[tuple, tuple[int, ...]] = {}
+_REMEMBERED = 8192      # boards a cache holds before it starts again
+
+
+def _remembered(cache: dict, key: tuple, make, p):
+    """make(p), kept in `cache` under `key`, which holds everything make reads of p."""
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= _REMEMBERED:
+            cache.clear()
+        found = cache[key] = make(p)
+    return found
+
+
+def board(p) -> Board:
+    """The policy's Board of player p."""
+    return _remembered(_BOARDS, (tuple(p.tiles), tuple(p.worked), tuple(p.city.items()), p.san_juan,
+                                 p.chips + p.paper), Board, p)
 
 
 def building_worth(s, p, b: int, rl: float, cap: list[int]) -> float:
@@ -91,7 +161,7 @@ def _build(s, seat, options, rl):
     p = s.players[seat]
     builder = seat == s.chooser
     cv = DOUBLOON * min(1.0, rl / 6)   # money keeps little worth near the end
-    cap = capacity(p.city)
+    cap = board(p).cap
     best, top = None, 0.0
     for key in options:
         b = BY_KEY[key]
@@ -101,40 +171,42 @@ def _build(s, seat, options, rl):
     return [best] if best is not None else []
 
 
-def _tile_value(p, cap: list[int], k: int, rl: float) -> float:
-    """A face-up tile of kind k (a good, or QUARRY) on the board, over the rounds left (the
-    heuristic's scale). `cap`: the board's capacity."""
+def _tile_value(b: Board, k: int, rl: float) -> float:
+    """A face-up tile of kind k (a good, or QUARRY) on board b, over the rounds left (the
+    heuristic's scale)."""
     rounds = min(rl, 8)
     if k == QUARRY:
-        return WEIGHTS["quarry"] * rounds * min(1.0, free_spaces(p) / 4)
-    if k == CORN or cap[k] > p.tiles[k]:       # corn, or an idle circle waits for it
-        rate = 1.0
-    else:
-        rate = 0.35 if rl > 4 else 0.1                  # it needs a building first
-    return WEIGHTS["plantation"] * rate * GOOD_WORTH[k] * rounds / 2
+        return QUARRY_WEIGHT * rounds * min(1.0, b.free / 4)
+    return b.tile_rates[rl > 4][k] * rounds / 2
+
+
+def _best_tile(b: Board, kinds, rl: float) -> float:
+    """The most _tile_value() of the plantation kinds, 0.0 for none (the rates before their
+    rounds compared, which orders them the same)."""
+    rates = b.tile_rates[rl > 4]
+    return max([rates[k] for k in kinds], default=0.0) * min(rl, 8) / 2
 
 
 def _settle(s, seat, options):
     p = s.players[seat]
     rl = rounds_left(s)
-    cap = capacity(p.city)
-    return [max(options, key=lambda o: _tile_value(p, cap, QUARRY if o == "quarry" else GOODS.index(o), rl))]
+    b = board(p)
+    return [max(options, key=lambda o: _tile_value(b, QUARRY if o == "quarry" else GOODS.index(o), rl))]
 
 
 # ---------------------------------------------------------------- mayor placement
 
-def placement(p) -> dict[str, int]:
-    """Colonists wanted on each group of circles (named as mayor.groups names them), filled
-    greedily by worth per colonist: a plantation with a building circle to match makes a good,
-    violet buildings by their rate, then corn and quarries; the engine puts the rest anywhere.
-    The answer is shared: read it, do not change it."""
-    return _placement(tuple(p.tiles), tuple(p.city), colonists(p))
+def placement(p) -> tuple[int, ...]:
+    """Colonists wanted on each of p's groups of circles, in the order mayor.groups asks them:
+    filled greedily by worth per colonist, a plantation with a building circle to match makes a
+    good, violet buildings by their rate, then corn and quarries; the engine puts the rest
+    anywhere. A search asks it for the same few boards again and again."""
+    return _remembered(_PLACEMENTS, (tuple(p.tiles), tuple(p.city), colonists(p)), _placement, p)
 
 
-@lru_cache(maxsize=4096)
-def _placement(tiles: tuple[int, ...], city: tuple[int, ...], left: int) -> dict[str, int]:
-    """placement() of a board with these tiles, buildings and colonists: a search asks it for
-    the same few boards again and again."""
+def _placement(p) -> tuple[int, ...]:
+    tiles, city = p.tiles, p.city
+    left = colonists(p)
     cap = capacity(city)
     units = []    # (worth per colonist, good of a pair or a single group's name, how many)
     for g in range(1, len(GOODS)):
@@ -163,13 +235,11 @@ def _placement(tiles: tuple[int, ...], city: tuple[int, ...], left: int) -> dict
         else:
             want[what] = min(k, left)
             left -= want[what]
-    return want
+    return tuple(want.get(group, 0) for group, _ in groups(p))
 
 
 def _place(s, seat, options):
-    p = s.players[seat]
-    group = groups(p)[s.group][0]
-    k = placement(p).get(group, 0)
+    k = placement(s.players[seat])[s.group]
     return [min(max(k, options[0]), options[-1])]
 
 
@@ -201,19 +271,18 @@ def _staffed_worth(slots: list[tuple[float, int]], colonists: int) -> float:
     return worth
 
 
-def _colonists_worth(p, cap: list[int], k: int, rl: float) -> float:
-    """k more colonists: what they add to the board's best staffing over the rounds left."""
+def _colonists_worth(b: Board, k: int, rl: float) -> float:
+    """k more colonists: what they add to board b's best staffing over the rounds left."""
     if not k:
         return 0.0
-    have = colonists(p)
-    slots = _slots(p, cap)
-    return (_staffed_worth(slots, have + k) - _staffed_worth(slots, have)) * WEIGHTS["colonist"] * min(rl, 6)
+    have = b.colonists
+    return (b.staffed_worth(have + k) - b.staffed_worth(have)) * COLONIST * min(rl, 6)
 
 
-def _made(s, made: list[int]) -> float:
-    """The worth of the barrels a board makes (its production()) that the supply still has."""
+def _made(s, b: Board) -> float:
+    """The worth of the barrels board b makes that the supply still has."""
     barrels = s.barrels
-    return sum(GOOD_WORTH[g] * min(k, barrels[g]) for g, k in enumerate(made))
+    return sum(GOOD_WORTH[g] * min(k, barrels[g]) for g, k in b.making)
 
 
 def _trade(s, seat: int) -> list[int]:
@@ -227,9 +296,9 @@ def _trade(s, seat: int) -> list[int]:
         p = s.players[i]
         kinds = sellable(p.goods, house, occupied(p, OFFICE))
         if kinds:
-            g = max(kinds, key=lambda g: sale_price(p, g, i == seat))
-            out[i] = sale_price(p, g, i == seat)
-            house.append(g)
+            prices = [sale_price(p, g, i == seat) for g in kinds]
+            out[i] = max(prices)
+            house.append(kinds[prices.index(out[i])])     # the first of the dearest
     return out
 
 
@@ -240,44 +309,41 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
     players = s.players
     me = players[seat]
     n = s.n
-    rl = rounds_left(s) + 1
+    boards = [board(p) for p in players]
+    rl = _rounds_left(s, boards) + 1
     dv = DOUBLOON * min(1.0, rl / 4)
-    others = [q for i, q in enumerate(players) if i != seat]
-    caps = [capacity(p.city) for p in players]
     vals = {}
     for card in cards:
         role = ROLE_OF[card]
-        v = s.roles[card] * dv * WEIGHTS["role_money"]
+        v = s.roles[card] * dv * ROLE_MONEY
         if role == "craftsman":
-            made = [production(p) for p in players]
-            mine = made[seat]
-            extra = max((GOOD_WORTH[g] for g, k in enumerate(mine) if k and s.barrels[g] > k), default=0.0)
-            v += _made(s, mine) + extra - OTHERS * sum(_made(s, made[i]) for i in range(n) if i != seat)
+            mine = boards[seat]
+            extra = max((GOOD_WORTH[g] for g, k in mine.making if s.barrels[g] > k), default=0.0)
+            v += _made(s, mine) + extra - OTHERS * sum(_made(s, boards[i]) for i in range(n) if i != seat)
         elif role == "trader":
             sold = _trade(s, seat)
             v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
         elif role == "captain":
             mine = sum(me.goods)
-            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for q in others)
+            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for i, q in enumerate(players)
+                                                                      if i != seat)
         elif role == "builder":
             options = build_options(s, seat, True)
-            cap = caps[seat]
+            cap = boards[seat].cap
             best = max((building_worth(s, me, BY_KEY[k], rl, cap) - build_cost(me, BY_KEY[k], True) * dv
                         for k in options), default=0.0)
-            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for q in others)
+            v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for i, q in enumerate(players)
+                                                          if i != seat)
         elif role == "settler":
             row = {plantations.kind(t) for t in s.row}
-            cap = caps[seat]
-            mine = max((_tile_value(me, cap, k, rl) for k in row), default=0.0)
+            mine = _best_tile(boards[seat], row, rl)
             if s.quarries:
-                mine = max(mine, _tile_value(me, cap, QUARRY, rl))
-            v += mine - OTHERS * 0.7 * sum(max((_tile_value(players[i], caps[i], k, rl) for k in row),
-                                               default=0.0)
-                                           for i in range(n) if i != seat)
+                mine = max(mine, _tile_value(boards[seat], QUARRY, rl))
+            v += mine - OTHERS * 0.7 * sum(_best_tile(boards[i], row, rl) for i in range(n) if i != seat)
         elif role == "mayor":
             ship = s.colonist_ship
-            v += _colonists_worth(me, caps[seat], share(ship, n, 0) + (s.colonist_supply > 0), rl)
-            v -= OTHERS * sum(_colonists_worth(players[i], caps[i], share(ship, n, k), rl)
+            v += _colonists_worth(boards[seat], share(ship, n, 0) + (s.colonist_supply > 0), rl)
+            v -= OTHERS * sum(_colonists_worth(boards[i], share(ship, n, k), rl)
                               for k, i in enumerate(turn_order(n, seat)) if k)
         else:   # prospector
             v += dv
@@ -336,23 +402,27 @@ def choose(s, seat, rnd) -> list:
 
 def estimate(s, seat: int, rl: float) -> float:
     """What a seat's position should be worth at the game's end, in VP: its score now, what its
-    unoccupied large buildings would add, its production over the rounds left (idle pairs at
-    UNSTAFFED of their worth), money and goods.
-    Compared between seats, not an exact forecast."""
+    unoccupied large buildings would add, its production over the rounds left (idle pairs, a
+    plantation and a building circle of its good, at UNSTAFFED of their worth: without them a
+    building bought looks like money lost), money and goods. Compared between seats, not an
+    exact forecast. The board's part is its Board's terms."""
     p = s.players[seat]
-    total = score_seat(p)["total"]
-    for b, staff in p.city.items():
-        if b in LARGE and not occupied(p, b):
-            total += 0.5 * BONUS_OF[b](p)
-        elif GOOD_OF[b] is None:
-            total += VIOLET_RATE[b] * rl * (0.8 if staff else UNSTAFFED * 0.8)
-    # What the board makes now, and what its idle pairs (a plantation and a building circle of
-    # its good) would make once staffed: without them a building bought looks like money lost.
-    made = production(p)
-    cap = capacity(p.city)
-    for g, k in enumerate(made):
-        pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
-        total += GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45 * rl
+    return _estimate(p, board(p), rl)
+
+
+def estimates(s) -> list[float]:
+    """estimate() of every seat."""
+    boards = [board(p) for p in s.players]
+    rl = _rounds_left(s, boards)
+    return [_estimate(p, b, rl) for p, b in zip(s.players, boards)]
+
+
+def _estimate(p, b: Board, rl: float) -> float:
+    total = b.points
+    for constant, rate, factor in b.city_terms:
+        total += constant + rate * rl * factor
+    for worth in b.made_terms:
+        total += worth * rl
     total += p.doubloons * DOUBLOON * min(1.0, rl / 4) + sum(p.goods) * BARREL
-    total += 0.15 * island_filled(p) * min(1.0, rl / 4)
+    total += 0.15 * b.island * min(1.0, rl / 4)
     return total

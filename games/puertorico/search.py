@@ -18,7 +18,7 @@ from games.imagined import ImaginedStreams
 from .components import TABLES
 from .determinize import Determinizer
 from .flow import apply
-from .policy import choose, estimate, rounds_left
+from .policy import choose, estimates
 from .scoring import result
 
 
@@ -34,6 +34,7 @@ class Search:
     sampler = staticmethod(Determinizer)
     streams = staticmethod(ImaginedStreams)
     policy = staticmethod(choose)
+    estimates = staticmethod(estimates)
 
     def __init__(self, extra_phases: int = 1) -> None:
         # ISMCTS stops a playout once the game's progress reaches the root's + `horizon` (2 by
@@ -66,6 +67,3 @@ class Search:
     def winners(self, s) -> list[int]:
         return result(s)["winners"]
 
-    def estimates(self, s) -> list[float]:
-        rl = rounds_left(s)
-        return [estimate(s, i, rl) for i in range(s.n)]
