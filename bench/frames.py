@@ -34,6 +34,7 @@ import json
 import random
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,7 @@ from protocol.harness import derived  # noqa: E402
 from protocol.messages import public_events  # noqa: E402
 from protocol.signing import Signer  # noqa: E402
 from server.broadcast import Broadcaster, Sent  # noqa: E402
+from server.table_core import EVENTS_IN_SNAPSHOT  # noqa: E402
 
 
 SAMPLED = 8     # at each move, the other acts and rejects whose lengths are compared with the real one's
@@ -98,7 +100,7 @@ class _Core:
     spectators: list = field(default_factory=list)
     state: object = None
     seq: int = 0
-    events: list = field(default_factory=list)
+    latest_events: deque = field(default_factory=lambda: deque(maxlen=EVENTS_IN_SNAPSHOT))
 
 
 @dataclass
@@ -136,7 +138,7 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
             b._sent[s.index] = old_sent[s.index]
         s.conn.frames = []
     core.state, core.seq = ex.state, len(ex.log) - 1
-    core.events.extend(events)              # a snapshot carries the latest of them
+    core.latest_events.extend(e for e in events if e["to"] is None)   # public: a snapshot carries the latest
     b.show(events, actor)
     for s in core.seats:
         out[s.index] += s.conn.frames
@@ -192,7 +194,7 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
     engine = ex.engine
     real_state, real_seq = ex.state, b.core.seq
     kept = (len(ex.log), len(ex.sent), len(ex.moves), ex.phase, ex.last_events)
-    sent_before, events_before = dict(b._sent), list(b.core.events)
+    sent_before, events_before = dict(b._sent), deque(b.core.latest_events, EVENTS_IN_SNAPSHOT)
     twin = engine.permute_hidden(ex.state, actor, rnd)
     old_sent = [Sent(s.conn, engine.view(twin, s.index), real_seq, None) for s in b.core.seats]
     ex.state = twin
@@ -205,7 +207,7 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
     del ex.log[kept[0]:], ex.sent[kept[1]:], ex.moves[kept[2]:]
     ex.phase, ex.last_events = kept[3], kept[4]
     ex.state, b.core.state, b.core.seq = real_state, real_state, real_seq
-    b._sent, b.core.events = sent_before, events_before
+    b._sent, b.core.latest_events = sent_before, events_before
     return frames, public
 
 

@@ -32,7 +32,6 @@ from protocol.diff import diff, field_text, hash_fields, view_hash
 from .conn import Conn
 
 log = logging.getLogger("governor.server")
-EVENTS_IN_SNAPSHOT = 50   # the latest events a snapshot carries: the game log a client shows
 SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
 PRIVATE_OPS = 48          # what the ops that set a seat's PRIVATE fields add to their values: op, path, headers
 OWN = ("seat", *PRIVATE)  # the fields of a seat's view that are its own; every other field is alike in every view
@@ -79,7 +78,6 @@ class Broadcaster:
         self._shared: Shared | None = None     # the fields the views of the latest change share
         self._pub: Sent | None = None          # the public view the spectators have
         self._pub_snap: tuple[int, bytes] | None = None  # (seq, frame): the public snapshot, encoded once
-        self._events: tuple[list, int, list] | None = None   # (core.events, its length, its public ones)
 
     @property
     def seq(self) -> int:
@@ -191,15 +189,8 @@ class Broadcaster:
     # ------------------------------------------------------------------ frames
 
     def _latest_events(self) -> list[dict]:
-        """The latest public events, as many as a snapshot carries; those of the events the core
-        had before are kept, so that a snapshot does not sift the whole match again."""
-        events = self.core.events
-        if self._events is None or self._events[0] is not events or self._events[1] > len(events):
-            self._events = (events, 0, [])
-        _, seen, public = self._events
-        public = (public + self.engine.visible_events(events[seen:], None))[-EVENTS_IN_SNAPSHOT:]
-        self._events = (events, len(events), public)
-        return public
+        """The latest public events, as many as a snapshot carries (the core keeps them)."""
+        return self.engine.visible_events(self.core.latest_events, None)
 
     def _snapshot(self, now: Sent, seat: int | None) -> bytes:
         view = now.view

@@ -34,6 +34,7 @@ import base64
 import logging
 import random
 import secrets
+from collections import deque
 from typing import Callable
 
 import games
@@ -53,6 +54,7 @@ from .store import LogRow, TableRow
 log = logging.getLogger("governor.server")
 
 MAX_INTERNAL_ERRORS = 20  # a table with more is frozen
+EVENTS_IN_SNAPSHOT = 50   # the latest public events a snapshot carries: the game log a client shows
 
 Effects = list[Effect]
 
@@ -86,7 +88,10 @@ class TableCore:
         self.restored = row.status == "waiting"   # a started match is rebuilt from its log first
         self.nrows = 0                      # rows in the log
         self.seq = 0
-        self.events: list[dict] = []        # every event of the match so far
+        # The latest public events (`to` None), all that a snapshot shows: not every event of the
+        # match, which a finished table at rest would keep for nothing, thousands of objects
+        # that every full pass of the garbage collector walks (server/heap.py).
+        self.latest_events: deque = deque(maxlen=EVENTS_IN_SNAPSHOT)
         self.phase_clock: PhaseClock | None = None   # the time to commit, then to reveal, running
         self.broken: str | None = None      # why the table is frozen, if it is
         self.internal_errors = 0
@@ -185,21 +190,27 @@ class TableCore:
                               self.signer, game_id=self.game_id, server_seed=self.server_seed)
 
     def _build(self, rows: list[LogRow]) -> None:
-        """The match from its log: every signed message comes out exactly as first sent."""
+        """The match from its log: every signed message comes out exactly as first sent. A
+        finished match asks nobody anything again: its questions are not put to the seats move
+        after move (a fifth of a replay's work), only the last ones are, once."""
+        finished = not self.active
         self.exchange = self._new_exchange()
-        self.events = []
+        self.latest_events.clear()
         for s in self.seats:
             s.stream = []
             s.prompt = None
             s.own_seed = None
-        self._absorb(0, [], None, announce=False)
+        self._absorb(0, [], None, announce=False, ask=not finished)
         for row in rows:
             n0 = len(self.exchange.sent)
             self._apply(row.kind, row.seat, row.data)
             act = row.kind == "act"
-            self._absorb(n0, self.exchange.last_events if act else [], row.seat if act else None, announce=False)
+            self._absorb(n0, self.exchange.last_events if act else [], row.seat if act else None, announce=False,
+                         ask=not finished)
             if act and "id" in row.data:
                 self.seats[row.seat].remember(row.data["id"], _ack(row.data["id"]))
+        if finished:
+            self._ask(None)
         self.nrows = len(rows)
         self.status = self._phase_status()
 
@@ -300,9 +311,10 @@ class TableCore:
         write = AppendRow(self.nrows, kind, seat, data, status if status != self.status else None)
         return self._wait(write, stored, not_stored)
 
-    def _absorb(self, n0: int, events: list[dict], actor, announce: bool = True) -> Effects:
+    def _absorb(self, n0: int, events: list[dict], actor, announce: bool = True, ask: bool = True) -> Effects:
         """Take in what the exchange produced since message n0: signed messages into the seats'
-        streams, new questions, the events; with `announce`, the effects that tell everyone."""
+        streams, the events, with `ask` the new questions; with `announce`, the effects that tell
+        everyone."""
         ex = self.exchange
         out = []
         humans = [s for s in self.seats if s.human]
@@ -316,21 +328,28 @@ class TableCore:
             if announce and m.kind == "entry":
                 out += [Send(c, frame) for c in self.spectators]
         self.seq = len(ex.log) - 1
-        self.events.extend(events)
-        answered_late = False
-        if ex.state is not None:
-            for s in self.seats:
-                p = self.engine.prompt(ex.state, s.index)
-                if p != s.prompt or s.index == actor:
-                    s.prompt, s.prompt_seq = p, self.seq
-                if s.overtime is not None and not s.out_of_time:
-                    s.overtime = None   # the question that ran out of time is answered
-                    answered_late = True
+        self.latest_events.extend(e for e in events if e["to"] is None)
+        answered_late = self._ask(actor) if ask else False
         if announce and ex.state is not None:
             out.append(Show(events, actor))
             if answered_late:
                 out += self._to_everyone(self.status_frame())
         return out
+
+    def _ask(self, actor) -> bool:
+        """Each seat's question now (one put anew, or to the seat that just answered, dates from
+        this seq); whether a question that had run out of time was answered."""
+        if self.exchange.state is None:
+            return False
+        answered_late = False
+        for s in self.seats:
+            p = self.engine.prompt(self.exchange.state, s.index)
+            if p != s.prompt or s.index == actor:
+                s.prompt, s.prompt_seq = p, self.seq
+            if s.overtime is not None and not s.out_of_time:
+                s.overtime = None   # the question that ran out of time is answered
+                answered_late = True
+        return answered_late
 
     def _frame(self, m) -> bytes:
         """A signed message as sent on the wire."""

@@ -70,7 +70,7 @@ def test_a_killed_play_offers_its_game_again_with_the_whole_log(tmp_path):
     import subprocess
     import sys
     import time
-    from server.broadcast import EVENTS_IN_SNAPSHOT
+    from server.table_core import EVENTS_IN_SNAPSHOT
     from tests.client.test_play import ROOT
     env = {**os.environ, "NO_COLOR": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "client", "play", "--port", "0", "--data-dir", str(tmp_path),

@@ -6,6 +6,7 @@ tests fire the timers and answer for the bots themselves.
 """
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -15,11 +16,12 @@ from protocol import wire
 from protocol.codec import unpack
 from protocol.fairness import player_commit
 from protocol.signing import Signer
+from games.events import Event
 from server.effects import (AppendRow, AskBot, CancelTimer, Close, GraceTimer, LoadLog, PhaseClock, Persist, SaveSeats, SaveStart,
-                            Send, SendBacklog, Snapshot, StartTimer, TellClock, TurnClock)
+                            Send, SendBacklog, Show, Snapshot, StartTimer, TellClock, TurnClock)
 from server.seats import hash_token
 from server.store import LogRow, TableRow
-from server.table_core import TableCore
+from server.table_core import EVENTS_IN_SNAPSHOT, TableCore
 
 SIGNER = Signer.generate()
 ANA, BO, CY = "conn-Ana", "conn-Bo", "conn-Cy"   # connections are opaque to the core
@@ -445,6 +447,42 @@ def test_a_restarted_table_rebuilds_its_match_from_the_log_byte_for_byte():
     again.feed(again.core.attach(conn, seat, 0, hash_token(tokens[seat]), now=1.0))
     again.feed(again.core.act(conn, 1, 0, []))                    # answered before the restart: the same answer
     assert again.answer(conn) == {"type": "ack", "id": 1}
+
+
+def reachable(root) -> list:
+    """Every object the garbage collector would walk from `root` (modules and classes aside)."""
+    seen, stack, out = set(), [root], []
+    while stack:
+        o = stack.pop()
+        if id(o) in seen or isinstance(o, (type, type(gc))) or not gc.is_tracked(o):
+            continue
+        seen.add(id(o))
+        out.append(o)
+        stack.extend(gc.get_referents(o))
+    return out
+
+
+def test_a_finished_match_rebuilt_from_its_log_keeps_what_it_shows_and_no_more():
+    shell, conns, _ = playing()
+    core = shell.core
+    while core.status == "playing":
+        seat, conn = mover(shell, conns)
+        shell.feed(core.act(conn, len(shell.rows), core.seq, move(core, seat)))
+    shown = [e for effect in shell.done if isinstance(effect, Show)
+             for e in core.engine.visible_events(effect.events, None)]
+    assert len(shown) > EVENTS_IN_SNAPSHOT
+    row = TableRow(core.id, core.game, core.options, core.bot_level, [s.record() for s in core.seats],
+                   core.game_id, core.server_seed, core.status, core.created)
+    again = Shell(TableCore(row, SIGNER, grace=60.0))
+    again.rows = list(shell.rows)
+    again.feed(again.core.restore())
+    for c in (core, again.core):   # the latest public events, as a snapshot carries them
+        assert c.engine.visible_events(c.latest_events, None) == shown[-EVENTS_IN_SNAPSHOT:]
+    assert [(s.stream, s.prompt) for s in again.core.seats] == [(s.stream, s.prompt) for s in core.seats]
+    # A finished table at rest is walked by every full pass of the collector: of the match's
+    # events it keeps those a snapshot shows and the last move's (the exchange's), no older one.
+    kept = {id(o) for o in reachable(again.core) if isinstance(o, Event)}
+    assert kept <= {id(e) for e in [*again.core.latest_events, *again.core.exchange.last_events]}
 
 
 def test_the_signed_messages_a_seat_is_sent_are_padded_like_every_frame_that_can_carry_its_cards():
