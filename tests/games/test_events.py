@@ -7,13 +7,18 @@ from games.events import Event, Events, say, visible
 from protocol.codec import pack, unpack
 
 
-def test_words_are_written_once_and_only_when_read():
+def counted(text: str):
+    """A function that writes `text`, and the list that counts how often it was called."""
     written = []
 
     def words():
         written.append(1)
-        return "Ana chooses the builder."
+        return text
+    return words, written
 
+
+def test_words_are_written_once_and_only_when_read():
+    words, written = counted("Ana chooses the builder.")
     ev = Events()
     say(ev, "role", words)
     assert written == [] and ev[0]["type"] == "role" and ev[0]["to"] is None
@@ -44,12 +49,7 @@ def test_a_seat_sees_public_events_and_its_own_as_plain_maps_that_pack():
 
 
 def test_a_moves_events_read_every_way_are_events_whose_words_wait():
-    written = []
-
-    def words():
-        written.append(1)
-        return "You draw Well."
-
+    words, written = counted("You draw Well.")
     ev = Events()
     say(ev, "role", "Ana chooses the builder.")
     say(ev, "draw", words, 0)
