@@ -27,6 +27,7 @@ import bots
 import games
 from bots.ismcts import trivial
 from protocol.fairness import local_streams
+from server import heap
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -140,14 +141,17 @@ def main(argv: list[str] | None = None) -> None:
     jobs = [(info.id, g, lineup, args.seed, options, budget) for g in range(args.games)]
     start = time.perf_counter()
     records = []
+    # Each process settles its heap as the server's bot workers do (server/heap.py), so that the
+    # decision times are those a server's bots take.
     if args.workers > 1:
-        with Pool(args.workers) as pool:
+        with Pool(args.workers, initializer=heap.settle) as pool:
             for r in pool.imap(play_game, jobs, chunksize=1):
                 records.append(r)
                 if args.progress:
                     print(json.dumps({"game": r["game"], "levels": r["levels"], "winners": r["winners"],
                                       "scores": r["scores"]}), flush=True)
     else:
+        heap.settle()
         for job in jobs:
             records.append(play_game(job))
             if args.progress:
@@ -163,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.json:
         for lv, d in levels.items():
             print(f"{lv:10s} win {100 * d['win_rate']:5.1f}%  95% [{100 * d['wilson95'][0]:.1f}, "
-                  f"{100 * d['wilson95'][1]:.1f}]  by seat {[round(100 * x, 1) for x in d['by_seat']]}  "
+                  f"{100 * d['wilson95'][1]:.1f}]  by seat {[None if x is None else round(100 * x, 1) for x in d['by_seat']]}  "
                   f"score {d['avg_score']:.1f}  {d['ms_per_decision']:.2f} ms/decision "
                   f"({d['ms_per_choice']:.2f} ms when >1 legal action)")
     print(json.dumps(out))

@@ -42,7 +42,9 @@ def _start_worker(parent: int) -> None:
     scheduled before any thinking). It ignores Ctrl-C: a Ctrl-C at the terminal reaches every
     process of its group, and the server, which got it too, stops its workers (else each prints
     a KeyboardInterrupt traceback). And it exits when the server is gone (even killed with
-    SIGKILL, which gives it no chance to stop its pool), instead of lingering as an orphan."""
+    SIGKILL, which gives it no chance to stop its pool), instead of lingering as an orphan.
+    Last, it loads the games and bots and settles its heap (server/heap.py), so that no full
+    garbage collection walks the modules in the middle of a bot's timed decision."""
     import time
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -57,6 +59,11 @@ def _start_worker(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="governor-parent-watch", daemon=True).start()
+
+    import bots  # noqa: F401  (every game's rules and bots, imported once and frozen with the rest)
+
+    from . import heap
+    heap.settle()
 
 
 @contextmanager

@@ -14,6 +14,10 @@ server has started:
   come some thirty times less often.
 
 Objects are still freed as soon as nothing refers to them; only cycles wait for the collector.
+
+A bot worker process (server/deciders.py) settles the same way once it has imported the games and
+bots: a searching bot has a time cap per decision, and a full collection that walks every module
+as well as the search's caches took tens of milliseconds in the middle of a decision.
 """
 from __future__ import annotations
 

@@ -80,14 +80,14 @@ class Board:
                  "city_terms", "made_terms", "tile_rates", "making")
 
     def __init__(self, p) -> None:
-        self.cap = cap = capacity(p.city)
+        self.cap = cap = tuple(capacity(p.city))
         made = production(p)
         self.making = tuple((g, k) for g, k in enumerate(made) if k)    # (good, barrels) made
         self.free = free_spaces(p)
         self.colonists = colonists(p)
         self.island = island_filled(p)
         self.points = score_seat(p)["total"]
-        self.slots = _slots(p, cap)
+        self.slots = tuple(_slots(p, cap))
         self.staffed = {}           # colonists -> _staffed_worth(self.slots, colonists)
         # estimate(), term by term in its order: each city building's (constant, rate, factor),
         # worth constant + rate * rounds left * factor; each good's worth per round left.
@@ -97,14 +97,14 @@ class Board:
                 terms.append((0.5 * BONUS_OF[b](p), 0.0, 0.0))
             elif GOOD_OF[b] is None and VIOLET_RATE[b]:
                 terms.append((0.0, VIOLET_RATE[b], 0.8 if staff else UNSTAFFED * 0.8))
-        self.city_terms = terms
+        self.city_terms = tuple(terms)
         terms = []
         for g, k in enumerate(made):
             pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
             w = GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45
             if w:
                 terms.append(w)
-        self.made_terms = terms
+        self.made_terms = tuple(terms)
         # _tile_value() of each good before its rounds: with 4 rounds left or fewer, and with more.
         self.tile_rates = tuple(tuple(PLANTATION * (1.0 if k == CORN or cap[k] > p.tiles[k] else idle)
                                       * GOOD_WORTH[k] for k in range(len(GOODS)))

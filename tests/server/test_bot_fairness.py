@@ -1,12 +1,14 @@
 """The bot workers are shared fairly between the clients that created tables (server/deciders.py):
 one client with many tables of thinking bots cannot make another table's bot wait for its queue."""
 import asyncio
+import gc
 import os
 import threading
 
 import pytest
 
 from server import deciders as deciders_module
+from server import heap
 from server.deciders import WORKER_NICENESS, Deciders
 
 from .rawclient import Raw, SeatPlayer
@@ -102,11 +104,16 @@ async def test_a_failed_decision_fails_alone_and_frees_its_worker(gate, monkeypa
         pool.shutdown()
 
 
-def test_bot_workers_think_at_a_lower_priority_than_the_server():
+def test_bot_workers_think_at_a_lower_priority_than_the_server_with_their_start_up_heap_frozen():
     pool = Deciders(workers=1, processes=True)
     try:
-        worker_niceness = pool._executor().submit(os.nice, 0).result(timeout=60)
+        worker = pool._executor()
+        worker_niceness = worker.submit(os.nice, 0).result(timeout=60)
         assert worker_niceness == min(19, os.nice(0) + WORKER_NICENESS)
+        # The games and bots were loaded and frozen before any decision: a full collection in a
+        # timed search walks none of them (server/heap.py).
+        assert worker.submit(gc.get_freeze_count).result(timeout=60) > 10_000
+        assert worker.submit(gc.get_threshold).result(timeout=60)[0] == heap.YOUNG
     finally:
         pool.shutdown()
 
