@@ -395,12 +395,17 @@ class Table:
         return []
 
 
+# Where the log skips what happened while we were away: a snapshot carries only the latest events.
+GAP = {"type": "gap", "to": None, "text": "… (more happened while you were away: the match record has every move)"}
+
+
 def _unseen(log: list[dict], recent: list) -> list:
     """A snapshot carries the latest public events of the log, most of which we have shown
     already: the ones after the longest overlap between the end of our log's public events
-    (what we alone were told came signed, never in a snapshot) and the start of `recent`."""
-    log = [e for e in log if e.get("to") is None]
+    (what we alone were told came signed, never in a snapshot) and the start of `recent`. With
+    no overlap at all, we missed more than a snapshot carries, and the log says so first."""
+    log = [e for e in log if e.get("to") is None and e.get("type") != GAP["type"]]
     for k in range(min(len(log), len(recent)), 0, -1):
         if log[-k:] == recent[:k]:
             return recent[k:]
-    return recent
+    return [dict(GAP), *recent] if log and recent else recent

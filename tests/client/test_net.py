@@ -311,3 +311,18 @@ def test_snapshot_events_already_shown_are_not_repeated(tmp_path):
     m.table.feed({**snap, "events": e[3:6]})
     m.table.feed({**snap, "events": e[3:6]})        # a resync: nothing new
     assert [x["text"] for x in m.table.log] == [f"event {i}" for i in range(6)] + ["You draw Well."]
+
+
+def test_a_reconnect_that_missed_more_than_a_snapshot_carries_marks_the_gap_in_the_log(tmp_path):
+    m = Match(tmp_path)
+    m.start()
+    e = [{"type": "x", "to": None, "text": f"event {i}"} for i in range(12)]
+    v = GAME.view(m.server.state, 0)
+    snap = {"type": "snapshot", "table": "t1", "seq": 1, "view": v, "hash": view_hash(v)}
+    m.table.feed({**snap, "events": e[:4]})
+    m.table.feed({**snap, "events": e[8:12]})       # events 4 to 7 happened while we were away
+    texts = [x["text"] for x in m.table.log]
+    assert texts[:4] == [f"event {i}" for i in range(4)] and texts[5:] == [f"event {i}" for i in range(8, 12)]
+    assert "while you were away" in texts[4]
+    m.table.feed({**snap, "events": e[10:12]})      # the mark is no event: later overlaps still match
+    assert len(m.table.log) == 9
