@@ -126,7 +126,7 @@ async def test_when_the_clock_runs_out_a_computer_answers_and_the_screen_says_so
         async with app.run_test(size=SMALL) as pilot:
             await open_question(app)
             await pilot.pause()
-            assert re.search(r"clock 0:0[12]", screen_text(app).splitlines()[0])
+            assert re.search(r"clock 0:0[0-2]", screen_text(app).splitlines()[0])   # counting down (a slow machine may be at 0:00)
             first = app.asked
 
             async def ran_out():
