@@ -297,12 +297,17 @@ def test_which_listed_tables_have_a_free_seat():
     assert table_id({"id": "a"}) == "a"
 
 
-def test_snapshot_events_already_shown_are_not_repeated(tmp_path):
+def started_with_events(tmp_path, n: int) -> tuple:
+    """A started match, n public events, and a snapshot of seat 0's view to carry some of them."""
     m = Match(tmp_path)
     m.start()
-    e = [{"type": "x", "to": None, "text": f"event {i}"} for i in range(6)]
+    e = [{"type": "x", "to": None, "text": f"event {i}"} for i in range(n)]
     v = GAME.view(m.server.state, 0)
-    snap = {"type": "snapshot", "table": "t1", "seq": 1, "view": v, "hash": view_hash(v)}
+    return m, e, {"type": "snapshot", "table": "t1", "seq": 1, "view": v, "hash": view_hash(v)}
+
+
+def test_snapshot_events_already_shown_are_not_repeated(tmp_path):
+    m, e, snap = started_with_events(tmp_path, 6)
     m.table.feed({**snap, "events": e[:4]})
     m.table.feed({**snap, "events": e[2:6]})        # after a reconnect: the latest few, two of them new
     assert [x["text"] for x in m.table.log] == [f"event {i}" for i in range(6)]
@@ -314,11 +319,7 @@ def test_snapshot_events_already_shown_are_not_repeated(tmp_path):
 
 
 def test_a_reconnect_that_missed_more_than_a_snapshot_carries_marks_the_gap_in_the_log(tmp_path):
-    m = Match(tmp_path)
-    m.start()
-    e = [{"type": "x", "to": None, "text": f"event {i}"} for i in range(12)]
-    v = GAME.view(m.server.state, 0)
-    snap = {"type": "snapshot", "table": "t1", "seq": 1, "view": v, "hash": view_hash(v)}
+    m, e, snap = started_with_events(tmp_path, 12)
     m.table.feed({**snap, "events": e[:4]})
     m.table.feed({**snap, "events": e[8:12]})       # events 4 to 7 happened while we were away
     texts = [x["text"] for x in m.table.log]
