@@ -8,7 +8,7 @@ returns without asking, it is over and the next role is picked.
 """
 from __future__ import annotations
 
-from games.choice import check_pick, is_back, no_back, out_of_turn
+from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn
 from games.errors import IllegalAction
 from games.events import Event, Events, say
 
@@ -153,6 +153,23 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         s.decisions += 1     # every move counts, this one too
         GOING_BACK[decision[1]][1](s)
         return []
+    return _move(s, seat, decision, picks, rng)
+
+
+def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
+    """Draw a uniformly random legal pick for the seat that owes the decision (`to_act`), as
+    `random_action` draws it with the same `rnd`, and apply it: the events, as `apply` returns
+    them. The pick is drawn from the decision's own options and never leaves the engine before
+    it is made, so it is not checked: random playouts and benchmarks save the check, and every
+    move from outside still comes through `apply`, the one door that checks."""
+    decision = s.pending
+    if decision is None or seat != decision[0]:
+        raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
+    return _move(s, seat, decision, draw_uniform(*decision[2:], rnd), rng)
+
+
+def _move(s: State, seat: int, decision: tuple, picks: tuple, rng) -> list[Event]:
+    """Make a legal pick of the pending decision and run the game on."""
     s.decisions += 1
     s.pending = None
     ev = Events()

@@ -12,7 +12,7 @@ public buildings, never hidden cards.
 """
 from __future__ import annotations
 
-from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
+from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 from games.events import Event, Events, say
 
@@ -948,6 +948,23 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
         return []
+    return _move(s, seat, decision, picks, rng)
+
+
+def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
+    """Draw a uniformly random legal pick for a seat that owes a decision (`to_act`), as
+    `random_action` draws it with the same `rnd`, and apply it: the events, as `apply` returns
+    them. The pick is drawn from the decision's own options and never leaves the engine before
+    it is made, so it is not checked: random playouts and benchmarks save the check, and every
+    move from outside still comes through `apply`, the one door that checks."""
+    decision = s.pending.get(seat)
+    if decision is None:
+        raise out_of_turn(s.over, s.names, seat, s.pending)
+    return _move(s, seat, decision, draw_uniform(*decision[1:], rnd), rng)
+
+
+def _move(s: State, seat: int, decision: Decision, picks: tuple, rng) -> list[Event]:
+    """Make a legal pick of the seat's pending decision and run the game on."""
     s.decisions += 1
     ev = Events()
     if s.stage in SIMULTANEOUS:
