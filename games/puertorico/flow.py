@@ -165,7 +165,8 @@ def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
     decision = s.pending
     if decision is None or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
-    return _move(s, seat, decision, draw_uniform(*decision[2:], rnd), rng)
+    _, _, options, lo, hi = decision
+    return _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng)
 
 
 def _move(s: State, seat: int, decision: tuple, picks: tuple, rng) -> list[Event]:

@@ -960,7 +960,8 @@ def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
     decision = s.pending.get(seat)
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
-    return _move(s, seat, decision, draw_uniform(*decision[1:], rnd), rng)
+    _, options, lo, hi = decision
+    return _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng)
 
 
 def _move(s: State, seat: int, decision: Decision, picks: tuple, rng) -> list[Event]:
