@@ -284,9 +284,11 @@ class Game(Protocol):
     def random_action(self, state, seat: int, rnd) -> list: ...
 
     def random_move(self, state, seat: int, rnd, rng) -> list[Event]:
-        """`apply(state, seat, random_action(state, seat, rnd), rng)` without checking the pick,
-        which the engine drew from the seat's own options: the events. IllegalAction when the seat
-        owes no decision. For random playouts and benchmarks; moves from outside go through apply."""
+        """`apply(state, seat, random_action(state, seat, rnd), rng)` in one step: the same pick
+        from the same `rnd`, the same events. The engine draws the pick from the seat's own
+        options and makes it without the check `apply` makes: no pick comes in, so none can be
+        wrong, and a random game saves the check. IllegalAction when the seat owes no decision.
+        Every move from outside (a player, a bot, the wire) goes through `apply`."""
     def apply(self, state, seat: int, action: list, rng) -> list[Event]: ...
     def view(self, state, seat: int | None) -> View: ...
 

@@ -157,11 +157,8 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
 
 
 def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
-    """Draw a uniformly random legal pick for the seat that owes the decision (`to_act`), as
-    `random_action` draws it with the same `rnd`, and apply it: the events, as `apply` returns
-    them. The pick is drawn from the decision's own options and never leaves the engine before
-    it is made, so it is not checked: random playouts and benchmarks save the check, and every
-    move from outside still comes through `apply`, the one door that checks."""
+    """The contract's random move (games/contract.py): a pick drawn from the one pending
+    decision's options, made without the check that `apply` makes of picks from outside."""
     decision = s.pending
     if decision is None or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])

@@ -952,11 +952,8 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
 
 
 def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
-    """Draw a uniformly random legal pick for a seat that owes a decision (`to_act`), as
-    `random_action` draws it with the same `rnd`, and apply it: the events, as `apply` returns
-    them. The pick is drawn from the decision's own options and never leaves the engine before
-    it is made, so it is not checked: random playouts and benchmarks save the check, and every
-    move from outside still comes through `apply`, the one door that checks."""
+    """games/contract.py: apply(s, seat, random_action(s, seat, rnd), rng), the pick unchecked
+    since it is drawn here from the seat's pending options."""
     decision = s.pending.get(seat)
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
