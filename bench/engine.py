@@ -2,7 +2,7 @@
 
     python bench/engine.py [--game ID] [--option NAME=VALUE ...] [--games N] [--json]
 
-Every game is played by uniformly random legal moves (the engine's `random_action`) on one core,
+Every game is played by uniformly random legal moves (the engine's `random_move`) on one core,
 with the real fair-dealing streams seeded locally, at every player count of the game, with the
 default options and with every switch on (or the options given). The last line is one JSON
 object. Targets (issue 2, San Juan): at least 300 random 4-player games per second, a mid-game
@@ -28,13 +28,13 @@ def play(engine, seed: int, players: int, options: dict, stop_after: int | None 
     rng = local_streams(seed)
     s = engine.setup([f"P{i}" for i in range(players)], options, rng)
     moves = random.Random(seed)
-    to_act, apply, random_action = engine.to_act, engine.apply, engine.random_action
+    to_act, random_move = engine.to_act, engine.random_move
     decisions = 0
     while decisions != stop_after:
         seats = to_act(s)
         if not seats:
             break
-        apply(s, seats[0], random_action(s, seats[0], moves), rng)
+        random_move(s, seats[0], moves, rng)
         decisions += 1
     return s, decisions
 

@@ -90,13 +90,19 @@ def _size_weights(n: int, lo: int, hi: int) -> tuple[int, tuple[int, ...]]:
 
 
 def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> list:
-    """A uniformly random legal action without listing them all: every subset of the options
-    with a size between lo and hi is legal, so draw the size weighted by how many subsets have
-    it, then the subset. Random playouts call this once per decision, hence the short cuts."""
+    """A uniformly random legal action, as a list (what a client sends): see draw_uniform."""
+    return list(draw_uniform(options, lo, hi, rnd))
+
+
+def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
+    """A uniformly random legal pick without listing them all, as the tuple of picked options
+    that `check_pick` makes of a legal one: every subset of the options with a size between lo
+    and hi is legal, so draw the size weighted by how many subsets have it, then the subset.
+    Random playouts call this once per decision, hence the short cuts."""
     n = len(options)
     if hi == 1:  # the commonest decisions: one option, or one or none (n + 1 actions)
         x = int(rnd.random() * (n + 1 - lo)) - 1 + lo
-        return [options[x]] if x >= 0 else []
+        return (options[x],) if x >= 0 else ()
     size = lo
     if lo != hi:
         # Subsets of size k number comb(n, k): draw a size with those weights.
@@ -108,7 +114,7 @@ def pick_uniform(options, lo: int, hi: int, rnd: random.Random) -> list:
                 break
             size += 1
     if size == 0:
-        return []
+        return ()
     if size == 1:
-        return [options[int(rnd.random() * n)]]
-    return rnd.sample(options, size)
+        return (options[int(rnd.random() * n)],)
+    return tuple(rnd.sample(options, size))

@@ -9,7 +9,7 @@ Three kinds of thing make up the contract:
   type, default and one line of help; the CLI flags, the lobby's create dialog and the server's
   check are generated from them) and the tie-break rule in words.
 - The engine functions of `Game` (docs/development.md): setup, to_act, prompt, legal, random_action,
-  apply, view, visible_events, result, dump, load, copy; plus what the fair exchange needs
+  random_move, apply, view, visible_events, result, dump, load, copy; plus what the fair exchange needs
   without knowing the game: the card manifest and its hash for the options, and what each seat
   is privately shown at setup (`dealt`).
 - Declared shapes: every view is a `View` envelope around the game's own fields, every prompt a
@@ -282,6 +282,13 @@ class Game(Protocol):
     def prompt(self, state, seat: int) -> Prompt | None: ...
     def legal(self, state, seat: int) -> list[list]: ...
     def random_action(self, state, seat: int, rnd) -> list: ...
+
+    def random_move(self, state, seat: int, rnd, rng) -> list[Event]:
+        """`apply(state, seat, random_action(state, seat, rnd), rng)` in one step: the same pick
+        from the same `rnd`, the same events. The engine draws the pick from the seat's own
+        options and makes it without the check `apply` makes: no pick comes in, so none can be
+        wrong, and a random game saves the check. IllegalAction when the seat owes no decision.
+        Every move from outside (a player, a bot, the wire) goes through `apply`."""
     def apply(self, state, seat: int, action: list, rng) -> list[Event]: ...
     def view(self, state, seat: int | None) -> View: ...
 

@@ -178,14 +178,19 @@ class Stream:
         pile (drawn first). The argument is left untouched."""
         a = list(items)
         words = self._words
-        for i in range(len(a) - 1, 0, -1):
+        i = len(a) - 1
+        while i > 0:
             # j = C7 randbelow(i + 1), written out here rather than called: a shuffle draws once
-            # per card, and the call would be a third of its time.
+            # per card, and the call would be a third of its time. Its mask is the same for every
+            # i of one bit length, so it is worked out once for each such run of i.
             mask = (1 << i.bit_length()) - 1
-            j = next(words) & mask
-            while j > i:
+            below = mask >> 1     # the largest i of the next shorter bit length
+            for i in range(i, below, -1):
                 j = next(words) & mask
-            a[i], a[j] = a[j], a[i]
+                while j > i:
+                    j = next(words) & mask
+                a[i], a[j] = a[j], a[i]
+            i = below
         return a
 
     def _below(self, n: int) -> int:

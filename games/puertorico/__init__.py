@@ -16,7 +16,7 @@ Randomness comes only from `rng`, an object with named streams (protocol.fairnes
 `start-player`, `plantations/initial` and `plantations/reshuffle`. Nothing here does I/O.
 """
 from . import plantations
-from .flow import apply, to_act
+from .flow import apply, random_move, to_act
 from .hidden import permute_hidden
 from .info import INFO
 from .scoring import result
@@ -53,6 +53,6 @@ def dealt(s: State, seat: int) -> None:
     return None
 
 
-__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view", "views",
+__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "random_move", "apply", "view", "views",
            "private_room", "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
            "permute_hidden", "bots", "search", "Text"]

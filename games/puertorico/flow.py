@@ -8,7 +8,7 @@ returns without asking, it is over and the next role is picked.
 """
 from __future__ import annotations
 
-from games.choice import check_pick, is_back, no_back, out_of_turn
+from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn
 from games.errors import IllegalAction
 from games.events import Event, Events, say
 
@@ -153,6 +153,21 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         s.decisions += 1     # every move counts, this one too
         GOING_BACK[decision[1]][1](s)
         return []
+    return _move(s, seat, decision, picks, rng)
+
+
+def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
+    """The contract's random move (games/contract.py): a pick drawn from the one pending
+    decision's options, made without the check that `apply` makes of picks from outside."""
+    decision = s.pending
+    if decision is None or seat != decision[0]:
+        raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
+    _, _, options, lo, hi = decision
+    return _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng)
+
+
+def _move(s: State, seat: int, decision: tuple, picks: tuple, rng) -> list[Event]:
+    """Make a legal pick of the pending decision and run the game on."""
     s.decisions += 1
     s.pending = None
     ev = Events()

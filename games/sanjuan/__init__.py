@@ -20,7 +20,7 @@ from .determinize import Determinizer, determinize
 from .heuristic import HeuristicBot
 from .hidden import permute_hidden
 from .info import INFO
-from .rules import apply, setup, to_act
+from .rules import apply, random_move, setup, to_act
 from .scoring import result
 from .search import Search as search
 from .state import State, dump, load
@@ -50,6 +50,6 @@ def dealt(s: State, seat: int) -> list[int]:
     return list(s.players[seat].hand)
 
 
-__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "apply", "view", "views",
+__all__ = ["INFO", "State", "setup", "to_act", "prompt", "legal", "random_action", "random_move", "apply", "view", "views",
            "private_room", "visible_events", "result", "dump", "load", "copy", "manifest", "manifest_hash", "dealt",
            "permute_hidden", "bots", "search", "Text", "catalog", "determinize", "Determinizer"]

@@ -12,7 +12,7 @@ public buildings, never hidden cards.
 """
 from __future__ import annotations
 
-from games.choice import check_pick, is_back, no_back, out_of_turn, wrong_count
+from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 from games.events import Event, Events, say
 
@@ -948,6 +948,21 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
         return []
+    return _move(s, seat, decision, picks, rng)
+
+
+def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
+    """games/contract.py: apply(s, seat, random_action(s, seat, rnd), rng), the pick unchecked
+    since it is drawn here from the seat's pending options."""
+    decision = s.pending.get(seat)
+    if decision is None:
+        raise out_of_turn(s.over, s.names, seat, s.pending)
+    _, options, lo, hi = decision
+    return _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng)
+
+
+def _move(s: State, seat: int, decision: Decision, picks: tuple, rng) -> list[Event]:
+    """Make a legal pick of the seat's pending decision and run the game on."""
     s.decisions += 1
     ev = Events()
     if s.stage in SIMULTANEOUS:

@@ -51,6 +51,35 @@ def test_same_seed_and_moves_same_game(game, table):
     assert game.dump(c) != game.dump(a), "another seed deals another game"
 
 
+def test_random_move_is_the_random_action_applied(game, table):
+    """random_move draws what random_action draws from the same generator and makes the move as
+    apply would: the same states and the same events, move by move, to the end of the game."""
+    players, options = table
+    s, moves, events = random_game(game, players, options, "random-move")
+    rng = local_streams("random-move")
+    t = game.setup([f"P{i}" for i in range(players)], options, rng)
+    movers = [random.Random(f"random-move/{i}") for i in range(players)]
+    made = []
+    for seat, _ in moves:
+        assert game.to_act(t)[0] == seat
+        made += game.random_move(t, seat, movers[seat], rng)
+    assert not game.to_act(t)
+    assert game.dump(t) == game.dump(s) and made == events
+
+
+def test_random_move_refuses_a_seat_that_owes_nothing(game, table):
+    players, options = table
+    rng, rnd = local_streams("random-move/seat"), random.Random(0)
+    s = game.setup([f"P{i}" for i in range(players)], options, rng)
+    while len(game.to_act(s)) == players:    # a deal that every seat answers at once
+        game.random_move(s, game.to_act(s)[0], rnd, rng)
+    idle = next(seat for seat in range(players) if seat not in game.to_act(s))
+    before = game.dump(s)
+    with pytest.raises(IllegalAction) as refused:
+        game.random_move(s, idle, rnd, rng)
+    assert refused.value.code == "not_your_turn" and game.dump(s) == before
+
+
 def test_event_words_are_those_of_the_moment_they_happened(game, table):
     """An engine may leave an event's words to be written when first read (games/events.py): read
     right after its move or only once the game is over, they are the same words."""
