@@ -357,9 +357,9 @@ async def _clients(pipe, urls: list[str], create: dict, tables: range, think: fl
             pipe.send(("failed", repr(failed.exception())))
             return
     pipe.send(("dealt",))
-    await received(pipe)           # "measure"
+    await received(pipe)            # "measure"
     stats.measuring = True
-    await received(pipe)           # "stop"
+    await received(pipe)            # "stop"
     stats.measuring = False
     pipe.send(stats.measured())
     for task in tasks:
