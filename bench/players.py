@@ -252,7 +252,7 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             proc.start()
             clients.append((proc, pipe))
         # each says when all its seats are dealt, or why not
-        said = await asyncio.gather(*(_received(pipe, timeout=300) for _, pipe in clients))
+        said = await asyncio.gather(*(received(pipe, timeout=300) for _, pipe in clients))
         failed = next((s[1] for s in said if s is not None and s[0] == "failed"), None)
         if failed is not None:
             raise RuntimeError(failed)
@@ -276,7 +276,7 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
         after = await counters() if counters else {}
         stats = Stats()
         for _, pipe in clients:
-            stats.add(await _received(pipe, timeout=60))
+            stats.add(await received(pipe, timeout=60))
     finally:
         for proc, _ in clients:
             proc.kill()
@@ -310,7 +310,7 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             "server_kib_per_table": round((rss_playing - rss_before) / tables, 1)}
 
 
-async def _received(pipe, timeout: float | None = None):
+async def received(pipe, timeout: float | None = None):
     """What the other end of `pipe` sends next, awaited on this event loop; None after `timeout`
     seconds."""
     loop = asyncio.get_running_loop()
@@ -357,9 +357,9 @@ async def _clients(pipe, urls: list[str], create: dict, tables: range, think: fl
             pipe.send(("failed", repr(failed.exception())))
             return
     pipe.send(("dealt",))
-    await _received(pipe)           # "measure"
+    await received(pipe)            # "measure"
     stats.measuring = True
-    await _received(pipe)           # "stop"
+    await received(pipe)            # "stop"
     stats.measuring = False
     pipe.send(stats.measured())
     for task in tasks:

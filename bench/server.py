@@ -25,23 +25,61 @@ clients' side: near one core per client process, they, not the server, set the p
 machine the clients take their CPU from the server's cores, so only the CPU per action can be
 compared there). Keep the window short (`--tables 50 --think 0 --seconds 15`): a table that
 finishes its match leaves the load.
+
+The server's garbage collections in the window: `gc_collections` (of which full ones,
+`gc_full_collections`), `gc_ms` (the milliseconds the event loop waited for the collector in all)
+and `gc_longest_ms`, the longest such pause: every command that arrives during one waits for it,
+so a pause longer than the p99 target shows in `ack_p99_ms` once a window holds a percent of its
+commands in such pauses.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import multiprocessing
 import tempfile
+import time
 from pathlib import Path
 
 from common import add_game_arguments, engine_and_options
-from players import CLIENT_PROCESSES, load
+from players import CLIENT_PROCESSES, load, received
 from processes import private_postgres
 
 
-def run_server(data_dir: str, database: str, tables: int, port_pipe) -> None:
+class Collections:
+    """The garbage collections of the server process: how many, and the time each held the event
+    loop (wall time, from start to end of the collection: whatever thread allocated, the loop
+    waits for it). `report()` gives the counts so far, and the longest pause since the last
+    report."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.count = [0, 0, 0]      # by generation: 2 is a full collection
+        self.total_s = 0.0
+        self.longest_s = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+            return
+        pause = time.perf_counter() - self.started
+        self.count[info["generation"]] += 1
+        self.total_s += pause
+        self.longest_s = max(self.longest_s, pause)
+
+    def report(self) -> dict:
+        out = {"gc_collections": sum(self.count), "gc_full_collections": self.count[2],
+               "gc_ms": 1000 * self.total_s, "gc_longest_ms": 1000 * self.longest_s}
+        self.longest_s = 0.0
+        return out
+
+
+def run_server(data_dir: str, database: str, tables: int, pipe) -> None:
+    """The server of the load; it sends its port on `pipe`, then answers each message there
+    with its garbage collections (Collections.report)."""
     from server import heap
     from server.app import Server
 
@@ -53,7 +91,15 @@ def run_server(data_dir: str, database: str, tables: int, port_pipe) -> None:
                         tables_per_addr=tables + 8, tables_per_window=tables + 8)
         port = await server.start()
         heap.settle()        # as `governor serve` does
-        port_pipe.send(port)
+        collections = Collections()
+        gc.callbacks.append(collections)
+
+        def answer() -> None:
+            pipe.recv()
+            pipe.send(collections.report())
+
+        asyncio.get_running_loop().add_reader(pipe.fileno(), answer)
+        pipe.send(port)
         await asyncio.Event().wait()
 
     asyncio.run(main())
@@ -88,9 +134,19 @@ def main(argv: list[str] | None = None) -> None:
         proc = multiprocessing.Process(target=run_server, args=(data_dir, database, args.tables, child), daemon=True)
         proc.start()
         port = parent.recv()
+        reports = []
+
+        async def counters() -> dict:      # at the window's start and end: the server's collections so far
+            parent.send("report")
+            reports.append(await received(parent))
+            return {}
+
         try:
             out = asyncio.run(load([f"ws://127.0.0.1:{port}"], create, args.tables, args.seconds, args.think,
-                                   [proc.pid], client_processes=args.client_processes))
+                                   [proc.pid], counters, client_processes=args.client_processes))
+            before, after = reports
+            out.update({k: round(after[k] - before[k], 1) for k in ("gc_collections", "gc_full_collections", "gc_ms")},
+                       gc_longest_ms=round(after["gc_longest_ms"], 1))   # the longest pause in the window
         finally:
             proc.terminate()
             proc.join()
