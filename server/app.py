@@ -66,7 +66,7 @@ from .cluster import Cluster
 from .conn import Conn, client_address
 from .deciders import Deciders
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
-from .listing import Finished
+from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .postgres_store import PostgresStore
@@ -123,6 +123,7 @@ class Server:
         self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat), of those
         self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
+        self.listed = Packed()                            # the listing's frame, packed once per change
         self.quotas = Quotas(self.limits)
         self.metrics = Metrics()
         self.operator = Operator(self, operator_key)
@@ -429,7 +430,7 @@ class Server:
         kind = msg["type"]
         self.metrics.messages[kind] += 1
         if kind == "list":
-            return conn.push(wire.encode({"type": "tables", "tables": self.listing()}))
+            return conn.push(self.listed.frame(self.listing()))
         if kind == "create":
             return await self._create(conn, msg)
         if kind in ("sit", "watch"):
