@@ -85,6 +85,11 @@ NAME_MAX = 24
 LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 HELLO_SPREAD = 1.5        # a connection's deadline for its hello: between hello_timeout and this many times it
+# How long a thread that computes (a replay) may keep the interpreter from the event loop, in a
+# process of its own (`governor serve`); Python's default is 5 ms. The loop lets the interpreter go
+# at each of its system calls (a send, a poll) and waits this long to have it back, so a reply
+# that took four of them while a replay ran waited some 20 ms for well under 1 ms of work.
+SWITCH_INTERVAL = 0.001
 
 
 def default_data_dir() -> Path:
@@ -696,6 +701,7 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
 async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     heap.settle()                 # a process of its own: what start-up made is never garbage
+    sys.setswitchinterval(SWITCH_INTERVAL)
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     if server.database != "sqlite":
