@@ -3,7 +3,8 @@
     python bench/isolation.py [--finished 50000] [--replayable 500] [--seconds 15] [--think 0.06]
                               [--attack NAME ...] [--json]
 
-A real server runs in its own process with its default limits, on a data directory seeded with
+`governor serve` runs in a process of its own, as users run it (its default limits, its log,
+its collector settled after start-up: server/heap.py), on a data directory seeded with
 --finished finished matches (--replayable of them with their whole log, so that they can be
 watched; the rest are table records only, which are what a token lookup or a listing once read).
 The victim: two tables of two headless clients each (bench/players.py's seats, from 127.0.0.1)
@@ -55,7 +56,7 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
-from processes import cpu_seconds  # noqa: E402  first: it puts the project on sys.path
+from processes import cpu_seconds, serve  # noqa: E402  first: it puts the project on sys.path
 from players import Seat  # noqa: E402
 
 import games  # noqa: E402
@@ -125,17 +126,6 @@ def seed_database(data_dir: Path, finished: int, replayable: int) -> list[str]:
     db.execute("COMMIT")
     db.close()
     return ids[-replayable:]
-
-
-def run_server(data_dir: str, port_pipe) -> None:
-    from server.app import Server
-
-    async def main():
-        server = Server(data_dir, "127.0.0.1", 0)     # the default limits: they are what is measured
-        port_pipe.send(await server.start())
-        await asyncio.Event().wait()
-
-    asyncio.run(main())
 
 
 # ---------------------------------------------------------------------- clients
@@ -490,16 +480,13 @@ def main(argv: list[str] | None = None) -> None:
         if not args.json:
             print(f"seeded {args.finished} finished tables ({len(replayable)} with logs) in "
                   f"{time.perf_counter() - t:.1f} s", flush=True)
-        parent, child = multiprocessing.Pipe()
-        proc = multiprocessing.Process(target=run_server, args=(data_dir, child))   # it starts bot workers
-        proc.start()
-        port = parent.recv()
+        proc, url = serve(Path(data_dir), "sqlite", fast=False)    # it starts bot workers
         try:
-            results = asyncio.run(measure(f"ws://127.0.0.1:{port}", port, attacks, args.seconds, args.think,
+            results = asyncio.run(measure(url, int(url.rsplit(":", 1)[1]), attacks, args.seconds, args.think,
                                           replayable, proc.pid))
         finally:
             proc.terminate()
-            proc.join()
+            proc.wait()
     worst = max((r["p99_ms"] for r in results), default=0)
     print(json.dumps({"bench": "isolation", "finished": args.finished, "seconds": args.seconds,
                       "think_s": args.think, "target_p99_ms": TARGET_MS, "worst_p99_ms": worst,

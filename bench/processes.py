@@ -38,15 +38,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(data_dir: Path, database: str, *limits: str, public: bool = False) -> tuple[subprocess.Popen, str]:
+def serve(data_dir: Path, database: str, *limits: str, public: bool = False,
+          fast: bool = True) -> tuple[subprocess.Popen, str]:
     """`governor serve` on a loopback port, its tables in `database` ("sqlite" or a PostgreSQL URI),
-    with the FAST limits and then `limits` ("NAME=VALUE"); with `public`, on a port chosen here and
-    told as its --public-url. Returns the process and the address it listens at."""
+    with the FAST limits (unless not `fast`: the defaults, as users run it) and then `limits`
+    ("NAME=VALUE"); with `public`, on a port chosen here and told as its --public-url. Returns the
+    process and the address it listens at."""
     port = free_port() if public else 0
     extra = ["--public-url", f"ws://127.0.0.1:{port}"] if public else []
     proc = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", str(port), "--data-dir",
                              str(data_dir), "--no-announce", "--database", database, *extra,
-                             *(f"--limit={x}" for x in (*FAST, *limits))],
+                             *(f"--limit={x}" for x in (*(FAST if fast else ()), *limits))],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     for line in proc.stdout:
         m = re.match(r"listening on (ws://\S+)", line)

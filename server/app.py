@@ -66,7 +66,7 @@ from .cluster import Cluster
 from .conn import Conn, client_address
 from .deciders import Deciders
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
-from .listing import Finished
+from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .postgres_store import PostgresStore
@@ -85,6 +85,11 @@ NAME_MAX = 24
 LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 HELLO_SPREAD = 1.5        # a connection's deadline for its hello: between hello_timeout and this many times it
+# How long a thread that computes (a replay) may keep the interpreter from the event loop, in a
+# process of its own (`governor serve`); Python's default is 5 ms. The loop lets the interpreter go
+# at each of its system calls (a send, a poll) and waits this long to have it back, so a reply
+# that took four of them while a replay ran waited some 20 ms for well under 1 ms of work.
+SWITCH_INTERVAL = 0.001
 
 
 def default_data_dir() -> Path:
@@ -123,6 +128,7 @@ class Server:
         self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat), of those
         self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
+        self.listed = Packed()                            # the listing's frame, packed once per change
         self.quotas = Quotas(self.limits)
         self.metrics = Metrics()
         self.operator = Operator(self, operator_key)
@@ -429,7 +435,7 @@ class Server:
         kind = msg["type"]
         self.metrics.messages[kind] += 1
         if kind == "list":
-            return conn.push(wire.encode({"type": "tables", "tables": self.listing()}))
+            return conn.push(self.listed.frame(self.listing()))
         if kind == "create":
             return await self._create(conn, msg)
         if kind in ("sit", "watch"):
@@ -695,6 +701,7 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
 async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
     heap.settle()                 # a process of its own: what start-up made is never garbage
+    sys.setswitchinterval(SWITCH_INTERVAL)
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     if server.database != "sqlite":

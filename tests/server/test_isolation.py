@@ -3,7 +3,7 @@ real server on 127.0.0.1, is refused or costs the other tables nothing. Behaviou
 bench/isolation.py measures what each attack does to a victim table's latency.
 
 - seat tokens are found by an index, and reads never queue behind the writes of moves;
-- the lobby's listing never touches the store;
+- the lobby's listing never touches the store, and is packed once per change;
 - one address can neither fill the table limit nor keep empty tables;
 - a finished match is replayed once, off the event loop, and watching is rate-bounded.
 """
@@ -184,6 +184,33 @@ async def test_a_listing_never_touches_the_store(make_server, monkeypatch, tmp_p
     await lobby.send({"type": "list"})
     assert {t["id"] for t in (await lobby.expect("tables"))["tables"]} == {waiting, done, later}
     assert reads == []
+
+
+async def test_a_listing_is_packed_once_per_change_of_the_lobby(make_server):
+    """The list requests between two changes of the lobby are answered with one frame, packed
+    once; and every change (a table created, a seat taken, a player gone) is in the next listing."""
+    server = await make_server()
+    lobby = await Raw.connect(server.url)
+
+    async def listed() -> dict:
+        await lobby.send({"type": "list"})
+        return {t["id"]: [(s["name"], s["connected"]) for s in t["seats"]]
+                for t in (await lobby.expect("tables"))["tables"]}
+
+    assert await listed() == {}
+    table = await lobby.create(2)
+    assert await listed() == {table: [(None, False), (None, False)]}
+    frame = server.listed.frame(server.listing())
+    assert server.listed.frame(server.listing()) is frame
+    ana = SeatPlayer(server.url, table, "Ana", seed=0)
+    await ana.sit()
+    assert await listed() == {table: [("Ana", True), (None, False)]}
+    assert server.listed.frame(server.listing()) is not frame
+    await ana.drop()
+    async with asyncio.timeout(10):     # once the server has seen it go
+        while await listed() != {table: [("Ana", False), (None, False)]}:
+            await asyncio.sleep(0.01)
+    await lobby.close()
 
 
 async def test_an_address_opening_connections_too_fast_is_cut_before_the_handshake(make_server):
