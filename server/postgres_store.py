@@ -40,7 +40,7 @@ import asyncpg
 
 from protocol.codec import pack, unpack
 
-from .leases import Leases, LeaseLost
+from .leases import LeaseLost, Leases
 from .settings import redacted
 from .store import LogRow, TableRow
 
