@@ -7,15 +7,16 @@ a table, in order) and `seat_tokens` (the seats' token hashes, indexed).
 
 The Store's guarantees, and how they are kept here:
 - Every write is committed before it returns. The writes asked for in one turn of the event loop,
-  or while the group before them commits, are committed together in one transaction on the one
-  writing connection (as the SQLite store does): one fence for all their tables, their log rows
-  in one INSERT, their statuses in one UPDATE, one COMMIT. The connection sets
+  or while every writing connection is busy, are committed together in one transaction (as the
+  SQLite store does): one fence for all their tables, their log rows in one INSERT, their
+  statuses in one UPDATE, one COMMIT. Up to WRITERS such groups commit at once, each on a
+  connection of its own, and PostgreSQL flushes their commits together. Each connection sets
   `synchronous_commit = on`, whatever the database's default, so a commit that returned is on
   PostgreSQL's disk: a killed server, or a killed database server, loses no accepted move.
 - A write the database refuses fails alone: its group is committed again one write at a time. A
   write of a table whose lease this process lost fails alone too (LeaseLost), and writes nothing.
-- The writes of one table keep their order: groups commit one after the other, and within a group
-  the writes are carried out in the order they were asked for.
+- The writes of one table keep their order: a table's write waits while a group commits an
+  earlier one, and within a group the writes are carried out in the order they were asked for.
 - Reads never wait behind writes: they have a pool of connections of their own, so writes held up
   never hold up a read.
 
@@ -49,6 +50,7 @@ MIGRATION_LOCK = 0x676f76_0001    # held while the schema is brought up to date
 
 FINISHES = ("over", "cancelled")     # the statuses of finished tables
 FINISHED = "(" + ", ".join(f"'{s}'" for s in FINISHES) + ")"    # the same, in SQL
+WRITERS = 4      # groups of writes committed at once (PostgreSQL flushes their commits together)
 READERS = 4      # connections for reads, never taken by a write
 
 # MIGRATIONS[i] brings a database from version i to i + 1 (version 0: empty).
@@ -140,7 +142,9 @@ class PostgresStore:
         self._writers: asyncpg.Pool | None = None
         self._readers: asyncpg.Pool | None = None
         self._pending: list[Write] = []                     # writes not yet in a group
-        self._committing: asyncio.Task | None = None        # committing the groups, while there are any
+        self._groups: set[asyncio.Task] = set()             # the groups being committed
+        self._writing: set[str] = set()                     # the tables they write
+        self._starting = False                              # _start_groups is due at the next turn
         self._reads: set[asyncio.Task] = set()              # reads asked for and not answered
         self._reading = True                                # until stop_reading
 
@@ -153,7 +157,7 @@ class PostgresStore:
                 await migrate(db)
             finally:
                 await db.close()
-            self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=1, init=_codecs,
+            self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS, init=_codecs,
                                                       reset=_as_it_was, server_settings={"synchronous_commit": "on"})
             self._readers = await asyncpg.create_pool(self.url, min_size=1, max_size=READERS, init=_codecs,
                                                       reset=_as_it_was)
@@ -171,36 +175,50 @@ class PostgresStore:
 
     async def close(self) -> None:
         self.stop_reading()
-        while self._committing is not None:    # the writes asked for are committed first
-            await asyncio.wait([self._committing])
+        while self._groups:    # the writes asked for are committed first
+            await asyncio.wait(set(self._groups))
         for pool in (self._writers, self._readers):
             if pool is not None:
                 await pool.close()
         self._writers = self._readers = None
 
     async def _write(self, write: Write) -> None:
-        """Committed when this returns, with every other write asked for meanwhile (see _commit)."""
+        """Committed when this returns, with other writes asked for meanwhile (see _start_groups)."""
         loop = asyncio.get_running_loop()
         write.done = loop.create_future()
         self._pending.append(write)
-        if self._committing is None:     # it starts at the next turn of the loop: that turn's writes join
-            self._committing = loop.create_task(self._commit_pending())
+        if not self._starting:     # at the next turn of the loop: that turn's writes join
+            self._starting = True
+            loop.call_soon(self._start_groups)
         await write.done
 
-    async def _commit_pending(self) -> None:
-        """Commit the writes asked for, group after group, until none is left."""
-        try:
-            while self._pending:
-                group, self._pending = self._pending, []
-                for write, outcome in zip(group, await self._commit(group)):
-                    if write.done.done():
-                        continue   # its caller stopped waiting
-                    if outcome is None:
-                        write.done.set_result(None)
-                    else:
-                        write.done.set_exception(outcome)
-        finally:
-            self._committing = None
+    def _start_groups(self) -> None:
+        """Commit the writes asked for in a group, on a writing connection of its own, while one
+        is free: all of them but those of a table whose earlier write a group commits now (they
+        wait for it, and go in a later group, in order)."""
+        self._starting = False
+        while self._pending and len(self._groups) < WRITERS:
+            group = [w for w in self._pending if w.table_id not in self._writing]
+            if not group:
+                return
+            self._pending = [w for w in self._pending if w.table_id in self._writing]
+            tables = {w.table_id for w in group}
+            self._writing |= tables
+            task = asyncio.get_running_loop().create_task(self._commit_group(group, tables))
+            self._groups.add(task)
+            task.add_done_callback(self._groups.discard)
+
+    async def _commit_group(self, group: list[Write], tables: set[str]) -> None:
+        outcomes = await self._commit(group)
+        self._writing -= tables
+        for write, outcome in zip(group, outcomes):
+            if write.done.done():
+                continue   # its caller stopped waiting
+            if outcome is None:
+                write.done.set_result(None)
+            else:
+                write.done.set_exception(outcome)
+        self._start_groups()
 
     async def _commit(self, group: list[Write]) -> list[Exception | None]:
         """The group in one transaction; what became of each write (None: committed). When the
