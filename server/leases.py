@@ -7,12 +7,12 @@ clocks never need to agree. The owner renews its leases every quarter of their l
 has expired, any process may take it over, and rebuilds the table from its log.
 
 Fencing: every write of a table checks, in its own transaction and before anything else, that
-this process still holds the table's lease with the epoch it was given (`fence`). It locks the
-lease row (FOR KEY SHARE), so a takeover, which locks the rows it takes FOR UPDATE first, waits
-until the write has committed and then rebuilds the table with it; a write that comes after a
-takeover is refused with LeaseLost and changes nothing. A process cut off from the database, or
-paused for longer than a lease, can therefore never commit a move for a table another process
-now serves. A renewal only pushes back `expires` (an UPDATE of no key, whose lock FOR KEY SHARE
+this process still holds the table's lease with the epoch it was given (`fence`: once for all the
+tables whose writes commit together). It locks the lease row (FOR KEY SHARE), so a takeover, which
+locks the rows it takes FOR UPDATE first, waits until the write has committed and then rebuilds
+the table with it; a write that comes after a takeover is refused with LeaseLost and changes
+nothing. A process cut off from the database, or paused for longer than a lease, can therefore
+never commit a move for a table another process now serves. A renewal only pushes back `expires` (an UPDATE of no key, whose lock FOR KEY SHARE
 does not conflict with): it never waits for the writes in flight, nor holds up the next ones,
 which FOR SHARE would make it do every quarter of a lease for every table at once.
 
@@ -53,19 +53,27 @@ class Leases:
         the commit cannot see the new row, and would count the lease as lost)."""
         self.held[table_id] = 1
 
-    async def fence(self, db: asyncpg.Connection, table_id: str) -> None:
-        """Inside a write's transaction, first: raise LeaseLost unless this process still holds
-        the table's lease, which stays locked against a takeover until the transaction ends."""
-        epoch = self.held.get(table_id)
-        if epoch is None or not await db.fetchval(
-                "SELECT 1 FROM leases WHERE table_id = $1 AND owner = $2 AND epoch = $3 AND expires > now()"
-                " FOR KEY SHARE", table_id, self.owner, epoch):
-            self.held.pop(table_id, None)
-            raise LeaseLost(table_id)
+    async def fence(self, db: asyncpg.Connection, table_ids: list[str]) -> set[str]:
+        """Inside a write's transaction, first: those of the tables whose lease this process no
+        longer holds (forgotten). The others' leases stay locked against a takeover until the
+        transaction ends; they are locked in the order of their ids, as a takeover locks them, so
+        that neither waits for the other while holding what the other waits for."""
+        asked = {tid: self.held.get(tid) for tid in table_ids}
+        held = {}
+        if any(epoch is not None for epoch in asked.values()):
+            held = dict(await db.fetch(
+                "SELECT table_id, epoch FROM leases WHERE table_id = ANY($1) AND owner = $2 AND expires > now()"
+                " ORDER BY table_id FOR KEY SHARE", [tid for tid, epoch in asked.items() if epoch is not None],
+                self.owner))
+        lost = {tid for tid, epoch in asked.items() if epoch is None or held.get(tid) != epoch}
+        for tid in lost:
+            if self.held.get(tid) == asked[tid]:
+                self.held.pop(tid, None)
+        return lost
 
-    async def finish(self, db: asyncpg.Connection, table_id: str) -> None:
-        """The write that finishes the table lets go of its lease (committed with it)."""
-        await db.execute("DELETE FROM leases WHERE table_id = $1", table_id)
+    async def finish(self, db: asyncpg.Connection, table_ids: list[str]) -> None:
+        """The write that finishes these tables lets go of their leases (committed with it)."""
+        await db.execute("DELETE FROM leases WHERE table_id = ANY($1)", table_ids)
 
     def finished(self, table_id: str) -> None:
         """... once that write has committed."""
@@ -106,7 +114,8 @@ class Leases:
         async with db.transaction():
             expired = [r[0] for r in await db.fetch(
                 "SELECT l.table_id FROM leases l JOIN tables t ON t.id = l.table_id"
-                " WHERE t.status NOT IN ('over', 'cancelled') AND l.expires <= now() FOR UPDATE OF l")]
+                " WHERE t.status NOT IN ('over', 'cancelled') AND l.expires <= now()"
+                " ORDER BY l.table_id FOR UPDATE OF l")]
             if not expired:
                 return {}
             rows = await db.fetch(

@@ -6,13 +6,19 @@ row a table: game, options, seats, game id, server seed, status), `log` (every a
 a table, in order) and `seat_tokens` (the seats' token hashes, indexed).
 
 The Store's guarantees, and how they are kept here:
-- Every write is one transaction, committed before it returns. Each writing connection sets
+- Every write is committed before it returns. The writes asked for in one turn of the event loop,
+  or while every writing connection is busy, are committed together in one transaction (as the
+  SQLite store does): one fence for all their tables, their log rows in one INSERT, their
+  statuses in one UPDATE, one COMMIT. Up to WRITERS such groups commit at once, each on a
+  connection of its own, and PostgreSQL flushes their commits together. Each connection sets
   `synchronous_commit = on`, whatever the database's default, so a commit that returned is on
   PostgreSQL's disk: a killed server, or a killed database server, loses no accepted move.
-- The writes of one table keep their order: each table's writes queue on a lock of their own
-  (asyncio's locks serve waiters first come, first served); different tables write at once.
-- Reads never wait behind writes: they have a pool of connections of their own, so writes that
-  hold every writing connection never hold up a read.
+- A write the database refuses fails alone: its group is committed again one write at a time. A
+  write of a table whose lease this process lost fails alone too (LeaseLost), and writes nothing.
+- The writes of one table keep their order: a table's write waits while a group commits an
+  earlier one, and within a group the writes are carried out in the order they were asked for.
+- Reads never wait behind writes: they have a pool of connections of their own, so writes held up
+  never hold up a read.
 
 Schema versions: `schema_version` holds one row per migration applied; `MIGRATIONS` is the
 ordered list of them, and `open` applies the missing ones, each in one transaction, under an
@@ -29,20 +35,22 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass, field
 
 import asyncpg
 
 from protocol.codec import pack, unpack
 
-from .leases import Leases
+from .leases import LeaseLost, Leases
 from .settings import redacted
 from .store import LogRow, TableRow
 
 # The advisory lock key (any fixed 64-bit number, the same in every Governor server).
 MIGRATION_LOCK = 0x676f76_0001    # held while the schema is brought up to date
 
-FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
-WRITERS = 8      # connections committing at once (tables write in parallel; PostgreSQL groups commits)
+FINISHES = ("over", "cancelled")     # the statuses of finished tables
+FINISHED = "(" + ", ".join(f"'{s}'" for s in FINISHES) + ")"    # the same, in SQL
+WRITERS = 4      # groups of writes committed at once (PostgreSQL flushes their commits together)
 READERS = 4      # connections for reads, never taken by a write
 
 # MIGRATIONS[i] brings a database from version i to i + 1 (version 0: empty).
@@ -112,6 +120,18 @@ MIGRATIONS = [
 VERSION = len(MIGRATIONS)
 
 
+@dataclass
+class Write:
+    """One write asked of the store: `statements` carried out one after the other (a new table,
+    seats, a start), or a log row and a status, carried out with those of the other tables."""
+    table_id: str
+    statements: list[tuple[str, tuple]] = field(default_factory=list)
+    row: tuple | None = None            # (table id, n, kind, seat, data): a log row
+    status: str | None = None           # the table's new status
+    new: bool = False                   # the statements create the table (and its lease)
+    done: asyncio.Future | None = None  # its outcome, once its group has committed
+
+
 class PostgresStore:
     """The Store of server/store.py in PostgreSQL, at `url` (postgresql://user:password@host/db),
     for a process whose leases last `lease` seconds."""
@@ -121,8 +141,10 @@ class PostgresStore:
         self.leases = Leases(lease)
         self._writers: asyncpg.Pool | None = None
         self._readers: asyncpg.Pool | None = None
-        # table id -> [the lock its writes queue on, how many are queued or writing]
-        self._order: dict[str, list] = {}
+        self._pending: list[Write] = []                     # writes not yet in a group
+        self._groups: set[asyncio.Task] = set()             # the groups being committed
+        self._writing: set[str] = set()                     # the tables they write
+        self._starting = False                              # _start_groups is due at the next turn
         self._reads: set[asyncio.Task] = set()              # reads asked for and not answered
         self._reading = True                                # until stop_reading
 
@@ -153,38 +175,120 @@ class PostgresStore:
 
     async def close(self) -> None:
         self.stop_reading()
+        while self._groups:    # the writes asked for are committed first
+            await asyncio.wait(set(self._groups))
         for pool in (self._writers, self._readers):
             if pool is not None:
-                await pool.close()        # waits for the writes under way
+                await pool.close()
         self._writers = self._readers = None
 
-    async def _tx(self, table_id: str, statements: list[tuple[str, tuple]], *, new: bool = False,
-                  finishes: bool = False) -> None:
-        """The statements in one transaction, after every write of this table asked for before:
-        fenced by the table's lease, which a `new` table's transaction creates and one that
-        `finishes` it deletes."""
-        queue = self._order.setdefault(table_id, [asyncio.Lock(), 0])
-        queue[1] += 1
+    async def _write(self, write: Write) -> None:
+        """Committed when this returns, with other writes asked for meanwhile (see _start_groups)."""
+        loop = asyncio.get_running_loop()
+        write.done = loop.create_future()
+        self._pending.append(write)
+        if not self._starting:     # at the next turn of the loop: that turn's writes join
+            self._starting = True
+            loop.call_soon(self._start_groups)
+        await write.done
+
+    def _start_groups(self) -> None:
+        """Commit the writes asked for in a group, on a writing connection of its own, while one
+        is free: all of them but those of a table whose earlier write a group commits now (they
+        wait for it, and go in a later group, in order)."""
+        self._starting = False
+        while self._pending and len(self._groups) < WRITERS:
+            group = [w for w in self._pending if w.table_id not in self._writing]
+            if not group:
+                return
+            self._pending = [w for w in self._pending if w.table_id in self._writing]
+            tables = {w.table_id for w in group}
+            self._writing |= tables
+            task = asyncio.get_running_loop().create_task(self._commit_group(group, tables))
+            self._groups.add(task)
+            task.add_done_callback(self._groups.discard)
+
+    async def _commit_group(self, group: list[Write], tables: set[str]) -> None:
+        outcomes = await self._commit(group)
+        self._writing -= tables
+        for write, outcome in zip(group, outcomes):
+            if write.done.done():
+                continue   # its caller stopped waiting
+            if outcome is None:
+                write.done.set_result(None)
+            else:
+                write.done.set_exception(outcome)
+        self._start_groups()
+
+    async def _commit(self, group: list[Write]) -> list[Exception | None]:
+        """The group in one transaction; what became of each write (None: committed). When the
+        database refuses a statement, each write is committed again in a group of its own, so
+        that the one refused fails alone."""
         try:
-            async with queue[0]:
-                async with self._writers.acquire() as db:
-                    async with db.transaction():
-                        if not new:
-                            await self.leases.fence(db, table_id)
-                        for sql, args in statements:
-                            await db.execute(sql, *args)
-                        if new:
-                            await self.leases.create(db, table_id)
-                        if finishes:
-                            await self.leases.finish(db, table_id)
-                    if new:
-                        self.leases.created(table_id)
-                    if finishes:
-                        self.leases.finished(table_id)
-        finally:
-            queue[1] -= 1
-            if not queue[1]:
-                del self._order[table_id]   # nobody queues behind it: forget it
+            async with self._writers.acquire() as db:
+                async with db.transaction():
+                    outcomes = await self._carry_out(db, group)
+        except asyncpg.PostgresError as e:
+            if len(group) == 1:
+                return [e]
+            return [(await self._commit([write]))[0] for write in group]
+        except Exception as e:     # the database is out of reach: the group is not committed
+            return [e] * len(group)
+        for write, outcome in zip(group, outcomes):
+            if outcome is None and write.new:
+                self.leases.created(write.table_id)
+            if outcome is None and write.status in FINISHES:
+                self.leases.finished(write.table_id)
+        return outcomes
+
+    async def _carry_out(self, db: asyncpg.Connection, group: list[Write]) -> list[Exception | None]:
+        """Inside the group's transaction: fence its tables (but those it creates), then carry out
+        the writes of the tables still held, in order; what became of each."""
+        first = {}
+        for write in group:
+            first.setdefault(write.table_id, write)
+        shut = await self.leases.fence(db, [tid for tid, write in first.items() if not write.new])
+        outcomes: list[Exception | None] = []
+        batch: list[Write] = []      # log rows and statuses of different tables, written together
+        batched: set[str] = set()    # their tables
+        for write in group:
+            if write.table_id in shut:
+                outcomes.append(LeaseLost(write.table_id))
+                continue
+            if write.table_id in batched:    # its table's earlier write first
+                await self._write_batch(db, batch)
+                batch, batched = [], set()
+            if write.statements:
+                for sql, args in write.statements:
+                    await db.execute(sql, *args)
+                if write.new:
+                    await self.leases.create(db, write.table_id)
+            else:
+                batch.append(write)
+                batched.add(write.table_id)
+            if write.status in FINISHES:    # its lease goes with the batch: nothing more may be written
+                shut.add(write.table_id)
+            outcomes.append(None)
+        await self._write_batch(db, batch)
+        return outcomes
+
+    async def _write_batch(self, db: asyncpg.Connection, batch: list[Write]) -> None:
+        """The log rows and statuses of these writes, each of another table, in one statement each;
+        the leases of the tables they finish let go of."""
+        rows = [write.row for write in batch if write.row is not None]
+        if rows:
+            await db.execute("INSERT INTO log (table_id, n, kind, seat, data)"
+                             " SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::integer[], $5::bytea[])",
+                             *map(list, zip(*rows)))
+        statuses = [(write.table_id, write.status) for write in batch if write.status is not None]
+        if statuses:
+            ids, values = map(list, zip(*statuses))
+            await db.execute("UPDATE tables SET status = u.status, updated = $3"
+                             " FROM unnest($1::text[], $2::text[]) AS u (id, status) WHERE tables.id = u.id",
+                             ids, values, time.time())
+        finishing = [tid for tid, status in statuses if status in FINISHES]
+        if finishing:
+            await self.leases.finish(db, finishing)
 
     # -- the cluster's (server/cluster.py)
 
@@ -257,33 +361,27 @@ class PostgresStore:
 
     async def create_table(self, row: TableRow) -> None:
         now = time.time()
-        await self._tx(row.id, [(
+        await self._write(Write(row.id, [(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
             " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now))] + _token_rows(row.id, row.seats), new=True)
+             now, now))] + _token_rows(row.id, row.seats), new=True))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
-        await self._tx(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
-                                   (seats, time.time(), table_id))] + _token_rows(table_id, seats))
+        await self._write(Write(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
+                                            (seats, time.time(), table_id))] + _token_rows(table_id, seats)))
 
     async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
-        await self._tx(table_id, [(
+        await self._write(Write(table_id, [(
             "UPDATE tables SET game_id = $1, server_seed = $2, status = 'playing', updated = $3 WHERE id = $4",
-            (game_id, server_seed, time.time(), table_id))])
+            (game_id, server_seed, time.time(), table_id))]))
 
     async def set_status(self, table_id: str, status: str) -> None:
-        await self._tx(table_id, [("UPDATE tables SET status = $1, updated = $2 WHERE id = $3",
-                                   (status, time.time(), table_id))], finishes=status in ("over", "cancelled"))
+        await self._write(Write(table_id, status=status))
 
     async def append(self, table_id: str, n: int, kind: str, seat: int | None, data: dict,
                      status: str | None = None) -> None:
-        statements = [("INSERT INTO log (table_id, n, kind, seat, data) VALUES ($1, $2, $3, $4, $5)",
-                       (table_id, n, kind, seat, pack(data)))]
-        if status is not None:
-            statements.append(("UPDATE tables SET status = $1, updated = $2 WHERE id = $3",
-                               (status, time.time(), table_id)))
-        await self._tx(table_id, statements, finishes=status in ("over", "cancelled"))
+        await self._write(Write(table_id, row=(table_id, n, kind, seat, pack(data)), status=status))
 
     # -- reads (on the readers' pool)
 

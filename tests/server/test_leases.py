@@ -65,6 +65,27 @@ async def test_a_process_whose_lease_was_taken_over_cannot_commit(database, proc
     assert await first.renew("ws://127.0.0.1:1") == [] and await second.renew("ws://127.0.0.1:1") == []
 
 
+async def test_writes_committed_together_refuse_only_the_table_whose_lease_was_taken(database, processes):
+    first, second = await processes(), await processes()
+    for tid in ("t1", "t2", "t3"):
+        await first.create_table(row(tid))
+    await expire(database, "t2")
+    assert [r.id for r in await second.take_expired()] == ["t2"]
+    outcomes = await asyncio.gather(*(first.append(tid, 0, "act", 0, {"by": "first"}) for tid in ("t1", "t2", "t3")),
+                                    first.set_status("t2", "cancelled"), first.append("t1", 1, "act", 0, {}),
+                                    return_exceptions=True)
+    assert [type(o).__name__ for o in outcomes] == ["NoneType", "LeaseLost", "NoneType", "LeaseLost", "NoneType"]
+    db = await asyncpg.connect(database)
+    # the others' rows committed, in one transaction (one xmin), and nothing of t2's
+    assert await db.fetchval("SELECT count(DISTINCT xmin::text) FROM log") == 1
+    assert [tuple(r) for r in await db.fetch("SELECT table_id, n FROM log ORDER BY table_id, n")] == \
+        [("t1", 0), ("t1", 1), ("t3", 0)]
+    await db.close()
+    await second.append("t2", 0, "act", 0, {"by": "second"})
+    assert [r.data for r in await second.log("t2")] == [{"by": "second"}]
+    assert "t2" not in first.leases.held and {"t1", "t3"} <= set(first.leases.held)
+
+
 async def test_a_lease_that_ran_out_unrenewed_refuses_the_write_even_with_no_other_owner(database, processes):
     first = await processes()
     await first.create_table(row("t1"))
@@ -95,7 +116,7 @@ async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_always
     db = await asyncpg.connect(database)
     write = db.transaction()
     await write.start()
-    await first.leases.fence(db, "t1")    # a write of t1 under way: its lease checked and locked
+    assert await first.leases.fence(db, ["t1"]) == set()    # a write of t1 under way: its lease checked and locked
     # renewing every lease of the process goes on beside it (it would otherwise hold up every
     # table's next write until the writes under way had committed)
     assert await asyncio.wait_for(first.renew("ws://127.0.0.1:1"), 5) == []

@@ -292,6 +292,35 @@ async def test_a_stopped_reader_ends_the_read_under_way_and_refuses_more_while_w
         await reopened.close()
 
 
+async def test_writes_asked_for_at_once_commit_in_one_transaction_each_table_in_order(database):
+    """PostgreSQL commits the writes asked for together as one group: their log rows, statuses and
+    seats land in one transaction, each table's in the order asked for."""
+    store = PostgresStore(database)
+    await store.open()
+    try:
+        ids = ["t1", "t2", "t3"]
+        for t in ids:
+            await store.create_table(row(t))
+            await store.start_table(t, b"g" * 32, b"s" * 32)
+        writes = [store.append(t, i, "act", 0, {"i": i}, status="waiting" if i % 2 else "playing")
+                  for i in range(4) for t in ids]
+        writes += [store.update_seats("t2", [seat("Ana", "new"), seat(None)]), store.append("t2", 4, "act", 1, {"i": 4}),
+                   store.set_status("t3", "over")]
+        await asyncio.gather(*writes)
+        assert [[r.data["i"] for r in await store.log(t)] for t in ids] == [[0, 1, 2, 3], [0, 1, 2, 3, 4], [0, 1, 2, 3]]
+        assert [(t.id, t.status) for t in await store.open_tables()] == [("t1", "waiting"), ("t2", "waiting")]
+        assert (await store.finished_table("t3")).status == "over"
+        db = await asyncpg.connect(database)
+        try:
+            assert await db.fetchval("SELECT count(DISTINCT xmin::text) FROM (SELECT xmin FROM log UNION ALL"
+                                     " SELECT xmin FROM tables) AS rows") == 1
+            assert await db.fetchval("SELECT table_id FROM seat_tokens WHERE token_hash = 'new'") == "t2"
+        finally:
+            await db.close()
+    finally:
+        await store.close()
+
+
 async def test_an_empty_database_gets_every_migration_once(database):
     store = PostgresStore(database)
     await store.open()
