@@ -12,9 +12,10 @@ tables whose writes commit together). It locks the lease row (FOR KEY SHARE), so
 locks the rows it takes FOR UPDATE first, waits until the write has committed and then rebuilds
 the table with it; a write that comes after a takeover is refused with LeaseLost and changes
 nothing. A process cut off from the database, or paused for longer than a lease, can therefore
-never commit a move for a table another process now serves. A renewal only pushes back `expires` (an UPDATE of no key, whose lock FOR KEY SHARE
-does not conflict with): it never waits for the writes in flight, nor holds up the next ones,
-which FOR SHARE would make it do every quarter of a lease for every table at once.
+never commit a move for a table another process now serves. A renewal only pushes back
+`expires` (an UPDATE of no key, whose lock FOR KEY SHARE does not conflict with): it never waits
+for the writes in flight, nor holds up the next ones, which FOR SHARE would make it do every
+quarter of a lease for every table at once.
 
 A table's lease is deleted in the transaction that finishes it (over or cancelled): a finished
 table is never written again, and any process may read it.
