@@ -34,6 +34,8 @@ WRITE_FRAMES = 16      # frames written to the socket together, at most
 def client_address(ip: str) -> str:
     """What the per-address limits count by: an IPv4 address itself; an IPv6 address's /64, since
     one IPv6 host usually holds a whole /64 and could take a fresh address for every connection."""
+    if ":" not in ip:       # IPv4 (or not an address at all), as it is: asked of every socket accepted
+        return ip
     try:
         address = ipaddress.ip_address(ip)
     except ValueError:

@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from websockets.exceptions import InvalidMessage
+from websockets.exceptions import InvalidMessage, InvalidStatus
 
 from protocol import wire
 from protocol.exchange import PlayerExchange
@@ -213,14 +213,24 @@ async def test_a_listing_is_packed_once_per_change_of_the_lobby(make_server):
     await lobby.close()
 
 
-async def test_an_address_opening_connections_too_fast_is_cut_before_the_handshake(make_server):
+async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(make_server):
     """Eight clients reconnecting in a loop (with unknown tokens, say) once cost the event loop a
-    handshake each; past its burst, an address is cut as soon as its socket is accepted."""
+    handshake each, then a transport and a websockets connection each, cut only then; past its
+    burst, an address's socket is answered with an HTTP 429 the moment it is accepted, before it
+    has said a word, and nothing else is made for it."""
     server = await make_server(conn_rate=0.1, conn_burst=3)
     kept = [await Raw.connect(server.url) for _ in range(3)]
-    with pytest.raises((InvalidMessage, OSError)):
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
+    answer = await reader.read()       # until the server closes it
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 429 Too Many Requests\r\n"), answer
+    assert b"\r\nRetry-After: 10\r\n" in answer and answer.endswith(b"(conn_rate); try again in a moment.\n")
+    assert server.connections == 3     # it never became a connection
+    with pytest.raises(InvalidStatus) as refused:     # a WebSocket client reads it as a refusal
         await Raw.connect(server.url)
-    await Raw.connect(server.url, source="127.0.0.2")     # someone else is not
+    assert refused.value.response.status_code == 429 and b"conn_rate" in refused.value.response.body
+    assert server.gate.refusals == 2
+    await Raw.connect(server.url, source="127.0.0.2")     # someone else is not refused
     await kept[0].send({"type": "list"})                  # and those let in are served
     await kept[0].expect("tables")
 
