@@ -66,7 +66,7 @@ from .cache import Resting
 from .cluster import Cluster
 from .conn import Conn
 from .deciders import Deciders
-from .gate import Gate, refusal
+from .gate import HELD_REFUSALS, Gate, refusal
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
@@ -173,9 +173,10 @@ class Server:
             for row in await self.store.open_tables():
                 self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self.finished.load(await self.store.finished(LISTED_FINISHED))
-        files = raise_file_limit(self.limits.max_connections + SPARE_FILES)
-        if files < self.limits.max_connections + SPARE_FILES:
-            self.max_connections = max(1, files - SPARE_FILES)
+        spare = SPARE_FILES + HELD_REFUSALS
+        files = raise_file_limit(self.limits.max_connections + spare)
+        if files < self.limits.max_connections + spare:
+            self.max_connections = max(1, files - spare)
             log.warning("this process may open %d files: at most %d connections, not %d", files,
                         self.max_connections, self.limits.max_connections)
         # The gate accepts the connections (server/gate.py), asyncio never does: nothing is

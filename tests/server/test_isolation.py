@@ -21,6 +21,7 @@ from websockets.exceptions import InvalidMessage, InvalidStatus
 from protocol import wire
 from protocol.exchange import PlayerExchange
 from server import sqlite_store
+from server.gate import HELD_REFUSALS, REFUSAL_DELAY
 from server.seats import hash_token
 from server.table_core import TableCore
 
@@ -220,8 +221,11 @@ async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(
     has said a word, and nothing else is made for it."""
     server = await make_server(conn_rate=0.1, conn_burst=3)
     kept = [await Raw.connect(server.url) for _ in range(3)]
+    loop = asyncio.get_running_loop()
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
+    asked = loop.time()
     answer = await reader.read()       # until the server closes it
+    assert loop.time() - asked >= REFUSAL_DELAY    # held a while: a client retrying in a loop slows down
     writer.close()
     assert answer.startswith(b"HTTP/1.1 429 Too Many Requests\r\n"), answer
     assert b"\r\nRetry-After: 10\r\n" in answer and answer.endswith(b"(conn_rate); try again in a moment.\n")
@@ -233,6 +237,21 @@ async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(
     await Raw.connect(server.url, source="127.0.0.2")     # someone else is not refused
     await kept[0].send({"type": "list"})                  # and those let in are served
     await kept[0].expect("tables")
+
+
+async def test_refused_sockets_held_for_their_answer_are_bounded(make_server):
+    """Each refused socket waiting for its answer holds a file: past HELD_REFUSALS, the rest are
+    answered at once."""
+    server = await make_server(conn_rate=0.1, conn_burst=1)
+    sockets = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(HELD_REFUSALS + 9)]
+    async with asyncio.timeout(10):
+        while server.gate.refusals < HELD_REFUSALS + 8:     # the first one was let in
+            await asyncio.sleep(0.01)
+    assert len(server.gate.held) == HELD_REFUSALS
+    answered = [await reader.read() for reader, _ in sockets[-8:]]
+    assert all(a.startswith(b"HTTP/1.1 429 ") for a in answered)
+    for _, writer in sockets:
+        writer.close()
 
 
 # ---------------------------------------------------------------------- 3. the table limit
