@@ -133,6 +133,9 @@ class Server:
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.listed = Packed()                            # the listing's frame, packed once per change
         self.quotas = Quotas(self.limits)
+        # a watch over the quota is refused with the same frame every time: packed once (a flood of
+        # them once cost the loop a sentence and a frame each)
+        self.watch_refused = wire.encode({"type": "error", "code": "slow_down", "message": self.quotas.watch_refusal})
         self.metrics = Metrics()
         self.operator = Operator(self, operator_key)
         # address -> its creates waiting for the store: counted as open tables, or creates sent
@@ -412,9 +415,8 @@ class Server:
         if "token" in hello:
             token_hash = hash_token(hello["token"])
             if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
-                refusal = self.quotas.refuse_watch(conn.addr)
-                if refusal is not None:   # not 4003, which would tell the client its seat is gone: it retries
-                    return await self._violation(conn, wire.CLOSE_FLOODING, refusal)
+                if not self.quotas.may_watch(conn.addr):   # not 4003 (the seat is gone): the client retries
+                    return await self._violation(conn, wire.CLOSE_FLOODING, self.quotas.watch_refusal)
             seat = await self._seat_of_token(token_hash)
             if seat is None and self.cluster is not None:
                 elsewhere = await self.cluster.served_elsewhere(token_hash)
@@ -478,9 +480,8 @@ class Server:
                 request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
             tid = msg["table"]
             if kind == "watch" or not (tid in self.tables or tid in self.resting):  # may be read and replayed
-                refusal = self.quotas.refuse_watch(conn.addr)
-                if refusal is not None:
-                    return self._error(conn, "slow_down", refusal)
+                if not self.quotas.may_watch(conn.addr):
+                    return conn.push(self.watch_refused)
             table = await self.table(tid)
             if table is None and self.cluster is not None:
                 table, url = await self.cluster.find(tid)

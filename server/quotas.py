@@ -61,10 +61,14 @@ class Quotas:
 
     # -- watches
 
-    def refuse_watch(self, addr: str) -> str | None:
+    def may_watch(self, addr: str) -> bool:
         lim = self.limits
-        if _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take():
-            return None
+        return _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take()
+
+    @property
+    def watch_refusal(self) -> str:
+        """Why an address may not watch now, when `may_watch` says so."""
+        lim = self.limits
         return (f"At most {lim.watch_rate:g} watch requests a second from one address (watch_rate), "
                 f"{lim.watch_burst} at once (watch_burst); try again in a moment.")
 
