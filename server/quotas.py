@@ -5,7 +5,7 @@ address gets done however many connections it opens:
 
 - connections: `conn_rate` new ones a second, in bursts of `conn_burst`, per address. Each costs
   a WebSocket handshake (and a seat token lookup, with a token); eight clients reconnecting in a
-  loop once doubled another table's latency.
+  loop once doubled another table's latency. Checked as each socket is accepted (server/gate.py).
 - tables: at most `tables_per_addr` waiting or playing tables created from one address, and at
   most `tables_per_window` created in any `table_window` seconds. One client once filled the
   server's table limit in five seconds and held it for ten minutes.
