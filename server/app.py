@@ -299,8 +299,9 @@ class Server:
             self._janitor = None
         if self.cluster is not None:
             await self.cluster.stop()
-        if self._ws is not None:
+        if self.gate is not None:
             self.gate.close()
+        if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
             for connection in list(self.unopened):   # nothing to lose: no hello yet
                 connection.cut_unopened()
