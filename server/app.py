@@ -416,7 +416,7 @@ class Server:
         if "token" in hello:
             token_hash = hash_token(hello["token"])
             if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
-                if not self.quotas.may_watch(conn.addr):   # not 4003 (the seat is gone): the client retries
+                if not self.quotas.may_watch(conn.addr, read=True):   # not 4003 (the seat is gone): the client retries
                     return await self._violation(conn, wire.CLOSE_FLOODING, self.quotas.watch_refusal)
             seat = await self._seat_of_token(token_hash)
             if seat is None and self.cluster is not None:
@@ -480,8 +480,9 @@ class Server:
             else:
                 request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
             tid = msg["table"]
-            if kind == "watch" or not (tid in self.tables or tid in self.resting):  # may be read and replayed
-                if not self.quotas.may_watch(conn.addr):
+            read = not (tid in self.tables or tid in self.resting)   # and perhaps replayed
+            if kind == "watch" or read:
+                if not self.quotas.may_watch(conn.addr, read):
                     return conn.push(self.watch_refused)
             table = await self.table(tid)
             if table is None and self.cluster is not None:

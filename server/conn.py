@@ -56,13 +56,15 @@ class TokenBucket:
         self.tokens = float(burst)
         self.last = time.monotonic()
 
-    def take(self) -> bool:
+    def take(self, cost: float = 1) -> bool:
+        """Spend `cost` messages' worth (at most the burst), if the bucket holds it."""
+        cost = min(cost, self.burst)
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        if self.tokens < 1:
+        if self.tokens < cost:
             return False
-        self.tokens -= 1
+        self.tokens -= cost
         return True
 
     def full(self) -> bool:

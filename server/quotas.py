@@ -11,7 +11,10 @@ address gets done however many connections it opens:
   server's table limit in five seconds and held it for ten minutes.
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
   table not in memory reads its log and replays the whole match, signatures and all; so does a
-  player coming back with the seat token of a finished match, which counts as a watch too.
+  player coming back with the seat token of a finished match, which counts as a watch too. Such
+  a read counts as READ_WATCHES watches: fifteen connections switching between finished tables
+  once made 20 replays in 15 s, each some 60-90 ms of a thread's CPU that the event loop
+  shares, and tripled another table's p99.
 - wrong operator keys: at most `operator_failures` in any `operator_window` seconds; then the
   address's operator requests are refused unread until the window has passed (server/operator.py).
 
@@ -25,6 +28,8 @@ from __future__ import annotations
 from collections import deque
 
 from .conn import TokenBucket
+
+READ_WATCHES = 4      # watches a watch of a table read from the database counts as (at most the burst)
 
 
 class Quotas:
@@ -61,9 +66,11 @@ class Quotas:
 
     # -- watches
 
-    def may_watch(self, addr: str) -> bool:
+    def may_watch(self, addr: str, read: bool) -> bool:
+        """Whether `addr` may watch a table now; `read`: one not in memory, to be read from the
+        database (and its match perhaps replayed)."""
         lim = self.limits
-        return _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take()
+        return _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take(READ_WATCHES if read else 1)
 
     @property
     def watch_refusal(self) -> str:

@@ -22,6 +22,7 @@ from protocol import wire
 from protocol.exchange import PlayerExchange
 from server import sqlite_store
 from server.gate import HELD_REFUSALS, REFUSAL_DELAY
+from server.quotas import READ_WATCHES
 from server.seats import hash_token
 from server.table_core import TableCore
 
@@ -395,11 +396,28 @@ async def test_watch_requests_are_rate_bounded_per_address(make_server):
     assert (await other.expect("snapshot", skip=("status", "entry")))["view"]["over"]
 
 
+async def test_a_watch_the_server_must_read_from_its_database_counts_as_several(make_server):
+    """Watching a table not in memory reads it and replays its match: it takes READ_WATCHES from
+    the address's watch quota, where watching a table in memory takes one."""
+    assert READ_WATCHES == 4
+    server = await make_server(watch_rate=0.01, watch_burst=5, finished_cache=0)   # a read and one more
+    first, _ = await finished_table(server)
+    second, _ = await finished_table(server)
+    watcher = await Raw.connect(server.url)
+    await watcher.send({"type": "watch", "table": first})      # read: all of the burst but one
+    assert (await watcher.expect("snapshot", skip=("status", "entry")))["view"]["over"]
+    await watcher.send({"type": "watch", "table": first})      # in memory now, watched: the last one
+    assert (await watcher.expect("snapshot", skip=("status", "entry")))["view"]["over"]
+    await watcher.send({"type": "watch", "table": second})     # to be read: over the quota
+    err = await watcher.expect("error", skip=("status", "entry", "snapshot"))
+    assert err["code"] == "slow_down" and "watch_rate" in err["message"], err
+
+
 async def test_a_seat_token_of_a_finished_match_counts_as_a_watch(make_server):
     """Coming back with the token of a finished match reads it from the database and replays it,
     as a watch does: it takes from the same quota, and past it the connection is closed with
     4002, not 4003 (which would tell the client its seat is gone), so that the client retries."""
-    server = await make_server(watch_rate=0.01, watch_burst=2, finished_cache=0)
+    server = await make_server(watch_rate=0.01, watch_burst=2 * READ_WATCHES, finished_cache=0)
     table, (ana, bo) = await finished_table(server)
     for p in (ana, bo):                           # two comebacks: the burst
         again = await Raw.connect(server.url, token=p.token, have=0)
