@@ -51,6 +51,7 @@ from pathlib import Path
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 import bots
 import games
@@ -63,8 +64,9 @@ from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
 from .cluster import Cluster
-from .conn import Conn, client_address
+from .conn import Conn
 from .deciders import Deciders
+from .gate import HELD_REFUSALS, Gate, refusal
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
@@ -84,6 +86,7 @@ TABLE_ID_LENGTH = 6
 NAME_MAX = 24
 LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
+CLOSE_TIMEOUT = 5         # seconds a closing handshake may take
 HELLO_SPREAD = 1.5        # a connection's deadline for its hello: between hello_timeout and this many times it
 # How long a thread that computes (a replay) may keep the interpreter from the event loop, in a
 # process of its own (`governor serve`); Python's default is 5 ms. The loop lets the interpreter go
@@ -130,6 +133,9 @@ class Server:
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.listed = Packed()                            # the listing's frame, packed once per change
         self.quotas = Quotas(self.limits)
+        # a watch over the quota is refused with the same frame every time: packed once (a flood of
+        # them once cost the loop a sentence and a frame each)
+        self.watch_refused = wire.encode({"type": "error", "code": "slow_down", "message": self.quotas.watch_refusal})
         self.metrics = Metrics()
         self.operator = Operator(self, operator_key)
         # address -> its creates waiting for the store: counted as open tables, or creates sent
@@ -144,6 +150,7 @@ class Server:
         self.unopened: dict[_Counted, None] = {}
         self.max_connections = self.limits.max_connections   # lowered at start if files are short
         self._ws = None
+        self.gate: Gate | None = None                     # accepts the connections (server/gate.py)
         self._lock_file = None
         self._janitor: asyncio.Task | None = None
 
@@ -169,18 +176,18 @@ class Server:
             for row in await self.store.open_tables():
                 self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self.finished.load(await self.store.finished(LISTED_FINISHED))
-        files = raise_file_limit(self.limits.max_connections + SPARE_FILES)
-        if files < self.limits.max_connections + SPARE_FILES:
-            self.max_connections = max(1, files - SPARE_FILES)
+        spare = SPARE_FILES + HELD_REFUSALS
+        files = raise_file_limit(self.limits.max_connections + spare)
+        if files < self.limits.max_connections + spare:
+            self.max_connections = max(1, files - spare)
             log.warning("this process may open %d files: at most %d connections, not %d", files,
                         self.max_connections, self.limits.max_connections)
-        # The opening handshake's deadline is each connection's own (_Counted), not websockets' one
-        # for all; TLS's handshake, before any connection is made, keeps asyncio's.
-        tls_timeout = {"ssl_handshake_timeout": self.limits.hello_timeout} if self.tls else {}
-        self._ws = await serve(self._handler, self.host, self.port, ssl=self.tls, max_size=self.limits.max_frame,
-                               compression=None, ping_interval=20, ping_timeout=20, close_timeout=5,
-                               open_timeout=None, process_request=self._http, **tls_timeout,
-                               create_connection=lambda *a, **kw: _Counted(self, *a, **kw))
+        # The gate accepts the connections (server/gate.py), asyncio never does: nothing is
+        # awaited between the two. The opening handshake's deadline is each connection's own
+        # (_Counted), not websockets' one for all.
+        self._ws = await serve(self._handler, self.host, self.port, open_timeout=None, process_request=self._http)
+        self.gate = Gate(self._ws.sockets, self.quotas.may_connect,
+                         refusal(self.limits.conn_rate, self.limits.conn_burst), self._open_socket)
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
         if self.cluster is not None:
@@ -292,6 +299,8 @@ class Server:
             self._janitor = None
         if self.cluster is not None:
             await self.cluster.stop()
+        if self.gate is not None:
+            self.gate.close()
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
             for connection in list(self.unopened):   # nothing to lose: no hello yet
@@ -316,6 +325,26 @@ class Server:
             self._lock_file = None
 
     # ------------------------------------------------------------------ connections
+
+    def _open_socket(self, sock: socket.socket) -> None:
+        """A socket the gate let in: asyncio makes its transport (after TLS's handshake, if the
+        server speaks TLS, which has `hello_timeout`), websockets its connection."""
+        asyncio.get_running_loop().create_task(self._open(sock))
+
+    async def _open(self, sock: socket.socket) -> None:
+        tls_timeouts = {"ssl_handshake_timeout": self.limits.hello_timeout,
+                        "ssl_shutdown_timeout": CLOSE_TIMEOUT} if self.tls else {}
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(self._connection, sock, ssl=self.tls,
+                                                                     **tls_timeouts)
+        except Exception:    # its TLS handshake failed, or it is gone: nothing to serve, nobody to tell
+            sock.close()
+
+    def _connection(self) -> _Counted:
+        """A socket's connection, as websockets' serve would make it (its own maker is never
+        called: the gate accepts, not asyncio)."""
+        return _Counted(self, ServerProtocol(max_size=self.limits.max_frame), self._ws, ping_interval=20,
+                        ping_timeout=20, close_timeout=CLOSE_TIMEOUT)
 
     def _http(self, connection: ServerConnection, request):
         """A plain HTTP GET of /healthz or /metrics is answered here, before any WebSocket
@@ -387,9 +416,8 @@ class Server:
         if "token" in hello:
             token_hash = hash_token(hello["token"])
             if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
-                refusal = self.quotas.refuse_watch(conn.addr)
-                if refusal is not None:   # not 4003, which would tell the client its seat is gone: it retries
-                    return await self._violation(conn, wire.CLOSE_FLOODING, refusal)
+                if not self.quotas.may_watch(conn.addr, read=True):   # not 4003 (the seat is gone): the client retries
+                    return await self._violation(conn, wire.CLOSE_FLOODING, self.quotas.watch_refusal)
             seat = await self._seat_of_token(token_hash)
             if seat is None and self.cluster is not None:
                 elsewhere = await self.cluster.served_elsewhere(token_hash)
@@ -452,10 +480,10 @@ class Server:
             else:
                 request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
             tid = msg["table"]
-            if kind == "watch" or not (tid in self.tables or tid in self.resting):  # may be read and replayed
-                refusal = self.quotas.refuse_watch(conn.addr)
-                if refusal is not None:
-                    return self._error(conn, "slow_down", refusal)
+            read = not (tid in self.tables or tid in self.resting)   # and perhaps replayed
+            if kind == "watch" or read:
+                if not self.quotas.may_watch(conn.addr, read):
+                    return conn.push(self.watch_refused)
             table = await self.table(tid)
             if table is None and self.cluster is not None:
                 table, url = await self.cluster.find(tid)
@@ -596,9 +624,8 @@ class _Counted(ServerConnection):
     database or for the players at its tables. When the total is full, the connection that has
     waited longest without opening its WebSocket is cut to make room for the new one, and only
     when every connection is open is the new one cut: idle sockets from many addresses then
-    cannot keep out an honest client, who opens its WebSocket within milliseconds. Cut at once
-    too when its address opens connections faster than its quota: a handshake costs the event
-    loop far more than a cut.
+    cannot keep out an honest client, who opens its WebSocket within milliseconds. (A socket
+    from an address that opens them faster than its quota never gets this far: server/gate.py.)
 
     An idle socket costs as little as it can: websockets sets a connection up (its handshake
     task, its buffers) only once the client's first bytes arrive, and from the moment it is
@@ -618,10 +645,6 @@ class _Counted(ServerConnection):
         self._deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport) -> None:
-        peer = transport.get_extra_info("peername")
-        if not self.owner.quotas.may_connect(client_address(peer[0]) if peer else "?"):
-            transport.abort()
-            return
         if self.owner.connections >= self.owner.max_connections:
             if not self.owner.unopened:
                 transport.abort()

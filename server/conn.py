@@ -34,6 +34,8 @@ WRITE_FRAMES = 16      # frames written to the socket together, at most
 def client_address(ip: str) -> str:
     """What the per-address limits count by: an IPv4 address itself; an IPv6 address's /64, since
     one IPv6 host usually holds a whole /64 and could take a fresh address for every connection."""
+    if ":" not in ip:       # IPv4 (or not an address at all), as it is: asked of every socket accepted
+        return ip
     try:
         address = ipaddress.ip_address(ip)
     except ValueError:
@@ -54,13 +56,15 @@ class TokenBucket:
         self.tokens = float(burst)
         self.last = time.monotonic()
 
-    def take(self) -> bool:
+    def take(self, cost: float = 1) -> bool:
+        """Spend `cost` messages' worth (at most the burst), if the bucket holds it."""
+        cost = min(cost, self.burst)
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        if self.tokens < 1:
+        if self.tokens < cost:
             return False
-        self.tokens -= 1
+        self.tokens -= cost
         return True
 
     def full(self) -> bool:

@@ -65,6 +65,8 @@ def exposition(server) -> str:
             "a computer player, or free.", [f'{{state="{s}"}} {seats[s]}' for s in ("connected", "away", "bot", "free")])
     _family(out, "governor_connections", "gauge", "Open sockets, counted from the moment they are accepted.",
             [f" {server.connections}"])
+    _family(out, "governor_connections_refused_total", "counter", "Sockets refused as they were accepted: their "
+            "address opened connections faster than conn_rate.", [f" {server.gate.refusals if server.gate else 0}"])
     _family(out, "governor_messages_total", "counter", "Messages read from clients after their hello, by type "
             "(act: a move).", [f'{{type="{k}"}} {n}' for k, n in sorted(m.messages.items())])
     _family(out, "governor_ack_seconds", "histogram", "From an act read to its ack or reject queued to send.",

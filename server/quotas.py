@@ -5,13 +5,16 @@ address gets done however many connections it opens:
 
 - connections: `conn_rate` new ones a second, in bursts of `conn_burst`, per address. Each costs
   a WebSocket handshake (and a seat token lookup, with a token); eight clients reconnecting in a
-  loop once doubled another table's latency.
+  loop once doubled another table's latency. Checked as each socket is accepted (server/gate.py).
 - tables: at most `tables_per_addr` waiting or playing tables created from one address, and at
   most `tables_per_window` created in any `table_window` seconds. One client once filled the
   server's table limit in five seconds and held it for ten minutes.
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
   table not in memory reads its log and replays the whole match, signatures and all; so does a
-  player coming back with the seat token of a finished match, which counts as a watch too.
+  player coming back with the seat token of a finished match, which counts as a watch too. Such
+  a read counts as READ_WATCHES watches: fifteen connections switching between finished tables
+  once made 20 replays in 15 s, each some 60-90 ms of a thread's CPU that the event loop
+  shares, and tripled another table's p99.
 - wrong operator keys: at most `operator_failures` in any `operator_window` seconds; then the
   address's operator requests are refused unread until the window has passed (server/operator.py).
 
@@ -25,6 +28,8 @@ from __future__ import annotations
 from collections import deque
 
 from .conn import TokenBucket
+
+READ_WATCHES = 4      # watches a watch of a table read from the database counts as (at most the burst)
 
 
 class Quotas:
@@ -61,10 +66,16 @@ class Quotas:
 
     # -- watches
 
-    def refuse_watch(self, addr: str) -> str | None:
+    def may_watch(self, addr: str, read: bool) -> bool:
+        """Whether `addr` may watch a table now; `read`: one not in memory, to be read from the
+        database (and its match perhaps replayed)."""
         lim = self.limits
-        if _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take():
-            return None
+        return _bucket(self._watches, addr, lim.watch_rate, lim.watch_burst).take(READ_WATCHES if read else 1)
+
+    @property
+    def watch_refusal(self) -> str:
+        """Why an address may not watch now, when `may_watch` says so."""
+        lim = self.limits
         return (f"At most {lim.watch_rate:g} watch requests a second from one address (watch_rate), "
                 f"{lim.watch_burst} at once (watch_burst); try again in a moment.")
 

@@ -16,11 +16,13 @@ import threading
 import time
 
 import pytest
-from websockets.exceptions import InvalidMessage
+from websockets.exceptions import InvalidMessage, InvalidStatus
 
 from protocol import wire
 from protocol.exchange import PlayerExchange
 from server import sqlite_store
+from server.gate import HELD_REFUSALS, REFUSAL_DELAY
+from server.quotas import READ_WATCHES
 from server.seats import hash_token
 from server.table_core import TableCore
 
@@ -213,16 +215,44 @@ async def test_a_listing_is_packed_once_per_change_of_the_lobby(make_server):
     await lobby.close()
 
 
-async def test_an_address_opening_connections_too_fast_is_cut_before_the_handshake(make_server):
+async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(make_server):
     """Eight clients reconnecting in a loop (with unknown tokens, say) once cost the event loop a
-    handshake each; past its burst, an address is cut as soon as its socket is accepted."""
+    handshake each, then a transport and a websockets connection each, cut only then; past its
+    burst, an address's socket is answered with an HTTP 429 the moment it is accepted, before it
+    has said a word, and nothing else is made for it."""
     server = await make_server(conn_rate=0.1, conn_burst=3)
     kept = [await Raw.connect(server.url) for _ in range(3)]
-    with pytest.raises((InvalidMessage, OSError)):
+    loop = asyncio.get_running_loop()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
+    asked = loop.time()
+    answer = await reader.read()       # until the server closes it
+    assert loop.time() - asked >= REFUSAL_DELAY    # held a while: a client retrying in a loop slows down
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 429 Too Many Requests\r\n"), answer
+    assert b"\r\nRetry-After: 10\r\n" in answer and answer.endswith(b"(conn_rate); try again in a moment.\n")
+    assert server.connections == 3     # it never became a connection
+    with pytest.raises(InvalidStatus) as refused:     # a WebSocket client reads it as a refusal
         await Raw.connect(server.url)
-    await Raw.connect(server.url, source="127.0.0.2")     # someone else is not
+    assert refused.value.response.status_code == 429 and b"conn_rate" in refused.value.response.body
+    assert server.gate.refusals == 2
+    await Raw.connect(server.url, source="127.0.0.2")     # someone else is not refused
     await kept[0].send({"type": "list"})                  # and those let in are served
     await kept[0].expect("tables")
+
+
+async def test_refused_sockets_held_for_their_answer_are_bounded(make_server):
+    """Each refused socket waiting for its answer holds a file: past HELD_REFUSALS, the rest are
+    answered at once."""
+    server = await make_server(conn_rate=0.1, conn_burst=1)
+    sockets = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(HELD_REFUSALS + 9)]
+    async with asyncio.timeout(10):
+        while server.gate.refusals < HELD_REFUSALS + 8:     # the first one was let in
+            await asyncio.sleep(0.01)
+    assert len(server.gate.held) == HELD_REFUSALS
+    answered = [await reader.read() for reader, _ in sockets[-8:]]
+    assert all(a.startswith(b"HTTP/1.1 429 ") for a in answered)
+    for _, writer in sockets:
+        writer.close()
 
 
 # ---------------------------------------------------------------------- 3. the table limit
@@ -366,11 +396,28 @@ async def test_watch_requests_are_rate_bounded_per_address(make_server):
     assert (await other.expect("snapshot", skip=("status", "entry")))["view"]["over"]
 
 
+async def test_a_watch_the_server_must_read_from_its_database_counts_as_several(make_server):
+    """Watching a table not in memory reads it and replays its match: it takes READ_WATCHES from
+    the address's watch quota, where watching a table in memory takes one."""
+    assert READ_WATCHES == 4
+    server = await make_server(watch_rate=0.01, watch_burst=5, finished_cache=0)   # a read and one more
+    first, _ = await finished_table(server)
+    second, _ = await finished_table(server)
+    watcher = await Raw.connect(server.url)
+    await watcher.send({"type": "watch", "table": first})      # read: all of the burst but one
+    assert (await watcher.expect("snapshot", skip=("status", "entry")))["view"]["over"]
+    await watcher.send({"type": "watch", "table": first})      # in memory now, watched: the last one
+    assert (await watcher.expect("snapshot", skip=("status", "entry")))["view"]["over"]
+    await watcher.send({"type": "watch", "table": second})     # to be read: over the quota
+    err = await watcher.expect("error", skip=("status", "entry", "snapshot"))
+    assert err["code"] == "slow_down" and "watch_rate" in err["message"], err
+
+
 async def test_a_seat_token_of_a_finished_match_counts_as_a_watch(make_server):
     """Coming back with the token of a finished match reads it from the database and replays it,
     as a watch does: it takes from the same quota, and past it the connection is closed with
     4002, not 4003 (which would tell the client its seat is gone), so that the client retries."""
-    server = await make_server(watch_rate=0.01, watch_burst=2, finished_cache=0)
+    server = await make_server(watch_rate=0.01, watch_burst=2 * READ_WATCHES, finished_cache=0)
     table, (ana, bo) = await finished_table(server)
     for p in (ana, bo):                           # two comebacks: the burst
         again = await Raw.connect(server.url, token=p.token, have=0)
