@@ -138,8 +138,9 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
             b._sent[s.index] = old_sent[s.index]
         s.conn.frames = []
     core.state, core.seq = ex.state, len(ex.log) - 1
-    core.latest_events.extend(e for e in events if e["to"] is None)   # public: a snapshot carries the latest
-    b.show(events, actor)
+    shown = ex.engine.visible_events(events, None)    # public: a snapshot carries the latest
+    core.latest_events.extend(shown)
+    b.show(shown, actor)
     for s in core.seats:
         out[s.index] += s.conn.frames
     return out
