@@ -126,8 +126,9 @@ class Broadcaster:
     def _views(self, seats: list[int | None]) -> list[Sent]:
         """The views of these seats (None: a spectator) now, made by the engine at once: each of
         the Shared fields (those of the views before it at this change when they are equal: the
-        engine's views of one call share them) and the seat's own. Everything sent of a view (its
-        delta, its hash, itself in a snapshot) is then made of the same objects."""
+        engine's views of one call share them), settled before the views are made of them
+        (Shared.settle), and the seat's own. Everything sent of a view (its delta, its hash,
+        itself in a snapshot) is then made of the same objects."""
         views = self.engine.views(self.state, seats) if seats else []
         shared = []
         for view in views:      # compared while they are the engine's objects: the same ones, at once
@@ -135,8 +136,8 @@ class Broadcaster:
             if self._shared is None or self._shared.fields != common:
                 self._shared = Shared(common, self._shared)
             shared.append(self._shared)
-        for fields in {id(f): f for f in shared}.values():
-            fields.settle()
+        for made in dict.fromkeys(shared):
+            made.settle()
         return [Sent(None, {**fields.fields, **{k: view[k] for k in OWN if k in view}}, self.seq, fields)
                 for view, fields in zip(views, shared)]
 
