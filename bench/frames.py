@@ -138,8 +138,9 @@ def _frames_for_move(ex: ServerExchange, b: Broadcaster, n0: int, events: list[d
             b._sent[s.index] = old_sent[s.index]
         s.conn.frames = []
     core.state, core.seq = ex.state, len(ex.log) - 1
-    core.latest_events.extend(e for e in events if e["to"] is None)   # public: a snapshot carries the latest
-    b.show(events, actor)
+    shown = ex.engine.visible_events(events, None)    # public: a snapshot carries the latest
+    core.latest_events.extend(shown)
+    b.show(shown, actor)
     for s in core.seats:
         out[s.index] += s.conn.frames
     return out
@@ -193,7 +194,7 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
     the exchange and the broadcaster are left as they were."""
     engine = ex.engine
     real_state, real_seq = ex.state, b.core.seq
-    kept = (len(ex.log), len(ex.sent), len(ex.moves), ex.phase, ex.last_events)
+    kept = (len(ex.log), len(ex.sent), len(ex.packed_moves), ex.phase, ex.last_events)
     sent_before, events_before = dict(b._sent), deque(b.core.latest_events, EVENTS_IN_SNAPSHOT)
     twin = engine.permute_hidden(ex.state, actor, rnd)
     old_sent = [Sent(s.conn, engine.view(twin, s.index), real_seq, None) for s in b.core.seats]
@@ -204,7 +205,7 @@ def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,
     frames = _frames_for_move(ex, b, n0, ex.last_events, actor, old_sent)
     frames[actor] += commands
     public = _public(ex)
-    del ex.log[kept[0]:], ex.sent[kept[1]:], ex.moves[kept[2]:]
+    del ex.log[kept[0]:], ex.sent[kept[1]:], ex.packed_moves[kept[2]:]
     ex.phase, ex.last_events = kept[3], kept[4]
     ex.state, b.core.state, b.core.seq = real_state, real_state, real_seq
     b._sent, b.core.latest_events = sent_before, events_before

@@ -25,7 +25,7 @@ import secrets
 import games
 from games.errors import IllegalAction
 
-from .codec import pack
+from .codec import pack, unpack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
 from .messages import (ProtocolError, Signed, check_header, events_digest, private_events, public_events,
                        short_repr)
@@ -59,7 +59,9 @@ class ServerExchange:
             raise ProtocolError(e.code, e.message) from None
         self.commits: list[bytes | None] = [None] * len(seats)
         self.seeds: list[bytes | None] = [None] * len(seats)
-        self.moves: list[list] = []
+        # Every move so far, each [seat, action] packed: a server holds hundreds of matches, and
+        # two lists a move would be walked by every pass of its garbage collector (server/heap.py).
+        self.packed_moves: list[bytes] = []
         self.state = None
         self.streams: Streams | None = None
         self.phase = "commit"
@@ -74,6 +76,11 @@ class ServerExchange:
             "server_key": signer.public_key,
             "server_commit": server_commit(self.game_id, self.server_seed),
         })
+
+    @property
+    def moves(self) -> list[list]:
+        """Every move so far: [seat, action]."""
+        return [unpack(m) for m in self.packed_moves]
 
     @property
     def header(self) -> Signed:
@@ -145,7 +152,7 @@ class ServerExchange:
         """Apply a move; raises IllegalAction (state unchanged) when the rules refuse it."""
         self._check_phase("play", "A move")
         events = self.engine.apply(self.state, seat, action, self.streams)
-        self.moves.append([seat, list(action)])
+        self.packed_moves.append(pack([seat, list(action)]))
         move = {"t": "move", "seat": seat}
         shown = public_events(events)
         if shown:  # most answers to simultaneous decisions cause no event until the last one

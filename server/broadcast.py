@@ -48,8 +48,19 @@ class Shared:
         self.prev = prev                        # the fields of the change before (the seats' usual base)
         if prev is not None:
             prev.prev = None                    # only one step back is kept
-        self._ops: list | None = None           # diff(prev.fields, fields), once asked for
+            prev._ops = None                    # its delta was sent: nothing asks for it again
+        self._ops: list | None = None           # diff(prev.fields, fields), once settled
         self._text: dict[str, str] | None = None
+
+    def settle(self) -> None:
+        """Make the delta from the fields before, at once, before any view is made of these
+        fields: making it makes every part of them that did not change the very object it was
+        before (protocol.diff), and the engine's new one is dropped. A table then keeps of its
+        views mostly what it kept before, which the garbage collector has moved out of its young
+        generation; with hundreds of tables changing their views every second, a young collection
+        otherwise walked every table's whole views (server/heap.py)."""
+        if self.prev is not None and self._ops is None:
+            self._ops = diff(self.prev.fields, self.fields)
 
     def text(self) -> dict[str, str]:
         """Each field's text for the view hash (protocol.diff.field_text)."""
@@ -63,8 +74,7 @@ class Shared:
         if base is self:
             return []
         if base is self.prev:
-            if self._ops is None:
-                self._ops = diff(base.fields, self.fields)
+            self.settle()
             return self._ops
         return diff(base.fields, self.fields)
 
@@ -87,13 +97,12 @@ class Broadcaster:
     def state(self):
         return self.core.state
 
-    def show(self, events: list[dict], actor: int | None) -> None:
-        """The match is now at the core's `seq`, with these new events: every connected seat gets
-        its view update (the seat that moved, `actor`, gets one even when its view did not
-        change: its command is answered at that seq), then the spectators get theirs. Each
-        gets the public events only: what a seat alone is told comes to it signed, in a private
-        message (protocol/exchange.py), whose length is one size class whatever it says."""
-        shown = self.engine.visible_events(events, None)
+    def show(self, shown: list[dict], actor: int | None) -> None:
+        """The match is now at the core's `seq`, with these new public events (plain maps): every
+        connected seat gets its view update (the seat that moved, `actor`, gets one even when its
+        view did not change: its command is answered at that seq), then the spectators get theirs.
+        Each gets the public events only: what a seat alone is told comes to it signed, in a
+        private message (protocol/exchange.py), whose length is one size class whatever it says."""
         seats = [s for s in self.core.seats if s.human and s.conn is not None]
         watched = bool(self.core.spectators)
         views = self._views([s.index for s in seats] + [None] * watched)
@@ -117,16 +126,20 @@ class Broadcaster:
     def _views(self, seats: list[int | None]) -> list[Sent]:
         """The views of these seats (None: a spectator) now, made by the engine at once: each of
         the Shared fields (those of the views before it at this change when they are equal: the
-        engine's views of one call share them) and the seat's own. Everything sent of a view (its
-        delta, its hash, itself in a snapshot) is then made of the same objects."""
-        out = []
-        for view in self.engine.views(self.state, seats) if seats else []:
+        engine's views of one call share them), settled before the views are made of them
+        (Shared.settle), and the seat's own. Everything sent of a view (its delta, its hash,
+        itself in a snapshot) is then made of the same objects."""
+        views = self.engine.views(self.state, seats) if seats else []
+        shared = []
+        for view in views:      # compared while they are the engine's objects: the same ones, at once
             common = _common(view)
             if self._shared is None or self._shared.fields != common:
                 self._shared = Shared(common, self._shared)
-            own = {k: view[k] for k in OWN if k in view}
-            out.append(Sent(None, {**self._shared.fields, **own}, self.seq, self._shared))
-        return out
+            shared.append(self._shared)
+        for made in dict.fromkeys(shared):
+            made.settle()
+        return [Sent(None, {**fields.fields, **{k: view[k] for k in OWN if k in view}}, self.seq, fields)
+                for view, fields in zip(views, shared)]
 
     def _send_view(self, s, now: Sent, shown: list[dict], force: bool = False) -> None:
         conn = s.conn
@@ -190,7 +203,7 @@ class Broadcaster:
 
     def _latest_events(self) -> list[dict]:
         """The latest public events, as many as a snapshot carries (the core keeps them)."""
-        return self.engine.visible_events(self.core.latest_events, None)
+        return list(self.core.latest_events)
 
     def _snapshot(self, now: Sent, seat: int | None) -> bytes:
         view = now.view
@@ -204,11 +217,16 @@ class Broadcaster:
         """A delta from the view `old` (sent at its seq), or the snapshot when that is no larger.
         A seat's own fields go whole when they change: what they add then is their size and a few
         bytes, whatever changed in them."""
+        private = []
+        for k in PRIVATE:
+            if k in new.view:
+                if k in old.view and old.view[k] == new.view[k]:
+                    new.view[k] = old.view[k]    # kept, as the shared fields' unchanged parts are (Shared.settle)
+                else:
+                    private.append(["set", [k], new.view[k]])
+        private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
         public = {"type": "delta", "table": self.table_id, "base": old.seq, "seq": new.seq, "ops": _ops(old, new),
                   "hash": new.hash, "events": events}
-        private = [["set", [k], new.view[k]] for k in PRIVATE
-                   if k in new.view and (k not in old.view or old.view[k] != new.view[k])]
-        private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
         msg = {**public, "ops": public["ops"] + private}
         if seat is None or self.engine.private_room(new.view) is None:
             frame = wire.encode(msg)

@@ -117,8 +117,8 @@ class SendBacklog:
 @dataclass(frozen=True, eq=False)
 class Show:
     """The match moved: each connected seat and spectator gets its view update (the seat that
-    moved, `actor`, even when its view did not change)."""
-    events: list[dict]
+    moved, `actor`, even when its view did not change), with the public events of the move."""
+    events: list[dict]      # the engine's visible_events(..., None): plain maps {type, to, text}
     actor: int | None
 
 

@@ -15,6 +15,13 @@ server has started:
 
 Objects are still freed as soon as nothing refers to them; only cycles wait for the collector.
 
+What a pass costs is the objects it walks, and at think 1 s a young pass walks nearly every
+table's live objects (each table's views and state are replaced between two passes). So what a
+table keeps is kept in forms the collector has no work with: the parts of its views that did not
+change stay the objects it kept before, out of the young generation (protocol.diff,
+server/broadcast.py); its latest events are maps of words, which the collector does not track
+(server/table_core.py); the moves of its match are bytes (protocol/exchange.py).
+
 A bot worker process (server/deciders.py) settles the same way once it has imported the games and
 bots: a searching bot has a time cap per decision, and a full collection that walks every module
 as well as the search's caches took tens of milliseconds in the middle of a decision.

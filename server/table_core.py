@@ -88,10 +88,11 @@ class TableCore:
         self.restored = row.status == "waiting"   # a started match is rebuilt from its log first
         self.nrows = 0                      # rows in the log
         self.seq = 0
-        # The latest public events (`to` None), all that a snapshot shows: not every event of the
-        # match, which a finished table at rest would keep for nothing, thousands of objects
-        # that every full pass of the garbage collector walks (server/heap.py).
-        self.latest_events: deque = deque(maxlen=EVENTS_IN_SNAPSHOT)
+        # The latest public events, all that a snapshot shows, as the plain maps it sends: not
+        # every event of the match, which a finished table at rest would keep for nothing, and not
+        # the engine's events, each with the function that wrote its words and what that refers
+        # to. A map of words is one the garbage collector does not track (server/heap.py).
+        self.latest_events: deque[dict] = deque(maxlen=EVENTS_IN_SNAPSHOT)
         self.phase_clock: PhaseClock | None = None   # the time to commit, then to reveal, running
         self.broken: str | None = None      # why the table is frozen, if it is
         self.internal_errors = 0
@@ -328,10 +329,11 @@ class TableCore:
             if announce and m.kind == "entry":
                 out += [Send(c, frame) for c in self.spectators]
         self.seq = len(ex.log) - 1
-        self.latest_events.extend(e for e in events if e["to"] is None)
+        shown = self.engine.visible_events(events, None)
+        self.latest_events.extend(shown)
         answered_late = self._ask(actor) if ask else False
         if announce and ex.state is not None:
-            out.append(Show(events, actor))
+            out.append(Show(shown, actor))
             if answered_late:
                 out += self._to_everyone(self.status_frame())
         return out

@@ -26,6 +26,20 @@ def test_patch_of_diff_rebuilds_any_tree(old, new):
     assert patch(old, diff(old, new)) == new
 
 
+def test_what_did_not_change_becomes_the_old_objects_and_the_new_tree_means_the_same():
+    """A server keeps the views it sent: of a new one, only what changed is new objects
+    (server/broadcast.py), which the collector's young generation then holds alone."""
+    old = {"same": [1, [2]], "changed": {"kept": [3], "new": [4]}, "grew": [[1], [2], [3]], "gone": [0]}
+    new = {"same": [1, [2]], "changed": {"kept": [3], "new": [5]}, "grew": [[1], [9], [2], [3]]}
+    ops = diff(old, new)
+    assert new == {"same": [1, [2]], "changed": {"kept": [3], "new": [5]}, "grew": [[1], [9], [2], [3]]}
+    assert patch(old, ops) == new
+    assert new["same"] is old["same"] and new["changed"]["kept"] is old["changed"]["kept"]
+    assert new["changed"] is not old["changed"] and new["changed"]["new"] is not old["changed"]["new"]
+    assert [n is o for n, o in zip(new["grew"], old["grew"] + [None])] == [True, False, False, False]
+    assert new["grew"][2] is old["grew"][1] and new["grew"][3] is old["grew"][2]   # the equal end
+
+
 def test_patch_does_not_modify_its_input():
     old = {"a": [1, 2, 3], "b": {"c": 1}}
     patch(old, diff(old, {"a": [1, 3], "b": {"c": 2}}))
