@@ -18,7 +18,9 @@ best other estimate) / temperature), or at the game's end a win (1/k when k play
 The move played is the most visited child.
 
 Parameters (defaults chosen by series against San Juan's heuristic, bench/tournament.py --set):
-horizon 2 (1 was clearly weaker, 3 no better and slower), exploration 0.7, temperature 3 points.
+horizon 2 (1 was clearly weaker, 3 no better and slower), temperature 3 points; exploration is
+the game's own (`search.exploration`), since how far apart its children's rewards lie depends on
+the game's scores.
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ class ISMCTSBot:
     default_iterations = DEFAULT_ITERATIONS
 
     def __init__(self, search, fallback, seed: int | str = 0, iterations: int | None = None,
-                 seconds: float | None = None, horizon: int = 2, exploration: float = 0.7,
+                 seconds: float | None = None, horizon: int = 2, exploration: float | None = None,
                  temperature: float = 3.0) -> None:
         """`search`: the game's search support; `fallback`: the bot that answers what is not
         searched, and anything when there is no time at all."""
@@ -62,7 +64,7 @@ class ISMCTSBot:
         self.iterations = iterations
         self.seconds = seconds
         self.horizon = horizon
-        self.c = exploration
+        self.c = search.exploration if exploration is None else exploration
         self.temperature = temperature
         self.rnd = random.Random(f"ismcts/{seed}")
         self.streams = search.streams(self.rnd)

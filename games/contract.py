@@ -209,6 +209,7 @@ class Search(Protocol):
 
     searched: frozenset[str]     # prompt kinds worth a search (the others: the game's heuristic)
     tree_kinds: frozenset[str]   # kinds of own decisions expanded inside the tree
+    exploration: float           # UCB1's exploration constant, tuned for the game (rewards are 0..1)
 
     def sampler(self, view: dict) -> Any:
         """An object with sample(rnd) -> state: full states consistent with the seat's view."""

@@ -24,6 +24,7 @@ class Search:
     # black market) are left to the heuristic: their branching is large and their stakes small.
     searched = frozenset({"role", "build", "cover", "keep", "chapel", "library", "produce", "sell"})
     tree_kinds = frozenset({"role", "build", "cover", "keep", "chapel", "library"})
+    exploration = 0.7       # by series against the heuristic (docs/benchmarks.md)
     apply = staticmethod(apply)
     sampler = staticmethod(Determinizer)
     streams = staticmethod(ImaginedStreams)

@@ -10,6 +10,7 @@ import time
 import pytest
 
 import bots
+import games
 from games import sanjuan
 from games.errors import IllegalAction
 from protocol.fairness import local_streams
@@ -43,6 +44,10 @@ def test_registry_and_make():
     assert bots.default_level("sanjuan") == "heuristic"
     assert bots.make("sanjuan", "ismcts", 1, iterations=5).iterations == 5
     assert bots.make("sanjuan", "heuristic", 1).level == "heuristic"
+    # The search explores as its game's support says, unless told otherwise.
+    for game in ("sanjuan", "puertorico"):
+        assert bots.make(game, "ismcts", 1).c == games.get(game).search.exploration
+    assert bots.make("puertorico", "ismcts", 1, exploration=0.9).c == 0.9
     with pytest.raises(IllegalAction, match="No bot level 'grandmaster' for San Juan"):
         bots.make("sanjuan", "grandmaster")
     with pytest.raises(IllegalAction, match="No game called 'chess'"):
