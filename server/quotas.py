@@ -77,7 +77,8 @@ class Quotas:
         """Why an address may not watch now, when `may_watch` says so."""
         lim = self.limits
         return (f"At most {lim.watch_rate:g} watch requests a second from one address (watch_rate), "
-                f"{lim.watch_burst} at once (watch_burst); try again in a moment.")
+                f"{lim.watch_burst} at once (watch_burst), a table read from the database counting as "
+                f"{READ_WATCHES}; try again in a moment.")
 
     # -- the operator key
 

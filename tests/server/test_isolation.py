@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from websockets.exceptions import InvalidMessage, InvalidStatus
+from websockets.exceptions import InvalidStatus
 
 from protocol import wire
 from protocol.exchange import PlayerExchange
