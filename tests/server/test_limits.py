@@ -448,12 +448,19 @@ async def test_a_client_that_stops_reading_slows_no_one(make_server):
     conn.ws.transport.set_write_buffer_limits(high=4096)
     table_b, players_b = await table_with(server.url, 2, names=("Cy", "Di"))
     start = time.monotonic()
-    await play_all(players_a + players_b, timeout=20)
-    elapsed = time.monotonic() - start
+
+    async def pace(players) -> float:
+        """Entries a second that a table's players got through, from the start to their end."""
+        await play_all(players, timeout=60)
+        return players[0].seq / (time.monotonic() - start)
+
+    pace_a, pace_b = await asyncio.gather(pace(players_a), pace(players_b))
     assert all(p.report.ok for p in players_a + players_b)
     assert conn.queue.qsize() <= 8           # bounded, whatever the client does
     assert conn.dropped > 0                  # view updates were dropped, not queued without end
-    assert elapsed < 10
+    # Both tables share the one event loop, so a loaded machine slows them alike; a table that
+    # waited on the spectator who does not read would fall far behind the other.
+    assert pace_a > pace_b / 3, (pace_a, pace_b)
     # The signed entries cannot be dropped: a spectator that leaves them unread is let go ...
     code, _ = await sleeper.closed(timeout=20)
     assert code == CLOSE_OVERFLOW
