@@ -18,18 +18,19 @@ from .state import Player, State
 from .words import count
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     if s.colonist_supply:   # D2: a yes/no, only while the supply has a colonist
         s.pending = (s.chooser, "mayor", ("colonist",), 0, 1)
         return
     _hand_out(s, ev)
 
 
-def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         s.colonist_supply -= MAYOR_EXTRA_COLONISTS
         s.players[seat].san_juan += MAYOR_EXTRA_COLONISTS
-        say(ev, "mayor", lambda who=s.names[seat]: f"{who} takes a colonist from the supply (privilege).")
+        if ev is not None:
+            say(ev, "mayor", lambda who=s.names[seat]: f"{who} takes a colonist from the supply (privilege).")
     _hand_out(s, ev)
 
 
@@ -39,12 +40,13 @@ def share(ship: int, n: int, offset: int) -> int:
     return max(0, -(-(ship - offset) // n))
 
 
-def _hand_out(s: State, ev: list) -> None:
+def _hand_out(s: State, ev: list | None) -> None:
     ship, n = s.colonist_ship, len(s.players)
     for offset, seat in enumerate(s.order):
         s.players[seat].san_juan += share(ship, n, offset)
     s.colonist_ship = 0
-    say(ev, "mayor", lambda ship=ship: f"The ship's {count(ship, 'colonist')} go ashore.")
+    if ev is not None:
+        say(ev, "mayor", lambda ship=ship: f"The ship's {count(ship, 'colonist')} go ashore.")
     s.turn = 0
     _next_placement(s, ev)
 
@@ -63,7 +65,7 @@ def groups(p: Player) -> list[tuple[str, int]]:
     return out
 
 
-def _next_placement(s: State, ev: list) -> None:
+def _next_placement(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         p = s.players[s.order[s.turn]]
         # Every colonist comes off the board, to be placed anew (R1:207).
@@ -149,7 +151,7 @@ def _put(p: Player, group: str, colonists: int) -> None:
     p.san_juan -= colonists
 
 
-def on_place(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_place(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     p = s.players[seat]
     gs = groups(p)
     _put(p, gs[s.group][0], picks[0])
@@ -160,12 +162,13 @@ def on_place(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _next_placement(s, ev)
 
 
-def _finish_seat(s: State, ev: list) -> None:
+def _finish_seat(s: State, ev: list | None) -> None:
     """Announce the placement of the current seat and move on to the next."""
     seat = s.order[s.turn]
     p = s.players[seat]
-    say(ev, "place", lambda who=s.names[seat], worked=tuple(p.worked), city=sorted(p.city.items()),
-        san_juan=p.san_juan: f"{who} places colonists: {_placed(worked, city, san_juan)}.")
+    if ev is not None:
+        say(ev, "place", lambda who=s.names[seat], worked=tuple(p.worked), city=sorted(p.city.items()),
+            san_juan=p.san_juan: f"{who} places colonists: {_placed(worked, city, san_juan)}.")
     s.turn += 1
 
 
@@ -185,7 +188,7 @@ def refill_need(s: State) -> int:
     return max(len(s.players), empty)
 
 
-def _refill(s: State, ev: list) -> None:
+def _refill(s: State, ev: list | None) -> None:
     need = refill_need(s)
     if s.colonist_supply >= need:
         s.colonist_ship = need
@@ -194,5 +197,6 @@ def _refill(s: State, ev: list) -> None:
         s.colonist_ship = s.colonist_supply
         s.colonist_supply = 0
         trigger_end(s, ev, "The colonists ran out")
-    say(ev, "mayor", lambda ship=s.colonist_ship:
-        f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")
+    if ev is not None:
+        say(ev, "mayor", lambda ship=s.colonist_ship:
+            f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")
