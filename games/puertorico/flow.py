@@ -139,10 +139,11 @@ def to_act(s: State) -> list[int]:
     return [s.pending[0]] if s.pending is not None else []
 
 
-def apply(s: State, seat: int, action, rng) -> list[Event]:
+def apply(s: State, seat: int, action, rng, *, events: bool = True) -> list[Event] | None:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
-    (all public). Raises IllegalAction, changing nothing, when the decision is not allowed. The
-    move [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
+    (all public); with `events` False, None, and none are made (the search's playouts read
+    none). Raises IllegalAction, changing nothing, when the decision is not allowed. The move
+    [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
     decision = s.pending
     if decision is None or type(seat) is not int or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
@@ -156,8 +157,8 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
             raise no_back(decision[1]) from None
         s.decisions += 1     # every move counts, this one too
         GOING_BACK[decision[1]][1](s)
-        return []
-    ev = Events()
+        return [] if events else None
+    ev = Events() if events else None
     _move(s, seat, decision, picks, rng, ev)
     return ev
 

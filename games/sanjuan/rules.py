@@ -957,11 +957,12 @@ def to_act(s: State) -> list[int]:
     return sorted(s.pending)
 
 
-def apply(s: State, seat: int, action, rng) -> list[Event]:
+def apply(s: State, seat: int, action, rng, *, events: bool = True) -> list[Event] | None:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
-    with `to` None (everyone) or the one seat that may see it. Raises IllegalAction, changing
-    nothing, when the decision is not allowed. The move [BACK], where the prompt offers it, goes
-    back to the start of the build and tells nobody anything."""
+    with `to` None (everyone) or the one seat that may see it; with `events` False, None, and
+    none are made (the search's playouts read none). Raises IllegalAction, changing nothing,
+    when the decision is not allowed. The move [BACK], where the prompt offers it, goes back to
+    the start of the build and tells nobody anything."""
     decision = s.pending.get(seat) if type(seat) is int else None
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
@@ -975,8 +976,8 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
             raise no_back(decision[0]) from None
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
-        return []
-    ev = Events()
+        return [] if events else None
+    ev = Events() if events else None
     _move(s, seat, decision, picks, rng, ev)
     return ev
 
