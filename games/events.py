@@ -7,7 +7,8 @@ search or a benchmark reads none, and writing them was a sixth of such a game's 
 keeps, instead of its words, the function that writes them (a lambda over the values of the
 moment, which the engine never changes afterwards) and calls it the first time its text is read.
 The words are the same whenever they are read. A move made for a random game (`random_move`)
-has no reader, so it makes no events at all (`say`).
+or a search's playout (`apply(..., events=False)`) has no reader, so it makes no events at all
+(`say`).
 """
 from __future__ import annotations
 
@@ -119,8 +120,9 @@ class Events(list):
 def say(ev: list, kind: str, text: str | Callable[[], str], to: int | None = None) -> None:
     """Add an event to the move's list (Events): `text` is its words, or a function of nothing
     that writes them when they are first read. A move nobody will read the events of (an
-    engine's `random_move`) has no list: the engines then make no event at all, each `say`
-    standing under `if ev is not None`, since making the function and its values is the cost."""
+    engine's `random_move`, its `apply` with `events=False`) has no list: the engines then make
+    no event at all, each `say` standing under `if ev is not None`, since making the function
+    and its values is the cost."""
     ev.append((kind, to, text))
 
 

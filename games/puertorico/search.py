@@ -13,8 +13,6 @@ visits tried (a dozen choices each), and the search shunned the builder.
 """
 from __future__ import annotations
 
-from functools import partial
-
 from games.imagined import ImaginedStreams
 
 from .components import TABLES
@@ -35,7 +33,7 @@ class Search:
     # Half San Juan's: a paired series against three heuristic players at 400 iterations
     # (docs/benchmarks.md, 'Computer players') gained about 1.6 points of margin over 0.7.
     exploration = 0.35
-    apply = staticmethod(partial(apply, events=False))   # a playout reads no events
+    apply = staticmethod(lambda s, seat, action, streams: apply(s, seat, action, streams, events=False))
     sampler = staticmethod(Determinizer)
     streams = staticmethod(ImaginedStreams)
     policy = staticmethod(choose)
