@@ -230,7 +230,8 @@ class Search(Protocol):
     def option_key(self, state, option) -> Any:
         """What an option means in any sample (a card id -> its kind)."""
 
-    def apply(self, state, seat: int, action: list, streams) -> None: ...
+    def apply(self, state, seat: int, action: list, streams) -> None:
+        """The game's `apply` with `events=False`: a playout reads no events, so makes none."""
 
     policy: Callable[[Any, int, Any], list]
     """policy(state, seat, rnd): a fast, reasonable action for imagined play, the search's model
@@ -284,13 +285,19 @@ class Game(Protocol):
     def legal(self, state, seat: int) -> list[list]: ...
     def random_action(self, state, seat: int, rnd) -> list: ...
 
-    def random_move(self, state, seat: int, rnd, rng) -> list[Event]:
-        """`apply(state, seat, random_action(state, seat, rnd), rng)` in one step: the same pick
-        from the same `rnd`, the same events. The engine draws the pick from the seat's own
-        options and makes it without the check `apply` makes: no pick comes in, so none can be
-        wrong, and a random game saves the check. IllegalAction when the seat owes no decision.
-        Every move from outside (a player, a bot, the wire) goes through `apply`."""
-    def apply(self, state, seat: int, action: list, rng) -> list[Event]: ...
+    def random_move(self, state, seat: int, rnd, rng) -> None:
+        """`apply(state, seat, random_action(state, seat, rnd), rng, events=False)` in one step:
+        the same pick from the same `rnd`, the same state after it, and no events. The engine
+        draws the pick from the seat's own options and makes it without the check `apply` makes:
+        no pick comes in, so none can be wrong, and a random game saves the check. IllegalAction
+        when the seat owes no decision. Every move from outside (a player, a bot, the wire) goes
+        through `apply`."""
+
+    def apply(self, state, seat: int, action: list, rng, *, events: bool = True) -> list[Event] | None:
+        """With `events` False: the same checks, refusals and move, but no events made and None
+        returned, for a caller that reads none (a random game made them in an eighth of its
+        time)."""
+
     def view(self, state, seat: int | None) -> View: ...
 
     def views(self, state, seats: list[int | None]) -> list[View]:

@@ -6,7 +6,9 @@ seat told. The server, an audit and a replay read the words of every event; a ra
 search or a benchmark reads none, and writing them was a sixth of such a game's time. So an event
 keeps, instead of its words, the function that writes them (a lambda over the values of the
 moment, which the engine never changes afterwards) and calls it the first time its text is read.
-The words are the same whenever they are read.
+The words are the same whenever they are read. A move made for a random game (`random_move`)
+or a search's playout (`apply(..., events=False)`) has no reader, so it makes no events at all
+(`say`).
 """
 from __future__ import annotations
 
@@ -117,7 +119,10 @@ class Events(list):
 
 def say(ev: list, kind: str, text: str | Callable[[], str], to: int | None = None) -> None:
     """Add an event to the move's list (Events): `text` is its words, or a function of nothing
-    that writes them when they are first read."""
+    that writes them when they are first read. A move nobody will read the events of (an
+    engine's `random_move`, its `apply` with `events=False`) has no list: the engines then make
+    no event at all, each `say` standing under `if ev is not None`, since making the function
+    and its values is the cost."""
     ev.append((kind, to, text))
 
 

@@ -115,8 +115,9 @@ def take_bonus_colonist(s: State) -> None:
         s.colonist_ship -= 1
 
 
-def trigger_end(s: State, ev: list, why: str) -> None:
+def trigger_end(s: State, ev: list | None, why: str) -> None:
     """An end condition: the game ends once this round is played out (D18)."""
     if not s.last_round:
-        say(ev, "last_round", lambda why=why: f"{why}: the game ends at the end of this round.")
+        if ev is not None:
+            say(ev, "last_round", lambda why=why: f"{why}: the game ends at the end of this round.")
     s.last_round = True

@@ -11,7 +11,7 @@ from .state import State
 from .words import count
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     s.turn = 0
     _turn(s, ev)
 
@@ -36,7 +36,7 @@ def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str
 _CATALOG = tuple((b.index, b.key, b.spaces) for b in BUILDINGS)
 
 
-def _turn(s: State, ev: list) -> None:
+def _turn(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         seat = s.order[s.turn]
         options = build_options(s, seat)
@@ -46,18 +46,20 @@ def _turn(s: State, ev: list) -> None:
         s.turn += 1
 
 
-def on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_build(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     p = s.players[seat]
     if not picks:
-        say(ev, "build", lambda who=s.names[seat]: f"{who} builds nothing.")
+        if ev is not None:
+            say(ev, "build", lambda who=s.names[seat]: f"{who} builds nothing.")
     else:
         b = BY_KEY[picks[0]]
         cost = build_cost(p, b, seat == s.chooser)
         p.doubloons -= cost
         s.buildings[b] -= 1
         p.city[b] = 0
-        say(ev, "build", lambda who=s.names[seat], b=b, cost=cost:
-            f"{who} builds a {BUILDINGS[b].name.lower()} for {count(cost, 'doubloon')}.")
+        if ev is not None:
+            say(ev, "build", lambda who=s.names[seat], b=b, cost=cost:
+                f"{who} builds a {BUILDINGS[b].name.lower()} for {count(cost, 'doubloon')}.")
         if not free_spaces(p):
             trigger_end(s, ev, f"{s.names[seat]} has filled the 12th city space")
         if occupied(p, UNIVERSITY) and colonist_available(s):
@@ -67,11 +69,12 @@ def on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _turn(s, ev)
 
 
-def on_university(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_university(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         take_bonus_colonist(s)
         s.players[seat].city[BY_KEY[picks[0]]] = 1
-        say(ev, "university", lambda who=s.names[seat], key=picks[0]:
-            f"{who} puts a colonist on the new {BUILDINGS[BY_KEY[key]].name.lower()} (university).")
+        if ev is not None:
+            say(ev, "university", lambda who=s.names[seat], key=picks[0]:
+                f"{who} puts a colonist on the new {BUILDINGS[BY_KEY[key]].name.lower()} (university).")
     s.turn += 1
     _turn(s, ev)

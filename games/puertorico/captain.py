@@ -14,7 +14,7 @@ from .state import State
 WHARF_SHIP = "wharf"
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     s.turn = 0
     s.wharfed = frozenset()
     s.stopped = frozenset()
@@ -60,7 +60,7 @@ def load_options(s: State, seat: int) -> tuple[tuple[str, ...], int]:
     return tuple(options), lo
 
 
-def _next_loader(s: State, ev: list) -> None:
+def _next_loader(s: State, ev: list | None) -> None:
     """Ask the next seat, from s.turn on, that can load; a turn with one option and no choice to
     decline is played at once (forced decisions are not asked). After a round of nobody, store."""
     n = len(s.order)
@@ -82,7 +82,7 @@ def _next_loader(s: State, ev: list) -> None:
     _next_storer(s, ev)
 
 
-def on_load(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_load(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         _load(s, seat, picks[0], ev)
     else:   # only the wharf was left and he declined it: he is done loading (D5)
@@ -91,7 +91,7 @@ def on_load(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _next_loader(s, ev)
 
 
-def _load(s: State, seat: int, option: str, ev: list) -> None:
+def _load(s: State, seat: int, option: str, ev: list | None) -> None:
     good_name, ship = option.split(":")
     good = GOODS.index(good_name)
     p = s.players[seat]
@@ -110,8 +110,9 @@ def _load(s: State, seat: int, option: str, ev: list) -> None:
     vp = load_vp(amount, occupied(p, HARBOR), first)
     s.captain_loaded = s.captain_loaded or first
     _award(s, seat, vp, ev)
-    say(ev, "load", lambda who=s.names[seat], amount=amount, where=where, vp=vp:
-        f"{who} loads {amount} {good_name} on {where} for {vp} VP.")
+    if ev is not None:
+        say(ev, "load", lambda who=s.names[seat], amount=amount, where=where, vp=vp:
+            f"{who} loads {amount} {good_name} on {where} for {vp} VP.")
 
 
 def cargo_amount(held: int, size: int | None, load: int = 0) -> int:
@@ -126,7 +127,7 @@ def load_vp(barrels: int, harbor: bool, captain_first: bool) -> int:
     return barrels + harbor + captain_first
 
 
-def _award(s: State, seat: int, vp: int, ev: list) -> None:
+def _award(s: State, seat: int, vp: int, ev: list | None) -> None:
     """VP come as chips while there are any, then on paper (D9); the last chip ends the game."""
     p = s.players[seat]
     chips = min(vp, s.vp_supply)
@@ -139,7 +140,7 @@ def _award(s: State, seat: int, vp: int, ev: list) -> None:
 
 # ---------------------------------------------------------------- storage
 
-def _next_storer(s: State, ev: list) -> None:
+def _next_storer(s: State, ev: list | None) -> None:
     """Storage, for each seat from the captain: whole kinds in warehouses, then one barrel on the
     windrose; the rest goes back (D6: keeping is always maximal, so only real choices are asked)."""
     while s.turn < len(s.order):
@@ -157,14 +158,14 @@ def _next_storer(s: State, ev: list) -> None:
     _unload(s, ev)
 
 
-def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     s.stored = picks
     if not _ask_windrose(s, seat, ev):
         s.turn += 1
         _next_storer(s, ev)
 
 
-def _ask_windrose(s: State, seat: int, ev: list) -> bool:
+def _ask_windrose(s: State, seat: int, ev: list | None) -> bool:
     """Ask which kind keeps its one barrel when there is a choice, else store at once."""
     p = s.players[seat]
     rest = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored)
@@ -191,13 +192,13 @@ def go_back(s: State) -> None:
                  warehouse_kinds(p), warehouse_kinds(p))
 
 
-def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     _store(s, seat, picks[0], ev)
     s.turn += 1
     _next_storer(s, ev)
 
 
-def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
+def _store(s: State, seat: int, windrose: str | None, ev: list | None) -> None:
     """Keep the warehoused kinds whole and one barrel of `windrose`; the rest goes back."""
     p = s.players[seat]
     lost = []
@@ -208,7 +209,7 @@ def _store(s: State, seat: int, windrose: str | None, ev: list) -> None:
             s.barrels[g] += p.goods[g] - keep
             p.goods[g] = keep
     s.stored = ()
-    if lost:
+    if lost and ev is not None:
         say(ev, "store", lambda who=s.names[seat]: f"{who} cannot store {', '.join(lost)}: back to the supply.")
 
 
@@ -218,10 +219,11 @@ def barrels_kept(held: int, warehouse: bool, windrose: bool) -> int:
     return held if warehouse else min(WINDROSE_BARRELS, held) if windrose else 0
 
 
-def _unload(s: State, ev: list) -> None:
+def _unload(s: State, ev: list | None) -> None:
     """The captain's last duty: full ships are emptied into the supply (R1:338)."""
     for i, (good, load) in enumerate(s.ships):
         if load == s.ship_sizes[i]:
             s.barrels[good] += load
             s.ships[i] = (None, 0)
-            say(ev, "unload", lambda size=s.ship_sizes[i]: f"The full {size}-ship is emptied.")
+            if ev is not None:
+                say(ev, "unload", lambda size=s.ship_sizes[i]: f"The full {size}-ship is emptied.")

@@ -11,7 +11,7 @@ from .state import State
 from .words import count
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     received = ()
     for seat in s.order:
         got = _produce(s, seat, ev)
@@ -22,7 +22,7 @@ def start(s: State, rng, ev: list) -> None:
         s.pending = (s.chooser, "craftsman", options, 0, 1)
 
 
-def _produce(s: State, seat: int, ev: list) -> tuple[int, ...]:
+def _produce(s: State, seat: int, ev: list | None) -> tuple[int, ...]:
     """Give the seat what it produces, capped by the supply; the kinds it received."""
     p = s.players[seat]
     got = []
@@ -34,9 +34,10 @@ def _produce(s: State, seat: int, ev: list) -> tuple[int, ...]:
             got.append((good, take))
     bonus = FACTORY_BONUS[len(got)] if occupied(p, FACTORY) else 0
     p.doubloons += bonus
-    say(ev, "produce", lambda who=s.names[seat], bonus=bonus:
-        f"{who} produces {', '.join(f'{k} {GOODS[g]}' for g, k in got) or 'nothing'}"
-        + (f" and takes {count(bonus, 'doubloon')} (factory)." if bonus else "."))
+    if ev is not None:
+        say(ev, "produce", lambda who=s.names[seat], bonus=bonus:
+            f"{who} produces {', '.join(f'{k} {GOODS[g]}' for g, k in got) or 'nothing'}"
+            + (f" and takes {count(bonus, 'doubloon')} (factory)." if bonus else "."))
     return tuple(g for g, _ in got)
 
 
@@ -45,9 +46,10 @@ def received(made: int, supply: int) -> int:
     return min(made, supply)
 
 
-def on_extra(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_extra(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         good = GOODS.index(picks[0])
         s.barrels[good] -= CRAFTSMAN_EXTRA_BARRELS
         s.players[seat].goods[good] += CRAFTSMAN_EXTRA_BARRELS
-        say(ev, "craftsman", lambda who=s.names[seat], good=picks[0]: f"{who} takes 1 more {good} (privilege).")
+        if ev is not None:
+            say(ev, "craftsman", lambda who=s.names[seat], good=picks[0]: f"{who} takes 1 more {good} (privilege).")

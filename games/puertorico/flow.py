@@ -18,11 +18,12 @@ from .state import State
 from .words import count
 
 
-def _prospector(s: State, rng, ev: list) -> None:
+def _prospector(s: State, rng, ev: list | None) -> None:
     """The prospector has no action: the picker takes 1 doubloon (R1:376)."""
     s.players[s.chooser].doubloons += PROSPECTOR_DOUBLOONS
-    say(ev, "prospector", lambda who=s.names[s.chooser]:
-        f"{who} takes {count(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
+    if ev is not None:
+        say(ev, "prospector", lambda who=s.names[s.chooser]:
+            f"{who} takes {count(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
 
 
 # _ORDERS[n][first]: the seats in clockwise turn order from `first`.
@@ -38,7 +39,7 @@ PHASES = {"settler": settler.start, "mayor": mayor.start, "builder": builder.sta
           "prospector": _prospector}
 
 
-def begin_round(s: State, ev: list) -> None:
+def begin_round(s: State, ev: list | None) -> None:
     s.taken = []
     _next_role(s, ev)
 
@@ -53,7 +54,7 @@ def role_options(s: State) -> tuple[str, ...]:
     return tuple(cards)
 
 
-def _next_role(s: State, ev: list) -> None:
+def _next_role(s: State, ev: list | None) -> None:
     """The next pick of the round; with two players they alternate until each has three (§5)."""
     s.role = None
     k = len(s.taken)
@@ -64,7 +65,7 @@ def _next_role(s: State, ev: list) -> None:
     s.pending = ((s.governor + k) % len(s.players), "role", role_options(s), 1, 1)
 
 
-def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_role(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     card = picks[0]
     money = s.roles[card]
     s.roles[card] = 0
@@ -73,12 +74,13 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     s.role = ROLE_OF[card]
     s.chooser = seat
     s.order = turn_order(len(s.players), seat)
-    say(ev, "role", lambda who=s.names[seat], role=s.role, money=money:
-        f"{who} picks the {role}" + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
+    if ev is not None:
+        say(ev, "role", lambda who=s.names[seat], role=s.role, money=money:
+            f"{who} picks the {role}" + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
     PHASES[s.role](s, rng, ev)
 
 
-def _end_round(s: State, ev: list) -> None:
+def _end_round(s: State, ev: list | None) -> None:
     """1 doubloon on each card nobody picked (R1:380), then the game ends or the governor passes."""
     taken = {card for card, _ in s.taken}
     for card in s.roles:
@@ -88,11 +90,13 @@ def _end_round(s: State, ev: list) -> None:
         s.over = True
         s.chooser = None
         s.pending = None
-        say(ev, "end", "The game is over.")
+        if ev is not None:
+            say(ev, "end", "The game is over.")
         return
     s.governor = (s.governor + 1) % len(s.players)
     s.round += 1
-    say(ev, "round", lambda n=s.round, who=s.names[s.governor]: f"Round {n}: {who} is governor.")
+    if ev is not None:
+        say(ev, "round", lambda n=s.round, who=s.names[s.governor]: f"Round {n}: {who} is governor.")
     begin_round(s, ev)
 
 
@@ -135,10 +139,11 @@ def to_act(s: State) -> list[int]:
     return [s.pending[0]] if s.pending is not None else []
 
 
-def apply(s: State, seat: int, action, rng) -> list[Event]:
+def apply(s: State, seat: int, action, rng, *, events: bool = True) -> list[Event] | None:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
-    (all public). Raises IllegalAction, changing nothing, when the decision is not allowed. The
-    move [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
+    (all public); with `events` False, None, and none are made (the search's playouts read
+    none). Raises IllegalAction, changing nothing, when the decision is not allowed. The move
+    [BACK], where the prompt offers it, goes back to the first step and tells nobody."""
     decision = s.pending
     if decision is None or type(seat) is not int or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
@@ -152,28 +157,30 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
             raise no_back(decision[1]) from None
         s.decisions += 1     # every move counts, this one too
         GOING_BACK[decision[1]][1](s)
-        return []
-    return _move(s, seat, decision, picks, rng)
+        return [] if events else None
+    ev = Events() if events else None
+    _move(s, seat, decision, picks, rng, ev)
+    return ev
 
 
-def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
+def random_move(s: State, seat: int, rnd, rng) -> None:
     """The contract's random move (games/contract.py): a pick drawn from the one pending
-    decision's options, made without the check that `apply` makes of picks from outside."""
+    decision's options, made without the check that `apply` makes of picks from outside, and
+    no events made."""
     decision = s.pending
     if decision is None or seat != decision[0]:
         raise out_of_turn(s.over, s.names, seat, [decision[0]] if decision else [])
     _, _, options, lo, hi = decision
-    return _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng)
+    _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng, None)
 
 
-def _move(s: State, seat: int, decision: tuple, picks: tuple, rng) -> list[Event]:
-    """Make a legal pick of the pending decision and run the game on."""
+def _move(s: State, seat: int, decision: tuple, picks: tuple, rng, ev: list | None) -> None:
+    """Make a legal pick of the pending decision and run the game on, adding its events to `ev`
+    (none when it is None)."""
     s.decisions += 1
     s.pending = None
-    ev = Events()
     STEPS[decision[1]](s, seat, picks, rng, ev)
     if s.pending is None and not s.over:
         _next_role(s, ev)
-    return ev
 
 

@@ -8,6 +8,7 @@ be filled (docs/playing.md, 'Puerto Rico'). Each allocation has exactly one path
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from operator import itemgetter
 
 from games.events import say
@@ -18,18 +19,19 @@ from .state import Player, State
 from .words import count
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     if s.colonist_supply:   # D2: a yes/no, only while the supply has a colonist
         s.pending = (s.chooser, "mayor", ("colonist",), 0, 1)
         return
     _hand_out(s, ev)
 
 
-def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         s.colonist_supply -= MAYOR_EXTRA_COLONISTS
         s.players[seat].san_juan += MAYOR_EXTRA_COLONISTS
-        say(ev, "mayor", lambda who=s.names[seat]: f"{who} takes a colonist from the supply (privilege).")
+        if ev is not None:
+            say(ev, "mayor", lambda who=s.names[seat]: f"{who} takes a colonist from the supply (privilege).")
     _hand_out(s, ev)
 
 
@@ -39,12 +41,13 @@ def share(ship: int, n: int, offset: int) -> int:
     return max(0, -(-(ship - offset) // n))
 
 
-def _hand_out(s: State, ev: list) -> None:
+def _hand_out(s: State, ev: list | None) -> None:
     ship, n = s.colonist_ship, len(s.players)
     for offset, seat in enumerate(s.order):
         s.players[seat].san_juan += share(ship, n, offset)
     s.colonist_ship = 0
-    say(ev, "mayor", lambda ship=ship: f"The ship's {count(ship, 'colonist')} go ashore.")
+    if ev is not None:
+        say(ev, "mayor", lambda ship=ship: f"The ship's {count(ship, 'colonist')} go ashore.")
     s.turn = 0
     _next_placement(s, ev)
 
@@ -55,15 +58,23 @@ _TILE_KIND = {name: k for k, name in enumerate(TILE_KINDS)}
 _circles = itemgetter(1)     # of a (group, circles) pair
 
 
-def groups(p: Player) -> list[tuple[str, int]]:
+def groups(p: Player) -> tuple[tuple[str, int], ...]:
     """(group, circles) of a board in the asking order: plantations by good, quarries, then each
     building in catalog order. Groups without circles are left out."""
-    out = [(TILE_KINDS[k], tiles) for k, tiles in enumerate(p.tiles) if tiles]
-    out += [_BUILDING_GROUP[b] for b in sorted(p.city)]
-    return out
+    return _groups(tuple(p.tiles), tuple(p.city))
 
 
-def _next_placement(s: State, ev: list) -> None:
+# A placement asks its groups again at every question, and a board's tiles and buildings do not
+# change while it is placed: so each board's groups are made once (making them anew was 5% of a
+# random game's instructions), and kept for the few thousand boards seen last.
+@lru_cache(maxsize=4096)
+def _groups(tiles: tuple[int, ...], buildings: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    out = [(TILE_KINDS[k], n) for k, n in enumerate(tiles) if n]
+    out += [_BUILDING_GROUP[b] for b in sorted(buildings)]
+    return tuple(out)
+
+
+def _next_placement(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         p = s.players[s.order[s.turn]]
         # Every colonist comes off the board, to be placed anew (R1:207).
@@ -86,7 +97,7 @@ def bounds(circles: int, later: int, unplaced: int) -> tuple[int, int]:
     return max(0, left - later), min(circles, left)
 
 
-def _place(s: State, gs: list[tuple[str, int]]) -> bool:
+def _place(s: State, gs: tuple[tuple[str, int], ...]) -> bool:
     """Place the current seat's colonists from group `s.group` of his groups `gs` on, asking where
     there is a choice. True when a question is pending."""
     seat = s.order[s.turn]
@@ -149,7 +160,7 @@ def _put(p: Player, group: str, colonists: int) -> None:
     p.san_juan -= colonists
 
 
-def on_place(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_place(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     p = s.players[seat]
     gs = groups(p)
     _put(p, gs[s.group][0], picks[0])
@@ -160,12 +171,13 @@ def on_place(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _next_placement(s, ev)
 
 
-def _finish_seat(s: State, ev: list) -> None:
+def _finish_seat(s: State, ev: list | None) -> None:
     """Announce the placement of the current seat and move on to the next."""
     seat = s.order[s.turn]
     p = s.players[seat]
-    say(ev, "place", lambda who=s.names[seat], worked=tuple(p.worked), city=sorted(p.city.items()),
-        san_juan=p.san_juan: f"{who} places colonists: {_placed(worked, city, san_juan)}.")
+    if ev is not None:
+        say(ev, "place", lambda who=s.names[seat], worked=tuple(p.worked), city=sorted(p.city.items()),
+            san_juan=p.san_juan: f"{who} places colonists: {_placed(worked, city, san_juan)}.")
     s.turn += 1
 
 
@@ -185,7 +197,7 @@ def refill_need(s: State) -> int:
     return max(len(s.players), empty)
 
 
-def _refill(s: State, ev: list) -> None:
+def _refill(s: State, ev: list | None) -> None:
     need = refill_need(s)
     if s.colonist_supply >= need:
         s.colonist_ship = need
@@ -194,5 +206,6 @@ def _refill(s: State, ev: list) -> None:
         s.colonist_ship = s.colonist_supply
         s.colonist_supply = 0
         trigger_end(s, ev, "The colonists ran out")
-    say(ev, "mayor", lambda ship=s.colonist_ship:
-        f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")
+    if ev is not None:
+        say(ev, "mayor", lambda ship=s.colonist_ship:
+            f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")

@@ -33,7 +33,7 @@ class Search:
     # Half San Juan's: a paired series against three heuristic players at 400 iterations
     # (docs/benchmarks.md, 'Computer players') gained about 1.6 points of margin over 0.7.
     exploration = 0.35
-    apply = staticmethod(apply)
+    apply = staticmethod(lambda s, seat, action, streams: apply(s, seat, action, streams, events=False))
     sampler = staticmethod(Determinizer)
     streams = staticmethod(ImaginedStreams)
     policy = staticmethod(choose)

@@ -12,12 +12,12 @@ from .components import CONSTRUCTION_HUT, GOODS, HACIENDA, HOSPICE, QUARRY, TILE
 from .state import State
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     s.turn = 0
     _turn(s, rng, ev)
 
 
-def _turn(s: State, rng, ev: list) -> None:
+def _turn(s: State, rng, ev: list | None) -> None:
     """Ask the next player who can do something, or end the phase."""
     while s.turn < len(s.order):
         seat = s.order[s.turn]
@@ -31,8 +31,9 @@ def _turn(s: State, rng, ev: list) -> None:
                 return
         s.turn += 1
     plantations.refill_row(s, rng)
-    say(ev, "row", lambda row=tuple(s.row): "New face-up plantations: "
-        + (", ".join(GOODS[plantations.kind(t)] for t in row) or "none left") + ".")
+    if ev is not None:
+        say(ev, "row", lambda row=tuple(s.row): "New face-up plantations: "
+            + (", ".join(GOODS[plantations.kind(t)] for t in row) or "none left") + ".")
 
 
 def take_options(s: State, seat: int) -> tuple[str, ...]:
@@ -60,22 +61,24 @@ def _ask_take(s: State, seat: int) -> bool:
     return True
 
 
-def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     p = s.players[seat]
     if picks:
         tile = s.stack.pop()
         p.tiles[plantations.kind(tile)] += 1
-        say(ev, "hacienda", lambda who=s.names[seat], tile=tile:
-            f"{who} draws a {GOODS[plantations.kind(tile)]} plantation with the hacienda.")
+        if ev is not None:
+            say(ev, "hacienda", lambda who=s.names[seat], tile=tile:
+                f"{who} draws a {GOODS[plantations.kind(tile)]} plantation with the hacienda.")
     if island_full(p) or not _ask_take(s, seat):
         s.turn += 1
         _turn(s, rng, ev)
 
 
-def on_settle(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_settle(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     p = s.players[seat]
     if not picks:
-        say(ev, "settle", lambda who=s.names[seat]: f"{who} takes no plantation.")
+        if ev is not None:
+            say(ev, "settle", lambda who=s.names[seat]: f"{who} takes no plantation.")
     else:
         what = picks[0]
         if what == "quarry":
@@ -85,8 +88,9 @@ def on_settle(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
             k = GOODS.index(what)
             plantations.take_from_row(s.row, k)
         p.tiles[k] += 1
-        say(ev, "settle", lambda who=s.names[seat], what=what, k=k:
-            f"{who} takes a {what}{'' if k == QUARRY else ' plantation'}.")
+        if ev is not None:
+            say(ev, "settle", lambda who=s.names[seat], what=what, k=k:
+                f"{who} takes a {what}{'' if k == QUARRY else ' plantation'}.")
         if occupied(p, HOSPICE) and colonist_available(s):
             s.pending = (seat, "hospice", (TILE_KINDS[k],), 0, 1)
             return
@@ -94,11 +98,12 @@ def on_settle(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _turn(s, rng, ev)
 
 
-def on_hospice(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_hospice(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         take_bonus_colonist(s)
         s.players[seat].worked[TILE_KINDS.index(picks[0])] += 1
-        say(ev, "hospice", lambda who=s.names[seat], tile=picks[0]:
-            f"{who} puts a colonist on the new {tile} (hospice).")
+        if ev is not None:
+            say(ev, "hospice", lambda who=s.names[seat], tile=picks[0]:
+                f"{who} puts a colonist on the new {tile} (hospice).")
     s.turn += 1
     _turn(s, rng, ev)

@@ -10,7 +10,7 @@ from .state import State
 from .words import count
 
 
-def start(s: State, rng, ev: list) -> None:
+def start(s: State, rng, ev: list | None) -> None:
     s.turn = 0
     _turn(s, ev)
 
@@ -31,7 +31,7 @@ def sellable(goods, house, office: bool) -> list[int]:
     return [g for g in range(len(GOODS)) if goods[g] and (office or g not in house)]
 
 
-def _turn(s: State, ev: list) -> None:
+def _turn(s: State, ev: list | None) -> None:
     while s.turn < len(s.order) and len(s.house) < TRADING_HOUSE_SPACES:
         seat = s.order[s.turn]
         options = sell_options(s, seat)
@@ -43,10 +43,11 @@ def _turn(s: State, ev: list) -> None:
         for g in s.house:
             s.barrels[g] += 1
         s.house = []
-        say(ev, "trade", "The trading house is full and is emptied.")
+        if ev is not None:
+            say(ev, "trade", "The trading house is full and is emptied.")
 
 
-def on_sell(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def on_sell(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks:
         p = s.players[seat]
         good = GOODS.index(picks[0])
@@ -54,9 +55,11 @@ def on_sell(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
         p.goods[good] -= 1
         p.doubloons += price
         s.house.append(good)
-        say(ev, "trade", lambda who=s.names[seat], good=picks[0], price=price:
-            f"{who} sells a {good} for {count(price, 'doubloon')}.")
+        if ev is not None:
+            say(ev, "trade", lambda who=s.names[seat], good=picks[0], price=price:
+                f"{who} sells a {good} for {count(price, 'doubloon')}.")
     else:
-        say(ev, "trade", lambda who=s.names[seat]: f"{who} sells nothing.")
+        if ev is not None:
+            say(ev, "trade", lambda who=s.names[seat]: f"{who} sells nothing.")
     s.turn += 1
     _turn(s, ev)

@@ -45,7 +45,9 @@ def _names(kinds: list, cards) -> str:
 # Event words are written only when read (games/events.py). A lambda that writes them takes as
 # default values whatever may change before they are read (a loop's seat, the round, a list the
 # rules go on changing), so that it writes what was so when the event happened; the conformance
-# suite reads the words of random games at their end to hold every game to that.
+# suite reads the words of random games at their end to hold every game to that. A move made by
+# `random_move` has no reader at all: its `ev` is None, and every event is made only `if ev is not
+# None`, since even the lambda and its values cost an eighth of a random game.
 
 
 def _draw(s: State, rng) -> int | None:
@@ -79,14 +81,15 @@ def _draw_n(s: State, rng, k: int) -> list[int]:
     return out
 
 
-def _give(s: State, seat: int, k: int, why: str, rng, ev: list) -> None:
+def _give(s: State, seat: int, k: int, why: str, rng, ev: list | None) -> None:
     """Draw k cards into a hand: the count is public, the cards private."""
     cards = _draw_n(s, rng, k)
     if not cards:
         return
     s.players[seat].hand.extend(cards)
-    say(ev, "draw", lambda who=s.names[seat], n=len(cards): f"{who} draws {n} card{'s' * (n != 1)} ({why}).")
-    say(ev, "draw", lambda kinds=s.kinds, cards=cards: f"You draw {_names(kinds, cards)} ({why}).", seat)
+    if ev is not None:
+        say(ev, "draw", lambda who=s.names[seat], n=len(cards): f"{who} draws {n} card{'s' * (n != 1)} ({why}).")
+        say(ev, "draw", lambda kinds=s.kinds, cards=cards: f"You draw {_names(kinds, cards)} ({why}).", seat)
 
 
 # _ORDERS[n][first]: the seats in clockwise turn order starting from `first`.
@@ -268,21 +271,22 @@ def setup(names, options: dict | None, rng) -> State:
     return s
 
 
-def _resolve_deal(s: State, rng, ev: list) -> None:
+def _resolve_deal(s: State, rng, ev: list | None) -> None:
     for seat in s.order:
         p = s.players[seat]
         keep = s.answers[seat]
         gone = [c for c in p.hand if c not in keep]
         p.hand = list(keep)
         s.discard.extend(gone)
-        say(ev, "discard", lambda who=s.names[seat], n=len(gone): f"{who} keeps 4 cards and discards {n}.")
+        if ev is not None:
+            say(ev, "discard", lambda who=s.names[seat], n=len(gone): f"{who} keeps 4 cards and discards {n}.")
     s.answers = {}
     _begin_roles(s, rng, ev)
 
 
 # ---------------------------------------------------------------- rounds and roles
 
-def _begin_roles(s: State, rng, ev: list) -> None:
+def _begin_roles(s: State, rng, ev: list | None) -> None:
     s.roles_left = list(ROLES)
     s.taken = []
     for p in s.players:
@@ -312,16 +316,17 @@ def _stalled(s: State) -> bool:
     return True
 
 
-def _end_game(s: State, ev: list, why: str) -> None:
+def _end_game(s: State, ev: list | None, why: str) -> None:
     s.over = True
     s.stage = "over"
     s.pending = {}
     s.role = None
     s.chooser = None
-    say(ev, "end", f"The game ends: {why}.")
+    if ev is not None:
+        say(ev, "end", f"The game ends: {why}.")
 
 
-def _next_role(s: State, rng, ev: list) -> None:
+def _next_role(s: State, rng, ev: list | None) -> None:
     if not s.deck and _stalled(s):     # a card in the supply can always move: no need to look further
         _end_game(s, ev, "no card can move any more (supply, discard pile and goods are empty "
                   "and nobody can afford to build)")
@@ -339,12 +344,13 @@ def _next_role(s: State, rng, ev: list) -> None:
     s.pending = {s.chooser: ("role", tuple(s.roles_left), 1, 1)}
 
 
-def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_role(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     role = picks[0]
     s.roles_left.remove(role)
     s.taken.append((role, seat))
     s.role = role
-    say(ev, "role", lambda who=s.names[seat]: f"{who} chooses the {role}.")
+    if ev is not None:
+        say(ev, "role", lambda who=s.names[seat]: f"{who} chooses the {role}.")
     p = s.players[seat]
     if LIBRARY in p.active:
         if len(s.players) > 2:
@@ -360,38 +366,40 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _start_phase(s, rng, ev)
 
 
-def _on_library(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_library(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if picks[0] == "use":
         s.doubled = True
         s.players[seat].library_used = True
-        say(ev, "library", lambda who=s.names[seat]: f"{who} uses the library for this privilege.")
+        if ev is not None:
+            say(ev, "library", lambda who=s.names[seat]: f"{who} uses the library for this privilege.")
     _start_phase(s, rng, ev)
 
 
-def _start_phase(s: State, rng, ev: list) -> None:
+def _start_phase(s: State, rng, ev: list | None) -> None:
     s.order = _ORDERS[len(s.players)][s.chooser]
     _PHASES[s.role](s, rng, ev)
 
 
-def _end_round(s: State, rng, ev: list) -> None:
+def _end_round(s: State, rng, ev: list | None) -> None:
     s.governor = (s.governor + 1) % len(s.players)
     s.round += 1
     s.role = None
     s.chooser = None
     s.doubled = False
     s.order = _turn_order(s, s.governor)
-    say(ev, "round", lambda n=s.round, who=s.names[s.governor]: f"Round {n}: {who} is governor.")
+    if ev is not None:
+        say(ev, "round", lambda n=s.round, who=s.names[s.governor]: f"Round {n}: {who} is governor.")
     _start_office(s, rng, ev)
 
 
 # Round start, in order: office building, chapel, bank, hand limit (docs/rules.md, 'San Juan').
 
-def _start_office(s: State, rng, ev: list) -> None:
+def _start_office(s: State, rng, ev: list | None) -> None:
     if not _open_stage(s, "office"):
         _start_chapel(s, rng, ev)
 
 
-def _resolve_office(s: State, rng, ev: list) -> None:
+def _resolve_office(s: State, rng, ev: list | None) -> None:
     for seat in s.order:
         picks = s.answers.get(seat)
         if not picks:
@@ -400,19 +408,20 @@ def _resolve_office(s: State, rng, ev: list) -> None:
         for c in picks:
             p.hand.remove(c)
         s.discard.extend(picks)
-        say(ev, "discard", lambda kinds=s.kinds, picks=picks: f"You discard {_names(kinds, picks)} (office building).",
-            seat)
+        if ev is not None:
+            say(ev, "discard", lambda kinds=s.kinds, picks=picks:
+                f"You discard {_names(kinds, picks)} (office building).", seat)
         _give(s, seat, len(picks), "office building", rng, ev)
     s.answers = {}
     _start_chapel(s, rng, ev)
 
 
-def _start_chapel(s: State, rng, ev: list) -> None:
+def _start_chapel(s: State, rng, ev: list | None) -> None:
     if not _open_stage(s, "chapel"):
         _start_bank(s, rng, ev)
 
 
-def _resolve_chapel(s: State, rng, ev: list) -> None:
+def _resolve_chapel(s: State, rng, ev: list | None) -> None:
     # Which card is the owner's secret; that a card went under the chapel is not (the hand shrinks).
     for seat in s.order:
         picks = s.answers.get(seat)
@@ -420,18 +429,19 @@ def _resolve_chapel(s: State, rng, ev: list) -> None:
             p = s.players[seat]
             p.hand.remove(picks[0])
             p.chapel.append(picks[0])
-            say(ev, "chapel", lambda who=s.names[seat]: f"{who} puts a card under their chapel.")
-            say(ev, "chapel", lambda card=card_name(s, picks[0]): f"You put {card} under your chapel.", seat)
+            if ev is not None:
+                say(ev, "chapel", lambda who=s.names[seat]: f"{who} puts a card under their chapel.")
+                say(ev, "chapel", lambda card=card_name(s, picks[0]): f"You put {card} under your chapel.", seat)
     s.answers = {}
     _start_bank(s, rng, ev)
 
 
-def _start_bank(s: State, rng, ev: list) -> None:
+def _start_bank(s: State, rng, ev: list | None) -> None:
     if not _open_stage(s, "bank"):
         _start_limit(s, rng, ev)
 
 
-def _resolve_bank(s: State, rng, ev: list) -> None:
+def _resolve_bank(s: State, rng, ev: list | None) -> None:
     for seat in s.order:
         picks = s.answers.get(seat)
         if picks:
@@ -439,19 +449,21 @@ def _resolve_bank(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             p.bank.extend(picks)
-            say(ev, "bank", lambda who=s.names[seat], n=len(picks):
-                f"{who} puts {n} card{'s' * (n != 1)} under their bank.")
-            say(ev, "bank", lambda kinds=s.kinds, picks=picks: f"You put {_names(kinds, picks)} under your bank.", seat)
+            if ev is not None:
+                say(ev, "bank", lambda who=s.names[seat], n=len(picks):
+                    f"{who} puts {n} card{'s' * (n != 1)} under their bank.")
+                say(ev, "bank", lambda kinds=s.kinds, picks=picks:
+                    f"You put {_names(kinds, picks)} under your bank.", seat)
     s.answers = {}
     _start_limit(s, rng, ev)
 
 
-def _start_limit(s: State, rng, ev: list) -> None:
+def _start_limit(s: State, rng, ev: list | None) -> None:
     if not _open_stage(s, "limit"):
         _begin_roles(s, rng, ev)
 
 
-def _resolve_limit(s: State, rng, ev: list) -> None:
+def _resolve_limit(s: State, rng, ev: list | None) -> None:
     for seat in s.order:
         picks = s.answers.get(seat)
         if picks:
@@ -459,16 +471,17 @@ def _resolve_limit(s: State, rng, ev: list) -> None:
             for c in picks:
                 p.hand.remove(c)
             s.discard.extend(picks)
-            say(ev, "discard", lambda who=s.names[seat], n=len(picks), limit=hand_limit(s, p):
-                f"{who} discards {n} card{'s' * (n != 1)} down to the hand limit of {limit}.")
-            say(ev, "discard", lambda kinds=s.kinds, picks=picks: f"You discard {_names(kinds, picks)}.", seat)
+            if ev is not None:
+                say(ev, "discard", lambda who=s.names[seat], n=len(picks), limit=hand_limit(s, p):
+                    f"{who} discards {n} card{'s' * (n != 1)} down to the hand limit of {limit}.")
+                say(ev, "discard", lambda kinds=s.kinds, picks=picks: f"You discard {_names(kinds, picks)}.", seat)
     s.answers = {}
     _begin_roles(s, rng, ev)
 
 
 # ---------------------------------------------------------------- builder
 
-def _start_builder(s: State, rng, ev: list) -> None:
+def _start_builder(s: State, rng, ev: list | None) -> None:
     s.turn = 0
     _build_turn(s, rng, ev)
 
@@ -561,7 +574,7 @@ def build_decision(s: State, seat: int) -> Decision:
     return ("build", options, 0, min(1, len(options)))
 
 
-def _build_turn(s: State, rng, ev: list) -> None:
+def _build_turn(s: State, rng, ev: list | None) -> None:
     if s.turn < len(s.order):
         seat = s.order[s.turn]
         s.stage = "build"
@@ -575,9 +588,10 @@ def _avail(s: State, p: Player, card: int) -> int:
     return len(p.hand) - (0 if card == s.cathedral else 1)
 
 
-def _on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_build(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     if not picks:
-        say(ev, "build", lambda who=s.names[seat]: f"{who} does not build.")
+        if ev is not None:
+            say(ev, "build", lambda who=s.names[seat]: f"{who} does not build.")
         s.turn += 1
         _build_turn(s, rng, ev)
         return
@@ -598,13 +612,13 @@ def _on_build(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
     _ask_black_market(s, seat, rng, ev)
 
 
-def _on_cover(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_cover(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     card = s.build[0]
     s.build = (card, picks[0] if picks else None, ())
     _ask_black_market(s, seat, rng, ev)
 
 
-def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
+def _ask_black_market(s: State, seat: int, rng, ev: list | None) -> None:
     card, cover, _ = s.build
     p = s.players[seat]
     kind = s.kinds[card]
@@ -619,14 +633,14 @@ def _ask_black_market(s: State, seat: int, rng, ev: list) -> None:
     _ask_payment(s, seat, need, rng, ev)
 
 
-def _on_black_market(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_black_market(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     card, cover, _ = s.build
     s.build = (card, cover, picks)
     need = _cost(s, s.players[seat], s.kinds[card], privilege(s, seat), cover)[0]
     _ask_payment(s, seat, need - len(picks), rng, ev)
 
 
-def _ask_payment(s: State, seat: int, cost: int, rng, ev: list) -> None:
+def _ask_payment(s: State, seat: int, cost: int, rng, ev: list | None) -> None:
     """`cost`: the cards still to pay once the black market has taken its goods."""
     card = s.build[0]
     cost = max(0, cost)
@@ -638,7 +652,7 @@ def _ask_payment(s: State, seat: int, cost: int, rng, ev: list) -> None:
     _finish_build(s, seat, payable[:cost], rng, ev)   # nothing to choose: free, or the whole hand
 
 
-def _on_pay(s: State, seat: int, picks: tuple, rng, ev: list) -> None:
+def _on_pay(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     _finish_build(s, seat, picks, rng, ev)
 
 
@@ -662,7 +676,7 @@ def _go_back(s: State, seat: int) -> None:
     s.pending = {seat: build_decision(s, seat)}
 
 
-def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
+def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list | None) -> None:
     card, cover, goods = s.build
     s.build = None
     p = s.players[seat]
@@ -687,11 +701,12 @@ def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
         p.active = frozenset(kinds[b] for b in p.city if b != card)
     else:
         p.city.append(card)
-    say(ev, "build", lambda who=s.names[seat], n=len(paid), covered=None if cover is None else NAME[kinds[cover]],
-        sold=len(goods): f"{who} builds {_article(NAME[kind])}, paying {n} card{'s' * (n != 1)}"
-        + (f", covering their {covered.lower()} with the crane" if covered else "")
-        + (f" and {sold} good{'s' * (sold != 1)} at the black market" if sold else "") + ".")
-    if paid:
+    if ev is not None:
+        say(ev, "build", lambda who=s.names[seat], n=len(paid), covered=None if cover is None else NAME[kinds[cover]],
+            sold=len(goods): f"{who} builds {_article(NAME[kind])}, paying {n} card{'s' * (n != 1)}"
+            + (f", covering their {covered.lower()} with the crane" if covered else "")
+            + (f" and {sold} good{'s' * (sold != 1)} at the black market" if sold else "") + ".")
+    if paid and ev is not None:
         say(ev, "build", lambda paid=paid: f"You pay with {_names(kinds, paid)}.", seat)
     # A building works from the phase after the one that built it, so the new card triggers nothing.
     if not PRODUCTION[kind] and CARPENTER in p.active:
@@ -702,7 +717,7 @@ def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list) -> None:
     _build_turn(s, rng, ev)
 
 
-def _end_builder(s: State, rng, ev: list) -> None:
+def _end_builder(s: State, rng, ev: list | None) -> None:
     kinds = s.kinds
     counts = [len(p.city) for p in s.players]
     fewest, most = min(counts), max(counts)
@@ -720,12 +735,12 @@ def _end_builder(s: State, rng, ev: list) -> None:
 
 # ---------------------------------------------------------------- producer
 
-def _start_producer(s: State, rng, ev: list) -> None:
+def _start_producer(s: State, rng, ev: list | None) -> None:
     if not _open_stage(s, "produce"):
         _next_role(s, rng, ev)
 
 
-def _resolve_producer(s: State, rng, ev: list) -> None:
+def _resolve_producer(s: State, rng, ev: list | None) -> None:
     for seat in s.order:
         picks = s.answers.get(seat)
         if picks is None:
@@ -738,8 +753,9 @@ def _resolve_producer(s: State, rng, ev: list) -> None:
                 break
             p.goods[b] = good
             made.append(b)
-        say(ev, "produce", lambda who=s.names[seat], made=made, kinds=s.kinds:
-            f"{who} produces {' and '.join([GOODS[GOOD[kinds[b]]] for b in made]) or 'nothing'}.")
+        if ev is not None:
+            say(ev, "produce", lambda who=s.names[seat], made=made, kinds=s.kinds:
+                f"{who} produces {' and '.join([GOODS[GOOD[kinds[b]]] for b in made]) or 'nothing'}.")
         if len(made) >= 2 and WELL in p.active:
             _give(s, seat, 1, "well", rng, ev)
     s.answers = {}
@@ -757,15 +773,16 @@ _TILE_TEXT = {tile: "The trading house pays " + ", ".join(f"{g} {v}" for g, v in
               for tile in TILES}
 
 
-def _start_trader(s: State, rng, ev: list) -> None:
+def _start_trader(s: State, rng, ev: list | None) -> None:
     # The tile is turned and moved under the stack even when nobody sells.
     s.tiles_turned += 1
-    say(ev, "tile", _TILE_TEXT[current_tile(s)])
+    if ev is not None:
+        say(ev, "tile", _TILE_TEXT[current_tile(s)])
     if not _open_stage(s, "sell"):
         _resolve_trader(s, rng, ev)
 
 
-def _resolve_trader(s: State, rng, ev: list) -> None:
+def _resolve_trader(s: State, rng, ev: list | None) -> None:
     sold_any = False
     for seat in s.order:
         picks = s.answers.get(seat)
@@ -779,15 +796,17 @@ def _resolve_trader(s: State, rng, ev: list) -> None:
             earn += 1
         if len(picks) >= 2 and MARKET_STAND in p.active:
             earn += 1
-        say(ev, "sell", lambda who=s.names[seat], kinds=s.kinds, picks=picks:
-            f"{who} sells the goods of their {' and '.join(NAME[kinds[b]].lower() for b in picks)}.")
+        if ev is not None:
+            say(ev, "sell", lambda who=s.names[seat], kinds=s.kinds, picks=picks:
+                f"{who} sells the goods of their {' and '.join(NAME[kinds[b]].lower() for b in picks)}.")
         goods = [p.goods.pop(b) for b in picks]
         if HARBOR in p.active:
             # One sold good a phase, the first, goes under the harbor instead of the discard pile,
             # face down without looking: nobody, the owner included, learns which card it is.
             p.harbor.append(goods.pop(0))
-            say(ev, "harbor", lambda who=s.names[seat]:
-                f"{who} puts one of the sold goods face down under their harbor.")
+            if ev is not None:
+                say(ev, "harbor", lambda who=s.names[seat]:
+                    f"{who} puts one of the sold goods face down under their harbor.")
         s.discard.extend(goods)
         _give(s, seat, earn, "trader", rng, ev)
     if not sold_any:
@@ -800,7 +819,7 @@ def _resolve_trader(s: State, rng, ev: list) -> None:
 
 # ---------------------------------------------------------------- councillor
 
-def _start_councillor(s: State, rng, ev: list) -> None:
+def _start_councillor(s: State, rng, ev: list | None) -> None:
     kinds = s.kinds
     for seat in s.order:
         p = s.players[seat]
@@ -810,15 +829,18 @@ def _start_councillor(s: State, rng, ev: list) -> None:
                 good = _draw(s, rng)
                 if good is not None:
                     p.goods[office] = good
-                    say(ev, "produce", lambda who=s.names[seat]: f"{who}'s customs office receives a good.")
+                    if ev is not None:
+                        say(ev, "produce", lambda who=s.names[seat]: f"{who}'s customs office receives a good.")
     s.stage = "council"
     pending = {}
     for seat in s.order:
         p = s.players[seat]
         cards = _draw_n(s, rng, council_draw(privilege(s, seat)))
         keep = council_keep(p.active)
-        say(ev, "council", lambda who=s.names[seat], n=len(cards), keep=keep: f"{who} draws {n} cards to keep {keep}.")
-        say(ev, "council", lambda kinds=s.kinds, cards=tuple(cards): f"You draw {_names(kinds, cards)}.", seat)
+        if ev is not None:
+            say(ev, "council", lambda who=s.names[seat], n=len(cards), keep=keep:
+                f"{who} draws {n} cards to keep {keep}.")
+            say(ev, "council", lambda kinds=s.kinds, cards=tuple(cards): f"You draw {_names(kinds, cards)}.", seat)
         if ARCHIVE in p.active or len(cards) <= keep:
             p.hand.extend(cards)   # the archive discards from the whole hand
         else:
@@ -831,7 +853,7 @@ def _start_councillor(s: State, rng, ev: list) -> None:
         _next_role(s, rng, ev)
 
 
-def _resolve_councillor(s: State, rng, ev: list) -> None:
+def _resolve_councillor(s: State, rng, ev: list | None) -> None:
     for seat in s.order:
         picks = s.answers.get(seat)
         if picks is None:
@@ -841,21 +863,23 @@ def _resolve_councillor(s: State, rng, ev: list) -> None:
             gone = [c for c in p.drawn if c not in picks]
             p.hand.extend(picks)
             p.drawn = []
-            say(ev, "council", lambda kinds=s.kinds, picks=picks: f"You keep {_names(kinds, picks)}.", seat)
+            if ev is not None:
+                say(ev, "council", lambda kinds=s.kinds, picks=picks: f"You keep {_names(kinds, picks)}.", seat)
         else:
             gone = list(picks)
             for c in picks:
                 p.hand.remove(c)
         s.discard.extend(gone)
-        say(ev, "council", lambda who=s.names[seat], n=len(gone): f"{who} discards {n} card{'s' * (n != 1)}.")
-        say(ev, "council", lambda kinds=s.kinds, gone=gone: f"You discard {_names(kinds, gone)}.", seat)
+        if ev is not None:
+            say(ev, "council", lambda who=s.names[seat], n=len(gone): f"{who} discards {n} card{'s' * (n != 1)}.")
+            say(ev, "council", lambda kinds=s.kinds, gone=gone: f"You discard {_names(kinds, gone)}.", seat)
     s.answers = {}
     _next_role(s, rng, ev)
 
 
 # ---------------------------------------------------------------- prospector
 
-def _start_prospector(s: State, rng, ev: list) -> None:
+def _start_prospector(s: State, rng, ev: list | None) -> None:
     kinds = s.kinds
     _give(s, s.chooser, privilege(s, s.chooser), "prospector", rng, ev)
     # Then, clockwise from the prospector, each owner's gold mine, then goldsmith. Turned cards are public.
@@ -869,12 +893,14 @@ def _start_prospector(s: State, rng, ev: list) -> None:
                 kept = min(cards, key=lambda c: COST[kinds[c]])
                 p.hand.append(kept)
                 s.discard.extend(c for c in cards if c != kept)
-                say(ev, "gold_mine", lambda who=who, cards=cards, kept=kept: f"{who}'s gold mine turns up "
-                    f"{_names(kinds, cards)}: all costs differ, {who} keeps the {NAME[kinds[kept]].lower()}.")
+                if ev is not None:
+                    say(ev, "gold_mine", lambda who=who, cards=cards, kept=kept: f"{who}'s gold mine turns up "
+                        f"{_names(kinds, cards)}: all costs differ, {who} keeps the {NAME[kinds[kept]].lower()}.")
             else:
                 s.discard.extend(cards)
-                say(ev, "gold_mine", lambda who=who, cards=cards:
-                    f"{who}'s gold mine turns up {_names(kinds, cards)}: nothing is kept.")
+                if ev is not None:
+                    say(ev, "gold_mine", lambda who=who, cards=cards:
+                        f"{who}'s gold mine turns up {_names(kinds, cards)}: nothing is kept.")
         if GOLDSMITH in p.active:
             card = _draw(s, rng)
             if card is not None:
@@ -882,12 +908,14 @@ def _start_prospector(s: State, rng, ev: list) -> None:
                 built = any(kinds[b] == kind for q in s.players for b in q.city)
                 if built:
                     s.discard.append(card)
-                    say(ev, "goldsmith", lambda who=who, kind=kind:
-                        f"{who}'s goldsmith turns up {_article(NAME[kind])}, already built: discarded.")
+                    if ev is not None:
+                        say(ev, "goldsmith", lambda who=who, kind=kind:
+                            f"{who}'s goldsmith turns up {_article(NAME[kind])}, already built: discarded.")
                 else:
                     p.hand.append(card)
-                    say(ev, "goldsmith", lambda who=who, kind=kind:
-                        f"{who}'s goldsmith turns up {_article(NAME[kind])} and {who} keeps it.")
+                    if ev is not None:
+                        say(ev, "goldsmith", lambda who=who, kind=kind:
+                            f"{who}'s goldsmith turns up {_article(NAME[kind])} and {who} keeps it.")
     _next_role(s, rng, ev)
 
 
@@ -929,11 +957,12 @@ def to_act(s: State) -> list[int]:
     return sorted(s.pending)
 
 
-def apply(s: State, seat: int, action, rng) -> list[Event]:
+def apply(s: State, seat: int, action, rng, *, events: bool = True) -> list[Event] | None:
     """Apply one seat's decision and run the game on. Returns the events, each {type, to, text}
-    with `to` None (everyone) or the one seat that may see it. Raises IllegalAction, changing
-    nothing, when the decision is not allowed. The move [BACK], where the prompt offers it, goes
-    back to the start of the build and tells nobody anything."""
+    with `to` None (everyone) or the one seat that may see it; with `events` False, None, and
+    none are made (the search's playouts read none). Raises IllegalAction, changing nothing,
+    when the decision is not allowed. The move [BACK], where the prompt offers it, goes back to
+    the start of the build and tells nobody anything."""
     decision = s.pending.get(seat) if type(seat) is int else None
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
@@ -947,24 +976,26 @@ def apply(s: State, seat: int, action, rng) -> list[Event]:
             raise no_back(decision[0]) from None
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
-        return []
-    return _move(s, seat, decision, picks, rng)
+        return [] if events else None
+    ev = Events() if events else None
+    _move(s, seat, decision, picks, rng, ev)
+    return ev
 
 
-def random_move(s: State, seat: int, rnd, rng) -> list[Event]:
+def random_move(s: State, seat: int, rnd, rng) -> None:
     """games/contract.py: apply(s, seat, random_action(s, seat, rnd), rng), the pick unchecked
-    since it is drawn here from the seat's pending options."""
+    since it is drawn here from the seat's pending options, and no events made."""
     decision = s.pending.get(seat)
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
     _, options, lo, hi = decision
-    return _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng)
+    _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng, None)
 
 
-def _move(s: State, seat: int, decision: Decision, picks: tuple, rng) -> list[Event]:
-    """Make a legal pick of the seat's pending decision and run the game on."""
+def _move(s: State, seat: int, decision: Decision, picks: tuple, rng, ev: list | None) -> None:
+    """Make a legal pick of the seat's pending decision and run the game on, adding its events
+    to `ev` (none when it is None)."""
     s.decisions += 1
-    ev = Events()
     if s.stage in SIMULTANEOUS:
         del s.pending[seat]
         s.answers[seat] = picks
@@ -973,7 +1004,6 @@ def _move(s: State, seat: int, decision: Decision, picks: tuple, rng) -> list[Ev
     else:
         s.pending = {}
         _STEPS[decision[0]](s, seat, picks, rng, ev)
-    return ev
 
 
 def _in_words(s: State, seat: int, decision: Decision, action, refusal: IllegalAction) -> IllegalAction:

@@ -51,20 +51,22 @@ def test_same_seed_and_moves_same_game(game, table):
     assert game.dump(c) != game.dump(a), "another seed deals another game"
 
 
-def test_random_move_is_the_random_action_applied(game, table):
-    """random_move draws what random_action draws from the same generator and makes the move as
-    apply would: the same states and the same events, move by move, to the end of the game."""
+def test_moves_without_events_are_the_moves_with_them(game, table):
+    """apply with events=False, and random_move (which draws what random_action draws from the
+    same generator), make the move as plain apply does: the same states, move by move, to the end
+    of the game, and no events (None)."""
     players, options = table
-    s, moves, events = random_game(game, players, options, "random-move")
+    _, moves, _ = random_game(game, players, options, "random-move")
     rng = local_streams("random-move")
-    t = game.setup([f"P{i}" for i in range(players)], options, rng)
+    s, quiet, t = (game.setup([f"P{i}" for i in range(players)], options, rng) for _ in range(3))
     movers = [random.Random(f"random-move/{i}") for i in range(players)]
-    made = []
-    for seat, _ in moves:
+    for seat, action in moves:
         assert game.to_act(t)[0] == seat
-        made += game.random_move(t, seat, movers[seat], rng)
+        game.apply(s, seat, action, rng)
+        assert game.apply(quiet, seat, action, rng, events=False) is None
+        assert game.random_move(t, seat, movers[seat], rng) is None
+        assert game.dump(quiet) == game.dump(s) and game.dump(t) == game.dump(s)
     assert not game.to_act(t)
-    assert game.dump(t) == game.dump(s) and made == events
 
 
 def test_random_move_refuses_a_seat_that_owes_nothing(game, table):
@@ -152,13 +154,15 @@ def test_an_illegal_pick_raises_and_changes_nothing(game, table):
             return
         before = game.dump(s)
         rng = local_streams(f"illegal/{i}")
-        for seat in game.to_act(s):
-            for pick in _illegal(game.prompt(s, seat)):
-                with pytest.raises(IllegalAction):
-                    game.apply(s, seat, pick, rng)
-        for seat in set(range(players)) - set(game.to_act(s)):
-            with pytest.raises(IllegalAction):
-                game.apply(s, seat, [], rng)
+        refused = [(seat, pick) for seat in game.to_act(s) for pick in _illegal(game.prompt(s, seat))]
+        refused += [(seat, []) for seat in set(range(players)) - set(game.to_act(s))]
+        for seat, pick in refused:
+            refusals = []
+            for events in (True, False):     # a caller that reads no events is refused alike
+                with pytest.raises(IllegalAction) as refusal:
+                    game.apply(s, seat, pick, rng, events=events)
+                refusals.append((refusal.value.code, str(refusal.value)))
+            assert refusals[0] == refusals[1]
         assert game.dump(s) == before
 
     random_game(game, players, options, "illegal", check)
@@ -185,9 +189,10 @@ def test_back_returns_to_the_first_step_of_its_decision(game, table):
         if not p["back"]:
             first_step = game.copy(s)
             return
-        went_back = game.copy(s)
+        went_back, went_quietly = game.copy(s), game.copy(s)
         assert game.apply(went_back, seat, [BACK], local_streams(f"back/{i}")) == []
-        assert seen(went_back) == seen(first_step), f"back from a {p['kind']} decision"
+        assert game.apply(went_quietly, seat, [BACK], local_streams(f"back/{i}"), events=False) is None
+        assert seen(went_back) == seen(first_step) == seen(went_quietly), f"back from a {p['kind']} decision"
         assert not game.prompt(went_back, seat)["back"]
         kinds.add(p["kind"])
 
