@@ -14,7 +14,7 @@ from games.sanjuan.rules import (black_market_discount, cover_value, current_til
                                  sale_price)
 
 from . import values as V
-from .heuristic import WEIGHTS, Seat
+from .heuristic import WEIGHTS, Seat, other_seat
 
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
@@ -51,8 +51,13 @@ def seat_facts(s, seat: int) -> Seat:
     k.active = p.active
     k.goods = list(p.goods)
     k.black_market = black_market_discount(p.active, len(p.goods))
-    k.others = []
-    others6 = most = 0
+    k.most = most = max([len(q.city) for q in players])
+    k.rl = V.rounds_left(most)
+    k.cv = V.card_value(k.rl)
+    k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
+    k.good = good = V.good_values(k.rl)
+    k.others = others = []
+    others6 = 0
     for i, q in enumerate(players):
         held = q.goods
         goods = [kinds[b] for b in held]
@@ -65,19 +70,14 @@ def seat_facts(s, seat: int) -> Seat:
                     empty.append(kb)
             elif kb in V.SIX:
                 six += 1
-        most = max(most, len(q.city))
         if i == seat:
             k.my_goods, k.my_empty = goods, empty
         else:
-            k.others.append((len(q.hand), goods, empty))
+            others.append(other_seat(len(q.hand), goods, empty, price, good))
             others6 += six
-    k.most = most
-    k.rl = V.rounds_left(most)
-    k.cv = V.card_value(k.rl)
     k.others6 = others6
-    k.score = sum(VP[x] for x in k.city) + len(p.chapel) + len(p.bank) + len(p.harbor)
+    k.score = sum([VP[x] for x in k.city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
     k.priv = (2 if s.doubled else 1) if s.chooser == seat else 0
-    k.prices = TILES[s.tiles[s.tiles_turned % len(s.tiles)]]
     return k
 
 
@@ -120,12 +120,13 @@ def _build(s, seat, options, rnd):
     cv = V.card_value(rl)
     priv = (2 if s.doubled else 1) if seat == s.chooser else 0
     bm = black_market_discount(p.active, len(p.goods))
+    nprod = V.production_count(city)
     best, top = None, 0.15
     for c in options:
         k = kinds[c]
         off = priv + (discounter(k) in p.active)
         pay = max(0, COST[k] - off - bm)
-        v = V.worth(k, city, hand, rl) - pay * cv
+        v = V.worth(k, city, hand, rl, nprod=nprod) - pay * cv
         if v > top:
             best, top = c, v
     return [best] if best is not None else []
