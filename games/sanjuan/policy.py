@@ -14,7 +14,7 @@ from games.sanjuan.rules import (black_market_discount, cover_value, current_til
                                  sale_price)
 
 from . import values as V
-from .heuristic import WEIGHTS, Seat, other_seat
+from .heuristic import WEIGHTS, Seat
 
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
@@ -35,49 +35,49 @@ def _hold_order(s, p, cards) -> list[int]:
 
 
 def seat_facts(s, seat: int) -> Seat:
-    """The heuristic's picture of a seat (heuristic.Seat), filled from a sampled state."""
+    """The heuristic's picture of a seat (heuristic.Seat) as its role values read it, filled from
+    a sampled state. Of the other seats only what heuristic.other_seat keeps is worked out."""
     k = Seat.__new__(Seat)
     kinds = s.kinds
     players = s.players
     p = players[seat]
-    k.seat = seat
     k.n = len(players)
     k.hand = p.hand
     k.kind = kinds
     k.cathedral = s.cathedral
     k.hand_kinds = [kinds[c] for c in p.hand]
     k.hand_limit = hand_limit(s, p)
-    k.city = [kinds[b] for b in p.city]
+    k.city = city = [kinds[b] for b in p.city]
     k.active = p.active
-    k.goods = list(p.goods)
-    k.black_market = black_market_discount(p.active, len(p.goods))
-    k.most = most = max([len(q.city) for q in players])
-    k.rl = V.rounds_left(most)
-    k.cv = V.card_value(k.rl)
+    held = p.goods
+    k.black_market = black_market_discount(p.active, len(held))
+    k.rl = rl = V.rounds_left(max([len(q.city) for q in players]))
+    k.cv = V.card_value(rl)
     k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
-    k.good = good = V.good_values(k.rl)
+    k.good = good = V.good_values(rl)
+    k.my_goods = [kinds[b] for b in held]
+    k.my_empty = [kb for b, kb in zip(p.city, city) if PRODUCTION[kb] and b not in held]
+    k.score = sum([VP[x] for x in city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
     k.others = others = []
     others6 = 0
-    for i, q in enumerate(players):
+    for q in players:
+        if q is p:
+            continue
         held = q.goods
-        goods = [kinds[b] for b in held]
-        empty = []
-        six = 0
+        dearest = best = 0     # every price and good value is above 0
+        for b in held:
+            v = price[kinds[b]]
+            if v > dearest:
+                dearest = v
         for b in q.city:
             kb = kinds[b]
             if PRODUCTION[kb]:
-                if b not in held:
-                    empty.append(kb)
+                if b not in held and good[kb] > best:
+                    best = good[kb]
             elif kb in V.SIX:
-                six += 1
-        if i == seat:
-            k.my_goods, k.my_empty = goods, empty
-        else:
-            others.append(other_seat(len(q.hand), goods, empty, price, good))
-            others6 += six
+                others6 += 1
+        others.append((len(q.hand), dearest, best))
     k.others6 = others6
-    k.score = sum([VP[x] for x in k.city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
-    k.priv = (2 if s.doubled else 1) if s.chooser == seat else 0
     return k
 
 
