@@ -10,8 +10,7 @@ state is the bot's own guess, not the real game.
 from __future__ import annotations
 
 from games.sanjuan.cards import COST, GOOD, KINDS, PALACE, PRODUCTION, TILES, VP
-from games.sanjuan.rules import (black_market_discount, cover_value, current_tile, discounter, hand_limit,
-                                 sale_price)
+from games.sanjuan.rules import black_market_discount, cover_value, current_tile, hand_limit, sale_price
 
 from . import values as V
 from .heuristic import WEIGHTS, Seat
@@ -23,7 +22,7 @@ GOOD_PRICE = V.AVG_PRICE
 
 
 def most_buildings(s) -> int:
-    return max(len(p.city) for p in s.players)
+    return max([len(p.city) for p in s.players])
 
 
 def _hold_order(s, p, cards) -> list[int]:
@@ -124,7 +123,7 @@ def _build(s, seat, options, rnd):
     best, top = None, 0.15
     for c in options:
         k = kinds[c]
-        off = priv + (discounter(k) in p.active)
+        off = priv + (V.DISCOUNTER[k] in p.active)
         pay = max(0, COST[k] - off - bm)
         v = V.worth(k, city, hand, rl, nprod=nprod) - pay * cv
         if v > top:
@@ -189,19 +188,20 @@ def estimate(s, seat: int, rl: float) -> float:
     kinds = s.kinds
     city = [kinds[b] for b in p.city]
     cv = V.card_value(rl)
-    prod = sorted((V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]), reverse=True)
+    prod = sorted([V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]], reverse=True)
     nprod = len(prod)
-    income = sum(r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod))
+    income = sum([r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod)])
+    rates = V.city_rates(nprod)
     total = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
         total += VP[k]
         if not PRODUCTION[k]:
-            income += V.city_rate(k, nprod)
+            income += rates[k]
             if k in V.BONUS_KINDS and k != PALACE:
                 total += V.bonus(k, city, (), rl)
     total += income * rl * V.ENGINE
-    total += len(p.hand) * cv + 0.3 * sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
-    total += sum(GOOD_PRICE[kinds[b]] for b in p.goods) * cv * 0.75
+    total += len(p.hand) * cv + 0.3 * sum(sorted([HOLD[kinds[c]] for c in p.hand])[-3:])
+    total += sum([GOOD_PRICE[kinds[b]] for b in p.goods]) * cv * 0.75
     if PALACE in city:   # a quarter of everything else, counted last
         total *= 1.25
     return total

@@ -64,6 +64,12 @@ def city_rate(kind: int, nprod: int) -> float:
     return RATE.get(kind, 0.0)
 
 
+@lru_cache(maxsize=None)   # a city has at most a dozen production buildings
+def city_rates(nprod: int) -> tuple[float, ...]:
+    """city_rate of every city building kind (0 for production kinds), for `nprod`."""
+    return tuple(0.0 if PRODUCTION[k] else city_rate(k, nprod) for k in range(len(KINDS)))
+
+
 def production_count(city: list[int]) -> int:
     return sum(1 for k in city if PRODUCTION[k])
 
@@ -71,7 +77,7 @@ def production_count(city: list[int]) -> int:
 def _rate(kind: int, nprod: int) -> float:
     if PRODUCTION[kind]:
         return GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(nprod, len(COPY_FACTOR) - 1)]
-    return city_rate(kind, nprod)
+    return city_rates(nprod)[kind]
 
 
 BONUS_KINDS = frozenset({GUILD_HALL, CITY_HALL, TRIUMPHAL_ARCH, PALACE, RESIDENCE, CATHEDRAL, BANK, PARK})
