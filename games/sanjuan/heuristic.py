@@ -121,28 +121,28 @@ class Seat:
         if "builder" in roles:
             # The privilege saves cards (and may make a build possible at all).
             with_p, without = self.best_builds(doubled)
-            others_build = sum(0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others)
+            others_build = sum([0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others])
             out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
                               - w["others"] * others_build)
         if "producer" in roles:
             # Goods on empty buildings, the dearest first.
             good = self.good
-            empty = sorted((good[k] for k in self.my_empty), reverse=True)
+            empty = sorted([good[k] for k in self.my_empty], reverse=True)
             cap = production_cap(doubled, self.active)
             gain = sum(empty[:cap])
             if len(empty[:cap]) >= 2 and WELL in self.active:
                 gain += cv
-            theirs = sum(e for _, _, e in self.others)
+            theirs = sum([e for _, _, e in self.others])
             out["producer"] = gain - w["others"] * theirs
         if "trader" in roles:
             # What the goods fetch now.
             price = self.price
-            mine = sorted((price[k] for k in self.my_goods), reverse=True)
+            mine = sorted([price[k] for k in self.my_goods], reverse=True)
             cap = trade_cap(doubled, self.active)
             sold = mine[:cap]
             gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
                     + (MARKET_STAND in self.active and len(sold) >= 2))
-            theirs = sum(g for _, g, _ in self.others)
+            theirs = sum([g for _, g, _ in self.others])
             out["trader"] = (gain - w["others"] * theirs) * cv
         # A full hand makes cards worth less: the surplus would be discarded at round start.
         room = self.hand_limit - len(self.hand)

@@ -82,7 +82,13 @@ def seat_facts(s, seat: int) -> Seat:
 
 def _role_like_heuristic(s, seat, options, rnd, noise):
     vals = seat_facts(s, seat).role_values(WEIGHTS, options)
-    return [max(options, key=lambda r: vals[r] + rnd.random() * noise)]
+    draw = rnd.random
+    best, top = None, None
+    for r in options:     # the first best, as max() picks
+        v = vals[r] + draw() * noise
+        if best is None or v > top:
+            best, top = r, v
+    return [best]
 
 
 def _role(s, seat, options, rnd):
