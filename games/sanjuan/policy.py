@@ -10,7 +10,7 @@ state is the bot's own guess, not the real game.
 from __future__ import annotations
 
 from games.sanjuan.cards import COST, GOOD, KINDS, PALACE, PRODUCTION, TILES, VP
-from games.sanjuan.rules import black_market_discount, cover_value, current_tile, hand_limit, sale_price
+from games.sanjuan.rules import black_market_discount, cover_value, current_tile, hand_limit
 
 from . import values as V
 from .heuristic import WEIGHTS, Seat
@@ -157,11 +157,12 @@ def choose(s, seat, rnd, role_noise: float | None = None) -> list:
     if kind == "keep":
         return _hold_order(s, p, options)[-lo:]
     if kind == "produce":
-        return sorted(options, key=lambda b: -GOOD_PRICE[s.kinds[b]])[:hi]
-    if kind == "sell":
-        tile = current_tile(s)
         kinds = s.kinds
-        return sorted(options, key=lambda b: -sale_price(tile, kinds[b]))[:hi]
+        return sorted(options, key=lambda b: -GOOD_PRICE[kinds[b]])[:hi]
+    if kind == "sell":
+        price = V.sale_prices(current_tile(s))
+        kinds = s.kinds
+        return sorted(options, key=lambda b: -price[kinds[b]])[:hi]
     if kind == "chapel":
         worst = _hold_order(s, p, options)[0]
         return [worst] if len(options) >= 3 or most_buildings(s) >= 10 else []
