@@ -29,7 +29,7 @@ WEIGHTS = {
 
 class Seat:
     """What one seat knows, read from its view: its cards, every city, the game's progress.
-    (policy.py fills the same fields from a sampled state, to reuse the role values.)"""
+    (policy.py fills the fields the role values read from a sampled state, to reuse them.)"""
 
     def __init__(self, view: dict) -> None:
         self.view = view
