@@ -29,7 +29,7 @@ WEIGHTS = {
 
 class Seat:
     """What one seat knows, read from its view: its cards, every city, the game's progress.
-    (policy.py fills the same fields from a sampled state, to reuse the role values.)"""
+    (policy.py fills the fields the role values read from a sampled state, to reuse them.)"""
 
     def __init__(self, view: dict) -> None:
         self.view = view
@@ -56,15 +56,17 @@ class Seat:
         self.goods = [b for b, _, g in mine["city"] if g]
         self.black_market = black_market_discount(self.active, len(self.goods))
         self.my_goods, self.my_empty = _goods_and_empty(mine)
-        self.others = [(pv["hand"], *_goods_and_empty(pv)) for i, pv in enumerate(players) if i != me]
         self.most = max(pv["buildings"] for pv in players)
         self.rl = V.rounds_left(self.most)
         self.cv = V.card_value(self.rl)
+        self.price = V.sale_prices(_next_prices(view))   # by kind, at the next trader phase
+        self.good = V.good_values(self.rl)
+        self.others = [other_seat(pv["hand"], *_goods_and_empty(pv), self.price, self.good)
+                       for i, pv in enumerate(players) if i != me]
         self.others6 = sum(1 for i, pv in enumerate(players) if i != me
                            for _, k, _ in pv["city"] if BY_KEY[k] in V.SIX)
         self.score = sum(VP[k] for k in self.city) + mine["chapel"] + mine["bank"] + mine["harbor"]
         self.priv = (2 if view["doubled"] else 1) if view["chooser"] == me else 0
-        self.prices = _next_prices(view)
 
     # ------------------------------------------------------------ values
 
@@ -83,11 +85,12 @@ class Seat:
         w = V.worth(k, self.city, self.hand_kinds, self.rl, self.others6, self.score)
         return w - self.build_cost(card, priv) * self.cv
 
-    def best_builds(self, privs: tuple[int, ...]) -> list[float]:
-        """For each privilege, the score of the best building this seat could pay for with it,
-        or 0. (Each building's worth is worked out once, whatever the privileges.)"""
-        best = [0.0] * len(privs)
+    def best_builds(self, priv: int) -> tuple[float, float]:
+        """The score of the best building this seat could pay for with the privilege `priv`, and
+        of the best without it, 0 for none. (Each building's worth is worked out once for both.)"""
+        with_p = without = 0.0
         owned = self.city
+        nprod = V.production_count(owned)
         hand = len(self.hand)
         cands = self.hand if self.cathedral is None else [*self.hand, self.cathedral]
         kinds = self.kind
@@ -97,51 +100,49 @@ class Seat:
             if not PRODUCTION[k] and k in owned:
                 continue
             room = hand - (k != CATHEDRAL)
-            w = None
-            for i, priv in enumerate(privs):
-                cost = self.build_cost(c, priv)
-                if cost <= room:
-                    if w is None:
-                        w = V.worth(k, owned, self.hand_kinds, self.rl, self.others6, self.score)
-                    best[i] = max(best[i], w - cost * cv)
-        return best
+            cost = self.build_cost(c, priv)
+            if cost > room:
+                continue     # and dearer still without the privilege
+            w = V.worth(k, owned, self.hand_kinds, self.rl, self.others6, self.score, nprod)
+            with_p = max(with_p, w - cost * cv)
+            cost = self.build_cost(c, 0)
+            if cost <= room:
+                without = max(without, w - cost * cv)
+        return with_p, without
 
     # ------------------------------------------------------------ roles
 
     def role_values(self, w: dict, roles=ROLES) -> dict[str, float]:
         """What each of `roles` is worth to this seat now."""
         cv = self.cv
-        rl = self.rl
         doubled = 2 if LIBRARY in self.active and self.n > 2 else 1
-        prices = self.prices
-
-        def price(kind: int) -> float:
-            return sale_price(prices, kind)
 
         out = {}
         if "builder" in roles:
             # The privilege saves cards (and may make a build possible at all).
-            with_p, without = self.best_builds((doubled, 0))
-            others_build = sum(0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others)
+            with_p, without = self.best_builds(doubled)
+            others_build = sum([0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others])
             out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
                               - w["others"] * others_build)
         if "producer" in roles:
             # Goods on empty buildings, the dearest first.
-            empty = sorted((V.good_value(k, rl) for k in self.my_empty), reverse=True)
+            good = self.good
+            empty = sorted([good[k] for k in self.my_empty], reverse=True)
             cap = production_cap(doubled, self.active)
             gain = sum(empty[:cap])
             if len(empty[:cap]) >= 2 and WELL in self.active:
                 gain += cv
-            theirs = sum(max([V.good_value(k, rl) for k in e], default=0) for _, _, e in self.others)
+            theirs = sum([e for _, _, e in self.others])
             out["producer"] = gain - w["others"] * theirs
         if "trader" in roles:
             # What the goods fetch now.
-            mine = sorted((price(k) for k in self.my_goods), reverse=True)
+            price = self.price
+            mine = sorted([price[k] for k in self.my_goods], reverse=True)
             cap = trade_cap(doubled, self.active)
             sold = mine[:cap]
             gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
                     + (MARKET_STAND in self.active and len(sold) >= 2))
-            theirs = sum(max([price(k) for k in g], default=0) for _, g, _ in self.others)
+            theirs = sum([g for _, g, _ in self.others])
             out["trader"] = (gain - w["others"] * theirs) * cv
         # A full hand makes cards worth less: the surplus would be discarded at round start.
         room = self.hand_limit - len(self.hand)
@@ -156,6 +157,14 @@ class Seat:
             out["prospector"] = doubled * cv + (0.3 if GOLD_MINE in self.active else 0) + (
                 0.2 if GOLDSMITH in self.active else 0) - full
         return out
+
+
+def other_seat(hand: int, goods: list[int], empty: list[int], price: tuple, good: tuple) -> tuple:
+    """What the role values need of another seat, from its hand size and the kinds of its
+    buildings holding a good and of its empty production buildings: its hand size, its dearest
+    good's price (`price`: sale prices by kind), its best empty building's good value (`good`: by
+    kind), 0 for none."""
+    return hand, max([price[k] for k in goods]) if goods else 0, max([good[k] for k in empty]) if empty else 0
 
 
 def _goods_and_empty(pv: dict) -> tuple[list[int], list[int]]:

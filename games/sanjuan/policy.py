@@ -10,8 +10,7 @@ state is the bot's own guess, not the real game.
 from __future__ import annotations
 
 from games.sanjuan.cards import COST, GOOD, KINDS, PALACE, PRODUCTION, TILES, VP
-from games.sanjuan.rules import (black_market_discount, cover_value, current_tile, discounter, hand_limit,
-                                 sale_price)
+from games.sanjuan.rules import black_market_discount, cover_value, current_tile, hand_limit
 
 from . import values as V
 from .heuristic import WEIGHTS, Seat
@@ -23,7 +22,7 @@ GOOD_PRICE = V.AVG_PRICE
 
 
 def most_buildings(s) -> int:
-    return max(len(p.city) for p in s.players)
+    return max([len(p.city) for p in s.players])
 
 
 def _hold_order(s, p, cards) -> list[int]:
@@ -35,55 +34,61 @@ def _hold_order(s, p, cards) -> list[int]:
 
 
 def seat_facts(s, seat: int) -> Seat:
-    """The heuristic's picture of a seat (heuristic.Seat), filled from a sampled state."""
+    """The heuristic's picture of a seat (heuristic.Seat) as its role values read it, filled from
+    a sampled state. Of the other seats only what heuristic.other_seat keeps is worked out."""
     k = Seat.__new__(Seat)
     kinds = s.kinds
     players = s.players
     p = players[seat]
-    k.seat = seat
     k.n = len(players)
     k.hand = p.hand
     k.kind = kinds
     k.cathedral = s.cathedral
     k.hand_kinds = [kinds[c] for c in p.hand]
     k.hand_limit = hand_limit(s, p)
-    k.city = [kinds[b] for b in p.city]
+    k.city = city = [kinds[b] for b in p.city]
     k.active = p.active
-    k.goods = list(p.goods)
-    k.black_market = black_market_discount(p.active, len(p.goods))
-    k.others = []
-    others6 = most = 0
-    for i, q in enumerate(players):
+    held = p.goods
+    k.black_market = black_market_discount(p.active, len(held))
+    k.rl = rl = V.rounds_left(max([len(q.city) for q in players]))
+    k.cv = V.card_value(rl)
+    k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
+    k.good = good = V.good_values(rl)
+    k.my_goods = [kinds[b] for b in held]
+    k.my_empty = [kb for b, kb in zip(p.city, city) if PRODUCTION[kb] and b not in held]
+    k.score = sum([VP[x] for x in city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
+    k.others = others = []
+    others6 = 0
+    for q in players:
+        if q is p:
+            continue
         held = q.goods
-        goods = [kinds[b] for b in held]
-        empty = []
-        six = 0
+        dearest = best = 0     # every price and good value is above 0
+        for b in held:
+            v = price[kinds[b]]
+            if v > dearest:
+                dearest = v
         for b in q.city:
             kb = kinds[b]
             if PRODUCTION[kb]:
-                if b not in held:
-                    empty.append(kb)
+                if b not in held and good[kb] > best:
+                    best = good[kb]
             elif kb in V.SIX:
-                six += 1
-        most = max(most, len(q.city))
-        if i == seat:
-            k.my_goods, k.my_empty = goods, empty
-        else:
-            k.others.append((len(q.hand), goods, empty))
-            others6 += six
-    k.most = most
-    k.rl = V.rounds_left(most)
-    k.cv = V.card_value(k.rl)
+                others6 += 1
+        others.append((len(q.hand), dearest, best))
     k.others6 = others6
-    k.score = sum(VP[x] for x in k.city) + len(p.chapel) + len(p.bank) + len(p.harbor)
-    k.priv = (2 if s.doubled else 1) if s.chooser == seat else 0
-    k.prices = TILES[s.tiles[s.tiles_turned % len(s.tiles)]]
     return k
 
 
 def _role_like_heuristic(s, seat, options, rnd, noise):
     vals = seat_facts(s, seat).role_values(WEIGHTS, options)
-    return [max(options, key=lambda r: vals[r] + rnd.random() * noise)]
+    draw = rnd.random
+    best, top = None, None
+    for r in options:     # the first best, as max() picks
+        v = vals[r] + draw() * noise
+        if best is None or v > top:
+            best, top = r, v
+    return [best]
 
 
 def _role(s, seat, options, rnd):
@@ -120,12 +125,13 @@ def _build(s, seat, options, rnd):
     cv = V.card_value(rl)
     priv = (2 if s.doubled else 1) if seat == s.chooser else 0
     bm = black_market_discount(p.active, len(p.goods))
+    nprod = V.production_count(city)
     best, top = None, 0.15
     for c in options:
         k = kinds[c]
-        off = priv + (discounter(k) in p.active)
+        off = priv + (V.DISCOUNTER[k] in p.active)
         pay = max(0, COST[k] - off - bm)
-        v = V.worth(k, city, hand, rl) - pay * cv
+        v = V.worth(k, city, hand, rl, nprod=nprod) - pay * cv
         if v > top:
             best, top = c, v
     return [best] if best is not None else []
@@ -151,11 +157,12 @@ def choose(s, seat, rnd, role_noise: float | None = None) -> list:
     if kind == "keep":
         return _hold_order(s, p, options)[-lo:]
     if kind == "produce":
-        return sorted(options, key=lambda b: -GOOD_PRICE[s.kinds[b]])[:hi]
-    if kind == "sell":
-        tile = current_tile(s)
         kinds = s.kinds
-        return sorted(options, key=lambda b: -sale_price(tile, kinds[b]))[:hi]
+        return sorted(options, key=lambda b: -GOOD_PRICE[kinds[b]])[:hi]
+    if kind == "sell":
+        price = V.sale_prices(current_tile(s))
+        kinds = s.kinds
+        return sorted(options, key=lambda b: -price[kinds[b]])[:hi]
     if kind == "chapel":
         worst = _hold_order(s, p, options)[0]
         return [worst] if len(options) >= 3 or most_buildings(s) >= 10 else []
@@ -188,19 +195,20 @@ def estimate(s, seat: int, rl: float) -> float:
     kinds = s.kinds
     city = [kinds[b] for b in p.city]
     cv = V.card_value(rl)
-    prod = sorted((V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]), reverse=True)
+    prod = sorted([V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]], reverse=True)
     nprod = len(prod)
-    income = sum(r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod))
+    income = sum([r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod)])
+    rates = V.city_rates(nprod)
     total = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
         total += VP[k]
         if not PRODUCTION[k]:
-            income += V.city_rate(k, nprod)
+            income += rates[k]
             if k in V.BONUS_KINDS and k != PALACE:
                 total += V.bonus(k, city, (), rl)
     total += income * rl * V.ENGINE
-    total += len(p.hand) * cv + 0.3 * sum(sorted(HOLD[kinds[c]] for c in p.hand)[-3:])
-    total += sum(GOOD_PRICE[kinds[b]] for b in p.goods) * cv * 0.75
+    total += len(p.hand) * cv + 0.3 * sum(sorted([HOLD[kinds[c]] for c in p.hand])[-3:])
+    total += sum([GOOD_PRICE[kinds[b]] for b in p.goods]) * cv * 0.75
     if PALACE in city:   # a quarter of everything else, counted last
         total *= 1.25
     return total

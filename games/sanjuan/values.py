@@ -7,6 +7,8 @@ bot) and a full state (the search). The numbers are guesses tuned by playing ser
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER, CATHEDRAL,
                                  CHAPEL, CITY_HALL, COST, CRANE, CUSTOMS_OFFICE, GOLD_MINE,
                                  GOLDSMITH, GOOD, GUARD_ROOM, GUILD_HALL, HARBOR, HUT, KINDS,
@@ -62,11 +64,20 @@ def city_rate(kind: int, nprod: int) -> float:
     return RATE.get(kind, 0.0)
 
 
-def _rate(kind: int, city: list[int]) -> float:
-    nprod = sum(1 for k in city if PRODUCTION[k])
+@lru_cache(maxsize=None)   # a city has at most a dozen production buildings
+def city_rates(nprod: int) -> tuple[float, ...]:
+    """city_rate of every city building kind (0 for production kinds), for `nprod`."""
+    return tuple(0.0 if PRODUCTION[k] else city_rate(k, nprod) for k in range(len(KINDS)))
+
+
+def production_count(city: list[int]) -> int:
+    return sum(1 for k in city if PRODUCTION[k])
+
+
+def _rate(kind: int, nprod: int) -> float:
     if PRODUCTION[kind]:
         return GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(nprod, len(COPY_FACTOR) - 1)]
-    return city_rate(kind, nprod)
+    return city_rates(nprod)[kind]
 
 
 BONUS_KINDS = frozenset({GUILD_HALL, CITY_HALL, TRIUMPHAL_ARCH, PALACE, RESIDENCE, CATHEDRAL, BANK, PARK})
@@ -97,10 +108,13 @@ def bonus(kind: int, city: list[int], hand, rl: float, others6: int = 0, score: 
 
 
 def worth(kind: int, city: list[int], hand: list[int], rl: float, others6: int = 0,
-          score: float = 0.0) -> float:
+          score: float = 0.0, nprod: int | None = None) -> float:
     """What building `kind` adds to a city (list of kinds) by the game's end: printed VP, its end
-    bonus as the city may stand then, and its income over the rounds left."""
-    v = VP[kind] + _rate(kind, city) * rl * ENGINE
+    bonus as the city may stand then, and its income over the rounds left. `nprod`: the city's
+    production_count, for callers that value many buildings for one city."""
+    if nprod is None:
+        nprod = production_count(city)
+    v = VP[kind] + _rate(kind, nprod) * rl * ENGINE
     if kind in BONUS_KINDS:
         v += bonus(kind, city, hand, rl, others6, score)
     return v
@@ -120,6 +134,7 @@ def hold_values(hand_kinds: list[int], city: list[int], rl: float, others6: int 
     card. Copies of a city building one already owns (or holds twice) are only payment."""
     cv = card_value(rl)
     owned = set(city)
+    nprod = production_count(city)
     seen = set()
     out = []
     for k in hand_kinds:
@@ -130,10 +145,22 @@ def hold_values(hand_kinds: list[int], city: list[int], rl: float, others6: int 
         cost = max(0, COST[k] - discount(k, owned) - 0.5)
         # An expensive card far from affordable early is worth less than it seems.
         reach = 1.0 if COST[k] <= len(hand_kinds) + 1 else 0.7
-        out.append(max(0.0, (worth(k, city, hand_kinds, rl, others6, score) - cost * cv) * reach))
+        out.append(max(0.0, (worth(k, city, hand_kinds, rl, others6, score, nprod) - cost * cv) * reach))
     return out
 
 
 def good_value(kind: int, rl: float) -> float:
     """A good on a building: a likely sale at an average price, if a trader phase comes."""
     return AVG_PRICE[kind] * card_value(rl) * 0.75
+
+
+@lru_cache(maxsize=64)   # rl takes a dozen values
+def good_values(rl: float) -> tuple[float, ...]:
+    """good_value of every kind, for callers that look up many."""
+    return tuple(good_value(k, rl) for k in range(len(KINDS)))
+
+
+@lru_cache(maxsize=64)   # the five tiles, and the heuristic's averages of the tiles left
+def sale_prices(tile: tuple) -> tuple:
+    """The rules' sale_price of every kind under `tile`, for callers that look up many."""
+    return tuple(sale_price(tile, k) for k in range(len(KINDS)))
