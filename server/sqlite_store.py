@@ -14,21 +14,22 @@ Every write is one transaction, committed before the table tells anyone about it
 `synchronous=NORMAL` survives a killed process (the write-ahead log is in the operating system's
 hands as soon as the commit returns); pass `synchronous="FULL"` to survive power loss as well.
 
-Writes commit on the event loop, at once, when they are asked for: with `synchronous=NORMAL` a
-commit writes the log to the operating system and waits for no disk (about 50 µs), far less than
-handing it to a thread and waking the loop again when it is done, which a move served alone paid
-in full. What waits for the disk is kept off the loop: the WAL's checkpoints (which copy it into
-the database file and flush both) are not made by commits on the loop's connection, but by the
-store's thread on a connection of its own, every CHECKPOINT_COMMITS commits: a passive pass that
-never holds up a write, then a full one for the little written meanwhile, which holds the writes
-for that moment, so that the log starts over from its beginning instead of growing. A write that
-finds the file's write lock taken (by that last pass, or by another program) is not waited for on
-the loop: it goes to the thread, which commits it as soon as it may, and every write after it
-goes the same way until the thread has caught up, so that writes keep their order. Those that
-reach the thread together are committed together, in one transaction, each in a savepoint of
-its own so that one that fails is undone alone. With `synchronous` FULL or EXTRA every commit
-waits for the disk, so every write goes to the thread. Each write returns only once it is
-committed.
+Writes commit on the event loop: with `synchronous=NORMAL` a commit writes the log to the
+operating system and waits for no disk (about 50 µs), far less than handing it to a thread and
+waking the loop again when it is done, which a move served alone paid in full. The first write
+since the loop last came round commits at once (a move served alone waits for nothing); the
+others asked for in the same round are committed together at its end, in one transaction, each
+in a savepoint of its own so that one that fails is undone alone (a busy server asks for several
+in a round). What waits for the disk is kept off the loop: the WAL's checkpoints (which copy it
+into the database file and flush both) are not made by commits on the loop's connection, but by
+the store's thread on a connection of its own, every CHECKPOINT_COMMITS commits: a passive pass
+that never holds up a write, then a full one for the little written meanwhile, which holds the
+writes for that moment, so that the log starts over from its beginning instead of growing. A
+write that finds the file's write lock taken (by that last pass, or by another program) is not
+waited for on the loop: it goes to the thread, which commits it as soon as it may, with the
+others sent there meanwhile, and every write after it goes the same way until the thread has
+caught up, so that writes keep their order. With `synchronous` FULL or EXTRA every commit waits
+for the disk, so every write goes to the thread. Each write returns only once it is committed.
 Reads run on another thread with a second connection (WAL
 lets it read while the writer commits): whatever a client makes the server read, it never queues
 in front of the moves being committed. A read sees every write that returned before it started.
@@ -144,6 +145,7 @@ class SQLiteStore:
         self._tdb: sqlite3.Connection | None = None     # the thread's: checkpoints, and the writes sent there
         self._pending: list[tuple[list, asyncio.Future]] = []   # writes for the thread not yet handed to it
         self._committing: asyncio.Future | None = None  # the writes the thread commits now, if any
+        self._lately = False          # the loop committed since it last came round: the next waits for the round's end
         self._commits = 0                                # commits on the loop since the last checkpoint
         self._checkpointing: asyncio.Future | None = None
         self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
@@ -206,39 +208,62 @@ class SQLiteStore:
         self._pool.shutdown(wait=True)
 
     async def _tx(self, statements: list[tuple[str, tuple]]) -> None:
-        """One write, committed when this returns: on the loop at once if it may, else on the thread
-        with every other write sent there meanwhile."""
-        if self._committing is None and self._db is not None and self._commit_here(statements):
-            return
+        """One write, committed when this returns. On the loop: at once if it is the first since
+        the loop last came round (a move served alone waits for nothing), else with the others
+        asked for in the same round, in one transaction at its end. On the thread when the file's
+        write lock is taken, and while writes wait there, so that they keep their order."""
+        if self._db is not None and self._committing is None and not self._pending and not self._lately:
+            outcomes = self._commit_here([statements])
+            if outcomes is not None:
+                if outcomes[0] is not None:
+                    raise outcomes[0]
+                return
         done = asyncio.get_running_loop().create_future()
         self._pending.append((statements, done))
-        if self._committing is None:
-            self._commit_pending()
+        if len(self._pending) == 1 and self._committing is None:
+            if self._db is not None:
+                asyncio.get_running_loop().call_soon(self._commit_round)
+            else:
+                self._commit_pending()
         await done
 
-    def _commit_here(self, statements: list[tuple[str, tuple]]) -> bool:
-        """The write in one transaction on the loop's connection; False, having done nothing, if
-        the file's write lock is taken."""
-        db = self._db
+    def _commit_here(self, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None] | None:
+        """The writes committed on the loop's connection (what became of each, as _commit says);
+        None, having done nothing, if the file's write lock is taken."""
         try:
-            db.execute("BEGIN IMMEDIATE")
+            outcomes = self._commit(self._db, writes)
         except sqlite3.OperationalError as e:
-            if e.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY:
-                return False
+            if e.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY and not self._db.in_transaction:
+                return None
             raise
-        try:
-            for sql, args in statements:
-                db.execute(sql, args)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        loop = asyncio.get_running_loop()
+        if not self._lately:
+            self._lately = True
+            loop.call_soon(self._came_round)
         self._commits += 1
         if self._commits >= CHECKPOINT_COMMITS and self._checkpointing is None:
             self._commits = 0
-            self._checkpointing = asyncio.get_running_loop().run_in_executor(self._pool, self._checkpoint)
+            self._checkpointing = loop.run_in_executor(self._pool, self._checkpoint)
             self._checkpointing.add_done_callback(self._checkpointed)
-        return True
+        return outcomes
+
+    def _came_round(self) -> None:
+        self._lately = False
+
+    def _commit_round(self) -> None:
+        """At the end of a round of the loop: the writes asked for in it, together."""
+        if self._committing is not None or not self._pending:
+            return   # the thread has them
+        batch, self._pending = self._pending, []
+        try:
+            outcomes = self._commit_here([w for w, _ in batch])
+        except Exception as e:
+            outcomes = [e] * len(batch)
+        if outcomes is None:      # the file's write lock is taken: the thread waits for it
+            self._pending = batch + self._pending
+            self._commit_pending()
+            return
+        self._settle(batch, outcomes)
 
     def _checkpoint(self) -> None:
         """On the thread: the log copied into the database file. The passive pass copies what was
@@ -261,13 +286,19 @@ class SQLiteStore:
 
     def _commit_pending(self) -> None:
         batch, self._pending = self._pending, []
-        self._committing = asyncio.get_running_loop().run_in_executor(self._pool, self._commit,
+        self._committing = asyncio.get_running_loop().run_in_executor(self._pool, self._commit, self._tdb,
                                                                        [w for w, _ in batch])
         self._committing.add_done_callback(lambda f: self._committed(batch, f))
 
     def _committed(self, batch: list[tuple[list, asyncio.Future]], committing: asyncio.Future) -> None:
         error = committing.exception()
-        outcomes = [error] * len(batch) if error is not None else committing.result()
+        self._settle(batch, [error] * len(batch) if error is not None else committing.result())
+        self._committing = None
+        if self._pending:
+            self._commit_pending()
+
+    @staticmethod
+    def _settle(batch: list[tuple[list, asyncio.Future]], outcomes: list[Exception | None]) -> None:
         for (_, done), outcome in zip(batch, outcomes):
             if done.done():
                 continue   # its caller stopped waiting
@@ -275,14 +306,11 @@ class SQLiteStore:
                 done.set_result(None)
             else:
                 done.set_exception(outcome)
-        self._committing = None
-        if self._pending:
-            self._commit_pending()
 
-    def _commit(self, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None]:
-        """On the thread: the writes in one transaction, each in a savepoint; what became of each
-        (None: committed)."""
-        db = self._tdb
+    @staticmethod
+    def _commit(db: sqlite3.Connection, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None]:
+        """The writes in one transaction, each in a savepoint; what became of each (None:
+        committed)."""
         outcomes: list[Exception | None] = []
         db.execute("BEGIN IMMEDIATE")
         try:
