@@ -193,7 +193,10 @@ class SQLiteStore:
 
     async def close(self) -> None:
         self.stop_reading()
-        while self._committing is not None or self._checkpointing is not None:   # the writes asked for first
+        while self._pending or self._committing is not None or self._checkpointing is not None:
+            if self._pending and self._committing is None:   # the writes asked for first, this round's too
+                self._commit_round()
+                continue
             await asyncio.wait([f for f in (self._committing, self._checkpointing) if f is not None])
         if self._rdb is not None:
             await self._reader.ended(self._rdb.interrupt)

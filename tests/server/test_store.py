@@ -293,6 +293,24 @@ async def test_sqlite_checkpoints_its_log_off_the_loop_and_the_log_starts_over(t
         await again.close()
 
 
+async def test_sqlite_commits_the_writes_asked_for_just_before_closing(tmp_path):
+    """Writes under way when the store is asked to close (the first committed at once, the rest
+    waiting for the end of the loop's round) are all committed before it closes."""
+    store = SQLiteStore(tmp_path)
+    await store.open()
+    await store.create_table(row("t1"))
+    writes = [asyncio.ensure_future(store.append("t1", i, "act", 0, {"i": i})) for i in range(3)]
+    await asyncio.sleep(0)              # each has been asked for
+    await store.close()
+    assert [w.exception() for w in writes] == [None, None, None]
+    again = SQLiteStore(tmp_path)
+    await again.open()
+    try:
+        assert [r.data["i"] for r in await again.log("t1")] == [0, 1, 2]
+    finally:
+        await again.close()
+
+
 # ---------------------------------------------------------------------- PostgreSQL's own
 
 async def schema_versions(url):
