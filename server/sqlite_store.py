@@ -143,7 +143,7 @@ class SQLiteStore:
         self._reader = Background("governor-db-read")
         self._db: sqlite3.Connection | None = None      # the loop's, for the writes it commits itself
         self._tdb: sqlite3.Connection | None = None     # the thread's: checkpoints, and the writes sent there
-        self._pending: list[tuple[list, asyncio.Future]] = []   # writes for the thread not yet handed to it
+        self._pending: list[tuple[list, asyncio.Future]] = []   # writes waiting for the round's end or the thread
         self._committing: asyncio.Future | None = None  # the writes the thread commits now, if any
         self._lately = False          # the loop committed since it last came round: the next waits for the round's end
         self._commits = 0                                # commits on the loop since the last checkpoint
