@@ -263,7 +263,6 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
         before = await counters() if counters else {}
         client_pids = [proc.pid for proc, _ in clients]
         cpu_before = sum(cpu_seconds(pid) for pid in pids)
-        loop_cpu_before = sum(cpu_seconds(pid, thread=pid) for pid in pids)
         client_cpu_before = sum(cpu_seconds(pid) for pid in client_pids)
         for _, pipe in clients:
             pipe.send("measure")
@@ -273,7 +272,6 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             pipe.send("stop")
         window = time.perf_counter() - t0
         cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
-        loop_cpu = sum(cpu_seconds(pid, thread=pid) for pid in pids) - loop_cpu_before
         client_cpu = sum(cpu_seconds(pid) for pid in client_pids) - client_cpu_before
         after = await counters() if counters else {}
         stats = Stats()
@@ -295,9 +293,6 @@ async def load(urls: list[str], create: dict, tables: int, seconds: float, think
             "server_cpu_s_per_1000_actions": round(1000 * cpu / len(lat), 3) if lat else None,
             # the cores the servers kept busy, and the actions one core would serve at saturation
             "server_cores_busy": round(cpu / window, 2),
-            # of which the servers' main threads, their event loops (the rest: the store's and
-            # the replays' threads)
-            "server_loop_cpu_s_per_1000_actions": round(1000 * loop_cpu / len(lat), 3) if lat else None,
             "actions_per_server_cpu_s": round(len(lat) / cpu, 1) if cpu else None,
             # the clients' side of it: when they are as busy as the cores left let them be, the
             # load measures the clients, not the server

@@ -57,9 +57,7 @@ def serve(data_dir: Path, database: str, *limits: str, public: bool = False,
     raise SystemExit("a server did not start")
 
 
-def cpu_seconds(pid: int, thread: int | None = None) -> float:
-    """User and system CPU time the process (or its thread `thread`: the process's own id is its
-    first thread's) has used so far (/proc/.../stat, fields 14 and 15)."""
-    stat = Path(f"/proc/{pid}/task/{thread}/stat" if thread is not None else f"/proc/{pid}/stat")
-    fields = stat.read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time the process has used so far (/proc/PID/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

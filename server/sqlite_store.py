@@ -14,29 +14,16 @@ Every write is one transaction, committed before the table tells anyone about it
 `synchronous=NORMAL` survives a killed process (the write-ahead log is in the operating system's
 hands as soon as the commit returns); pass `synchronous="FULL"` to survive power loss as well.
 
-Writes commit on the event loop: with `synchronous=NORMAL` a commit writes the log to the
-operating system and waits for no disk (about 50 µs), far less than handing it to a thread and
-waking the loop again when it is done, which a move served alone paid in full. The first write
-since the loop last came round commits at once (a move served alone waits for nothing); the
-others asked for in the same round are committed together at its end, in one transaction, each
-in a savepoint of its own so that one that fails is undone alone (a busy server asks for several
-in a round). What waits for the disk is kept off the loop: the WAL's checkpoints (which copy it
-into the database file and flush both) are not made by commits on the loop's connection, but by
-the store's thread on a connection of its own, every CHECKPOINT_COMMITS commits: a passive pass
-that never holds up a write, then a full one for the little written meanwhile, which holds the
-writes for that moment, so that the log starts over from its beginning instead of growing. A
-write that finds the file's write lock taken (by that last pass, or by another program) is not
-waited for on the loop: it goes to the thread, which commits it as soon as it may, with the
-others sent there meanwhile, and every write after it goes the same way until the thread has
-caught up, so that writes keep their order. With `synchronous` FULL or EXTRA every commit waits
-for the disk, so every write goes to the thread. Each write returns only once it is committed.
-Reads run on another thread with a second connection (WAL
+Writes run on one dedicated thread with its own connection, so the event loop never waits for the
+disk and every write keeps its order. They go there together: the writes asked for while the
+thread commits others are committed next, all in one transaction, each in a savepoint of its own
+so that one that fails is undone alone. Handing a write to a thread costs more than committing
+it, and a busy server asks for dozens meanwhile: one hand-off and one commit serve them all.
+Each write still returns only once it is committed. Reads run on another thread with a second connection (WAL
 lets it read while the writer commits): whatever a client makes the server read, it never queues
 in front of the moves being committed. A read sees every write that returned before it started.
 Closing the store finishes the writes under way, but interrupts the read under way and drops
-those queued (server/background.py): no accepted move waits for a read. The thread's
-connection, closed last, checkpoints the whole log (and SQLite then removes it); a killed
-process leaves the log beside the file, and SQLite replays it when the file is opened next.
+those queued (server/background.py): no accepted move waits for a read.
 
 The file's schema version is SQLite's `user_version`; `MIGRATIONS` bring an older file up to
 date when the store opens it, each in one transaction.
@@ -45,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -55,8 +41,6 @@ from protocol.codec import pack, unpack
 
 from .background import Background
 from .store import LogRow, TableRow
-
-log = logging.getLogger("governor.server")
 
 DB_FILE = "governor.db"
 FINISHED = "('over', 'cancelled')"   # the statuses of finished tables, in SQL
@@ -123,14 +107,6 @@ MIGRATIONS = [_v1_token_index, _v2_noted_seats]
 VERSION = len(MIGRATIONS)
 
 
-# Commits on the loop between two checkpoints: each adds a few pages to the log (SQLite's own
-# automatic checkpoint comes at 1,000 pages), so the log stays at a few megabytes.
-CHECKPOINT_COMMITS = 500
-# The longest the full pass waits for the write lock (a commit on the loop holds it some 50 µs)
-# and for reads of an older snapshot; the writes asked for meanwhile go to the thread.
-CHECKPOINT_WAIT_MS = 100
-
-
 class SQLiteStore:
     """The Store of server/store.py in SQLite; the schema above is the on-disk format."""
 
@@ -141,16 +117,12 @@ class SQLiteStore:
         self.synchronous = synchronous.upper()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="governor-db")
         self._reader = Background("governor-db-read")
-        self._db: sqlite3.Connection | None = None      # the loop's, for the writes it commits itself
-        self._tdb: sqlite3.Connection | None = None     # the thread's: checkpoints, and the writes sent there
-        self._pending: list[tuple[list, asyncio.Future]] = []   # writes waiting for the round's end or the thread
-        self._committing: asyncio.Future | None = None  # the writes the thread commits now, if any
-        self._lately = False          # the loop committed since it last came round: the next waits for the round's end
-        self._commits = 0                                # commits on the loop since the last checkpoint
-        self._checkpointing: asyncio.Future | None = None
+        self._db: sqlite3.Connection | None = None      # the writer's, used on its thread only
+        self._pending: list[tuple[list, asyncio.Future]] = []   # writes not yet handed to the writer
+        self._committing: asyncio.Future | None = None  # the writes the writer commits now, if any
         self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
 
-    # -- plumbing: writes on the loop or the store's thread, reads on the reader's
+    # -- plumbing: writes on the writer's thread, reads on the reader's
 
     async def _run(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
@@ -164,22 +136,14 @@ class SQLiteStore:
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = self._connect(timeout=5.0)
-        db.executescript(SCHEMA)
-        migrate(db)
-        index_noted(db)
-        self._tdb = db
-        if self.synchronous == "NORMAL":
-            # timeout 0: a write that finds the write lock taken goes to the thread, the loop never waits
-            self._db = self._connect(timeout=0.0)
-            self._db.execute("PRAGMA wal_autocheckpoint=0")   # the thread checkpoints (_checkpoint)
-
-    def _connect(self, timeout: float) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute("PRAGMA foreign_keys=ON")
-        return db
+        db.executescript(SCHEMA)
+        migrate(db)
+        index_noted(db)
+        self._db = db
 
     def _open_reader(self) -> None:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -193,115 +157,34 @@ class SQLiteStore:
 
     async def close(self) -> None:
         self.stop_reading()
-        while self._pending or self._committing is not None or self._checkpointing is not None:
-            if self._pending and self._committing is None:   # the writes asked for first, this round's too
-                self._commit_round()
-                continue
-            await asyncio.wait([f for f in (self._committing, self._checkpointing) if f is not None])
+        while self._committing is not None:    # the writes asked for are committed first
+            await asyncio.wait([self._committing])
         if self._rdb is not None:
             await self._reader.ended(self._rdb.interrupt)
             self._rdb.close()
             self._rdb = None
         if self._db is not None:
-            self._db.close()      # not the last connection to the file: it leaves the log to the thread's
+            await self._run(self._db.close)
             self._db = None
-        if self._tdb is not None:
-            await self._run(self._tdb.close)    # the last: SQLite checkpoints the log, then removes it
-            self._tdb = None
         self._pool.shutdown(wait=True)
 
     async def _tx(self, statements: list[tuple[str, tuple]]) -> None:
-        """One write, committed when this returns. On the loop: at once if it is the first since
-        the loop last came round (a move served alone waits for nothing), else with the others
-        asked for in the same round, in one transaction at its end. On the thread when the file's
-        write lock is taken, and while writes wait there, so that they keep their order."""
-        if self._db is not None and self._committing is None and not self._pending and not self._lately:
-            outcomes = self._commit_here([statements])
-            if outcomes is not None:
-                if outcomes[0] is not None:
-                    raise outcomes[0]
-                return
+        """One write, committed when this returns: with every other write asked for meanwhile."""
         done = asyncio.get_running_loop().create_future()
         self._pending.append((statements, done))
-        if len(self._pending) == 1 and self._committing is None:
-            if self._db is not None:
-                asyncio.get_running_loop().call_soon(self._commit_round)
-            else:
-                self._commit_pending()
-        await done
-
-    def _commit_here(self, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None] | None:
-        """The writes committed on the loop's connection (what became of each, as _commit says);
-        None, having done nothing, if the file's write lock is taken."""
-        try:
-            outcomes = self._commit(self._db, writes)
-        except sqlite3.OperationalError as e:
-            if e.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY and not self._db.in_transaction:
-                return None
-            raise
-        loop = asyncio.get_running_loop()
-        if not self._lately:
-            self._lately = True
-            loop.call_soon(self._came_round)
-        self._commits += 1
-        if self._commits >= CHECKPOINT_COMMITS and self._checkpointing is None:
-            self._commits = 0
-            self._checkpointing = loop.run_in_executor(self._pool, self._checkpoint)
-            self._checkpointing.add_done_callback(self._checkpointed)
-        return outcomes
-
-    def _came_round(self) -> None:
-        self._lately = False
-
-    def _commit_round(self) -> None:
-        """At the end of a round of the loop: the writes asked for in it, together."""
-        if self._committing is not None or not self._pending:
-            return   # the thread has them
-        batch, self._pending = self._pending, []
-        try:
-            outcomes = self._commit_here([w for w, _ in batch])
-        except Exception as e:
-            outcomes = [e] * len(batch)
-        if outcomes is None:      # the file's write lock is taken: the thread waits for it
-            self._pending = batch + self._pending
+        if self._committing is None:
             self._commit_pending()
-            return
-        self._settle(batch, outcomes)
-
-    def _checkpoint(self) -> None:
-        """On the thread: the log copied into the database file. The passive pass copies what was
-        committed before it without holding up any write; the full one then holds the writes
-        (they go to this thread, and wait their turn behind it) while it copies the few committed
-        meanwhile, so that the next commit starts the log over. It waits CHECKPOINT_WAIT_MS at most
-        for the commit under way on the loop and for the reads of an older snapshot, then gives
-        up: the next checkpoint tries again."""
-        self._tdb.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        self._tdb.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
-        try:
-            self._tdb.execute("PRAGMA wal_checkpoint(FULL)").fetchall()
-        finally:
-            self._tdb.execute("PRAGMA busy_timeout=5000")
-
-    def _checkpointed(self, checkpointing: asyncio.Future) -> None:
-        self._checkpointing = None
-        if not checkpointing.cancelled() and checkpointing.exception() is not None:
-            log.warning("the SQLite log could not be checkpointed: %r", checkpointing.exception())
+        await done
 
     def _commit_pending(self) -> None:
         batch, self._pending = self._pending, []
-        self._committing = asyncio.get_running_loop().run_in_executor(self._pool, self._commit, self._tdb,
+        self._committing = asyncio.get_running_loop().run_in_executor(self._pool, self._commit,
                                                                        [w for w, _ in batch])
         self._committing.add_done_callback(lambda f: self._committed(batch, f))
 
     def _committed(self, batch: list[tuple[list, asyncio.Future]], committing: asyncio.Future) -> None:
         error = committing.exception()
-        self._settle(batch, [error] * len(batch) if error is not None else committing.result())
-        self._committing = None
-        if self._pending:
-            self._commit_pending()
-
-    @staticmethod
-    def _settle(batch: list[tuple[list, asyncio.Future]], outcomes: list[Exception | None]) -> None:
+        outcomes = [error] * len(batch) if error is not None else committing.result()
         for (_, done), outcome in zip(batch, outcomes):
             if done.done():
                 continue   # its caller stopped waiting
@@ -309,11 +192,14 @@ class SQLiteStore:
                 done.set_result(None)
             else:
                 done.set_exception(outcome)
+        self._committing = None
+        if self._pending:
+            self._commit_pending()
 
-    @staticmethod
-    def _commit(db: sqlite3.Connection, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None]:
-        """The writes in one transaction, each in a savepoint; what became of each (None:
-        committed)."""
+    def _commit(self, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None]:
+        """On the writer's thread: the writes in one transaction, each in a savepoint; what
+        became of each (None: committed)."""
+        db = self._db
         outcomes: list[Exception | None] = []
         db.execute("BEGIN IMMEDIATE")
         try:

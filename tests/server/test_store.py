@@ -10,7 +10,7 @@ import sqlite3
 import asyncpg
 import pytest
 
-from server import postgres_store, sqlite_store
+from server import postgres_store
 from server.postgres_store import PostgresStore
 from server.settings import redacted
 from server.sqlite_store import DB_FILE, SQLiteStore
@@ -259,56 +259,6 @@ async def test_reads_never_wait_behind_writes(backend, store):
         assert len(reads[0]) == 12 and reads[1].id == "done" and reads[3] == ("done", 0) and len(reads[4]) == 1
     await asyncio.wait_for(asyncio.gather(*writes), timeout=10)
     assert sorted(t.seats[0]["token_hash"] for t in await store.open_tables()) == sorted(f"h{i}" for i in range(12))
-
-
-# ---------------------------------------------------------------------- SQLite's own
-
-async def test_sqlite_checkpoints_its_log_off_the_loop_and_the_log_starts_over(tmp_path):
-    """The loop's commits make no checkpoint; the store's thread makes one every
-    CHECKPOINT_COMMITS commits, after which the log is written from its beginning again: it stays
-    the size the first round of commits made it, however many follow. Closed, the store leaves
-    no log beside the file, and everything written is there."""
-    store = SQLiteStore(tmp_path)
-    await store.open()
-    await store.create_table(row("t1"))
-    await store.start_table("t1", b"g" * 32, b"s" * 32)
-    wal = tmp_path / (DB_FILE + "-wal")
-    sizes = []
-    n = 0
-    for _ in range(5):
-        for _ in range(sqlite_store.CHECKPOINT_COMMITS):
-            await store.append("t1", n, "act", 0, {"i": n, "pad": bytes(300)})
-            n += 1
-        assert store._checkpointing is not None       # asked of the thread, not made by a commit
-        await store._checkpointing
-        sizes.append(wal.stat().st_size)
-    assert sizes[-1] < 1.1 * sizes[0], sizes       # the log was written over again, not added to
-    await store.close()
-    assert not wal.exists()
-    again = SQLiteStore(tmp_path)
-    await again.open()
-    try:
-        assert [r.data["i"] for r in await again.log("t1")] == list(range(n))
-    finally:
-        await again.close()
-
-
-async def test_sqlite_commits_the_writes_asked_for_just_before_closing(tmp_path):
-    """Writes under way when the store is asked to close (the first committed at once, the rest
-    waiting for the end of the loop's round) are all committed before it closes."""
-    store = SQLiteStore(tmp_path)
-    await store.open()
-    await store.create_table(row("t1"))
-    writes = [asyncio.ensure_future(store.append("t1", i, "act", 0, {"i": i})) for i in range(3)]
-    await asyncio.sleep(0)              # each has been asked for
-    await store.close()
-    assert [w.exception() for w in writes] == [None, None, None]
-    again = SQLiteStore(tmp_path)
-    await again.open()
-    try:
-        assert [r.data["i"] for r in await again.log("t1")] == [0, 1, 2]
-    finally:
-        await again.close()
 
 
 # ---------------------------------------------------------------------- PostgreSQL's own
