@@ -175,3 +175,33 @@ def test_a_bot_can_be_sent_to_a_worker_process():
     bot = bots.make("sanjuan", "ismcts", 4, iterations=40)
     twin = pickle.loads(pickle.dumps(bot))
     assert twin.choose(view) == bot.choose(view)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_playouts_read_the_other_seats_as_the_heuristic_does(players):
+    """policy.seat_facts sums up each other seat in its own loop over the city (a playout's role
+    pick is hot); it must give what heuristic.other_seat gives for the same buildings."""
+    from games.sanjuan.cards import PRODUCTION
+    from games.sanjuan.heuristic import other_seat
+    from games.sanjuan.policy import seat_facts
+
+    engine = games.get("sanjuan")
+    rng = local_streams("other-seats")
+    s = engine.setup([f"P{i}" for i in range(players)], engine.INFO.check_options({"expansion": True}), rng)
+    rnd = random.Random(1)
+    compared = 0
+    while engine.to_act(s):
+        for seat in range(players):
+            k = seat_facts(s, seat)
+            kinds = s.kinds
+            expected = []
+            for q in s.players:
+                if q is s.players[seat]:
+                    continue
+                goods = [kinds[b] for b in q.goods]
+                empty = [kinds[b] for b in q.city if PRODUCTION[kinds[b]] and b not in q.goods]
+                expected.append(other_seat(len(q.hand), goods, empty, k.price, k.good))
+            assert k.others == expected
+            compared += any(dearest or best for _, dearest, best in expected)
+        engine.random_move(s, engine.to_act(s)[0], rnd, rng)
+    assert compared > 20     # the seats had goods and empty buildings to compare, not only zeros
