@@ -175,7 +175,9 @@ class PostgresStore:
 
     async def close(self) -> None:
         self.stop_reading()
-        while self._groups:    # the writes asked for are committed first
+        while self._groups or self._pending:    # the writes asked for are committed first,
+            if not self._groups:                # those of this turn of the loop too
+                self._start_groups()
             await asyncio.wait(set(self._groups))
         for pool in (self._writers, self._readers):
             if pool is not None:

@@ -220,6 +220,22 @@ async def test_everything_written_is_there_when_the_store_is_opened_again(opened
     assert await again.seat_of_token("hb") == ("t1", 1)
 
 
+async def test_close_commits_the_writes_asked_for_before_it(opened):
+    """Writes asked for in the same turn of the loop as the close, some of them not yet on their
+    way to the database: close returns once every one is committed, and none fails."""
+    store = await opened()
+    await store.create_table(row("t1"))
+    await store.start_table("t1", b"g" * 32, b"s" * 32)
+    writes = [asyncio.ensure_future(store.append("t1", i, "act", 0, {"i": i})) for i in range(30)]
+    writes += [asyncio.ensure_future(store.create_table(row(f"u{i}"))) for i in range(10)]
+    await asyncio.sleep(0)      # the writes have started and wait for their commits
+    await store.close()
+    assert all(w.done() and w.exception() is None for w in writes)
+    again = await opened()
+    assert [r.data["i"] for r in await again.log("t1")] == list(range(30))
+    assert {t.id for t in await again.open_tables()} == {"t1"} | {f"u{i}" for i in range(10)}
+
+
 # ---------------------------------------------------------------------- order and waiting
 
 async def test_the_writes_of_one_table_keep_the_order_they_were_asked_in(store):
