@@ -26,6 +26,10 @@ machine the clients take their CPU from the server's cores, so only the CPU per 
 compared there). Keep the window short (`--tables 50 --think 0 --seconds 15`): a table that
 finishes its match leaves the load.
 
+`loop_cpu_s_per_1000_actions` is the part of the server's CPU that its event loop's thread
+spent (the rest is mostly the SQLite writer's thread): the loop serves every connection, so its
+CPU per action sets how many actions one process can answer in time.
+
 The server's garbage collections in the window: `gc_collections` (of which full ones,
 `gc_full_collections`), `gc_ms` (the milliseconds the event loop waited for the collector in all)
 and `gc_longest_ms`, the longest such pause: every command that arrives during one waits for it,
@@ -72,7 +76,8 @@ class Collections:
 
     def report(self) -> dict:
         out = {"gc_collections": sum(self.count), "gc_full_collections": self.count[2],
-               "gc_ms": 1000 * self.total_s, "gc_longest_ms": 1000 * self.longest_s}
+               "gc_ms": 1000 * self.total_s, "gc_longest_ms": 1000 * self.longest_s,
+               "loop_cpu_s": time.thread_time()}    # asked on the event loop's thread: its own CPU
         self.longest_s = 0.0
         return out
 
@@ -147,6 +152,10 @@ def main(argv: list[str] | None = None) -> None:
             before, after = reports
             out.update({k: round(after[k] - before[k], 1) for k in ("gc_collections", "gc_full_collections", "gc_ms")},
                        gc_longest_ms=round(after["gc_longest_ms"], 1))   # the longest pause in the window
+            actions = out["actions_per_s"] * out["window_s"]
+            loop_cpu = after["loop_cpu_s"] - before["loop_cpu_s"]
+            out.update(loop_cpu_s=round(loop_cpu, 2),
+                       loop_cpu_s_per_1000_actions=round(1000 * loop_cpu / actions, 3) if actions else None)
         finally:
             proc.terminate()
             proc.join()

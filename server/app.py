@@ -367,11 +367,16 @@ class Server:
             await ws.close(wire.CLOSE_TOO_MANY, f"more than {self.limits.conns_per_addr} connections from one address")
             return
         self._per_addr[conn.addr] += 1
-        writer = asyncio.get_running_loop().create_task(conn.writer())
         try:
             await self._session(conn)
         except ConnectionClosed:
             pass
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():
+                raise
+            # not this task: the read or replay it waited for, which a stopping server cuts
+            # (server/background.py); the client is told the server is going away
+            await ws.close(wire.CLOSE_SHUTDOWN, "server shutting down")
         finally:
             self._per_addr[conn.addr] -= 1
             if not self._per_addr[conn.addr]:
@@ -380,7 +385,6 @@ class Server:
                 conn.table.post(Detach(conn))
             conn.closed = True      # nothing more is queued ...
             await conn.flush()      # ... and what is goes out first, briefly (at once if closed)
-            writer.cancel()
 
     async def _violation(self, conn: Conn, code: int, reason: str) -> None:
         """Close with a code and a reason, once what is queued went out (for a moment at most).

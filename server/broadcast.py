@@ -211,7 +211,7 @@ class Broadcaster:
                "events": self._latest_events()}
         if seat is None:
             return wire.encode(msg)
-        return self._padded(msg, view, {**msg, "view": _public(view)})
+        return self._padded(msg, view, len(pack({**msg, "view": _public(view)})))
 
     def _delta(self, old: Sent, new: Sent, events: list[dict], seat: int | None) -> bytes:
         """A delta from the view `old` (sent at its seq), or the snapshot when that is no larger.
@@ -237,23 +237,24 @@ class Broadcaster:
             return frame
         # The frame's length follows its public part (see _padded): so does the choice of a
         # snapshot instead, made on the public parts alone.
-        if len(pack(public)) > SNAPSHOT_CHECK:
+        public_length = len(pack(public))
+        if public_length > SNAPSHOT_CHECK:
             snap = {"type": "snapshot", "table": self.table_id, "seq": new.seq, "view": _public(new.view),
                     "hash": new.hash, "events": self._latest_events()}
-            if len(pack(snap)) <= len(pack(public)):
+            if len(pack(snap)) <= public_length:
                 return self._snapshot(new, seat)
-        return self._padded(msg, new.view, public)
+        return self._padded(msg, new.view, public_length)
 
-    def _padded(self, msg: dict, view, public: dict) -> bytes:
-        """A frame to a seat, padded to the length of its public part (`public`: the message
-        without the seat's PRIVATE fields) and the room the game says those fields can take at
-        most whatever the seat's hidden cards are. Every part of that is what everyone sees, and
-        so is the frame's length: it can tell nothing hidden. When the fields hide nothing, the
-        frame fills its size class."""
+    def _padded(self, msg: dict, view, public_length: int) -> bytes:
+        """A frame to a seat, padded to the length of its public part (`public_length`: that of
+        the message without the seat's PRIVATE fields, packed) and the room the game says those
+        fields can take at most whatever the seat's hidden cards are. Every part of that is what
+        everyone sees, and so is the frame's length: it can tell nothing hidden. When the fields
+        hide nothing, the frame fills its size class."""
         room = self.engine.private_room(view)
         if room is None:
             return wire.encode(msg)
-        length = len(pack(public)) + room + PRIVATE_OPS
+        length = public_length + room + PRIVATE_OPS
         frame = wire.encode(msg, length)
         if len(frame) > length:    # the game's room is too small: a bug, and a length that may tell
             log.warning("table %s: a view update outgrew the room its game leaves a seat's own fields "

@@ -1,7 +1,9 @@
-"""One client connection: its bounded outbox, the task that writes it to the socket, its rate limit.
+"""One client connection: its bounded outbox, how it is written to the socket, its rate limit.
 
 Tables never write to a socket. They put encoded frames in the connection's outbox without
-waiting; only the connection's own writer task waits for the network. When the outbox is full
+waiting; at the end of that round of the event loop the outbox goes to the socket in one write
+while the socket takes everything at once, and otherwise a writer task of the connection's own
+sends it as the socket drains: only that task waits for the network. When the outbox is full
 (the client stopped reading), the queued view updates are dropped and `stale_view` tells the
 table to follow with one fresh snapshot; the signed messages, answers and statuses in the outbox
 are kept, because they cannot be rebuilt from a snapshot. A client so far behind that even those
@@ -76,7 +78,8 @@ class Conn:
     def __init__(self, ws, outbox: int, rate: float, burst: int, chat_rate: float = 1.0,
                  chat_burst: int = 5) -> None:
         self.ws = ws
-        self.queue: asyncio.Queue[tuple[bool, bytes]] = asyncio.Queue(maxsize=outbox)
+        self.outbox: deque[tuple[bool, bytes | None]] = deque()   # (droppable, frame), not yet written
+        self.limit = outbox         # frames the outbox holds at most
         self.bucket = TokenBucket(rate, burst)
         self.chat = TokenBucket(chat_rate, chat_burst)   # chat lines: over it, refused, not closed
         self.closed = False
@@ -87,6 +90,9 @@ class Conn:
         self.seq = -1               # spectators: the seq of the last public view sent
         self.backlog: deque[bytes] = deque()  # signed messages a resumed seat lacks, sent first
         self.sent = 0               # frames written to the socket so far: a flush's progress
+        self._due = False           # _write runs at the end of this round of the event loop
+        self._writer: asyncio.Task | None = None   # writing to a socket that did not take it all
+        self._empty: asyncio.Future | None = None  # a flush waits on it: the outbox was written
         try:
             self.addr = client_address(ws.remote_address[0])   # what the per-address limits count by
         except (TypeError, IndexError, AttributeError):
@@ -99,15 +105,18 @@ class Conn:
         """Queue a frame without waiting. Droppable frames are view updates (snapshot/delta)."""
         if self.closed:
             return
-        if self.queue.full():
+        if len(self.outbox) >= self.limit:
             self._drop_views()
-            if self.queue.full():
+            if len(self.outbox) >= self.limit:
                 self.close(CLOSE_OVERFLOW, "outbox overflow: the client does not read its messages")
                 return
             if droppable:
                 self.dropped += 1
                 return
-        self.queue.put_nowait((droppable, frame))
+        self.outbox.append((droppable, frame))
+        if not self._due and self._writer is None:
+            self._due = True
+            asyncio.get_running_loop().call_soon(self._write)
 
     def push_backlog(self, frames: list[bytes]) -> None:
         """Frames to send before anything queued after them, outside the outbox's bound (a
@@ -115,65 +124,91 @@ class Conn:
         if self.closed or not frames:
             return
         self.backlog.extend(frames)
-        self.push(None)  # the marker: the writer sends the backlog when it gets here
+        self.push(None)  # the marker: the backlog is sent when the outbox gets here
 
     def _drop_views(self) -> None:
-        kept = []
-        while not self.queue.empty():
-            item = self.queue.get_nowait()
-            self.queue.task_done()
-            if item[0]:
-                self.dropped += 1
-            else:
-                kept.append(item)
-        for item in kept:
-            self.queue.put_nowait(item)
+        kept = [item for item in self.outbox if not item[0]]
+        self.dropped += len(self.outbox) - len(kept)
+        self.outbox = deque(kept)
         self.stale_view = True
 
-    async def writer(self) -> None:
-        """Send what is queued, what is there at once together: a move brings a seat its signed
-        entry, its view update and perhaps an answer, queued together, and they go out in one
-        write to the socket (one system call, not one each); WRITE_FRAMES at most, so that a
-        flush sees a slow reader's progress."""
-        try:
-            while True:
-                taken = [(await self.queue.get())[1]]
-                while not self.queue.empty() and len(taken) < WRITE_FRAMES:
-                    taken.append(self.queue.get_nowait()[1])
-                frames = []
-                for frame in taken:
-                    if frame is None:
-                        frames += self.backlog
-                        self.backlog.clear()
-                    else:
-                        frames.append(frame)
-                for i in range(0, len(frames), WRITE_FRAMES):
-                    await self._send(frames[i:i + WRITE_FRAMES])
-                    self.sent += len(frames[i:i + WRITE_FRAMES])
-                for _ in taken:
-                    self.queue.task_done()
-        except ConnectionClosed:
-            pass
-
-    async def _send(self, frames: list[bytes]) -> None:
-        """Binary messages, one WebSocket frame each, written to the socket together. websockets
-        writes each frame by itself (ws.send), so they are framed by its protocol object here and
-        written at once, in the context its own send uses (it checks that the connection is open
-        and waits while the socket's buffer is full)."""
+    def _write(self) -> None:
+        """Write the outbox to the socket, in this round of the event loop: what a move pushes to a
+        seat (its signed entry, its view update, perhaps an answer) goes out in one write, one
+        system call, with no task to wake. Only while the socket takes everything at once: what is
+        left when it does not (the client reads slowly, or not at all) the writer task sends, as
+        the socket drains, and everything pushed meanwhile after it, in order."""
+        self._due = False
         ws = self.ws
-        async with ws.send_context():
-            for frame in frames:
-                ws.protocol.send_binary(frame)
-            ws.transport.write(b"".join(ws.protocol.data_to_send()))
+        if ws.protocol.state is not State.OPEN:    # closing or closed: nothing more can go out
+            self.outbox.clear()
+            self.backlog.clear()
+        transport = ws.transport
+        while self.outbox and not transport.get_write_buffer_size() and not transport.is_closing():
+            frames = self._take()
+            transport.write(self._framed(frames))
+            self.sent += len(frames)
+        if self.outbox:
+            self._writer = asyncio.get_running_loop().create_task(self._write_slowly())
+        else:
+            self._emptied()
+
+    async def _write_slowly(self) -> None:
+        """Send the outbox as the socket drains (websockets' flow control), until it is empty."""
+        try:
+            while self.outbox:
+                frames = self._take()
+                async with self.ws.send_context():    # it checks that the connection is open, and
+                    self.ws.transport.write(self._framed(frames))   # waits while the socket's buffer is full
+                self.sent += len(frames)
+        except ConnectionClosed:
+            self.outbox.clear()
+            self.backlog.clear()
+        finally:
+            self._writer = None
+        self._emptied()
+
+    def _take(self) -> list[bytes]:
+        """The frames at the front of the outbox, WRITE_FRAMES at most (so that a flush sees a slow
+        reader's progress), the backlog's in place of its marker."""
+        frames = []
+        outbox = self.outbox
+        while outbox and len(frames) < WRITE_FRAMES:
+            frame = outbox[0][1]
+            if frame is None:
+                backlog = self.backlog
+                while backlog and len(frames) < WRITE_FRAMES:
+                    frames.append(backlog.popleft())
+                if backlog:
+                    break       # the marker stays at the front for the rest
+            else:
+                frames.append(frame)
+            outbox.popleft()
+        return frames
+
+    def _framed(self, frames: list[bytes]) -> bytes:
+        """Binary messages, one WebSocket frame each, framed by websockets' protocol object: the
+        bytes of one write to the socket."""
+        protocol = self.ws.protocol
+        for frame in frames:
+            protocol.send_binary(frame)
+        return b"".join(protocol.data_to_send())
+
+    def _emptied(self) -> None:
+        if self._empty is not None:
+            self._empty.set_result(None)
+            self._empty = None
 
     async def flush(self) -> None:
         """Wait until what is queued has been sent: while frames keep going out (one at least
         every FLUSH_SECONDS), FLUSH_MAX_SECONDS at most, and not at all once the socket is
         closing (nothing more can be sent then). A busy machine may take more than a second to
         send a long queue to a client that reads it; one that stopped reading gains a second."""
-        if self.ws.state is not State.OPEN:
+        if self.ws.state is not State.OPEN or not (self.outbox or self._writer):
             return
-        done = asyncio.ensure_future(self.queue.join())
+        if self._empty is None:
+            self._empty = asyncio.get_running_loop().create_future()
+        done = self._empty
         closed = asyncio.ensure_future(self.ws.wait_closed())
         give_up = time.monotonic() + FLUSH_MAX_SECONDS
         try:
@@ -186,7 +221,6 @@ class Conn:
                 if self.sent == before:
                     return
         finally:
-            done.cancel()
             closed.cancel()
 
     def close(self, code: int, reason: str) -> asyncio.Task | None:
