@@ -36,16 +36,18 @@ def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
     for good, held in enumerate(goods):
         if not held:
             continue
-        carrying = [i for i, (g, _) in enumerate(ships) if g == good]
-        if carrying:
-            i = carrying[0]
-            if ships[i][1] < sizes[i]:
-                out.append((good, i))
-            continue
-        empty = [i for i, (g, _) in enumerate(ships) if g is None]
-        if empty:
-            best = max(cargo_amount(held, sizes[i]) for i in empty)
-            out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
+        empty = []
+        for i, (g, barrels) in enumerate(ships):
+            if g == good:     # the ship carrying it (a good is on one ship at most) or none
+                if barrels < sizes[i]:
+                    out.append((good, i))
+                break
+            if g is None:
+                empty.append(i)
+        else:
+            if empty:
+                best = max(cargo_amount(held, sizes[i]) for i in empty)
+                out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
     return out
 
 
