@@ -148,7 +148,7 @@ def _next_storer(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         seat = s.order[s.turn]
         p = s.players[seat]
-        kinds = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g])
+        kinds = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g]])
         room = warehouse_kinds(p)
         if room and len(kinds) > room:
             s.pending = (seat, "warehouse", kinds, room, room)
@@ -170,7 +170,7 @@ def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list | None) -> Non
 def _ask_windrose(s: State, seat: int, ev: list | None) -> bool:
     """Ask which kind keeps its one barrel when there is a choice, else store at once."""
     p = s.players[seat]
-    rest = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored)
+    rest = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored])
     if len(rest) > 1:
         s.pending = (seat, "windrose", rest, 1, 1)
         return True

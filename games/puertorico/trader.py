@@ -19,7 +19,7 @@ def sell_options(s: State, seat: int) -> tuple[str, ...]:
     """Goods the seat holds that the house buys: a kind not there yet, any kind with an occupied
     office."""
     p = s.players[seat]
-    return tuple(GOODS[g] for g in sellable(p.goods, s.house, occupied(p, OFFICE)))
+    return tuple([GOODS[g] for g in sellable(p.goods, s.house, occupied(p, OFFICE))])
 
 
 def sellable(goods, house, office: bool) -> list[int]:
