@@ -75,7 +75,7 @@ def produce(worked, city: dict[int, int]) -> list[int]:
     out[CORN] = worked[CORN]
     for good in range(1, len(GOODS)):
         if worked[good]:    # no plantation of it worked, no barrel, whatever its buildings
-            colonists = 0     # a loop, not a comprehension: in Python 3.11 that is a call of its own
+            colonists = 0
             for b in PRODUCERS[good]:
                 colonists += city.get(b, 0)
             out[good] = min(worked[good], colonists)

@@ -55,7 +55,9 @@ def load_options(s: State, seat: int) -> tuple[tuple[str, ...], int]:
     """The options of a loading turn and their minimum: 1 while a cargo ship takes something;
     0 when only the wharf is left, which the player may decline (D5)."""
     p = s.players[seat]
-    options = [f"{GOODS[g]}:{s.ship_sizes[i]}" for g, i in cargo_options(s, seat)]
+    options = []
+    for g, i in cargo_options(s, seat):
+        options.append(f"{GOODS[g]}:{s.ship_sizes[i]}")
     lo = 1 if options else 0
     if occupied(p, WHARF) and seat not in s.wharfed and seat not in s.stopped:
         options += [f"{GOODS[g]}:{WHARF_SHIP}" for g in range(len(GOODS)) if p.goods[g]]

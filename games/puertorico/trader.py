@@ -28,7 +28,11 @@ def sellable(goods, house, office: bool) -> list[int]:
     office."""
     if len(house) >= TRADING_HOUSE_SPACES:
         return []
-    return [g for g in range(len(GOODS)) if goods[g] and (office or g not in house)]
+    out = []
+    for g in range(len(GOODS)):
+        if goods[g] and (office or g not in house):
+            out.append(g)
+    return out
 
 
 def _turn(s: State, ev: list | None) -> None:
