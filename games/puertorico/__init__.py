@@ -14,6 +14,11 @@ The contract every title offers (games/contract.py):
 Actions are lists of picked option values (words, and counts for the mayor's placement).
 Randomness comes only from `rng`, an object with named streams (protocol.fairness.Streams):
 `start-player`, `plantations/initial` and `plantations/reshuffle`. Nothing here does I/O.
+
+The options and rules that every random game runs many times make their lists in plain loops, not
+comprehensions, and hand tuple() a list rather than a generator: in Python 3.11 a comprehension is
+a function made and called each time (a generator is also resumed for every item), and each one
+replaced took 0.2 to 2% off a random game's instructions.
 """
 from . import plantations
 from .flow import apply, random_move, to_act

@@ -75,7 +75,10 @@ def produce(worked, city: dict[int, int]) -> list[int]:
     out[CORN] = worked[CORN]
     for good in range(1, len(GOODS)):
         if worked[good]:    # no plantation of it worked, no barrel, whatever its buildings
-            out[good] = min(worked[good], sum([city.get(b, 0) for b in PRODUCERS[good]]))
+            colonists = 0
+            for b in PRODUCERS[good]:
+                colonists += city.get(b, 0)
+            out[good] = min(worked[good], colonists)
     return out
 
 

@@ -28,8 +28,11 @@ def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str
     prices = building_prices(p.worked[QUARRY], builder)
     stock, city = s.buildings, p.city
     # The price first: it rules out the most buildings.
-    return tuple([key for i, key, spaces in _CATALOG
-                  if prices[i] <= money and stock[i] and spaces <= free and i not in city])
+    out = []
+    for i, key, spaces in _CATALOG:
+        if prices[i] <= money and stock[i] and spaces <= free and i not in city:
+            out.append(key)
+    return tuple(out)
 
 
 # Each building's number, key and spaces, read in that loop without an attribute lookup.

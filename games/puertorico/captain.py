@@ -36,16 +36,18 @@ def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
     for good, held in enumerate(goods):
         if not held:
             continue
-        carrying = [i for i, (g, _) in enumerate(ships) if g == good]
-        if carrying:
-            i = carrying[0]
-            if ships[i][1] < sizes[i]:
-                out.append((good, i))
-            continue
-        empty = [i for i, (g, _) in enumerate(ships) if g is None]
-        if empty:
-            best = max(cargo_amount(held, sizes[i]) for i in empty)
-            out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
+        empty = []
+        for i, (g, barrels) in enumerate(ships):
+            if g == good:     # the ship carrying it (a good is on one ship at most) or none
+                if barrels < sizes[i]:
+                    out.append((good, i))
+                break
+            if g is None:
+                empty.append(i)
+        else:
+            if empty:
+                best = max(cargo_amount(held, sizes[i]) for i in empty)
+                out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
     return out
 
 
@@ -53,7 +55,9 @@ def load_options(s: State, seat: int) -> tuple[tuple[str, ...], int]:
     """The options of a loading turn and their minimum: 1 while a cargo ship takes something;
     0 when only the wharf is left, which the player may decline (D5)."""
     p = s.players[seat]
-    options = [f"{GOODS[g]}:{s.ship_sizes[i]}" for g, i in cargo_options(s, seat)]
+    options = []
+    for g, i in cargo_options(s, seat):
+        options.append(f"{GOODS[g]}:{s.ship_sizes[i]}")
     lo = 1 if options else 0
     if occupied(p, WHARF) and seat not in s.wharfed and seat not in s.stopped:
         options += [f"{GOODS[g]}:{WHARF_SHIP}" for g in range(len(GOODS)) if p.goods[g]]
@@ -146,7 +150,7 @@ def _next_storer(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         seat = s.order[s.turn]
         p = s.players[seat]
-        kinds = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g])
+        kinds = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g]])
         room = warehouse_kinds(p)
         if room and len(kinds) > room:
             s.pending = (seat, "warehouse", kinds, room, room)
@@ -168,7 +172,7 @@ def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list | None) -> Non
 def _ask_windrose(s: State, seat: int, ev: list | None) -> bool:
     """Ask which kind keeps its one barrel when there is a choice, else store at once."""
     p = s.players[seat]
-    rest = tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored)
+    rest = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored])
     if len(rest) > 1:
         s.pending = (seat, "windrose", rest, 1, 1)
         return True

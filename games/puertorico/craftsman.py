@@ -38,7 +38,7 @@ def _produce(s: State, seat: int, ev: list | None) -> tuple[int, ...]:
         say(ev, "produce", lambda who=s.names[seat], bonus=bonus:
             f"{who} produces {', '.join(f'{k} {GOODS[g]}' for g, k in got) or 'nothing'}"
             + (f" and takes {count(bonus, 'doubloon')} (factory)." if bonus else "."))
-    return tuple(g for g, _ in got)
+    return tuple([g for g, _ in got])
 
 
 def received(made: int, supply: int) -> int:

@@ -47,8 +47,9 @@ def begin_round(s: State, ev: list | None) -> None:
 def role_options(s: State) -> tuple[str, ...]:
     """The role cards nobody picked yet this round; the two prospectors are one option while they
     carry the same money (D13)."""
-    taken = {card for card, _ in s.taken}
-    cards = [c for c in s.roles if c not in taken]
+    cards = list(s.roles)
+    for card, _ in s.taken:
+        cards.remove(card)
     if "prospector" in cards and "prospector_2" in cards and s.roles["prospector"] == s.roles["prospector_2"]:
         cards.remove("prospector_2")
     return tuple(cards)

@@ -193,7 +193,10 @@ def _placed(worked, city, san_juan: int) -> str:
 def refill_need(s: State) -> int:
     """Colonists the ship needs: one per empty building circle on every board (plantations do not
     count), at least one per player."""
-    empty = sum(BUILDINGS[b].circles - c for p in s.players for b, c in p.city.items())
+    empty = 0
+    for p in s.players:
+        for b, c in p.city.items():
+            empty += BUILDINGS[b].circles - c
     return max(len(s.players), empty)
 
 

@@ -40,8 +40,9 @@ def take_options(s: State, seat: int) -> tuple[str, ...]:
     """The face-up kinds (D14: identical tiles are one option), and the quarry for the settler
     or an occupied construction hut while quarries remain."""
     p = s.players[seat]
-    kinds = sorted({plantations.kind(t) for t in s.row})
-    options = [GOODS[k] for k in kinds]
+    options = []
+    for k in sorted(set(map(plantations.kind, s.row))):
+        options.append(GOODS[k])
     if may_quarry(s.quarries, seat == s.chooser, occupied(p, CONSTRUCTION_HUT)):
         options.append("quarry")
     return tuple(options)

@@ -19,7 +19,7 @@ def sell_options(s: State, seat: int) -> tuple[str, ...]:
     """Goods the seat holds that the house buys: a kind not there yet, any kind with an occupied
     office."""
     p = s.players[seat]
-    return tuple(GOODS[g] for g in sellable(p.goods, s.house, occupied(p, OFFICE)))
+    return tuple([GOODS[g] for g in sellable(p.goods, s.house, occupied(p, OFFICE))])
 
 
 def sellable(goods, house, office: bool) -> list[int]:
@@ -28,7 +28,11 @@ def sellable(goods, house, office: bool) -> list[int]:
     office."""
     if len(house) >= TRADING_HOUSE_SPACES:
         return []
-    return [g for g in range(len(GOODS)) if goods[g] and (office or g not in house)]
+    out = []
+    for g in range(len(GOODS)):
+        if goods[g] and (office or g not in house):
+            out.append(g)
+    return out
 
 
 def _turn(s: State, ev: list | None) -> None:
