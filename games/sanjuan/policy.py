@@ -149,9 +149,10 @@ def _build(s, seat, options, rnd):
     return [best] if best is not None else []
 
 
-def choose(s, seat, rnd, role_noise: float | None = None) -> list:
+def choose(role_noise: float | None, s, seat, rnd) -> list:
     """The playout policy's pick for the seat's pending decision. Roles: the heuristic's role
-    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule."""
+    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule. (`role_noise`
+    comes first, so that Search binds it in a partial by position.)"""
     kind, options, lo, hi = s.pending[seat]
     if hi == 0:
         return []
