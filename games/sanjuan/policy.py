@@ -14,6 +14,7 @@ from games.sanjuan.rules import black_market_discount, cover_value, current_tile
 
 from . import values as V
 from .heuristic import WEIGHTS, Seat
+from .state import ROLES
 
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
@@ -33,30 +34,39 @@ def _hold_order(s, p, cards) -> list[int]:
                   else HOLD[kinds[c]])
 
 
-def seat_facts(s, seat: int) -> Seat:
-    """The heuristic's picture of a seat (heuristic.Seat) as its role values read it, filled from
-    a sampled state. Of the other seats only what heuristic.other_seat keeps is worked out."""
+def seat_facts(s, seat: int, roles=ROLES) -> Seat:
+    """The heuristic's picture of a seat (heuristic.Seat) as its values of `roles` read it,
+    filled from a sampled state. Only what those roles' values read is worked out (the builder's
+    the city, hand and scores; the producer's the empty buildings; the trader's the goods and
+    prices); of the other seats only what heuristic.other_seat keeps, 0 where no role offered
+    reads it."""
     k = Seat.__new__(Seat)
     kinds = s.kinds
     players = s.players
     p = players[seat]
+    building = "builder" in roles
+    producing = "producer" in roles
+    trading = "trader" in roles
     k.n = len(players)
     k.hand = p.hand
     k.kind = kinds
-    k.cathedral = s.cathedral
-    k.hand_kinds = [kinds[c] for c in p.hand]
-    k.hand_limit = hand_limit(s, p)
-    k.city = city = [kinds[b] for b in p.city]
     k.active = p.active
-    held = p.goods
-    k.black_market = black_market_discount(p.active, len(held))
+    k.hand_limit = hand_limit(s, p)
     k.rl = rl = V.rounds_left(max([len(q.city) for q in players]))
     k.cv = V.card_value(rl)
-    k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
-    k.good = good = V.good_values(rl)
-    k.my_goods = [kinds[b] for b in held]
-    k.my_empty = [kb for b, kb in zip(p.city, city) if PRODUCTION[kb] and b not in held]
-    k.score = sum([VP[x] for x in city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
+    if building:
+        k.cathedral = s.cathedral
+        k.hand_kinds = [kinds[c] for c in p.hand]
+        k.city = city = [kinds[b] for b in p.city]
+        k.black_market = black_market_discount(p.active, len(p.goods))
+        k.score = sum([VP[x] for x in city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
+    if trading:
+        k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
+        k.my_goods = [kinds[b] for b in p.goods]
+    if producing:
+        k.good = good = V.good_values(rl)
+        held = p.goods
+        k.my_empty = [kinds[b] for b in p.city if PRODUCTION[kinds[b]] and b not in held]
     k.others = others = []
     others6 = 0
     for q in players:
@@ -64,24 +74,26 @@ def seat_facts(s, seat: int) -> Seat:
             continue
         held = q.goods
         dearest = best = 0     # every price and good value is above 0
-        for b in held:
-            v = price[kinds[b]]
-            if v > dearest:
-                dearest = v
-        for b in q.city:
-            kb = kinds[b]
-            if PRODUCTION[kb]:
-                if b not in held and good[kb] > best:
-                    best = good[kb]
-            elif kb in V.SIX:
-                others6 += 1
+        if trading:
+            for b in held:
+                v = price[kinds[b]]
+                if v > dearest:
+                    dearest = v
+        if building or producing:
+            for b in q.city:
+                kb = kinds[b]
+                if PRODUCTION[kb]:
+                    if producing and b not in held and good[kb] > best:
+                        best = good[kb]
+                elif kb in V.SIX:
+                    others6 += 1
         others.append((len(q.hand), dearest, best))
     k.others6 = others6
     return k
 
 
 def _role_like_heuristic(s, seat, options, rnd, noise):
-    vals = seat_facts(s, seat).role_values(WEIGHTS, options)
+    vals = seat_facts(s, seat, options).role_values(WEIGHTS, options)
     draw = rnd.random
     best, top = None, None
     for r in options:     # the first best, as max() picks
@@ -137,9 +149,10 @@ def _build(s, seat, options, rnd):
     return [best] if best is not None else []
 
 
-def choose(s, seat, rnd, role_noise: float | None = None) -> list:
+def choose(role_noise: float | None, s, seat, rnd) -> list:
     """The playout policy's pick for the seat's pending decision. Roles: the heuristic's role
-    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule."""
+    values plus uniform noise of `role_noise`, or (None) a cruder and cheaper rule. (`role_noise`
+    comes first, so that Search binds it in a partial by position.)"""
     kind, options, lo, hi = s.pending[seat]
     if hi == 0:
         return []

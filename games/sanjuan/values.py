@@ -74,12 +74,6 @@ def production_count(city: list[int]) -> int:
     return sum(1 for k in city if PRODUCTION[k])
 
 
-def _rate(kind: int, nprod: int) -> float:
-    if PRODUCTION[kind]:
-        return GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(nprod, len(COPY_FACTOR) - 1)]
-    return city_rates(nprod)[kind]
-
-
 BONUS_KINDS = frozenset({GUILD_HALL, CITY_HALL, TRIUMPHAL_ARCH, PALACE, RESIDENCE, CATHEDRAL, BANK, PARK})
 
 
@@ -114,7 +108,13 @@ def worth(kind: int, city: list[int], hand: list[int], rl: float, others6: int =
     production_count, for callers that value many buildings for one city."""
     if nprod is None:
         nprod = production_count(city)
-    v = VP[kind] + _rate(kind, nprod) * rl * ENGINE
+    # Its income per round, worked out here rather than in a function: the playouts value
+    # buildings at every role pick and build.
+    if PRODUCTION[kind]:
+        rate = GOOD_RATE[GOOD[kind]] * COPY_FACTOR[min(nprod, len(COPY_FACTOR) - 1)]
+    else:
+        rate = city_rates(nprod)[kind]
+    v = VP[kind] + rate * rl * ENGINE
     if kind in BONUS_KINDS:
         v += bonus(kind, city, hand, rl, others6, score)
     return v
