@@ -698,11 +698,13 @@ class _Counted(ServerConnection):
         self.uncount()
         if self.heard:
             super().connection_lost(exc)
-            # A connection cut short stopped websockets' parser on an exception, which it keeps;
-            # its traceback holds the parser's frame, which holds the parser: a cycle, which a
-            # server process does not collect (server/heap.py). The exception stays, bar that.
-            if self.protocol.parser_exc is not None:
-                self.protocol.parser_exc.__traceback__ = None
+        # websockets' parser is a generator of its protocol's, which it refers to: a cycle, which
+        # a server process does not collect (server/heap.py). Nothing is parsed any more: it is
+        # closed. A connection cut short stopped it on an exception, which the protocol keeps,
+        # whose traceback holds the parser's frame: the exception stays, bar its traceback.
+        self.protocol.parser.close()
+        if self.protocol.parser_exc is not None:
+            self.protocol.parser_exc.__traceback__ = None
 
 
 def raise_file_limit(want: int) -> int:

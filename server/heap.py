@@ -13,9 +13,9 @@ What it made when a connection or a table went is now taken apart as it goes:
 - a closed connection no longer names its table (TableCore.detach), which keeps what it sent to
   it (its views, each naming the connection): the table and its connections were one cycle;
 - a lost socket transport drops the bound methods of its own it keeps (`_let_transports_go`);
-- websockets' parser, stopped by a connection cut short, keeps the exception that stopped it,
-  whose traceback holds the parser's frame, which holds the parser: the connection drops that
-  traceback when it is lost (server/app.py).
+- a lost connection closes websockets' parser, a generator of its protocol's that refers to the
+  protocol, and drops the traceback of the exception that stopped it if it was cut short, which
+  holds the parser's frame (server/app.py).
 
 So once the server has started, `settle()` turns the automatic collector off: an object is still
 freed the moment nothing refers to it, but the collector walks nothing. The heap is still

