@@ -144,14 +144,14 @@ def main(argv: list[str] | None = None) -> None:
     # Each process settles its heap as the server's bot workers do (server/heap.py), so that the
     # decision times are those a server's bots take.
     if args.workers > 1:
-        with Pool(args.workers, initializer=heap.settle) as pool:
+        with Pool(args.workers, initializer=heap.settle_worker) as pool:
             for r in pool.imap(play_game, jobs, chunksize=1):
                 records.append(r)
                 if args.progress:
                     print(json.dumps({"game": r["game"], "levels": r["levels"], "winners": r["winners"],
                                       "scores": r["scores"]}), flush=True)
     else:
-        heap.settle()
+        heap.settle_worker()
         for job in jobs:
             records.append(play_game(job))
             if args.progress:

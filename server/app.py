@@ -208,10 +208,14 @@ class Server:
         idle = self.limits.idle_table
         while True:
             await asyncio.sleep(max(0.05, min(15.0, idle / 4)))
-            for table in list(self.tables.values()):
-                if table.status == "waiting":
-                    table.post(Expire(idle))
+            self._expire_waiting(idle)
             self.quotas.sweep(time.monotonic())
+
+    def _expire_waiting(self, idle: float) -> None:
+        # not in _sweep's loop, whose sleep would keep the last table looked at from being freed
+        for table in list(self.tables.values()):
+            if table.status == "waiting":
+                table.post(Expire(idle))
 
     def adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
@@ -698,6 +702,13 @@ class _Counted(ServerConnection):
         self.uncount()
         if self.heard:
             super().connection_lost(exc)
+        # websockets' parser is a generator of its protocol's, which it refers to: a cycle, which
+        # a server process does not collect (server/heap.py). Nothing is parsed any more: it is
+        # closed. A connection cut short stopped it on an exception, which the protocol keeps,
+        # whose traceback holds the parser's frame: the exception stays, bar its traceback.
+        self.protocol.parser.close()
+        if self.protocol.parser_exc is not None:
+            self.protocol.parser_exc.__traceback__ = None
 
 
 def raise_file_limit(want: int) -> int:

@@ -63,7 +63,7 @@ def _start_worker(parent: int) -> None:
     import bots  # noqa: F401  (every game's rules and bots, imported once and frozen with the rest)
 
     from . import heap
-    heap.settle()
+    heap.settle_worker()
 
 
 @contextmanager

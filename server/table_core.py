@@ -477,18 +477,20 @@ class TableCore:
         return out + self._to_everyone(self.status_frame())
 
     def detach(self, conn, now: float) -> Effects:
-        """A connection closed. A seat keeps its player for the grace period."""
+        """A connection closed. A seat keeps its player for the grace period. The connection no
+        longer names the table: what the table keeps of it (the views last sent to it) would
+        otherwise make a cycle with it, which a server process does not collect (server/heap.py)."""
         if conn in self.spectators:
             self.spectators.discard(conn)
-            return []
+            return [Unbind(conn)]
         s = self._seat_of(conn)
         if s is None:
-            return []
+            return [Unbind(conn)]
         s.conn = None
         self.touched = now
         s.epoch += 1
         out = self._start_grace(s) if self.status == "playing" else []
-        return out + self._to_everyone(self.status_frame())
+        return [Unbind(conn)] + out + self._to_everyone(self.status_frame())
 
     def expire(self, idle: float, now: float) -> Effects:
         """A waiting table no person has been at for `idle` seconds (nobody sat down, or all who

@@ -113,7 +113,7 @@ def test_bot_workers_think_at_a_lower_priority_than_the_server_with_their_start_
         # The games and bots were loaded and frozen before any decision: a full collection in a
         # timed search walks none of them (server/heap.py).
         assert worker.submit(gc.get_freeze_count).result(timeout=60) > 10_000
-        assert worker.submit(gc.get_threshold).result(timeout=60)[0] == heap.YOUNG
+        assert worker.submit(gc.get_threshold).result(timeout=60)[0] == heap.WORKER_YOUNG
     finally:
         pool.shutdown()
 
