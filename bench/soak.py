@@ -38,9 +38,16 @@ from protocol import wire
 CREATE = {"type": "create", "game": "sanjuan", "seats": 4, "bots": 0, "options": {}}
 
 
-def run_server(data_dir: str, pipe) -> None:
-    """The server; it sends its port on `pipe`, then answers each message there, once it holds
-    no connection and no table in use, with its counts."""
+# limits no load here comes near: the rounds measure memory, never a refusal
+LIMITS = dict(conns_per_addr=100_000, max_connections=100_000, max_tables=100_000, rate=10_000.0, burst=10_000,
+              conn_rate=10_000.0, conn_burst=100_000, tables_per_addr=100_000, tables_per_window=100_000,
+              watch_rate=10_000.0, watch_burst=10_000)
+
+
+def run_server(data_dir: str, pipe, **options) -> None:
+    """The server (Server's `options` over LIMITS); it sends its port on `pipe`, then answers
+    each message there, once it holds no connection and no table in use, with its counts
+    (tests/server/test_heap.py runs it too)."""
     from server import heap
     from server.app import Server
 
@@ -51,9 +58,7 @@ def run_server(data_dir: str, pipe) -> None:
             collections.append(info["generation"])
 
     async def main():
-        server = Server(data_dir, "127.0.0.1", 0, grace=0.2, conns_per_addr=100_000, max_connections=100_000,
-                        max_tables=100_000, rate=10_000.0, burst=10_000, conn_rate=10_000.0, conn_burst=100_000,
-                        tables_per_addr=100_000, tables_per_window=100_000)
+        server = Server(data_dir, "127.0.0.1", 0, **{"grace": 0.2, **LIMITS, **options})
         pipe.send(await server.start())
         heap.settle()       # as `governor serve` does
         gc.callbacks.append(counted)

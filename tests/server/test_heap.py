@@ -8,52 +8,22 @@ import asyncio
 import gc
 import multiprocessing
 import socket
+import sys
+from pathlib import Path
 
 from server import heap
-from server.app import Server
 
 from .rawclient import Raw, SeatPlayer, play_all
 
-LIMITS = dict(rate=10_000.0, burst=10_000, conn_rate=10_000.0, conn_burst=10_000, tables_per_addr=1000,
-              tables_per_window=1000, watch_rate=10_000.0, watch_burst=10_000)
+# the soak's server, which the spawned process imports by name: bench/ last on the path, so that
+# its scripts never stand in for the project's packages
+sys.path.append(str(Path(__file__).resolve().parents[2] / "bench"))
+import soak  # noqa: E402
+from players import received  # noqa: E402
 
-
-def _serve(data_dir: str, pipe) -> None:
-    """A server whose collector is settled; asked on `pipe`, once every connection is gone and no
-    table is in use, it answers with the objects its collector tracks (garbage among them)."""
-    async def main():
-        # finished tables leave memory at once, a seat cut short has its bot soon, a silent socket is cut soon
-        server = Server(data_dir, "127.0.0.1", 0, finished_cache=0, grace=0.2, hello_timeout=0.3,
-                        bot_processes=False, **LIMITS)
-        pipe.send(await server.start())
-        heap.settle()
-
-        async def answer():
-            while server.connections or server.tables:
-                await asyncio.sleep(0.01)
-            pipe.send(len(gc.get_objects()))
-
-        def asked():
-            pipe.recv()
-            loop.create_task(answer())
-
-        loop = asyncio.get_running_loop()
-        loop.add_reader(pipe.fileno(), asked)
-        await asyncio.Event().wait()
-
-    asyncio.run(main())
-
-
-async def _counted(pipe) -> int:
-    pipe.send("count")
-    loop = asyncio.get_running_loop()
-    ready = loop.create_future()
-    loop.add_reader(pipe.fileno(), lambda: ready.done() or ready.set_result(None))
-    try:
-        await asyncio.wait_for(ready, 30)
-    finally:
-        loop.remove_reader(pipe.fileno())
-    return pipe.recv()
+# a server as bench/soak.py runs it, where finished tables leave memory at once, a seat cut short
+# has its bot soon, and a silent socket is cut soon
+SERVER = dict(finished_cache=0, hello_timeout=0.3, bot_processes=False)
 
 
 async def _match(url: str, seed: int, cut_short: bool) -> None:
@@ -103,7 +73,7 @@ async def test_connections_that_close_and_tables_that_finish_leave_no_cyclic_gar
     in cycles (each round closes some 70)."""
     context = multiprocessing.get_context("spawn")
     pipe, theirs = context.Pipe()
-    server = context.Process(target=_serve, args=(str(tmp_path), theirs), daemon=True)
+    server = context.Process(target=soak.run_server, args=(str(tmp_path), theirs), kwargs=SERVER, daemon=True)
     server.start()
     try:
         port = pipe.recv()
@@ -111,7 +81,10 @@ async def test_connections_that_close_and_tables_that_finish_leave_no_cyclic_gar
         alive = []
         for r in range(4):
             await _a_round(url, port, 10 * r)
-            alive.append(await _counted(pipe))
+            pipe.send("count")
+            counts = await received(pipe, timeout=30)
+            assert counts is not None, "the server did not answer within 30 s"
+            alive.append(counts["objects"])
         assert all(abs(n - alive[0]) < 500 for n in alive[1:]), alive
     finally:
         server.kill()
