@@ -709,6 +709,12 @@ class _Counted(ServerConnection):
         self.protocol.parser.close()
         if self.protocol.parser_exc is not None:
             self.protocol.parser_exc.__traceback__ = None
+        # Lost on an error (a reset), the connection hands that one exception to every task
+        # waiting to write to it (a slow reader's writer, a close handshake, a ping), and keeps it:
+        # raised there, it gathers their frames in its traceback, which refer to the connection, a
+        # cycle. Those tasks run first (woken before this is called back), then the traceback goes.
+        if exc is not None:
+            self.loop.call_soon(setattr, exc, "__traceback__", None)
 
 
 def raise_file_limit(want: int) -> int:
@@ -738,7 +744,7 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
 
 async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
-    heap.settle()                 # a process of its own: what start-up made is never garbage
+    heap.settle()                 # a process of its own: its collector off (server/heap.py)
     sys.setswitchinterval(SWITCH_INTERVAL)
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)

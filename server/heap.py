@@ -22,8 +22,9 @@ freed the moment nothing refers to it, but the collector walks nothing. The heap
 bounded, should anything leave cycles unforeseen: every CHECK seconds, when the objects the
 collector tracks have grown by as many as were alive after the last full collection (GROWTH at
 least), a full collection runs. That happens a few times while a server fills up to its load,
-the heap doubling in between, at most once every CHECK seconds; at a steady load, never. Each
-holds the loop 1 to 2 µs an object (half a second at 300 tables, 290,000 objects).
+the heap doubling in between, at most once every CHECK seconds; at a steady load, seldom (the
+count never goes below zero, so it can creep up under churn). Each holds the loop 1 to 2 µs
+an object (half a second at 300 tables, 290,000 objects).
 
 A bot worker process (server/deciders.py) does not play tables: a search makes and drops cyclic
 trees, so its collector runs, but what start-up made is frozen out of its sight and its young
