@@ -260,7 +260,8 @@ class Table:
             case Bind(conn, seat):
                 conn.table, conn.seat, conn.seq = self, seat, -1
             case Unbind(conn):
-                conn.table = conn.seat = None
+                if conn.table is self:    # not bound meanwhile to another table (a Detach is queued)
+                    conn.table = conn.seat = None
             case RegisterToken(token_hash, seat):
                 self.server.tokens[token_hash] = (self, seat)
             case UnregisterToken(token_hash):
