@@ -205,3 +205,25 @@ def test_the_playouts_read_the_other_seats_as_the_heuristic_does(players):
             compared += any(dearest or best for _, dearest, best in expected)
         engine.random_move(s, engine.to_act(s)[0], rnd, rng)
     assert compared > 20     # the seats had goods and empty buildings to compare, not only zeros
+
+
+def test_a_playout_role_pick_values_the_offered_roles_as_the_whole_picture_does():
+    """policy.seat_facts fills only what the offered roles' values read: for every set of roles
+    offered in a whole random game, those values are the ones the whole picture gives."""
+    from games.sanjuan.heuristic import WEIGHTS
+    from games.sanjuan.policy import seat_facts
+
+    engine = games.get("sanjuan")
+    rng = local_streams("offered-roles")
+    s = engine.setup([f"P{i}" for i in range(4)], engine.INFO.check_options({"expansion": True}), rng)
+    rnd = random.Random(2)
+    compared = set()
+    while engine.to_act(s):
+        seat = engine.to_act(s)[0]
+        kind, options, _, _ = s.pending[seat]
+        if kind == "role":
+            assert (seat_facts(s, seat, options).role_values(WEIGHTS, options)
+                    == seat_facts(s, seat).role_values(WEIGHTS, options))
+            compared.add(tuple(sorted(options)))
+        engine.random_move(s, seat, rnd, rng)
+    assert len(compared) > 5     # many different offers, the builder, producer and trader alone and together
