@@ -651,10 +651,9 @@ def _ask_payment(s: State, seat: int, cost: int, rng, ev: list | None) -> None:
     """`cost`: the cards still to pay once the black market has taken its goods."""
     card = s.build[0]
     cost = max(0, cost)
-    payable = []
-    for c in s.players[seat].hand:
-        if c != card:
-            payable.append(c)
+    payable = s.players[seat].hand[:]
+    if card in payable:     # the cathedral is built from outside the hand
+        payable.remove(card)
     payable = tuple(payable)
     if 0 < cost < len(payable):
         s.stage = "pay"
@@ -877,10 +876,9 @@ def _resolve_councillor(s: State, rng, ev: list | None) -> None:
             continue
         p = s.players[seat]
         if p.drawn:
-            gone = []
-            for c in p.drawn:
-                if c not in picks:
-                    gone.append(c)
+            gone = p.drawn     # the drawn cards not kept, in the order drawn
+            for c in picks:
+                gone.remove(c)
             p.hand.extend(picks)
             p.drawn = []
             if ev is not None:
