@@ -204,17 +204,20 @@ def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None
 
 def _store(s: State, seat: int, windrose: str | None, ev: list | None) -> None:
     """Keep the warehoused kinds whole and one barrel of `windrose`; the rest goes back."""
-    p = s.players[seat]
-    lost = []
+    goods = s.players[seat].goods
+    lost = []     # (barrels, good): the words are written only when read
     for g, name in enumerate(GOODS):
-        keep = barrels_kept(p.goods[g], name in s.stored, name == windrose)
-        if p.goods[g] > keep:
-            lost.append(f"{p.goods[g] - keep} {name}")
-            s.barrels[g] += p.goods[g] - keep
-            p.goods[g] = keep
+        held = goods[g]
+        if held:
+            keep = barrels_kept(held, name in s.stored, name == windrose)
+            if held > keep:
+                lost.append((held - keep, name))
+                s.barrels[g] += held - keep
+                goods[g] = keep
     s.stored = ()
     if lost and ev is not None:
-        say(ev, "store", lambda who=s.names[seat]: f"{who} cannot store {', '.join(lost)}: back to the supply.")
+        say(ev, "store", lambda who=s.names[seat]: f"{who} cannot store "
+            f"{', '.join([f'{n} {name}' for n, name in lost])}: back to the supply.")
 
 
 def barrels_kept(held: int, warehouse: bool, windrose: bool) -> int:
