@@ -45,9 +45,17 @@ def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
             if g is None:
                 empty.append(i)
         else:
-            if empty:
-                best = max(cargo_amount(held, sizes[i]) for i in empty)
-                out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
+            # The empty ships that take the most of it, in ship order (a loop: no generator or
+            # list comprehension made, and each ship's amount worked out once).
+            best, fullest = 0, []
+            for i in empty:
+                amount = cargo_amount(held, sizes[i])
+                if amount > best:
+                    best, fullest = amount, [i]
+                elif amount == best:
+                    fullest.append(i)
+            for i in fullest:
+                out.append((good, i))
     return out
 
 
