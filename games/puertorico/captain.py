@@ -158,7 +158,7 @@ def _next_storer(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         seat = s.order[s.turn]
         p = s.players[seat]
-        kinds = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g]])
+        kinds = _held(p.goods)
         room = warehouse_kinds(p)
         if room and len(kinds) > room:
             s.pending = (seat, "warehouse", kinds, room, room)
@@ -179,9 +179,12 @@ def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list | None) -> Non
 
 def _ask_windrose(s: State, seat: int, ev: list | None) -> bool:
     """Ask which kind keeps its one barrel when there is a choice, else store at once."""
-    p = s.players[seat]
-    rest = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored])
+    rest = []
+    for name in _held(s.players[seat].goods):
+        if name not in s.stored:
+            rest.append(name)
     if len(rest) > 1:
+        rest = tuple(rest)
         s.pending = (seat, "windrose", rest, 1, 1)
         return True
     _store(s, seat, rest[0] if rest else None, ev)
@@ -200,8 +203,17 @@ def go_back(s: State) -> None:
     seat = s.pending[0]
     p = s.players[seat]
     s.stored = ()
-    s.pending = (seat, "warehouse", tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g]),
-                 warehouse_kinds(p), warehouse_kinds(p))
+    s.pending = (seat, "warehouse", _held(p.goods), warehouse_kinds(p), warehouse_kinds(p))
+
+
+def _held(goods) -> tuple[str, ...]:
+    """The kinds of goods held (`goods`: barrels by good), by name in the order of GOODS; made in a
+    loop, which a random game runs more cheaply than a list comprehension."""
+    out = []
+    for g, name in enumerate(GOODS):
+        if goods[g]:
+            out.append(name)
+    return tuple(out)
 
 
 def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
