@@ -121,7 +121,7 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
         return tuple(rnd.sample(options, size))
     # random.sample's own draw for a population this small, written out: the same picks from the
     # same generator (tests/games/test_choice.py holds them equal), without the checks and set-up
-    # that cost random.sample more than its draws (a sixth of a multi-card pick's steps).
+    # that were most of random.sample's steps (2.5% of a random San Juan game's instructions).
     pool = list(options)
     getrandbits = rnd.getrandbits
     out = []
