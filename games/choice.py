@@ -117,4 +117,24 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
         return ()
     if size == 1:
         return (options[int(rnd.random() * n)],)
-    return tuple(rnd.sample(options, size))
+    if n > _SAMPLE_POOL_MOST:
+        return tuple(rnd.sample(options, size))
+    # random.sample's own draw for a population this small, written out: the same picks from the
+    # same generator (tests/games/test_choice.py holds them equal), without the checks and set-up
+    # that were most of random.sample's steps (2.5% of a random San Juan game's instructions).
+    pool = list(options)
+    getrandbits = rnd.getrandbits
+    out = []
+    for left in range(n, n - size, -1):
+        bits = left.bit_length()
+        j = getrandbits(bits)
+        while j >= left:
+            j = getrandbits(bits)
+        out.append(pool[j])
+        pool[j] = pool[left - 1]
+    return tuple(out)
+
+
+# random.sample draws from a copied pool (as written out above) whenever the population has at
+# most 21 members, whatever the sample's size; a larger one may take its other way.
+_SAMPLE_POOL_MOST = 21

@@ -2,6 +2,8 @@
 building, the builder 1 doubloon cheaper; an occupied university may staff it."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from games.events import say
 
 from .board import (build_cost, building_prices, colonist_available, free_spaces, occupied, take_bonus_colonist,
@@ -23,20 +25,27 @@ def build_options(s: State, seat: int, builder: bool | None = None) -> tuple[str
     p = s.players[seat]
     if builder is None:
         builder = seat == s.chooser
-    money = p.doubloons
     free = free_spaces(p)
-    prices = building_prices(p.worked[QUARRY], builder)
     stock, city = s.buildings, p.city
-    # The price first: it rules out the most buildings.
+    # The price first, from a table: it rules out the most buildings.
     out = []
-    for i, key, spaces in _CATALOG:
-        if prices[i] <= money and stock[i] and spaces <= free and i not in city:
+    for i, key, spaces in _priced_within(p.worked[QUARRY], builder, p.doubloons):
+        if stock[i] and spaces <= free and i not in city:
             out.append(key)
     return tuple(out)
 
 
 # Each building's number, key and spaces, read in that loop without an attribute lookup.
 _CATALOG = tuple((b.index, b.key, b.spaces) for b in BUILDINGS)
+
+
+@lru_cache(maxsize=None)
+def _priced_within(quarries: int, builder: bool, money: int) -> tuple[tuple[int, str, int], ...]:
+    """The buildings of _CATALOG, in its order, that cost at most `money` at these reductions. A
+    purse rarely holds more than a few dozen doubloons, so a few hundred tables are all there ever
+    are, and the builder's options then look only at the buildings the purse can pay for."""
+    prices = building_prices(quarries, builder)
+    return tuple(entry for entry in _CATALOG if prices[entry[0]] <= money)
 
 
 def _turn(s: State, ev: list | None) -> None:

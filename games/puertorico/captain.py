@@ -45,9 +45,17 @@ def cargo_choices(goods, ships, sizes) -> list[tuple[int, int]]:
             if g is None:
                 empty.append(i)
         else:
-            if empty:
-                best = max(cargo_amount(held, sizes[i]) for i in empty)
-                out += [(good, i) for i in empty if cargo_amount(held, sizes[i]) == best]
+            # The empty ships that take the most of it, in ship order (a loop: no generator or
+            # list comprehension made, and each ship's amount worked out once).
+            best, fullest = 0, []
+            for i in empty:
+                amount = cargo_amount(held, sizes[i])
+                if amount > best:
+                    best, fullest = amount, [i]
+                elif amount == best:
+                    fullest.append(i)
+            for i in fullest:
+                out.append((good, i))
     return out
 
 
@@ -150,7 +158,7 @@ def _next_storer(s: State, ev: list | None) -> None:
     while s.turn < len(s.order):
         seat = s.order[s.turn]
         p = s.players[seat]
-        kinds = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g]])
+        kinds = _held(p.goods)
         room = warehouse_kinds(p)
         if room and len(kinds) > room:
             s.pending = (seat, "warehouse", kinds, room, room)
@@ -171,9 +179,12 @@ def on_warehouse(s: State, seat: int, picks: tuple, rng, ev: list | None) -> Non
 
 def _ask_windrose(s: State, seat: int, ev: list | None) -> bool:
     """Ask which kind keeps its one barrel when there is a choice, else store at once."""
-    p = s.players[seat]
-    rest = tuple([GOODS[g] for g in range(len(GOODS)) if p.goods[g] and GOODS[g] not in s.stored])
+    rest = []
+    for name in _held(s.players[seat].goods):
+        if name not in s.stored:
+            rest.append(name)
     if len(rest) > 1:
+        rest = tuple(rest)
         s.pending = (seat, "windrose", rest, 1, 1)
         return True
     _store(s, seat, rest[0] if rest else None, ev)
@@ -192,8 +203,17 @@ def go_back(s: State) -> None:
     seat = s.pending[0]
     p = s.players[seat]
     s.stored = ()
-    s.pending = (seat, "warehouse", tuple(GOODS[g] for g in range(len(GOODS)) if p.goods[g]),
-                 warehouse_kinds(p), warehouse_kinds(p))
+    s.pending = (seat, "warehouse", _held(p.goods), warehouse_kinds(p), warehouse_kinds(p))
+
+
+def _held(goods) -> tuple[str, ...]:
+    """The kinds of goods held (`goods`: barrels by good), by name in the order of GOODS; made in a
+    loop, which a random game runs more cheaply than a list comprehension."""
+    out = []
+    for g, name in enumerate(GOODS):
+        if goods[g]:
+            out.append(name)
+    return tuple(out)
 
 
 def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
@@ -204,17 +224,20 @@ def on_windrose(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None
 
 def _store(s: State, seat: int, windrose: str | None, ev: list | None) -> None:
     """Keep the warehoused kinds whole and one barrel of `windrose`; the rest goes back."""
-    p = s.players[seat]
-    lost = []
+    goods = s.players[seat].goods
+    lost = []     # (barrels, good): the words are written only when read
     for g, name in enumerate(GOODS):
-        keep = barrels_kept(p.goods[g], name in s.stored, name == windrose)
-        if p.goods[g] > keep:
-            lost.append(f"{p.goods[g] - keep} {name}")
-            s.barrels[g] += p.goods[g] - keep
-            p.goods[g] = keep
+        held = goods[g]
+        if held:
+            keep = barrels_kept(held, name in s.stored, name == windrose)
+            if held > keep:
+                lost.append((held - keep, name))
+                s.barrels[g] += held - keep
+                goods[g] = keep
     s.stored = ()
     if lost and ev is not None:
-        say(ev, "store", lambda who=s.names[seat]: f"{who} cannot store {', '.join(lost)}: back to the supply.")
+        say(ev, "store", lambda who=s.names[seat]: f"{who} cannot store "
+            f"{', '.join([f'{n} {name}' for n, name in lost])}: back to the supply.")
 
 
 def barrels_kept(held: int, warehouse: bool, windrose: bool) -> int:

@@ -27,6 +27,8 @@ def _produce(s: State, seat: int, ev: list | None) -> tuple[int, ...]:
     p = s.players[seat]
     got = []
     for good, made in enumerate(production(p)):
+        if not made:      # most boards make few of the five goods
+            continue
         take = received(made, s.barrels[good])
         if take:
             s.barrels[good] -= take

@@ -102,17 +102,19 @@ def _place(s: State, gs: tuple[tuple[str, int], ...]) -> bool:
     there is a choice. True when a question is pending."""
     seat = s.order[s.turn]
     p = s.players[seat]
-    later = sum(map(_circles, gs[s.group + 1:]))
-    while s.group < len(gs):
-        name, circles = gs[s.group]
+    group = s.group
+    later = sum(map(_circles, gs[group:]))    # circles of this group and those after it
+    while group < len(gs):
+        name, circles = gs[group]
+        later -= circles
         lo, hi = bounds(circles, later, p.san_juan)
         if lo != hi:
+            s.group = group
             s.pending = (seat, "place", tuple(range(lo, hi + 1)), 1, 1)
             return True
         _put(p, name, lo)
-        s.group += 1
-        if s.group < len(gs):
-            later -= gs[s.group][1]
+        group += 1
+    s.group = group
     return False
 
 

@@ -179,6 +179,9 @@ def stage_decision(s: State, seat: int, drew: int | None = None) -> Decision | N
     p = s.players[seat]
     if s.stage == "council":
         return _council_decision(s, seat, p, drew)
+    building = _OWNERS_ONLY.get(s.stage)
+    if building is not None and building not in p.active:
+        return None
     return _STAGE_DECISIONS[s.stage](s, seat, p)
 
 
@@ -216,15 +219,18 @@ def _limit_decision(s: State, seat: int, p: Player) -> Decision | None:
     return ("limit", tuple(p.hand), excess, excess) if excess > 0 else None
 
 
-# Simultaneous stages but the councillor's: (state, seat, player) -> the decision owed, or None.
+# The round-start stages in which only the owners of a building owe anything, by that building.
+# In most rounds nobody owns it: a stage with no owner is passed over without asking each seat.
+_OWNERS_ONLY = {"office": OFFICE_BUILDING, "chapel": CHAPEL, "bank": BANK}
+
+# Simultaneous stages but the councillor's: (state, seat, player) -> the decision owed, or None
+# (in the stages of _OWNERS_ONLY, asked only of the owners).
 _STAGE_DECISIONS = {
     "deal": lambda s, seat, p: ("keep", tuple(p.hand), 4, 4),
-    "office": lambda s, seat, p: (("office", tuple(p.hand), 0, min(2, len(p.hand)))
-                                  if OFFICE_BUILDING in p.active and p.hand else None),
-    "chapel": lambda s, seat, p: ("chapel", tuple(p.hand), 0, 1) if CHAPEL in p.active and p.hand else None,
+    "office": lambda s, seat, p: ("office", tuple(p.hand), 0, min(2, len(p.hand))) if p.hand else None,
+    "chapel": lambda s, seat, p: ("chapel", tuple(p.hand), 0, 1) if p.hand else None,
     # A bank is used once a game: while nothing lies under it, it has not been.
-    "bank": lambda s, seat, p: (("bank", tuple(p.hand), 0, len(p.hand))
-                                if BANK in p.active and not p.bank and p.hand else None),
+    "bank": lambda s, seat, p: ("bank", tuple(p.hand), 0, len(p.hand)) if not p.bank and p.hand else None,
     "limit": _limit_decision,
     "produce": _produce_decision,
     "sell": _sell_decision,
@@ -235,13 +241,23 @@ def _open_stage(s: State, stage: str) -> bool:
     """Start a simultaneous stage in which each seat owes what `stage_decision` says. False when
     nobody owes anything, so that the caller moves on at once."""
     s.stage = stage
-    decide = _STAGE_DECISIONS[stage]
     players = s.players
+    building = _OWNERS_ONLY.get(stage)
+    if building is not None:
+        for p in players:
+            if building in p.active:
+                break
+        else:
+            s.pending = {}
+            return False
+    decide = _STAGE_DECISIONS[stage]
     pending = {}
     for seat in s.order:
-        d = decide(s, seat, players[seat])
-        if d is not None:
-            pending[seat] = d
+        p = players[seat]
+        if building is None or building in p.active:
+            d = decide(s, seat, p)
+            if d is not None:
+                pending[seat] = d
     s.pending = pending
     return bool(pending)
 
@@ -651,10 +667,9 @@ def _ask_payment(s: State, seat: int, cost: int, rng, ev: list | None) -> None:
     """`cost`: the cards still to pay once the black market has taken its goods."""
     card = s.build[0]
     cost = max(0, cost)
-    payable = []
-    for c in s.players[seat].hand:
-        if c != card:
-            payable.append(c)
+    payable = s.players[seat].hand[:]
+    if card in payable:     # the cathedral is built from outside the hand
+        payable.remove(card)
     payable = tuple(payable)
     if 0 < cost < len(payable):
         s.stage = "pay"
@@ -877,10 +892,9 @@ def _resolve_councillor(s: State, rng, ev: list | None) -> None:
             continue
         p = s.players[seat]
         if p.drawn:
-            gone = []
-            for c in p.drawn:
-                if c not in picks:
-                    gone.append(c)
+            gone = p.drawn     # the drawn cards not kept, in the order drawn
+            for c in picks:
+                gone.remove(c)
             p.hand.extend(picks)
             p.drawn = []
             if ev is not None:
