@@ -18,8 +18,11 @@ from .state import ROLES
 
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
+SIX = V.SIX
 HOLD = tuple(max(0.0, V.worth(k, [0, 1, 5], [], 6.0) - COST[k] * 0.75) for k in range(N_KINDS))
 GOOD_PRICE = V.AVG_PRICE
+GOOD_RATE, COPY_FACTOR, BONUS_KINDS = V.GOOD_RATE, V.COPY_FACTOR, V.BONUS_KINDS
+LAST_COPY = len(COPY_FACTOR) - 1
 
 
 def most_buildings(s) -> int:
@@ -48,25 +51,44 @@ def seat_facts(s, seat: int, roles=ROLES) -> Seat:
     producing = "producer" in roles
     trading = "trader" in roles
     k.n = len(players)
-    k.hand = p.hand
+    k.hand = hand = p.hand
     k.kind = kinds
     k.active = p.active
     k.hand_limit = hand_limit(s, p)
-    k.rl = rl = V.rounds_left(max([len(q.city) for q in players]))
+    # Plain loops, not comprehensions (each a call in Python 3.11): a playout's every role pick
+    # comes here.
+    most = 0
+    for q in players:
+        if len(q.city) > most:
+            most = len(q.city)
+    k.rl = rl = V.rounds_left(most)
     k.cv = V.card_value(rl)
     if building:
         k.cathedral = s.cathedral
-        k.hand_kinds = [kinds[c] for c in p.hand]
-        k.city = city = [kinds[b] for b in p.city]
+        k.hand_kinds = hand_kinds = []
+        for c in hand:
+            hand_kinds.append(kinds[c])
+        k.city = city = []
+        score = len(p.chapel) + len(p.bank) + len(p.harbor)
+        for b in p.city:
+            kb = kinds[b]
+            city.append(kb)
+            score += VP[kb]
+        k.score = score
         k.black_market = black_market_discount(p.active, len(p.goods))
-        k.score = sum([VP[x] for x in city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
     if trading:
         k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
-        k.my_goods = [kinds[b] for b in p.goods]
+        k.my_goods = my_goods = []
+        for b in p.goods:
+            my_goods.append(kinds[b])
     if producing:
         k.good = good = V.good_values(rl)
         held = p.goods
-        k.my_empty = [kinds[b] for b in p.city if PRODUCTION[kinds[b]] and b not in held]
+        k.my_empty = my_empty = []
+        for b in p.city:
+            kb = kinds[b]
+            if PRODUCTION[kb] and b not in held:
+                my_empty.append(kb)
     k.others = others = []
     others6 = 0
     for q in players:
@@ -85,7 +107,7 @@ def seat_facts(s, seat: int, roles=ROLES) -> Seat:
                 if PRODUCTION[kb]:
                     if producing and b not in held and good[kb] > best:
                         best = good[kb]
-                elif kb in V.SIX:
+                elif kb in SIX:
                     others6 += 1
         others.append((len(q.hand), dearest, best))
     k.others6 = others6
@@ -206,22 +228,39 @@ def estimate(s, seat: int, rl: float) -> float:
     how little the heuristic players get out of an engine.)"""
     p = s.players[seat]
     kinds = s.kinds
-    city = [kinds[b] for b in p.city]
-    cv = V.card_value(rl)
-    prod = sorted([V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]], reverse=True)
+    # Plain loops, not comprehensions (each a call in Python 3.11): the search estimates every
+    # seat at the end of every playout. The sums add in the same order as ever, to the last bit.
+    city = []
+    prod = []
+    for b in p.city:
+        k = kinds[b]
+        city.append(k)
+        if PRODUCTION[k]:
+            prod.append(GOOD_RATE[GOOD[k]])
+    prod.sort(reverse=True)
     nprod = len(prod)
-    income = sum([r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod)])
+    income = 0
+    for i, r in enumerate(prod):
+        income += r * COPY_FACTOR[i if i < LAST_COPY else LAST_COPY]
     rates = V.city_rates(nprod)
     total = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
         total += VP[k]
         if not PRODUCTION[k]:
             income += rates[k]
-            if k in V.BONUS_KINDS and k != PALACE:
+            if k in BONUS_KINDS and k != PALACE:
                 total += V.bonus(k, city, (), rl)
     total += income * rl * V.ENGINE
-    total += len(p.hand) * cv + 0.3 * sum(sorted([HOLD[kinds[c]] for c in p.hand])[-3:])
-    total += sum([GOOD_PRICE[kinds[b]] for b in p.goods]) * cv * 0.75
+    held = []
+    for c in p.hand:
+        held.append(HOLD[kinds[c]])
+    held.sort()
+    cv = V.card_value(rl)
+    total += len(p.hand) * cv + 0.3 * sum(held[-3:])
+    goods = 0
+    for b in p.goods:
+        goods += GOOD_PRICE[kinds[b]]
+    total += goods * cv * 0.75
     if PALACE in city:   # a quarter of everything else, counted last
         total *= 1.25
     return total
