@@ -97,21 +97,28 @@ class Seat:
         cv = self.cv
         active = self.active
         bm = self.black_market
+        hand_kinds, rl, others6, score = self.hand_kinds, self.rl, self.others6, self.score
+        # Comparisons rather than max() and build_cost() (calls): a search's playouts ask at every
+        # role pick that offers the builder.
         for c in cands:
             k = kinds[c]
             if not PRODUCTION[k] and k in owned:
                 continue
             room = hand - (k != CATHEDRAL)
-            # build_cost with and without the privilege, the building's discount looked up once
-            full = COST[k] - (V.DISCOUNTER[k] in active)
-            cost = max(0, max(0, full - priv) - bm)
+            # build_cost without and with the privilege
+            full = COST[k] - (V.DISCOUNTER[k] in active) - bm
+            if full < 0:
+                full = 0
+            cost = full - priv if full - priv > 0 else 0
             if cost > room:
                 continue     # and dearer still without the privilege
-            w = V.worth(k, owned, self.hand_kinds, self.rl, self.others6, self.score, nprod)
-            with_p = max(with_p, w - cost * cv)
-            cost = max(0, max(0, full) - bm)
-            if cost <= room:
-                without = max(without, w - cost * cv)
+            w = V.worth(k, owned, hand_kinds, rl, others6, score, nprod)
+            v = w - cost * cv
+            if v > with_p:
+                with_p = v
+            v = w - full * cv
+            if full <= room and v > without:
+                without = v
         return with_p, without
 
     # ------------------------------------------------------------ roles

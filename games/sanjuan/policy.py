@@ -26,15 +26,26 @@ LAST_COPY = len(COPY_FACTOR) - 1
 
 
 def most_buildings(s) -> int:
-    return max([len(p.city) for p in s.players])
+    most = 0
+    for p in s.players:     # a loop, not max() over a comprehension: cheaper in Python 3.11
+        if len(p.city) > most:
+            most = len(p.city)
+    return most
 
 
 def _hold_order(s, p, cards) -> list[int]:
     """Cards from least to most worth keeping; copies of owned city buildings first."""
     kinds = s.kinds
-    owned = {kinds[b] for b in p.city}
-    return sorted(cards, key=lambda c: 0.0 if (kinds[c] in owned and not PRODUCTION[kinds[c]])
-                  else HOLD[kinds[c]])
+    owned = set()
+    for b in p.city:
+        owned.add(kinds[b])
+    # Each card's key worked out in a loop and read back by the sort through a bound method, so
+    # that no Python function runs per card: the same stable order.
+    key = {}
+    for c in cards:
+        k = kinds[c]
+        key[c] = 0.0 if (k in owned and not PRODUCTION[k]) else HOLD[k]
+    return sorted(cards, key=key.__getitem__)
 
 
 def seat_facts(s, seat: int, roles=ROLES) -> Seat:
@@ -57,11 +68,7 @@ def seat_facts(s, seat: int, roles=ROLES) -> Seat:
     k.hand_limit = hand_limit(s, p)
     # Plain loops, not comprehensions (each a call in Python 3.11): a playout's every role pick
     # comes here.
-    most = 0
-    for q in players:
-        if len(q.city) > most:
-            most = len(q.city)
-    k.rl = rl = V.rounds_left(most)
+    k.rl = rl = V.rounds_left(most_buildings(s))
     k.cv = V.card_value(rl)
     if building:
         k.cathedral = s.cathedral
@@ -153,19 +160,26 @@ def _role(s, seat, options, rnd):
 def _build(s, seat, options, rnd):
     p = s.players[seat]
     kinds = s.kinds
-    city = [kinds[b] for b in p.city]
-    hand = [kinds[c] for c in p.hand]
+    city = []
+    nprod = 0      # V.production_count(city), in the same loop
+    for b in p.city:
+        k = kinds[b]
+        city.append(k)
+        if PRODUCTION[k]:
+            nprod += 1
+    hand = []
+    for c in p.hand:
+        hand.append(kinds[c])
     rl = V.rounds_left(most_buildings(s))
     cv = V.card_value(rl)
     priv = (2 if s.doubled else 1) if seat == s.chooser else 0
     bm = black_market_discount(p.active, len(p.goods))
-    nprod = V.production_count(city)
     best, top = None, 0.15
     for c in options:
         k = kinds[c]
         off = priv + (V.DISCOUNTER[k] in p.active)
         pay = max(0, COST[k] - off - bm)
-        v = V.worth(k, city, hand, rl, nprod=nprod) - pay * cv
+        v = V.worth(k, city, hand, rl, 0, 0.0, nprod) - pay * cv   # by position: a cheaper call
         if v > top:
             best, top = c, v
     return [best] if best is not None else []
