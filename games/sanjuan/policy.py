@@ -18,11 +18,8 @@ from .state import ROLES
 
 N_KINDS = len(KINDS)
 # A card's worth as a future building for an average city in mid-game, above its payment worth.
-SIX = V.SIX
 HOLD = tuple(max(0.0, V.worth(k, [0, 1, 5], [], 6.0) - COST[k] * 0.75) for k in range(N_KINDS))
 GOOD_PRICE = V.AVG_PRICE
-GOOD_RATE, COPY_FACTOR, BONUS_KINDS = V.GOOD_RATE, V.COPY_FACTOR, V.BONUS_KINDS
-LAST_COPY = len(COPY_FACTOR) - 1
 
 
 def most_buildings(s) -> int:
@@ -66,10 +63,10 @@ def seat_facts(s, seat: int, roles=ROLES) -> Seat:
     k.kind = kinds
     k.active = p.active
     k.hand_limit = hand_limit(s, p)
-    # Plain loops, not comprehensions (each a call in Python 3.11): a playout's every role pick
-    # comes here.
     k.rl = rl = V.rounds_left(most_buildings(s))
     k.cv = V.card_value(rl)
+    # Plain loops, not comprehensions (each a call in Python 3.11): a playout's every role pick
+    # comes here.
     if building:
         k.cathedral = s.cathedral
         k.hand_kinds = hand_kinds = []
@@ -114,7 +111,7 @@ def seat_facts(s, seat: int, roles=ROLES) -> Seat:
                 if PRODUCTION[kb]:
                     if producing and b not in held and good[kb] > best:
                         best = good[kb]
-                elif kb in SIX:
+                elif kb in V.SIX:
                     others6 += 1
         others.append((len(q.hand), dearest, best))
     k.others6 = others6
@@ -175,10 +172,12 @@ def _build(s, seat, options, rnd):
     priv = (2 if s.doubled else 1) if seat == s.chooser else 0
     bm = black_market_discount(p.active, len(p.goods))
     best, top = None, 0.15
+    active = p.active
     for c in options:
         k = kinds[c]
-        off = priv + (V.DISCOUNTER[k] in p.active)
-        pay = max(0, COST[k] - off - bm)
+        pay = COST[k] - priv - (V.DISCOUNTER[k] in active) - bm
+        if pay < 0:
+            pay = 0
         v = V.worth(k, city, hand, rl, 0, 0.0, nprod) - pay * cv   # by position: a cheaper call
         if v > top:
             best, top = c, v
@@ -205,11 +204,10 @@ def choose(role_noise: float | None, s, seat, rnd) -> list:
         return _hold_order(s, p, options)[:lo]
     if kind == "keep":
         return _hold_order(s, p, options)[-lo:]
-    if kind == "produce":
-        kinds = s.kinds
-        return sorted(options, key=lambda b: -GOOD_PRICE[kinds[b]])[:hi]
-    if kind == "sell":
-        price = V.sale_prices(current_tile(s))
+    if kind == "produce" or kind == "sell":
+        if len(options) == 1:     # nothing to order (a sort would still call its key)
+            return list(options)
+        price = GOOD_PRICE if kind == "produce" else V.sale_prices(current_tile(s))
         kinds = s.kinds
         return sorted(options, key=lambda b: -price[kinds[b]])[:hi]
     if kind == "chapel":
@@ -250,19 +248,19 @@ def estimate(s, seat: int, rl: float) -> float:
         k = kinds[b]
         city.append(k)
         if PRODUCTION[k]:
-            prod.append(GOOD_RATE[GOOD[k]])
+            prod.append(V.GOOD_RATE[GOOD[k]])
     prod.sort(reverse=True)
     nprod = len(prod)
     income = 0
     for i, r in enumerate(prod):
-        income += r * COPY_FACTOR[i if i < LAST_COPY else LAST_COPY]
+        income += r * V.COPY_FACTOR[i if i < V.LAST_COPY else V.LAST_COPY]
     rates = V.city_rates(nprod)
     total = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
         total += VP[k]
         if not PRODUCTION[k]:
             income += rates[k]
-            if k in BONUS_KINDS and k != PALACE:
+            if k in V.BONUS_KINDS and k != PALACE:
                 total += V.bonus(k, city, (), rl)
     total += income * rl * V.ENGINE
     held = []
