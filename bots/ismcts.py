@@ -166,7 +166,8 @@ class ISMCTSBot:
                     expanded = node.visits == 0
                     apply(s, seat, opts[key], streams)
                     continue
-            apply(s, actor, policy(s, actor, rnd), streams)
+            # A decision that allows no pick (a seat that cannot build) needs no policy.
+            apply(s, actor, policy(s, actor, rnd) if decision[3] else [], streams)
         reward = self._reward(s, seat)
         root.visits += 1
         for n in path:
@@ -215,7 +216,10 @@ class ISMCTSBot:
             return 1 / len(w) if seat in w else 0.0
         est = self.search.estimates(s)
         mine = est[seat]
-        best = max(e for i, e in enumerate(est) if i != seat)
+        best = None
+        for i, e in enumerate(est):     # max() over a generator, without its resumptions
+            if i != seat and (best is None or e > best):
+                best = e
         x = (mine - best) / self.temperature
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, x))))
 

@@ -235,7 +235,8 @@ class Search(Protocol):
 
     policy: Callable[[Any, int, Any], list]
     """policy(state, seat, rnd): a fast, reasonable action for imagined play, the search's model
-    of every player."""
+    of every player. Asked only where the decision allows a pick (max above 0): the search
+    answers the others with no pick itself."""
 
     def progress(self, view: dict) -> int:
         """A count that only grows (San Juan: the round); playouts stop `horizon` beyond the root's."""

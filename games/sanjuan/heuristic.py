@@ -95,25 +95,37 @@ class Seat:
         cands = self.hand if self.cathedral is None else [*self.hand, self.cathedral]
         kinds = self.kind
         cv = self.cv
+        active = self.active
+        bm = self.black_market
+        hand_kinds, rl, others6, score = self.hand_kinds, self.rl, self.others6, self.score
+        # Comparisons rather than max() and build_cost() (calls): a search's playouts ask at every
+        # role pick that offers the builder.
         for c in cands:
             k = kinds[c]
             if not PRODUCTION[k] and k in owned:
                 continue
             room = hand - (k != CATHEDRAL)
-            cost = self.build_cost(c, priv)
+            # build_cost without and with the privilege
+            full = COST[k] - (V.DISCOUNTER[k] in active) - bm
+            if full < 0:
+                full = 0
+            cost = full - priv if full - priv > 0 else 0
             if cost > room:
                 continue     # and dearer still without the privilege
-            w = V.worth(k, owned, self.hand_kinds, self.rl, self.others6, self.score, nprod)
-            with_p = max(with_p, w - cost * cv)
-            cost = self.build_cost(c, 0)
-            if cost <= room:
-                without = max(without, w - cost * cv)
+            w = V.worth(k, owned, hand_kinds, rl, others6, score, nprod)
+            v = w - cost * cv
+            if v > with_p:
+                with_p = v
+            v = w - full * cv
+            if full <= room and v > without:
+                without = v
         return with_p, without
 
     # ------------------------------------------------------------ roles
 
     def role_values(self, w: dict, roles=ROLES) -> dict[str, float]:
-        """What each of `roles` is worth to this seat now."""
+        """What each of `roles` is worth to this seat now. (Plain loops, not comprehensions, each
+        a call in Python 3.11: a search's playouts ask at every role pick.)"""
         cv = self.cv
         doubled = 2 if LIBRARY in self.active and self.n > 2 else 1
 
@@ -121,28 +133,40 @@ class Seat:
         if "builder" in roles:
             # The privilege saves cards (and may make a build possible at all).
             with_p, without = self.best_builds(doubled)
-            others_build = sum([0.8 if hand >= 3 else 0.3 for hand, _, _ in self.others])
+            others_build = 0
+            for hand, _, _ in self.others:
+                others_build += 0.8 if hand >= 3 else 0.3
             out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
                               - w["others"] * others_build)
         if "producer" in roles:
             # Goods on empty buildings, the dearest first.
             good = self.good
-            empty = sorted([good[k] for k in self.my_empty], reverse=True)
+            empty = []
+            for k in self.my_empty:
+                empty.append(good[k])
+            empty.sort(reverse=True)
             cap = production_cap(doubled, self.active)
             gain = sum(empty[:cap])
             if len(empty[:cap]) >= 2 and WELL in self.active:
                 gain += cv
-            theirs = sum([e for _, _, e in self.others])
+            theirs = 0
+            for _, _, e in self.others:
+                theirs += e
             out["producer"] = gain - w["others"] * theirs
         if "trader" in roles:
             # What the goods fetch now.
             price = self.price
-            mine = sorted([price[k] for k in self.my_goods], reverse=True)
+            mine = []
+            for k in self.my_goods:
+                mine.append(price[k])
+            mine.sort(reverse=True)
             cap = trade_cap(doubled, self.active)
             sold = mine[:cap]
             gain = (sum(sold) + (MARKET_HALL in self.active and bool(sold))
                     + (MARKET_STAND in self.active and len(sold) >= 2))
-            theirs = sum([g for _, g, _ in self.others])
+            theirs = 0
+            for _, g, _ in self.others:
+                theirs += g
             out["trader"] = (gain - w["others"] * theirs) * cv
         # A full hand makes cards worth less: the surplus would be discarded at round start.
         room = self.hand_limit - len(self.hand)

@@ -23,15 +23,26 @@ GOOD_PRICE = V.AVG_PRICE
 
 
 def most_buildings(s) -> int:
-    return max([len(p.city) for p in s.players])
+    most = 0
+    for p in s.players:     # a loop, not max() over a comprehension: cheaper in Python 3.11
+        if len(p.city) > most:
+            most = len(p.city)
+    return most
 
 
 def _hold_order(s, p, cards) -> list[int]:
     """Cards from least to most worth keeping; copies of owned city buildings first."""
     kinds = s.kinds
-    owned = {kinds[b] for b in p.city}
-    return sorted(cards, key=lambda c: 0.0 if (kinds[c] in owned and not PRODUCTION[kinds[c]])
-                  else HOLD[kinds[c]])
+    owned = set()
+    for b in p.city:
+        owned.add(kinds[b])
+    # Each card's key worked out in a loop and read back by the sort through a bound method, so
+    # that no Python function runs per card: the same stable order.
+    key = {}
+    for c in cards:
+        k = kinds[c]
+        key[c] = 0.0 if (k in owned and not PRODUCTION[k]) else HOLD[k]
+    return sorted(cards, key=key.__getitem__)
 
 
 def seat_facts(s, seat: int, roles=ROLES) -> Seat:
@@ -48,25 +59,40 @@ def seat_facts(s, seat: int, roles=ROLES) -> Seat:
     producing = "producer" in roles
     trading = "trader" in roles
     k.n = len(players)
-    k.hand = p.hand
+    k.hand = hand = p.hand
     k.kind = kinds
     k.active = p.active
     k.hand_limit = hand_limit(s, p)
-    k.rl = rl = V.rounds_left(max([len(q.city) for q in players]))
+    k.rl = rl = V.rounds_left(most_buildings(s))
     k.cv = V.card_value(rl)
+    # Plain loops, not comprehensions (each a call in Python 3.11): a playout's every role pick
+    # comes here.
     if building:
         k.cathedral = s.cathedral
-        k.hand_kinds = [kinds[c] for c in p.hand]
-        k.city = city = [kinds[b] for b in p.city]
+        k.hand_kinds = hand_kinds = []
+        for c in hand:
+            hand_kinds.append(kinds[c])
+        k.city = city = []
+        score = len(p.chapel) + len(p.bank) + len(p.harbor)
+        for b in p.city:
+            kb = kinds[b]
+            city.append(kb)
+            score += VP[kb]
+        k.score = score
         k.black_market = black_market_discount(p.active, len(p.goods))
-        k.score = sum([VP[x] for x in city]) + len(p.chapel) + len(p.bank) + len(p.harbor)
     if trading:
         k.price = price = V.sale_prices(TILES[s.tiles[s.tiles_turned % len(s.tiles)]])
-        k.my_goods = [kinds[b] for b in p.goods]
+        k.my_goods = my_goods = []
+        for b in p.goods:
+            my_goods.append(kinds[b])
     if producing:
         k.good = good = V.good_values(rl)
         held = p.goods
-        k.my_empty = [kinds[b] for b in p.city if PRODUCTION[kinds[b]] and b not in held]
+        k.my_empty = my_empty = []
+        for b in p.city:
+            kb = kinds[b]
+            if PRODUCTION[kb] and b not in held:
+                my_empty.append(kb)
     k.others = others = []
     others6 = 0
     for q in players:
@@ -131,19 +157,28 @@ def _role(s, seat, options, rnd):
 def _build(s, seat, options, rnd):
     p = s.players[seat]
     kinds = s.kinds
-    city = [kinds[b] for b in p.city]
-    hand = [kinds[c] for c in p.hand]
+    city = []
+    nprod = 0      # V.production_count(city), in the same loop
+    for b in p.city:
+        k = kinds[b]
+        city.append(k)
+        if PRODUCTION[k]:
+            nprod += 1
+    hand = []
+    for c in p.hand:
+        hand.append(kinds[c])
     rl = V.rounds_left(most_buildings(s))
     cv = V.card_value(rl)
     priv = (2 if s.doubled else 1) if seat == s.chooser else 0
     bm = black_market_discount(p.active, len(p.goods))
-    nprod = V.production_count(city)
     best, top = None, 0.15
+    active = p.active
     for c in options:
         k = kinds[c]
-        off = priv + (V.DISCOUNTER[k] in p.active)
-        pay = max(0, COST[k] - off - bm)
-        v = V.worth(k, city, hand, rl, nprod=nprod) - pay * cv
+        pay = COST[k] - priv - (V.DISCOUNTER[k] in active) - bm
+        if pay < 0:
+            pay = 0
+        v = V.worth(k, city, hand, rl, 0, 0.0, nprod) - pay * cv   # by position: a cheaper call
         if v > top:
             best, top = c, v
     return [best] if best is not None else []
@@ -169,11 +204,10 @@ def choose(role_noise: float | None, s, seat, rnd) -> list:
         return _hold_order(s, p, options)[:lo]
     if kind == "keep":
         return _hold_order(s, p, options)[-lo:]
-    if kind == "produce":
-        kinds = s.kinds
-        return sorted(options, key=lambda b: -GOOD_PRICE[kinds[b]])[:hi]
-    if kind == "sell":
-        price = V.sale_prices(current_tile(s))
+    if kind == "produce" or kind == "sell":
+        if len(options) == 1:     # nothing to order (a sort would still call its key)
+            return list(options)
+        price = GOOD_PRICE if kind == "produce" else V.sale_prices(current_tile(s))
         kinds = s.kinds
         return sorted(options, key=lambda b: -price[kinds[b]])[:hi]
     if kind == "chapel":
@@ -206,11 +240,20 @@ def estimate(s, seat: int, rl: float) -> float:
     how little the heuristic players get out of an engine.)"""
     p = s.players[seat]
     kinds = s.kinds
-    city = [kinds[b] for b in p.city]
-    cv = V.card_value(rl)
-    prod = sorted([V.GOOD_RATE[GOOD[k]] for k in city if PRODUCTION[k]], reverse=True)
+    # Plain loops, not comprehensions (each a call in Python 3.11): the search estimates every
+    # seat at the end of every playout. The sums add in the same order as ever, to the last bit.
+    city = []
+    prod = []
+    for b in p.city:
+        k = kinds[b]
+        city.append(k)
+        if PRODUCTION[k]:
+            prod.append(V.GOOD_RATE[GOOD[k]])
+    prod.sort(reverse=True)
     nprod = len(prod)
-    income = sum([r * V.COPY_FACTOR[min(i, len(V.COPY_FACTOR) - 1)] for i, r in enumerate(prod)])
+    income = 0
+    for i, r in enumerate(prod):
+        income += r * V.COPY_FACTOR[i if i < V.LAST_COPY else V.LAST_COPY]
     rates = V.city_rates(nprod)
     total = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
@@ -220,8 +263,16 @@ def estimate(s, seat: int, rl: float) -> float:
             if k in V.BONUS_KINDS and k != PALACE:
                 total += V.bonus(k, city, (), rl)
     total += income * rl * V.ENGINE
-    total += len(p.hand) * cv + 0.3 * sum(sorted([HOLD[kinds[c]] for c in p.hand])[-3:])
-    total += sum([GOOD_PRICE[kinds[b]] for b in p.goods]) * cv * 0.75
+    held = []
+    for c in p.hand:
+        held.append(HOLD[kinds[c]])
+    held.sort()
+    cv = V.card_value(rl)
+    total += len(p.hand) * cv + 0.3 * sum(held[-3:])
+    goods = 0
+    for b in p.goods:
+        goods += GOOD_PRICE[kinds[b]]
+    total += goods * cv * 0.75
     if PALACE in city:   # a quarter of everything else, counted last
         total *= 1.25
     return total
