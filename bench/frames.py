@@ -50,7 +50,7 @@ from protocol.wire import signed_frame  # noqa: E402
 from protocol.exchange import ServerExchange  # noqa: E402
 from protocol.fairness import player_commit  # noqa: E402
 from protocol.harness import derived  # noqa: E402
-from protocol.messages import public_events  # noqa: E402
+from protocol.messages import split_events  # noqa: E402
 from protocol.signing import Signer  # noqa: E402
 from server.broadcast import Broadcaster, Sent  # noqa: E402
 from server.table_core import EVENTS_IN_SNAPSHOT  # noqa: E402
@@ -184,7 +184,7 @@ def _lengths_by_content(ex: ServerExchange, actor: int, action: list, rnd: rando
 
 def _public(ex: ServerExchange) -> tuple:
     """What everyone learns from the latest move: the public view after it and its public events."""
-    return ex.engine.view(ex.state, None), public_events(ex.last_events)
+    return ex.engine.view(ex.state, None), split_events(ex.last_events, len(ex.seats))[0]
 
 
 def _twin(ex: ServerExchange, b: Broadcaster, actor: int, action, refused: list,

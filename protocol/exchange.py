@@ -27,8 +27,7 @@ from games.errors import IllegalAction
 
 from .codec import pack, unpack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
-from .messages import (ProtocolError, Signed, check_header, events_digest, private_events, public_events,
-                       short_repr)
+from .messages import ProtocolError, Signed, check_header, events_digest, short_repr, split_events
 from .signing import SIG_ENTRY, SIG_PRIVATE, Signer, verify_signature
 from .verify import verify
 
@@ -154,12 +153,11 @@ class ServerExchange:
         events = self.engine.apply(self.state, seat, action, self.streams)
         self.packed_moves.append(pack([seat, list(action)]))
         move = {"t": "move", "seat": seat}
-        shown = public_events(events)
+        shown, private = split_events(events, len(self.seats))
         if shown:  # most answers to simultaneous decisions cause no event until the last one
             move["events"] = events_digest(shown)
         out = [self._append(move)]
-        for s in range(len(self.seats)):
-            mine = private_events(events, s)
+        for s, mine in enumerate(private):
             if mine:
                 out.append(self._private(s, {"events": mine}))
         self.last_events = events

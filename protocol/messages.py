@@ -110,15 +110,22 @@ def check_header(body: dict):
 
 def events_digest(events: list[dict]) -> bytes:
     """What a move entry commits to: its public events, type and words, in order."""
-    data = tag("events") + u32(len(events))
+    digest = hashlib.sha256(tag("events") + u32(len(events)))
     for e in events:
-        data += lp(e["type"].encode()) + lp(e["text"].encode())
-    return hashlib.sha256(data).digest()[:16]
+        digest.update(lp(e["type"].encode()))
+        digest.update(lp(e["text"].encode()))
+    return digest.digest()[:16]
 
 
-def public_events(events: list[dict]) -> list[dict]:
-    return [e for e in events if e["to"] is None]
-
-
-def private_events(events: list[dict], seat: int) -> list[str]:
-    return [e["text"] for e in events if e["to"] == seat]
+def split_events(events: list[dict], seats: int) -> tuple[list[dict], list[list[str]]]:
+    """A move's events as the protocol sends them, in one pass: the public ones, and for each
+    seat the texts only it may see (in private messages)."""
+    shown: list[dict] = []
+    private: list[list[str]] = [[] for _ in range(seats)]
+    for e in events:
+        to = e["to"]
+        if to is None:
+            shown.append(e)
+        else:
+            private[to].append(e["text"])
+    return shown, private

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from games.errors import IllegalAction, Refused
 
 from .fairness import Streams, master_key, player_commit, server_commit
-from .messages import (ProtocolError, Signed, check_header, events_digest, printable, private_events,
-                       public_events, short_repr)
+from .messages import ProtocolError, Signed, check_header, events_digest, printable, short_repr, split_events
 from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
 
 
@@ -240,11 +239,11 @@ def _audit(items: list[Signed], report: Report) -> None:
             events = engine.apply(state, move[0], move[1], streams)
         except IllegalAction as e:
             raise Mismatch(where, f"the move {short_repr(move[1])} is not legal in the replay: {e.message}") from None
-        shown = public_events(events)
+        shown, private = split_events(events, len(names))
         if (events_digest(shown) if shown else None) != entry.body.get("events"):
             raise Mismatch(where, "the public events differ from the replay")
         for seat in checked:
-            expected = private_events(events, seat)
+            expected = private[seat]
             got = by_seq.get(i, {}).get(seat)
             if (got.body.get("events") if got else []) != expected:
                 raise Mismatch(where, f"the cards shown to {names[seat]} differ from the replay")

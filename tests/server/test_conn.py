@@ -10,8 +10,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
+from websockets.protocol import State
+from websockets.server import ServerProtocol
 
-from server.conn import Conn
+from server.conn import Conn, framed
 
 FRAME = 1000      # bytes of each frame: a few fill the small buffers below
 
@@ -116,3 +118,14 @@ async def test_a_backlog_goes_out_whole_before_what_was_pushed_after_it():
         await client.close()
         server.close()
         await server.wait_closed()
+
+
+def test_frames_are_the_bytes_websockets_makes():
+    """The outbox frames its messages itself: the same bytes as websockets' own framing, at every
+    length where the length's encoding changes."""
+    protocol = ServerProtocol()
+    protocol.state = State.OPEN
+    messages = [bytes([n % 251]) * n for n in (0, 1, 125, 126, 127, 65535, 65536, 70000)]
+    for message in messages:
+        protocol.send_binary(message)
+    assert framed(messages) == b"".join(protocol.data_to_send())

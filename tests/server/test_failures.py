@@ -264,6 +264,21 @@ async def test_answers_queued_before_a_violation_go_out_before_the_close(server)
     assert got == n
 
 
+async def test_a_message_that_comes_while_a_request_waits_is_answered_after_it(server):
+    """A seat's command or a listing is handled as it is read, but never before a request read
+    ahead of it that waits for something (here a table looked for in the store): the answers
+    come in the order of the messages."""
+    raw = await Raw.connect(server.url)
+    for _ in range(3):
+        await raw.send({"type": "watch", "table": "nosuch"})
+        await raw.send({"type": "list"})
+        await raw.send({"type": "act", "id": 7, "seq": 0, "action": [0]})
+    answers = [await raw.recv() for _ in range(9)]
+    assert [(m["type"], m.get("code")) for m in answers] == \
+        [("error", "no_table"), ("tables", None), ("reject", "not_seated")] * 3
+    await raw.close()
+
+
 # ---------------------------------------------------------------------- 8. bot worker processes
 
 async def test_a_dead_bot_worker_loses_no_decision():
