@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import fcntl
-import functools
 import logging
 import os
 import random
@@ -47,12 +46,10 @@ import ssl
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
-from websockets.frames import DATA_OPCODES, Opcode
+from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
@@ -393,10 +390,10 @@ class Server:
             conn.closed = True      # nothing more is queued ...
             await conn.flush()      # ... and what is goes out first, briefly (at once if closed)
 
-    async def _violation(self, conn: Conn, code: int, reason: str) -> bool:
+    async def _violation(self, conn: Conn, code: int, reason: str) -> None:
         """Close with a code and a reason, once what is queued went out (for a moment at most).
         Frames the client sent meanwhile are read and dropped, so its close frame gets through
-        and the close handshake ends at once. The session ends with it (True)."""
+        and the close handshake ends at once."""
         closing = conn.close(code, reason)
         try:
             async for _ in conn.ws:
@@ -405,7 +402,6 @@ class Server:
             pass
         if closing is not None:
             await closing
-        return True
 
     async def _session(self, conn: Conn) -> None:
         ws = conn.ws
@@ -452,66 +448,72 @@ class Server:
         if seat is not None:  # the table checks that the seat is still the token's
             table, index = seat
             await table.request(Attach(conn, index, max(0, hello.get("have", 0)), token_hash))
-        take = functools.partial(self._receive, conn)
-        try:
-            while True:
-                ws.take = take     # while this task waits, a message is taken as it is read
-                try:
-                    frame = await ws.recv()
-                except ConnectionClosedOK:
-                    return
-                ws.take = None
-                work, ws.left = ws.left, None
-                if work is None:   # not taken as it was read: it came while this task was busy
-                    work = self._receive(conn, frame)
-                if work is not None and await work is True:
-                    return
-        finally:
-            if ws.left is not None:     # left by a message the connection closed before this task read
-                ws.left.close()
-            ws.take = ws.left = None    # they name the connection, which names them: no cycle is left
-
-    def _receive(self, conn: Conn, frame: bytes) -> Coroutine[None, None, bool | None] | None:
-        """A message after the hello, handled as far as it can be without waiting (a seat's
-        command is in its table's inbox when this returns); what is left to wait for is returned:
-        a lobby request, or a refusal that closes the connection (it ends the session: True)."""
-        if conn.closed:
-            return None  # closing (replaced, overflowed): read on until the close frame comes
-        if not conn.bucket.take():
-            return self._violation(conn, wire.CLOSE_FLOODING, f"more than {self.limits.rate:g} messages a second")
-        try:
-            msg = wire.decode(frame, max_size=self.limits.max_frame)
-        except wire.WireError as e:
-            return self._violation(conn, e.close, e.message)
-        if msg["type"] == "hello":
-            return self._violation(conn, wire.CLOSE_BAD_FRAME, "hello is only the first message")
-        return self._dispatch(conn, msg)
+        async for frame in ws:
+            if conn.closed:
+                continue  # closing (replaced, overflowed): read on until the close frame comes
+            if not conn.bucket.take():
+                return await self._violation(conn, wire.CLOSE_FLOODING, f"more than {self.limits.rate:g} messages "
+                                                                        f"a second")
+            try:
+                msg = wire.decode(frame, max_size=self.limits.max_frame)
+            except wire.WireError as e:
+                return await self._violation(conn, e.close, e.message)
+            if msg["type"] == "hello":
+                return await self._violation(conn, wire.CLOSE_BAD_FRAME, "hello is only the first message")
+            await self._dispatch(conn, msg)
 
     # ------------------------------------------------------------------ routing and the lobby
 
     def _error(self, conn: Conn, code: str, message: str) -> None:
         conn.push(wire.encode({"type": "error", "code": code, "message": message}))
 
-    def _dispatch(self, conn: Conn, msg: dict) -> Coroutine[None, None, bool | None] | None:
-        """A message routed: the lobby's requests that wait for something (a table, the store, a
-        table's task) are returned to be awaited; the rest, a seat's commands among them, are
-        handled here."""
+    async def _dispatch(self, conn: Conn, msg: dict) -> None:
         kind = msg["type"]
         self.metrics.messages[kind] += 1
         if kind == "list":
             return conn.push(self.listed.frame(self.listing()))
         if kind == "create":
-            return self._create(conn, msg)
+            return await self._create(conn, msg)
         if kind in ("sit", "watch"):
-            return self._join(conn, msg)
+            # Everything that can refuse the request without the table first: a table brought
+            # into memory is always handed the request, and so leaves memory again when it is done.
+            if conn.table is not None and conn.seat is not None:
+                return self._error(conn, "already_seated", f"This connection has a seat at table "
+                                                           f"{conn.table.id}; open another connection.")
+            if kind == "sit":
+                name = msg["name"].strip()
+                if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
+                    return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
+                request = Sit(conn, name)
+            else:
+                request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
+            tid = msg["table"]
+            read = not (tid in self.tables or tid in self.resting)   # and perhaps replayed
+            if kind == "watch" or read:
+                if not self.quotas.may_watch(conn.addr, read):
+                    return conn.push(self.watch_refused)
+            table = await self.table(tid)
+            if table is None and self.cluster is not None:
+                table, url = await self.cluster.find(tid)
+                if url:
+                    return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
+                if url == "":   # another process took it first, or this one is still reading it
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
+                                                 "another server process: connect again")
+            if table is None:
+                return self._error(conn, "no_table", f"There is no table {tid!r}.")
+            if conn.table is not None and conn.table is not table:  # stop watching the other table
+                await conn.table.request(Leave(conn))
+                table = await self.table(tid) or table  # a finished one may have left memory meanwhile
+            return await table.request(request)
         if kind == "leave":
             if conn.table is None:
                 return self._error(conn, "not_seated", "This connection has no seat and watches no table.")
-            return conn.table.request(Leave(conn))
+            return await conn.table.request(Leave(conn))
         if kind == "chat":
             return self._chat(conn, msg["text"])
         if kind == "operator":
-            return self.operator.handle(conn, msg)
+            return await self.operator.handle(conn, msg)
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
         if table is None or (conn.seat is None and kind != "resync"):
@@ -524,42 +526,6 @@ class Server:
                 return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
                                               "message": "The table is busy; send the command again."}))
             return self._error(conn, "busy", "The table is busy; send it again.")
-        return None
-
-    async def _join(self, conn: Conn, msg: dict) -> bool | None:
-        """A sit or a watch."""
-        kind = msg["type"]
-        # Everything that can refuse the request without the table first: a table brought
-        # into memory is always handed the request, and so leaves memory again when it is done.
-        if conn.table is not None and conn.seat is not None:
-            return self._error(conn, "already_seated", f"This connection has a seat at table "
-                                                       f"{conn.table.id}; open another connection.")
-        if kind == "sit":
-            name = msg["name"].strip()
-            if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
-                return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
-            request = Sit(conn, name)
-        else:
-            request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
-        tid = msg["table"]
-        read = not (tid in self.tables or tid in self.resting)   # and perhaps replayed
-        if kind == "watch" or read:
-            if not self.quotas.may_watch(conn.addr, read):
-                return conn.push(self.watch_refused)
-        table = await self.table(tid)
-        if table is None and self.cluster is not None:
-            table, url = await self.cluster.find(tid)
-            if url:
-                return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
-            if url == "":   # another process took it first, or this one is still reading it
-                return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
-                                             "another server process: connect again")
-        if table is None:
-            return self._error(conn, "no_table", f"There is no table {tid!r}.")
-        if conn.table is not None and conn.table is not table:  # stop watching the other table
-            await conn.table.request(Leave(conn))
-            table = await self.table(tid) or table  # a finished one may have left memory meanwhile
-        return await table.request(request)
 
     def _chat(self, conn: Conn, text: str) -> None:
         """A seated player's line to everyone at its table. Not a command: it never reaches the
@@ -685,10 +651,6 @@ class _Counted(ServerConnection):
         self.unheard: asyncio.Transport | None = None   # its transport until the client's first bytes
         self.hello_deadline = 0.0     # the event loop's time by which its hello must have come
         self._deadline: asyncio.TimerHandle | None = None
-        # While the session's task waits for a message, `take` (Server._receive) handles one as it
-        # is read, without waking the task: what it leaves to wait for is `left`, for the task.
-        self.take: Callable[[bytes], Coroutine | None] | None = None
-        self.left: Coroutine | None = None
 
     def connection_made(self, transport) -> None:
         if self.owner.connections >= self.owner.max_connections:
@@ -711,25 +673,6 @@ class _Counted(ServerConnection):
             self.heard = True
             super().connection_made(transport)
         super().data_received(data)
-
-    def process_event(self, event) -> None:
-        """A binary message in one frame that comes while the session's task waits for one is taken as
-        it is read: a seat's command reaches its table's inbox with no task woken for it. One that
-        leaves something to wait for (a lobby request, a refusal that closes the connection) is
-        queued to the task as websockets queues every message, with what it left, and every
-        message after it is queued behind it: none overtakes another."""
-        take = self.take
-        if take is not None and event.opcode in DATA_OPCODES:   # (set only once the WebSocket is open)
-            self.take = None
-            if event.fin and event.opcode is Opcode.BINARY:    # a text frame is refused by the task, as it was
-                try:
-                    self.left = take(bytes(event.data))
-                except Exception as e:   # raised in the task, as it was when the task read every message
-                    self.left = _raised(e)
-                if self.left is None:
-                    self.take = take
-                    return
-        super().process_event(event)
 
     def eof_received(self) -> bool | None:
         if self.unheard is not None:
@@ -772,10 +715,6 @@ class _Counted(ServerConnection):
         # cycle. Those tasks run first (woken before this is called back), then the traceback goes.
         if exc is not None:
             self.loop.call_soon(setattr, exc, "__traceback__", None)
-
-
-async def _raised(error: Exception) -> None:
-    raise error
 
 
 def raise_file_limit(want: int) -> int:
