@@ -24,6 +24,23 @@ def pack(obj) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
 
+# msgpack writes a list or a map as a header that says how many items follow, then the items
+# packed one after another: bytes packed once can so go into many messages (server/broadcast.py).
+
+def array_header(n: int) -> bytes:
+    """The header of a packed list of n items (the shortest, as `pack` writes it)."""
+    if n < 16:
+        return bytes([0x90 | n])
+    return b"\xdc" + n.to_bytes(2, "big") if n < 1 << 16 else b"\xdd" + n.to_bytes(4, "big")
+
+
+def pack_map(packed: dict[str, bytes]) -> bytes:
+    """`pack` of the map with these keys whose values are already packed."""
+    n = len(packed)
+    header = bytes([0x80 | n]) if n < 16 else b"\xde" + n.to_bytes(2, "big") if n < 1 << 16 else b"\xdf" + n.to_bytes(4, "big")
+    return header + b"".join([pack(k) + v for k, v in packed.items()])
+
+
 def _no_ext(code, data):
     raise DecodeError("bad_msgpack", f"msgpack extension type {code} is not allowed")
 
