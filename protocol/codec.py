@@ -38,7 +38,15 @@ def pack_map(packed: dict[str, bytes]) -> bytes:
     """`pack` of the map with these keys whose values are already packed."""
     n = len(packed)
     header = bytes([0x80 | n]) if n < 16 else b"\xde" + n.to_bytes(2, "big") if n < 1 << 16 else b"\xdf" + n.to_bytes(4, "big")
-    return header + b"".join([pack(k) + v for k, v in packed.items()])
+    return header + b"".join([(_KEYS.get(k) or _key(k)) + v for k, v in packed.items()])
+
+
+_KEYS: dict[str, bytes] = {}     # the keys of the maps pack_map made, packed: the field names of a few messages
+
+
+def _key(k: str) -> bytes:
+    _KEYS[k] = packed = pack(k)
+    return packed
 
 
 def _no_ext(code, data):

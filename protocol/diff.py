@@ -35,6 +35,17 @@ def field_text(key: str, value) -> str:
     return f"{_JSON.encode(key)}:{_JSON.encode(value)}"
 
 
+def item_text(value) -> str:
+    """An item of a list in a view, as its JSON writes it (see list_field_text)."""
+    return _JSON.encode(value)
+
+
+def list_field_text(key: str, items: list[str]) -> str:
+    """field_text of a field whose value is a list with items of this text (item_text): the server
+    writes anew only the items that changed (server/broadcast.py)."""
+    return f"{_JSON.encode(key)}:[{','.join(items)}]"
+
+
 def hash_fields(fields: dict[str, str]) -> bytes:
     """view_hash of the view whose fields have this text (`field_text`): its JSON is put together
     from them."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from games.contract import PRIVATE
 from protocol import wire
 from protocol.codec import array_header, pack, pack_map
-from protocol.diff import SharedHash, diff, field_text, view_hash
+from protocol.diff import SharedHash, diff, field_text, item_text, list_field_text, view_hash
 
 from .conn import Conn
 
@@ -53,6 +53,7 @@ class Shared:
         self._ops: list | None = None           # diff(prev.fields, fields), once settled
         self._packed_ops: bytes | None = None   # its items packed, once a seat is sent them
         self._text: dict[str, str] | None = None
+        self._items: dict[str, list[str]] = {}  # the text of each item of the fields that are lists
         self._hash: SharedHash | None = None
 
     def settle(self) -> None:
@@ -66,10 +67,25 @@ class Shared:
             self._ops = diff(self.prev.fields, self.fields)
 
     def text(self) -> dict[str, str]:
-        """Each field's text for the view hash (protocol.diff.field_text)."""
+        """Each field's text for the view hash (protocol.diff.field_text): that of the fields
+        before where a field is the very object it was (settled), and of a list (the players) the
+        items that are; the others' written anew."""
         if self._text is None:
-            prev = self.prev
-            self._text = _texts(self.fields, (prev.fields, prev._text) if prev and prev._text else None)
+            prev = self.prev if self.prev is not None and self.prev._text is not None else None
+            old, old_text, old_items = (prev.fields, prev._text, prev._items) if prev else ({}, {}, {})
+            self._text = {}
+            for k, v in self.fields.items():
+                if k in old and old[k] is v:
+                    self._text[k] = old_text[k]
+                    if k in old_items:
+                        self._items[k] = old_items[k]
+                elif type(v) is list:
+                    before, texts = old.get(k), old_items.get(k, ())
+                    self._items[k] = items = [texts[i] if i < len(texts) and before[i] is item else item_text(item)
+                                              for i, item in enumerate(v)]
+                    self._text[k] = list_field_text(k, items)
+                else:
+                    self._text[k] = field_text(k, v)
         return self._text
 
     def hashing(self) -> SharedHash:
@@ -248,31 +264,30 @@ class Broadcaster:
                 else:
                     private.append(["set", [k], new.view[k]])
         private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
+        # The message is made of bytes: what every view update of this change shares (the shared
+        # fields' operations, the events) packed once (msgpack's lists are a header and their
+        # items one after another), and what is the seat's own.
+        count, ops = self._packed_ops(old, new)
+        head = {"table": self._packed_table, "base": pack(old.seq), "seq": pack(new.seq)}
+        tail = {"hash": pack(new.hash), "events": self._packed(events)}
+        all_ops = array_header(count + len(private)) + ops + b"".join([pack(op) for op in private])
         room = None if seat is None else self.engine.private_room(new.view)
         if room is None:
-            frame = wire.encode({"type": "delta", "table": self.table_id, "base": old.seq, "seq": new.seq,
-                                 "ops": _ops(old, new) + private, "hash": new.hash, "events": events})
+            frame = wire.encode_packed("delta", {**head, "ops": all_ops, **tail})
             if len(frame) > SNAPSHOT_CHECK:
                 snap = self._snapshot(new, seat)
                 if len(snap) <= len(frame):
                     return snap
             return frame
-        # The message to a seat is made of bytes: what every seat's shares (the shared fields'
-        # operations, the events) packed once per change (msgpack's lists are a header and their
-        # items one after another), and its own.
-        count, ops = self._packed_ops(old, new)
-        head = {"table": self._packed_table, "base": pack(old.seq), "seq": pack(new.seq)}
-        tail = {"hash": pack(new.hash), "events": self._packed(events)}
-        public_length = len(pack_map({"type": _DELTA, **head, "ops": array_header(count) + ops, **tail}))
         # The frame's length follows its public part (see _padded): so does the choice of a
         # snapshot instead, made on the public parts alone.
+        public_length = len(pack_map({"type": _DELTA, **head, "ops": array_header(count) + ops, **tail}))
         if public_length > SNAPSHOT_CHECK:
             snap = {"type": "snapshot", "table": self.table_id, "seq": new.seq, "view": _public(new.view),
                     "hash": new.hash, "events": self._latest_events()}
             if len(pack(snap)) <= public_length:
                 return self._snapshot(new, seat)
-        ops = array_header(count + len(private)) + ops + b"".join([pack(op) for op in private])
-        return self._padded(lambda length: wire.encode_packed("delta", {**head, "ops": ops, **tail}, length),
+        return self._padded(lambda length: wire.encode_packed("delta", {**head, "ops": all_ops, **tail}, length),
                             room, public_length)
 
     def _packed_ops(self, old: Sent, new: Sent) -> tuple[int, bytes]:
