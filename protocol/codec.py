@@ -34,6 +34,11 @@ def array_header(n: int) -> bytes:
     return b"\xdc" + n.to_bytes(2, "big") if n < 1 << 16 else b"\xdd" + n.to_bytes(4, "big")
 
 
+def pack_items(items: list) -> bytes:
+    """The items of a list packed one after another: `pack(items)` without its header."""
+    return pack(items)[len(array_header(len(items))):]
+
+
 def pack_map(packed: dict[str, bytes]) -> bytes:
     """`pack` of the map with these keys whose values are already packed."""
     n = len(packed)

@@ -183,7 +183,8 @@ def encode_packed(kind: str, packed: dict[str, bytes], at_least: int = 0) -> byt
     """`encode`'s frame of a message of type `kind` (in PADDED) whose other fields' values are
     given packed (codec.pack_map): the same bytes, where a value several messages share is
     packed once (server/broadcast.py)."""
-    return _pad(kind, pack_map({"type": pack(kind), **packed, "pad": b""}), at_least)
+    head = pack_map({"type": pack(kind), **packed, "pad": b""})     # the pad's key, and nothing of its value yet
+    return _pad(kind, head, at_least)
 
 
 def _pad(kind: str, head: bytes, at_least: int) -> bytes:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from games.contract import PRIVATE
 from protocol import wire
-from protocol.codec import array_header, pack, pack_map
+from protocol.codec import array_header, pack, pack_items, pack_map
 from protocol.diff import SharedHash, diff, field_text, item_text, list_field_text, view_hash
 
 from .conn import Conn
@@ -109,7 +109,7 @@ class Shared:
         if base is self.prev and self._packed_ops is not None:
             return len(self._ops), self._packed_ops
         ops = self.ops_from(base)
-        packed = pack(ops)[len(array_header(len(ops))):]
+        packed = pack_items(ops)
         if base is self.prev:
             self._packed_ops = packed
         return len(ops), packed
@@ -270,7 +270,7 @@ class Broadcaster:
         count, ops = self._packed_ops(old, new)
         head = {"table": self._packed_table, "base": pack(old.seq), "seq": pack(new.seq)}
         tail = {"hash": pack(new.hash), "events": self._packed(events)}
-        all_ops = array_header(count + len(private)) + ops + b"".join([pack(op) for op in private])
+        all_ops = array_header(count + len(private)) + ops + pack_items(private)
         room = None if seat is None else self.engine.private_room(new.view)
         if room is None:
             frame = wire.encode_packed("delta", {**head, "ops": all_ops, **tail})
@@ -294,7 +294,7 @@ class Broadcaster:
         """`_ops(old, new)` packed: how many, and their items one after another."""
         if old.shared is None or new.shared is None or old.view.get("seat") != new.view.get("seat"):
             ops = _ops(old, new)
-            return len(ops), pack(ops)[len(array_header(len(ops))):]
+            return len(ops), pack_items(ops)
         return new.shared.packed_ops_from(old.shared)
 
     def _packed(self, events: list[dict]) -> bytes:

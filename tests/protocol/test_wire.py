@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from protocol import wire
-from protocol.codec import array_header, pack, pack_map
+from protocol.codec import array_header, pack, pack_items, pack_map
 
 
 def test_a_valid_command_decodes():
@@ -111,7 +111,7 @@ def test_a_message_made_of_values_packed_apart_is_the_message_packed_whole(n):
     """Bytes packed once go into many messages: a list as its header and its items packed one
     after another, a map from its values packed, a padded frame from its fields packed."""
     items = list(range(n))
-    assert array_header(n) + b"".join(pack(i) for i in items) == pack(items)
+    assert array_header(n) + b"".join(pack(i) for i in items) == array_header(n) + pack_items(items) == pack(items)
     fields = {f"k{i}": [i, "x" * i] for i in range(n % 40)}
     assert pack_map({k: pack(v) for k, v in fields.items()}) == pack(fields)
     delta = {"table": "t1", "base": 3, "seq": 4, "ops": items[:50], "hash": b"h" * 8, "events": [{"n": n}]}
