@@ -180,9 +180,11 @@ def encode(msg: dict, at_least: int = 0) -> bytes:
 
 
 def encode_packed(kind: str, packed: dict[str, bytes], at_least: int = 0) -> bytes:
-    """`encode`'s frame of a message of type `kind` (in PADDED) whose other fields' values are
-    given packed (codec.pack_map): the same bytes, where a value several messages share is
-    packed once (server/broadcast.py)."""
+    """`encode`'s frame of a message of type `kind` whose other fields' values are given packed
+    (codec.pack_map): the same bytes, where a value several messages share is packed once
+    (server/broadcast.py)."""
+    if kind not in PADDED:
+        return pack_map({"type": pack(kind), **packed})
     head = pack_map({"type": pack(kind), **packed, "pad": b""})     # the pad's key, and nothing of its value yet
     return _pad(kind, head, at_least)
 

@@ -118,3 +118,4 @@ def test_a_message_made_of_values_packed_apart_is_the_message_packed_whole(n):
     for at_least in (0, 600, 2000):
         assert wire.encode_packed("delta", {k: pack(v) for k, v in delta.items()}, at_least) == \
             wire.encode({"type": "delta", **delta}, at_least)
+    assert wire.encode_packed("ack", {"id": pack(n)}) == wire.encode({"type": "ack", "id": n})   # not padded
