@@ -7,6 +7,8 @@ every failure becomes a DecodeError that says what was wrong.
 """
 from __future__ import annotations
 
+import threading
+
 import msgpack
 
 from games.errors import Refused
@@ -20,8 +22,18 @@ class DecodeError(Refused):
     """Bytes that are not an acceptable msgpack message; `message` says why."""
 
 
+_packers = threading.local()
+
+
 def pack(obj) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+    """obj packed, by a packer kept for each thread: msgpack.packb makes one for every call, which
+    costs several times the packing of a small value (a frame is put together from many of them:
+    server/broadcast.py). A packer is left empty after each call, even one that raised."""
+    try:
+        packer = _packers.packer
+    except AttributeError:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack(obj)
 
 
 # msgpack writes a list or a map as a header that says how many items follow, then the items

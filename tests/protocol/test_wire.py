@@ -119,3 +119,10 @@ def test_a_message_made_of_values_packed_apart_is_the_message_packed_whole(n):
         assert wire.encode_packed("delta", {k: pack(v) for k, v in delta.items()}, at_least) == \
             wire.encode({"type": "delta", **delta}, at_least)
     assert wire.encode_packed("ack", {"id": pack(n)}) == wire.encode({"type": "ack", "id": n})   # not padded
+
+
+def test_what_a_pack_that_raised_had_written_is_not_in_the_next():
+    """pack keeps one packer for each thread: a value it cannot pack leaves nothing behind."""
+    with pytest.raises(TypeError):
+        pack({"a": [1, 2, object()]})
+    assert pack([1, "x"]) == b"\x92\x01\xa1x"
