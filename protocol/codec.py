@@ -7,6 +7,8 @@ every failure becomes a DecodeError that says what was wrong.
 """
 from __future__ import annotations
 
+import threading
+
 import msgpack
 
 from games.errors import Refused
@@ -20,8 +22,48 @@ class DecodeError(Refused):
     """Bytes that are not an acceptable msgpack message; `message` says why."""
 
 
+_packers = threading.local()
+
+
 def pack(obj) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+    """obj packed, by a packer kept for each thread: msgpack.packb makes one for every call, which
+    costs several times the packing of a small value (a frame is put together from many of them:
+    server/broadcast.py). A packer is left empty after each call, even one that raised."""
+    try:
+        packer = _packers.packer
+    except AttributeError:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack(obj)
+
+
+# msgpack writes a list or a map as a header that says how many items follow, then the items
+# packed one after another: bytes packed once can so go into many messages (server/broadcast.py).
+
+def array_header(n: int) -> bytes:
+    """The header of a packed list of n items (the shortest, as `pack` writes it)."""
+    if n < 16:
+        return bytes([0x90 | n])
+    return b"\xdc" + n.to_bytes(2, "big") if n < 1 << 16 else b"\xdd" + n.to_bytes(4, "big")
+
+
+def pack_items(items: list) -> bytes:
+    """The items of a list packed one after another: `pack(items)` without its header."""
+    return pack(items)[len(array_header(len(items))):]
+
+
+def pack_map(packed: dict[str, bytes]) -> bytes:
+    """`pack` of the map with these keys whose values are already packed."""
+    n = len(packed)
+    header = bytes([0x80 | n]) if n < 16 else b"\xde" + n.to_bytes(2, "big") if n < 1 << 16 else b"\xdf" + n.to_bytes(4, "big")
+    return header + b"".join([(_KEYS.get(k) or _key(k)) + v for k, v in packed.items()])
+
+
+_KEYS: dict[str, bytes] = {}     # the keys of the maps pack_map made, packed: the field names of a few messages
+
+
+def _key(k: str) -> bytes:
+    _KEYS[k] = packed = pack(k)
+    return packed
 
 
 def _no_ext(code, data):

@@ -35,12 +35,62 @@ def field_text(key: str, value) -> str:
     return f"{_JSON.encode(key)}:{_JSON.encode(value)}"
 
 
+def item_text(value) -> str:
+    """An item of a list in a view, as its JSON writes it (see list_field_text)."""
+    return _JSON.encode(value)
+
+
+def list_field_text(key: str, items: list[str]) -> str:
+    """field_text of a field whose value is a list with items of this text (item_text): the server
+    writes anew only the items that changed (server/broadcast.py)."""
+    return f"{_JSON.encode(key)}:[{','.join(items)}]"
+
+
 def hash_fields(fields: dict[str, str]) -> bytes:
     """view_hash of the view whose fields have this text (`field_text`): its JSON is put together
-    from them. The server makes the text of the fields every seat's view shares once per change
-    (server/broadcast.py)."""
-    text = "{" + ",".join(fields[k] for k in sorted(fields)) + "}"
-    return hashlib.sha256(text.encode()).digest()[:8]
+    from them."""
+    return SharedHash(fields).of({})
+
+
+class SharedHash:
+    """view_hash of views that show the same text of some fields (`shared`, each field's
+    `field_text`) and each their own text of the others: the view's JSON put together from the
+    text of each field, in key order. What comes before the first of a view's own fields is
+    hashed once, and so are the shared texts between and after them put together; a view's hash
+    then costs the hashing of its own fields' text and of what follows the first of them. The
+    server makes it once per change, for the fields every seat's view shares (server/broadcast.py)."""
+
+    def __init__(self, shared: dict[str, str]) -> None:
+        self.shared = shared
+        self._plans: dict[tuple, tuple] = {}     # the own fields' keys -> (head, [(own key, text after it)])
+
+    def of(self, own: dict[str, str]) -> bytes:
+        """The hash of the view with the shared fields and these (none of them shared)."""
+        keys = tuple(own)
+        plan = self._plans.get(keys)
+        if plan is None:
+            plan = self._plans[keys] = self._plan(keys)
+        head, rest = plan
+        h = head.copy()
+        for key, after in rest:
+            h.update(own[key].encode())
+            h.update(after)
+        return h.digest()[:8]
+
+    def _plan(self, own: tuple) -> tuple:
+        """The SHA-256 of the text before the first own field, and after each own field the
+        shared text up to the next one (or the end)."""
+        parts: list[list[str]] = [["{"]]          # the shared text before each own field, and after the last
+        for i, k in enumerate(sorted([*self.shared, *own])):
+            if i:
+                parts[-1].append(",")
+            if k in self.shared:
+                parts[-1].append(self.shared[k])
+            else:
+                parts.append([])
+        parts[-1].append("}")
+        texts = ["".join(p).encode() for p in parts]
+        return hashlib.sha256(texts[0]), list(zip(sorted(own), texts[1:]))
 
 
 def diff(old, new, path: list | None = None, ops: list | None = None) -> list:

@@ -59,7 +59,7 @@ import unicodedata
 
 from games.errors import Closed
 
-from .codec import DecodeError, pack, unpack
+from .codec import DecodeError, pack, pack_map, unpack
 
 VERSION = "governor/3"
 MAX_FRAME = 64 * 1024            # client -> server
@@ -174,13 +174,27 @@ def encode(msg: dict, at_least: int = 0) -> bytes:
     kind = msg.get("type")
     if kind not in PADDED:
         return pack(msg)
+    empty = pack({**msg, "pad": b""})
+    assert empty.endswith(_EMPTY_PAD)
+    return _pad(kind, empty[:-2], at_least)     # everything up to the pad's bin header
+
+
+def encode_packed(kind: str, packed: dict[str, bytes], at_least: int = 0) -> bytes:
+    """`encode`'s frame of a message of type `kind` whose other fields' values are given packed
+    (codec.pack_map): the same bytes, where a value several messages share is packed once
+    (server/broadcast.py)."""
+    if kind not in PADDED:
+        return pack_map({"type": pack(kind), **packed})
+    head = pack_map({"type": pack(kind), **packed, "pad": b""})     # the pad's key, and nothing of its value yet
+    return _pad(kind, head, at_least)
+
+
+def _pad(kind: str, head: bytes, at_least: int) -> bytes:
+    """The frame of a message packed up to the bin header of its pad, the last field."""
     # "pad" goes last. Its bytes are written with a bin 16 header (bin 32 past 64 KiB) whatever
     # their number: msgpack allows any bin header for any length, and with the shortest one (2
     # bytes under 256, 3 from there) a frame could never be exactly 1 byte longer than a 255-byte
     # pad makes it, so some frames would have had to jump to the next class.
-    empty = pack({**msg, "pad": b""})
-    assert empty.endswith(_EMPTY_PAD)
-    head = empty[:-2]                       # everything up to the pad's bin header
     size = at_least if at_least >= len(head) + 3 else padded_size(kind, len(head) + 3)
     k = size - len(head) - 3
     if k < 1 << 16:

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 
 from games.contract import PRIVATE
 from protocol import wire
-from protocol.codec import pack
-from protocol.diff import diff, field_text, hash_fields, view_hash
+from protocol.codec import array_header, pack, pack_items, pack_map
+from protocol.diff import SharedHash, diff, field_text, item_text, list_field_text, view_hash
 
 from .conn import Conn
 
 log = logging.getLogger("governor.server")
+_DELTA = pack("delta")
 SNAPSHOT_CHECK = 1024     # deltas shorter than this are never larger than a snapshot
 PRIVATE_OPS = 48          # what the ops that set a seat's PRIVATE fields add to their values: op, path, headers
 OWN = ("seat", *PRIVATE)  # the fields of a seat's view that are its own; every other field is alike in every view
@@ -48,9 +49,12 @@ class Shared:
         self.prev = prev                        # the fields of the change before (the seats' usual base)
         if prev is not None:
             prev.prev = None                    # only one step back is kept
-            prev._ops = None                    # its delta was sent: nothing asks for it again
+            prev._ops = prev._packed_ops = None  # its delta was sent: nothing asks for it again
         self._ops: list | None = None           # diff(prev.fields, fields), once settled
+        self._packed_ops: bytes | None = None   # its items packed, once a seat is sent them
         self._text: dict[str, str] | None = None
+        self._items: dict[str, list[str]] = {}  # the text of each item of the fields that are lists
+        self._hash: SharedHash | None = None
 
     def settle(self) -> None:
         """Make the delta from the fields before, at once, before any view is made of these
@@ -63,11 +67,32 @@ class Shared:
             self._ops = diff(self.prev.fields, self.fields)
 
     def text(self) -> dict[str, str]:
-        """Each field's text for the view hash (protocol.diff.field_text)."""
+        """Each field's text for the view hash (protocol.diff.field_text): that of the fields
+        before where a field is the very object it was (settled), and of a list (the players) the
+        items that are; the others' written anew."""
         if self._text is None:
-            prev = self.prev
-            self._text = _texts(self.fields, (prev.fields, prev._text) if prev and prev._text else None)
+            prev = self.prev if self.prev is not None and self.prev._text is not None else None
+            old, old_text, old_items = (prev.fields, prev._text, prev._items) if prev else ({}, {}, {})
+            self._text = {}
+            for k, v in self.fields.items():
+                if k in old and old[k] is v:
+                    self._text[k] = old_text[k]
+                    if k in old_items:
+                        self._items[k] = old_items[k]
+                elif type(v) is list:
+                    before, texts = old.get(k), old_items.get(k, ())
+                    self._items[k] = items = [texts[i] if i < len(texts) and before[i] is item else item_text(item)
+                                              for i, item in enumerate(v)]
+                    self._text[k] = list_field_text(k, items)
+                else:
+                    self._text[k] = field_text(k, v)
         return self._text
+
+    def hashing(self) -> SharedHash:
+        """The view hash of the views that show these fields, their own beside them."""
+        if self._hash is None:
+            self._hash = SharedHash(self.text())
+        return self._hash
 
     def ops_from(self, base: "Shared") -> list:
         """The delta of these fields from `base`'s."""
@@ -77,6 +102,17 @@ class Shared:
             self.settle()
             return self._ops
         return diff(base.fields, self.fields)
+
+    def packed_ops_from(self, base: "Shared") -> tuple[int, bytes]:
+        """How many operations `ops_from(base)` has, and their items packed one after another:
+        packed once for every seat whose base is the fields before."""
+        if base is self.prev and self._packed_ops is not None:
+            return len(self._ops), self._packed_ops
+        ops = self.ops_from(base)
+        packed = pack_items(ops)
+        if base is self.prev:
+            self._packed_ops = packed
+        return len(ops), packed
 
 
 class Broadcaster:
@@ -88,6 +124,8 @@ class Broadcaster:
         self._shared: Shared | None = None     # the fields the views of the latest change share
         self._pub: Sent | None = None          # the public view the spectators have
         self._pub_snap: tuple[int, bytes] | None = None  # (seq, frame): the public snapshot, encoded once
+        self._packed_table = pack(self.table_id)
+        self._packed_events: tuple[list, bytes] = ([], pack([]))  # the latest events shown, and packed
 
     @property
     def seq(self) -> int:
@@ -209,9 +247,10 @@ class Broadcaster:
         view = now.view
         msg = {"type": "snapshot", "table": self.table_id, "seq": now.seq, "view": view, "hash": now.hash,
                "events": self._latest_events()}
-        if seat is None:
+        room = None if seat is None else self.engine.private_room(view)
+        if room is None:     # when the fields hide nothing, the frame fills its size class
             return wire.encode(msg)
-        return self._padded(msg, view, len(pack({**msg, "view": _public(view)})))
+        return self._padded(lambda length: wire.encode(msg, length), room, len(pack({**msg, "view": _public(view)})))
 
     def _delta(self, old: Sent, new: Sent, events: list[dict], seat: int | None) -> bytes:
         """A delta from the view `old` (sent at its seq), or the snapshot when that is no larger.
@@ -225,11 +264,16 @@ class Broadcaster:
                 else:
                     private.append(["set", [k], new.view[k]])
         private += [["del", [k]] for k in PRIVATE if k in old.view and k not in new.view]
-        public = {"type": "delta", "table": self.table_id, "base": old.seq, "seq": new.seq, "ops": _ops(old, new),
-                  "hash": new.hash, "events": events}
-        msg = {**public, "ops": public["ops"] + private}
-        if seat is None or self.engine.private_room(new.view) is None:
-            frame = wire.encode(msg)
+        # The message is made of bytes: what every view update of this change shares (the shared
+        # fields' operations, the events) packed once (msgpack's lists are a header and their
+        # items one after another), and what is the seat's own.
+        count, ops = self._packed_ops(old, new)
+        head = {"table": self._packed_table, "base": pack(old.seq), "seq": pack(new.seq)}
+        tail = {"hash": pack(new.hash), "events": self._packed(events)}
+        all_ops = array_header(count + len(private)) + ops + pack_items(private)
+        room = None if seat is None else self.engine.private_room(new.view)
+        if room is None:
+            frame = wire.encode_packed("delta", {**head, "ops": all_ops, **tail})
             if len(frame) > SNAPSHOT_CHECK:
                 snap = self._snapshot(new, seat)
                 if len(snap) <= len(frame):
@@ -237,25 +281,36 @@ class Broadcaster:
             return frame
         # The frame's length follows its public part (see _padded): so does the choice of a
         # snapshot instead, made on the public parts alone.
-        public_length = len(pack(public))
+        public_length = len(pack_map({"type": _DELTA, **head, "ops": array_header(count) + ops, **tail}))
         if public_length > SNAPSHOT_CHECK:
             snap = {"type": "snapshot", "table": self.table_id, "seq": new.seq, "view": _public(new.view),
                     "hash": new.hash, "events": self._latest_events()}
             if len(pack(snap)) <= public_length:
                 return self._snapshot(new, seat)
-        return self._padded(msg, new.view, public_length)
+        return self._padded(lambda length: wire.encode_packed("delta", {**head, "ops": all_ops, **tail}, length),
+                            room, public_length)
 
-    def _padded(self, msg: dict, view, public_length: int) -> bytes:
+    def _packed_ops(self, old: Sent, new: Sent) -> tuple[int, bytes]:
+        """`_ops(old, new)` packed: how many, and their items one after another."""
+        if old.shared is None or new.shared is None or old.view.get("seat") != new.view.get("seat"):
+            ops = _ops(old, new)
+            return len(ops), pack_items(ops)
+        return new.shared.packed_ops_from(old.shared)
+
+    def _packed(self, events: list[dict]) -> bytes:
+        """The events shown, packed once for every seat they are shown to."""
+        if self._packed_events[0] is not events:
+            self._packed_events = (events, pack(events))
+        return self._packed_events[1]
+
+    def _padded(self, frame_of, room: int, public_length: int) -> bytes:
         """A frame to a seat, padded to the length of its public part (`public_length`: that of
         the message without the seat's PRIVATE fields, packed) and the room the game says those
-        fields can take at most whatever the seat's hidden cards are. Every part of that is what
-        everyone sees, and so is the frame's length: it can tell nothing hidden. When the fields
-        hide nothing, the frame fills its size class."""
-        room = self.engine.private_room(view)
-        if room is None:
-            return wire.encode(msg)
+        fields can take at most whatever the seat's hidden cards are (`room`). Every part of that
+        is what everyone sees, and so is the frame's length: it can tell nothing hidden.
+        `frame_of(length)` encodes the message padded to that length."""
         length = public_length + room + PRIVATE_OPS
-        frame = wire.encode(msg, length)
+        frame = frame_of(length)
         if len(frame) > length:    # the game's room is too small: a bug, and a length that may tell
             log.warning("table %s: a view update outgrew the room its game leaves a seat's own fields "
                         "(%d bytes, not %d)", self.table_id, len(frame), length)
@@ -307,7 +362,7 @@ class Sent:
             else:
                 self._own = _texts({k: view[k] for k in OWN if k in view},
                                    (before.view, before._own) if before and before._own else None)
-                self._hash = hash_fields({**shared.text(), **self._own})
+                self._hash = shared.hashing().of(self._own)
             self.before = None
         return self._hash
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from games import sanjuan
 from protocol.codec import pack
-from protocol.diff import PatchError, diff, field_text, hash_fields, patch, view_hash
+from protocol.diff import (PatchError, SharedHash, diff, field_text, hash_fields, item_text, list_field_text,
+                           patch, view_hash)
 from protocol.fairness import local_streams
 
 leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3), st.binary(max_size=3))
@@ -89,6 +90,21 @@ def test_the_hash_made_from_the_text_of_each_field_is_that_of_the_whole_views_js
     every seat shares made once per change, and must land on the same bytes."""
     text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert hash_fields({k: field_text(k, v) for k, v in view.items()}) == hashlib.sha256(text.encode()).digest()[:8]
+    for k, v in view.items():     # a list's text put together from its items' (the players' written once each)
+        if isinstance(v, list):
+            assert list_field_text(k, [item_text(item) for item in v]) == field_text(k, v)
+
+
+@settings(max_examples=300, deadline=None)
+@given(views, st.data())
+def test_the_hash_of_views_sharing_some_fields_is_that_of_each_whole_view(view, data):
+    """The server hashes the text every seat's view shares once per change (SharedHash) and each
+    seat's own fields beside it, wherever they fall among the shared ones in key order."""
+    own = data.draw(st.lists(st.sampled_from(sorted(view)), unique=True) if view else st.just([]))
+    shared = SharedHash({k: field_text(k, v) for k, v in view.items() if k not in own})
+    for variant in (view, {**view, **{k: [view[k], k] for k in own}}):   # two seats' own fields, one SharedHash
+        text = json.dumps(variant, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert shared.of({k: field_text(k, variant[k]) for k in own}) == hashlib.sha256(text.encode()).digest()[:8]
 
 
 @pytest.mark.parametrize("ops", [

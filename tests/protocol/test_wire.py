@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from protocol import wire
-from protocol.codec import pack
+from protocol.codec import array_header, pack, pack_items, pack_map
 
 
 def test_a_valid_command_decodes():
@@ -104,3 +104,25 @@ def test_messages_of_one_type_with_different_content_are_equally_long():
 def test_messages_that_carry_nothing_hidden_are_not_padded():
     frame = wire.encode({"type": "ack", "id": 7})
     assert frame == pack({"type": "ack", "id": 7})
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 300, 65535, 65536])
+def test_a_message_made_of_values_packed_apart_is_the_message_packed_whole(n):
+    """Bytes packed once go into many messages: a list as its header and its items packed one
+    after another, a map from its values packed, a padded frame from its fields packed."""
+    items = list(range(n))
+    assert array_header(n) + b"".join(pack(i) for i in items) == array_header(n) + pack_items(items) == pack(items)
+    fields = {f"k{i}": [i, "x" * i] for i in range(n % 40)}
+    assert pack_map({k: pack(v) for k, v in fields.items()}) == pack(fields)
+    delta = {"table": "t1", "base": 3, "seq": 4, "ops": items[:50], "hash": b"h" * 8, "events": [{"n": n}]}
+    for at_least in (0, 600, 2000):
+        assert wire.encode_packed("delta", {k: pack(v) for k, v in delta.items()}, at_least) == \
+            wire.encode({"type": "delta", **delta}, at_least)
+    assert wire.encode_packed("ack", {"id": pack(n)}) == wire.encode({"type": "ack", "id": n})   # not padded
+
+
+def test_what_a_pack_that_raised_had_written_is_not_in_the_next():
+    """pack keeps one packer for each thread: a value it cannot pack leaves nothing behind."""
+    with pytest.raises(TypeError):
+        pack({"a": [1, 2, object()]})
+    assert pack([1, "x"]) == b"\x92\x01\xa1x"
