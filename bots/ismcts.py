@@ -154,7 +154,7 @@ class ISMCTSBot:
         expanded = node.visits == 0
         while (step := next_decision(s, stop)) is not None:
             actor, decision = step
-            if actor == seat and not expanded and decision[0] in tree_kinds:
+            if actor == seat and not expanded and decision[3] and decision[0] in tree_kinds:
                 opts = self._tree_options(s, seat, decision)
                 if len(opts) > 1:
                     node_keys = list(opts)

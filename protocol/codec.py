@@ -28,7 +28,10 @@ _packers = threading.local()
 def pack(obj) -> bytes:
     """obj packed, by a packer kept for each thread: msgpack.packb makes one for every call, which
     costs several times the packing of a small value (a frame is put together from many of them:
-    server/broadcast.py). A packer is left empty after each call, even one that raised."""
+    server/broadcast.py). A packer is left empty after each call, even one that raised. Not
+    re-entrant: nothing may pack from inside a pack (the values packed are plain data, so no code
+    of ours runs inside one). A packer keeps a buffer as large as the largest value it packed (the
+    server's: its loop's thread, a frame's size)."""
     try:
         packer = _packers.packer
     except AttributeError:

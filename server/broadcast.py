@@ -267,7 +267,7 @@ class Broadcaster:
         # The message is made of bytes: what every view update of this change shares (the shared
         # fields' operations, the events) packed once (msgpack's lists are a header and their
         # items one after another), and what is the seat's own.
-        count, ops = self._packed_ops(old, new)
+        count, ops = _packed_ops(old, new)
         head = {"table": self._packed_table, "base": pack(old.seq), "seq": pack(new.seq)}
         tail = {"hash": pack(new.hash), "events": self._packed(events)}
         all_ops = array_header(count + len(private)) + ops + pack_items(private)
@@ -289,13 +289,6 @@ class Broadcaster:
                 return self._snapshot(new, seat)
         return self._padded(lambda length: wire.encode_packed("delta", {**head, "ops": all_ops, **tail}, length),
                             room, public_length)
-
-    def _packed_ops(self, old: Sent, new: Sent) -> tuple[int, bytes]:
-        """`_ops(old, new)` packed: how many, and their items one after another."""
-        if old.shared is None or new.shared is None or old.view.get("seat") != new.view.get("seat"):
-            ops = _ops(old, new)
-            return len(ops), pack_items(ops)
-        return new.shared.packed_ops_from(old.shared)
 
     def _packed(self, events: list[dict]) -> bytes:
         """The events shown, packed once for every seat they are shown to."""
@@ -384,14 +377,15 @@ def _public(view) -> dict:
     return {k: v for k, v in view.items() if k not in PRIVATE}
 
 
-def _ops(old: Sent, new: Sent) -> list:
-    """The delta from one view to the next, bar the PRIVATE fields (sent whole by the caller);
-    the shared fields' part made once per change."""
+def _packed_ops(old: Sent, new: Sent) -> tuple[int, bytes]:
+    """The delta from one view to the next, bar the PRIVATE fields (sent whole by the caller),
+    packed: how many operations, and their items one after another; the shared fields' part
+    packed once per change."""
     if old.shared is None or new.shared is None:
-        return diff(_public(old.view), _public(new.view))
-    ops = new.shared.ops_from(old.shared)
+        ops = diff(_public(old.view), _public(new.view))
+        return len(ops), pack_items(ops)
+    count, packed = new.shared.packed_ops_from(old.shared)
     if old.view.get("seat") != new.view.get("seat"):
-        ops = ops + diff({"seat": old.view.get("seat")}, {"seat": new.view.get("seat")})
-    return ops
-
-
+        seat = diff({"seat": old.view.get("seat")}, {"seat": new.view.get("seat")})
+        count, packed = count + len(seat), packed + pack_items(seat)
+    return count, packed

@@ -76,6 +76,8 @@ class Seat:
         return dict(zip(cards, vals))
 
     def build_cost(self, card: int, priv: int) -> int:
+        # Worked out in place, in other steps to the same number, by best_builds below and
+        # policy.py's builds: the search's playouts ask too often for a call.
         k = self.kind[card]
         need = max(0, COST[k] - priv - V.discount(k, self.active))
         return max(0, need - self.black_market)

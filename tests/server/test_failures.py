@@ -265,9 +265,8 @@ async def test_answers_queued_before_a_violation_go_out_before_the_close(server)
 
 
 async def test_a_message_that_comes_while_a_request_waits_is_answered_after_it(server):
-    """A seat's command or a listing is handled as it is read, but never before a request read
-    ahead of it that waits for something (here a table looked for in the store): the answers
-    come in the order of the messages."""
+    """A connection's messages are answered in the order they were read, even behind a request
+    that waits for something (here a table looked for in the store)."""
     raw = await Raw.connect(server.url)
     for _ in range(3):
         await raw.send({"type": "watch", "table": "nosuch"})
