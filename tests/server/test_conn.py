@@ -129,3 +129,11 @@ def test_frames_are_the_bytes_websockets_makes():
     for message in messages:
         protocol.send_binary(message)
     assert framed(messages) == b"".join(protocol.data_to_send())
+
+
+async def test_the_server_takes_no_extension_a_client_offers(server):
+    """`framed` writes frames with no extension's bits, and a compressed frame's length would tell
+    what it carries (docs/protocol.md): a client that offers compression gets none."""
+    async with connect(server.url, compression="deflate") as client:
+        assert client.protocol.extensions == []
+        assert "Sec-WebSocket-Extensions" not in client.response.headers
