@@ -207,8 +207,11 @@ async def test_a_server_whose_lease_is_taken_stops_serving_the_table_and_announc
         await p.sit()
     await asyncio.gather(*(p.play(until=lambda p: p.seq >= 20) for p in players))
     db = await asyncpg.connect(database)
-    # another process takes the lease over (as if this one had stopped renewing it)
-    await db.execute("UPDATE leases SET owner = 'another', epoch = epoch + 1 WHERE table_id = $1", table)
+    # another process takes the lease over (as if this one had stopped renewing it), locking it
+    # first as a takeover does (Leases.take_expired): a write in flight commits before, not after
+    async with db.transaction():
+        await db.execute("SELECT 1 FROM leases WHERE table_id = $1 FOR UPDATE", table)
+        await db.execute("UPDATE leases SET owner = 'another', epoch = epoch + 1 WHERE table_id = $1", table)
     rows = await db.fetchval("SELECT count(*) FROM log WHERE table_id = $1", table)
     ends = await asyncio.gather(*(p.play() for p in players), return_exceptions=True)
     assert [getattr(e, "code", e) for e in ends] == [wire.CLOSE_MOVED, wire.CLOSE_MOVED]
