@@ -216,7 +216,11 @@ def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
 def _sell_decision(s: State, seat: int, p: Player) -> Decision | None:
     if not p.goods:
         return None
-    goods = tuple(filter(p.goods.__contains__, p.city))
+    goods = []
+    for b in p.city:
+        if b in p.goods:
+            goods.append(b)
+    goods = tuple(goods)
     cap = trade_cap(privilege(s, seat), p.active)
     return ("sell", goods, 0, cap if cap < len(goods) else len(goods))
 
