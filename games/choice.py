@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 from itertools import combinations
-from math import comb
+from math import comb, floor
 
 from games.errors import IllegalAction
 
@@ -99,9 +99,11 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
     that `check_pick` makes of a legal one: every subset of the options with a size between lo
     and hi is legal, so draw the size weighted by how many subsets have it, then the subset.
     Random playouts call this once per decision, hence the short cuts."""
+    # floor(), not int(), of a draw in [0, 1) times a count: the same whole number for a number
+    # that is not negative, where Python 3.11's int() costs three times as many instructions.
     n = len(options)
     if hi == 1:  # the commonest decisions: one option, or one or none (n + 1 actions)
-        x = int(rnd.random() * (n + 1 - lo)) - 1 + lo
+        x = floor(rnd.random() * (n + 1 - lo)) - 1 + lo
         return (options[x],) if x >= 0 else ()
     size = lo
     if lo != hi:
@@ -116,7 +118,7 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
     if size == 0:
         return ()
     if size == 1:
-        return (options[int(rnd.random() * n)],)
+        return (options[floor(rnd.random() * n)],)
     if n > _SAMPLE_POOL_MOST:
         return tuple(rnd.sample(options, size))
     # random.sample's own draw for a population this small, written out: the same picks from the

@@ -78,7 +78,7 @@ def produce(worked, city: dict[int, int]) -> list[int]:
             colonists = 0
             for b in PRODUCERS[good]:
                 colonists += city.get(b, 0)
-            out[good] = min(worked[good], colonists)
+            out[good] = worked[good] if worked[good] < colonists else colonists
     return out
 
 

@@ -130,7 +130,10 @@ def _load(s: State, seat: int, option: str, ev: list | None) -> None:
 def cargo_amount(held: int, size: int | None, load: int = 0) -> int:
     """Barrels of the `held` a load ships: on a cargo ship of `size` carrying `load`, as many as
     fit; with the wharf (size None), all of them."""
-    return held if size is None else min(held, size - load)
+    if size is None:
+        return held
+    room = size - load
+    return held if held < room else room
 
 
 def load_vp(barrels: int, harbor: bool, captain_first: bool) -> int:
@@ -142,7 +145,7 @@ def load_vp(barrels: int, harbor: bool, captain_first: bool) -> int:
 def _award(s: State, seat: int, vp: int, ev: list | None) -> None:
     """VP come as chips while there are any, then on paper (D9); the last chip ends the game."""
     p = s.players[seat]
-    chips = min(vp, s.vp_supply)
+    chips = vp if vp < s.vp_supply else s.vp_supply
     s.vp_supply -= chips
     p.chips += chips
     p.paper += vp - chips

@@ -45,7 +45,7 @@ def _produce(s: State, seat: int, ev: list | None) -> tuple[int, ...]:
 
 def received(made: int, supply: int) -> int:
     """Barrels of a kind a player gets: what he makes, as far as the supply goes (R1:277)."""
-    return min(made, supply)
+    return made if made < supply else supply
 
 
 def on_extra(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:

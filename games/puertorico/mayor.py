@@ -38,7 +38,8 @@ def on_privilege(s: State, seat: int, picks: tuple, rng, ev: list | None) -> Non
 def share(ship: int, n: int, offset: int) -> int:
     """Colonists the player `offset` seats after the mayor gets when `ship` colonists are handed
     out one at a time: ceil((ship - offset) / n)."""
-    return max(0, -(-(ship - offset) // n))
+    left = ship - offset
+    return -(-left // n) if left > 0 else 0
 
 
 def _hand_out(s: State, ev: list | None) -> None:
@@ -93,8 +94,9 @@ def bounds(circles: int, later: int, unplaced: int) -> tuple[int, int]:
     """How many of the `unplaced` colonists a group of `circles` may take when the groups after it
     have `later` circles: at least what those cannot hold, at most its circles, so that every
     circle that can be filled is (R1:214)."""
-    left = min(unplaced, circles + later)   # those that must still go on circles
-    return max(0, left - later), min(circles, left)
+    room = circles + later
+    left = unplaced if unplaced < room else room      # those that must still go on circles
+    return (left - later if left > later else 0), (circles if circles < left else left)
 
 
 def _place(s: State, gs: tuple[tuple[str, int], ...]) -> bool:
