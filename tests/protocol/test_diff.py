@@ -21,7 +21,7 @@ trees = st.recursive(leaves, lambda kids: st.one_of(st.lists(kids, max_size=5),
                      max_leaves=20)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(trees, trees)
 def test_patch_of_diff_rebuilds_any_tree(old, new):
     assert patch(old, diff(old, new)) == new
@@ -82,7 +82,7 @@ views = st.dictionaries(st.text(max_size=3), st.recursive(
     max_leaves=12), max_size=6)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(views)
 def test_the_hash_made_from_the_text_of_each_field_is_that_of_the_whole_views_json(view):
     """What every client of this protocol version computes (the SHA-256 of the view's JSON with
@@ -95,7 +95,7 @@ def test_the_hash_made_from_the_text_of_each_field_is_that_of_the_whole_views_js
             assert list_field_text(k, [item_text(item) for item in v]) == field_text(k, v)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(views, st.data())
 def test_the_hash_of_views_sharing_some_fields_is_that_of_each_whole_view(view, data):
     """The server hashes the text every seat's view shares once per change (SharedHash) and each

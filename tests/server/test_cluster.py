@@ -132,7 +132,8 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
     table = await lobby.create(3, 1)        # on B (no process holds a table yet); two people and a computer
     await lobby.close()
     # both players and a spectator come in through A and are sent on to B, the table's owner
-    seat_args = [(tmp_path / name, "--table", table, "--name", name, "--think", "0.02") for name in ("Ana", "Bo")]
+    # (at full speed: the kill below comes at the 30th of some 300 rows, read every 50 ms)
+    seat_args = [(tmp_path / name, "--table", table, "--name", name) for name in ("Ana", "Bo")]
     players = [bot_seat(a.url, *args) for args in seat_args]
     watcher = governor("watch", a.url, table, "--data-dir", str(tmp_path / "watcher"))
     assert await owner(database, table) == b.url
