@@ -139,6 +139,8 @@ class Conn:
         system call, with no task to wake. Only while the socket takes everything at once: what is
         left when it does not (the client reads slowly, or not at all) the writer task sends, as
         the socket drains, and everything pushed meanwhile after it, in order."""
+        if not self._due:       # written already in this round (write_now)
+            return
         self._due = False
         ws = self.ws
         if ws.protocol.state is not State.OPEN:    # closing or closed: nothing more can go out
@@ -153,6 +155,13 @@ class Conn:
             self._writer = asyncio.get_running_loop().create_task(self._write_slowly())
         else:
             self._emptied()
+
+    def write_now(self) -> None:
+        """Write what was pushed now, not at the end of the loop's round: a table that has
+        answered an input sends its frames before the loop turns to the other tables' inputs of
+        the same round (each would otherwise wait for all of them)."""
+        if self._due:
+            self._write()
 
     async def _write_slowly(self) -> None:
         """Send the outbox as the socket drains (websockets' flow control), until it is empty."""
