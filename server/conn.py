@@ -1,8 +1,9 @@
 """One client connection: its bounded outbox, how it is written to the socket, its rate limit.
 
 Tables never write to a socket. They put encoded frames in the connection's outbox without
-waiting; at the end of that round of the event loop the outbox goes to the socket in one write
-while the socket takes everything at once, and otherwise a writer task of the connection's own
+waiting; once the table has answered the input (`write_now`), or else at the end of that round
+of the event loop, the outbox goes to the socket in one write while the socket takes everything
+at once, and otherwise a writer task of the connection's own
 sends it as the socket drains: only that task waits for the network. When the outbox is full
 (the client stopped reading), the queued view updates are dropped and `stale_view` tells the
 table to follow with one fresh snapshot; the signed messages, answers and statuses in the outbox
@@ -91,7 +92,7 @@ class Conn:
         self.seq = -1               # spectators: the seq of the last public view sent
         self.backlog: deque[bytes] = deque()  # signed messages a resumed seat lacks, sent first
         self.sent = 0               # frames written to the socket so far: a flush's progress
-        self._due = False           # _write runs at the end of this round of the event loop
+        self._due = False           # _write runs at the end of this round of the event loop, if not before
         self._writer: asyncio.Task | None = None   # writing to a socket that did not take it all
         self._empty: asyncio.Future | None = None  # a flush waits on it: the outbox was written
         try:
