@@ -85,8 +85,7 @@ class Collections:
 def run_server(data_dir: str, database: str, tables: int, pipe) -> None:
     """The server of the load; it sends its port on `pipe`, then answers each message there
     with its garbage collections (Collections.report)."""
-    from server import heap
-    from server.app import Server
+    from server.app import Server, settle_process
 
     async def main():
         # every client comes from 127.0.0.1: the per-address limits are raised with the rest
@@ -95,7 +94,7 @@ def run_server(data_dir: str, database: str, tables: int, pipe) -> None:
                         max_tables=tables + 8, rate=1000.0, burst=2000, conn_rate=1000.0, conn_burst=8 * tables,
                         tables_per_addr=tables + 8, tables_per_window=tables + 8)
         port = await server.start()
-        heap.settle()        # as `governor serve` does
+        settle_process()     # as `governor serve` does: its collector off, the switch interval
         collections = Collections()
         gc.callbacks.append(collections)
 

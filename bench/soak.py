@@ -48,8 +48,7 @@ def run_server(data_dir: str, pipe, **options) -> None:
     """The server (Server's `options` over LIMITS); it sends its port on `pipe`, then answers
     each message there, once it holds no connection and no table in use, with its counts
     (tests/server/test_heap.py runs it too)."""
-    from server import heap
-    from server.app import Server
+    from server.app import Server, settle_process
 
     collections = []
 
@@ -60,7 +59,7 @@ def run_server(data_dir: str, pipe, **options) -> None:
     async def main():
         server = Server(data_dir, "127.0.0.1", 0, **{"grace": 0.2, **LIMITS, **options})
         pipe.send(await server.start())
-        heap.settle()       # as `governor serve` does
+        settle_process()     # as `governor serve` does: its collector off, the switch interval
         gc.callbacks.append(counted)
 
         async def answer() -> None:

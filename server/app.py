@@ -742,10 +742,17 @@ def server_tls(cert: str, key: str | None = None) -> ssl.SSLContext:
     return context
 
 
+def settle_process() -> None:
+    """What a server in a process of its own does once it has started (`governor serve`, and the
+    benchmarks that run it as it runs): its collector off (server/heap.py) and the interpreter
+    handed back to the event loop within SWITCH_INTERVAL."""
+    heap.settle()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
+
 async def _serve(server: Server) -> int:
     await server.start()          # binds the port (a real one for --port 0): server.url says it
-    heap.settle()                 # a process of its own: its collector off (server/heap.py)
-    sys.setswitchinterval(SWITCH_INTERVAL)
+    settle_process()
     print(f"server key fingerprint: {server.fingerprint}", flush=True)
     print(f"data directory: {server.data_dir}", flush=True)
     if server.database != "sqlite":

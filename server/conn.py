@@ -1,8 +1,9 @@
 """One client connection: its bounded outbox, how it is written to the socket, its rate limit.
 
 Tables never write to a socket. They put encoded frames in the connection's outbox without
-waiting; at the end of that round of the event loop the outbox goes to the socket in one write
-while the socket takes everything at once, and otherwise a writer task of the connection's own
+waiting; once the table has answered the input (`write_now`), or else at the end of that round
+of the event loop, the outbox goes to the socket in one write while the socket takes everything
+at once, and otherwise a writer task of the connection's own
 sends it as the socket drains: only that task waits for the network. When the outbox is full
 (the client stopped reading), the queued view updates are dropped and `stale_view` tells the
 table to follow with one fresh snapshot; the signed messages, answers and statuses in the outbox
@@ -91,7 +92,7 @@ class Conn:
         self.seq = -1               # spectators: the seq of the last public view sent
         self.backlog: deque[bytes] = deque()  # signed messages a resumed seat lacks, sent first
         self.sent = 0               # frames written to the socket so far: a flush's progress
-        self._due = False           # _write runs at the end of this round of the event loop
+        self._due = False           # _write runs at the end of this round of the event loop, if not before
         self._writer: asyncio.Task | None = None   # writing to a socket that did not take it all
         self._empty: asyncio.Future | None = None  # a flush waits on it: the outbox was written
         try:
@@ -139,6 +140,8 @@ class Conn:
         system call, with no task to wake. Only while the socket takes everything at once: what is
         left when it does not (the client reads slowly, or not at all) the writer task sends, as
         the socket drains, and everything pushed meanwhile after it, in order."""
+        if not self._due:       # written already in this round (write_now)
+            return
         self._due = False
         ws = self.ws
         if ws.protocol.state is not State.OPEN:    # closing or closed: nothing more can go out
@@ -153,6 +156,13 @@ class Conn:
             self._writer = asyncio.get_running_loop().create_task(self._write_slowly())
         else:
             self._emptied()
+
+    def write_now(self) -> None:
+        """Write what was pushed now, not at the end of the loop's round: a table that has
+        answered an input sends its frames before the loop turns to the other tables' inputs of
+        the same round (each would otherwise wait for all of them)."""
+        if self._due:
+            self._write()
 
     async def _write_slowly(self) -> None:
         """Send the outbox as the socket drains (websockets' flow control), until it is empty."""

@@ -136,6 +136,8 @@ class Table:
                 if not self.core.restored and isinstance(message, NEEDS_MATCH):
                     await self._feed(self.core.restore())
                 await self._feed(self._handle(message))
+                for conn in self.core.connections():
+                    conn.write_now()
                 if type(message) is Act:   # answered by now: the ack (or reject) is queued
                     self.server.metrics.ack.observe(time.perf_counter() - message.received)
             except LeaseLost:   # the write was refused and announced to no one; another process serves it

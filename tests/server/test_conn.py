@@ -61,6 +61,31 @@ async def test_a_round_of_pushes_is_written_in_that_round_without_a_task():
         await server.wait_closed()
 
 
+async def test_written_now_the_frames_go_out_before_the_round_ends_and_only_once():
+    """A table that has answered an input writes its connections' frames at once (write_now),
+    before the loop turns to other tables' inputs; the round's own write then finds nothing
+    left, and what is pushed after goes out at the round's end as before."""
+    conn, client, server, end = await served_conn()
+    try:
+        conn.push(numbered(0))
+        conn.push(numbered(1))
+        conn.write_now()
+        assert conn.sent == 2 and not conn.outbox      # written within the round
+        conn.write_now()                              # nothing pushed since: nothing written
+        conn.push(numbered(2))
+        assert conn.sent == 2
+        await asyncio.sleep(0)                        # the round ends
+        assert conn.sent == 3 and conn._writer is None
+        assert [await client.recv() for _ in range(3)] == [numbered(n) for n in range(3)]
+        with pytest.raises(asyncio.TimeoutError):     # and no frame twice
+            await asyncio.wait_for(client.recv(), 0.2)
+    finally:
+        end.set()
+        await client.close()
+        server.close()
+        await server.wait_closed()
+
+
 async def test_a_client_that_falls_behind_gets_every_frame_in_order_then_the_close():
     """The server pushes a few frames a round while the client reads slowly: the socket fills,
     the writer task takes over, the socket drains, the direct writes come back, again and again.
