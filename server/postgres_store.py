@@ -147,6 +147,7 @@ class PostgresStore:
         self._starting = False                              # _start_groups is due at the next turn
         self._reads: set[asyncio.Task] = set()              # reads asked for and not answered
         self._reading = True                                # until stop_reading
+        self._closing = False                               # close has begun: no more writes
 
     async def open(self) -> None:
         """Connect and bring the schema up to date. Raises RuntimeError naming what is wrong when
@@ -174,6 +175,7 @@ class PostgresStore:
             task.cancel()               # asyncpg asks PostgreSQL to cancel the query under way
 
     async def close(self) -> None:
+        self._closing = True
         self.stop_reading()
         while self._groups or self._pending:    # the writes asked for are committed first,
             if not self._groups:                # those of this turn of the loop too
@@ -186,6 +188,8 @@ class PostgresStore:
 
     async def _write(self, write: Write) -> None:
         """Committed when this returns, with other writes asked for meanwhile (see _start_groups)."""
+        if self._closing:
+            raise RuntimeError("the store is closed: no more writes")
         loop = asyncio.get_running_loop()
         write.done = loop.create_future()
         self._pending.append(write)

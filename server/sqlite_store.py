@@ -17,7 +17,8 @@ hands as soon as the commit returns); pass `synchronous="FULL"` to survive power
 Writes run on one dedicated thread with its own connection, so the event loop never waits for the
 disk and every write keeps its order. They go there together: the writes asked for while the
 thread commits others are committed next, all in one transaction, each in a savepoint of its own
-so that one that fails is undone alone. Handing a write to a thread costs more than committing
+when there are several, so that one that fails is undone alone (a write alone is undone with its
+transaction). Handing a write to a thread costs more than committing
 it, and a busy server asks for dozens meanwhile: one hand-off and one commit serve them all.
 Each write still returns only once it is committed. Reads run on another thread with a second connection (WAL
 lets it read while the writer commits): whatever a client makes the server read, it never queues
@@ -120,6 +121,7 @@ class SQLiteStore:
         self._db: sqlite3.Connection | None = None      # the writer's, used on its thread only
         self._pending: list[tuple[list, asyncio.Future]] = []   # writes not yet handed to the writer
         self._committing: asyncio.Future | None = None  # the writes the writer commits now, if any
+        self._closing = False                           # close has begun: no more writes
         self._rdb: sqlite3.Connection | None = None     # the reader's, used on its thread only
 
     # -- plumbing: writes on the writer's thread, reads on the reader's
@@ -156,6 +158,7 @@ class SQLiteStore:
             self._rdb.interrupt()   # the read under way ends now, or at the interrupts in close()
 
     async def close(self) -> None:
+        self._closing = True
         self.stop_reading()
         while self._committing is not None:    # the writes asked for are committed first
             await asyncio.wait([self._committing])
@@ -170,6 +173,8 @@ class SQLiteStore:
 
     async def _tx(self, statements: list[tuple[str, tuple]]) -> None:
         """One write, committed when this returns: with every other write asked for meanwhile."""
+        if self._closing:
+            raise RuntimeError("the store is closed: no more writes")
         done = asyncio.get_running_loop().create_future()
         self._pending.append((statements, done))
         if self._committing is None:
@@ -179,8 +184,9 @@ class SQLiteStore:
     def _commit_pending(self) -> None:
         batch, self._pending = self._pending, []
         loop = asyncio.get_running_loop()
-        self._committing = loop.create_future()
         self._pool.submit(self._commit_and_answer, loop, batch)
+        # Only once the writer has the batch: a future nobody will answer would hold up close.
+        self._committing = loop.create_future()
 
     def _commit_and_answer(self, loop: asyncio.AbstractEventLoop, batch: list[tuple[list, asyncio.Future]]) -> None:
         """On the writer's thread: the batch committed, and its outcomes handed straight to the
@@ -206,8 +212,9 @@ class SQLiteStore:
             self._commit_pending()
 
     def _commit(self, writes: list[list[tuple[str, tuple]]]) -> list[Exception | None]:
-        """On the writer's thread: the writes in one transaction, each in a savepoint; what
-        became of each (None: committed)."""
+        """On the writer's thread: the writes in one transaction, each in a savepoint when there
+        are several (a write alone is undone with its transaction); what became of each (None:
+        committed)."""
         db = self._db
         outcomes: list[Exception | None] = []
         # A write alone needs no savepoint: its transaction is undone with it. Each statement

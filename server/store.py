@@ -50,7 +50,8 @@ class Store(Protocol):
         gets CancelledError), and so does any asked for later. Writes go on until `close`."""
 
     async def close(self) -> None:
-        """Finish the writes under way, stop reading, and let go of the store."""
+        """Finish the writes under way, stop reading, and let go of the store. A write asked for
+        once close has begun raises RuntimeError and changes nothing; closing again does nothing."""
 
     # -- writes
 

@@ -236,6 +236,19 @@ async def test_close_commits_the_writes_asked_for_before_it(opened):
     assert {t.id for t in await again.open_tables()} == {"t1"} | {f"u{i}" for i in range(10)}
 
 
+async def test_a_write_after_close_is_refused_and_a_second_close_returns(opened):
+    """Nothing waits forever on a closed store: a write is refused at once, naming why, and
+    leaves the file as it was; closing it again ends at once."""
+    store = await opened()
+    await store.create_table(row("t1"))
+    await store.close()
+    with pytest.raises(RuntimeError, match="the store is closed"):
+        await asyncio.wait_for(store.create_table(row("t2")), 5)
+    await asyncio.wait_for(store.close(), 5)
+    again = await opened()
+    assert [t.id for t in await again.open_tables()] == ["t1"]
+
+
 # ---------------------------------------------------------------------- order and waiting
 
 async def test_the_writes_of_one_table_keep_the_order_they_were_asked_in(store):
