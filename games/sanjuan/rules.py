@@ -12,10 +12,11 @@ public buildings, never hidden cards.
 
 The paths every random game runs many times make their lists in plain loops, not comprehensions:
 in Python 3.11 a comprehension is a function call of its own (made and called each time), and
-each one turned into a loop took 0.3 to 1% off a random game's instructions. They take the smaller
-or larger of two numbers by a comparison, not with min() or max(), and sort only a list of several:
-in Python 3.11 these builtins parse their arguments as keywords, over 1,000 machine instructions
-a call, and a random game made some 700 such calls (4% of its instructions).
+each one turned into a loop took 0.3 to 1% off a random game's instructions. The hottest of them
+take the smaller or larger of two numbers by a comparison, not with min() or max(), and sort only
+a list of several: in Python 3.11 these builtins parse their arguments as keywords, over 1,000
+machine instructions a call, and a random game made some 700 such calls (4% of its instructions).
+Rules that run rarely keep min() and max(), which read better.
 """
 from __future__ import annotations
 
@@ -595,7 +596,7 @@ def min_build_cost(s: State, seat: int, card: int) -> int:
     best = None
     for cover in [None, *_cover_targets(s, p, kind)]:
         need, goods = _cost(s, p, kind, priv, cover)
-        need = max(0, need - min(BLACK_MARKET_GOODS, len(goods)))
+        need = max(0, need - black_market_discount(p.active, len(goods)))
         best = need if best is None else min(best, need)
     return best
 
@@ -663,7 +664,7 @@ def _ask_black_market(s: State, seat: int, rng, ev: list | None) -> None:
         # can be worth it); at least as many as the hand cannot pay.
         lo = max(0, need - _avail(s, p, card))
         s.stage = "black_market"
-        s.pending = {seat: ("black_market", tuple(goods), lo, min(BLACK_MARKET_GOODS, len(goods)))}
+        s.pending = {seat: ("black_market", tuple(goods), lo, black_market_discount(p.active, len(goods)))}
         return
     _ask_payment(s, seat, need, rng, ev)
 
