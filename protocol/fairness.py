@@ -176,9 +176,11 @@ class Stream:
         the mask is under 256, a word's lowest byte (the same `word & mask`, and a number Python
         keeps ready-made, where a whole u32 is a new object every time); else the whole word.
         C6: block i is HMAC(key, u64(i)), i = 0, 1, ...; each is eight big-endian u32 words, so a
-        word never straddles two blocks. Every step of this chain is lazy and runs in C."""
+        word never straddles two blocks. Every step of this chain is lazy, and all but the HMAC
+        run in C; map is given the HMAC's bound `__call__`, which it calls directly, where calling
+        the object would look its `__call__` up again for every block."""
         first, skip = divmod(self._read, 8)
-        blocks = map(self._hmac, map(_U64.pack, count(first)))
+        blocks = map(self._hmac.__call__, map(_U64.pack, count(first)))
         words = chain.from_iterable(map(_LOW_BYTES if mask < 256 else _EIGHT_WORDS.unpack, blocks))
         return islice(words, skip, None) if skip else words
 
