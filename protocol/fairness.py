@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from itertools import chain, count
+from itertools import chain, count, islice
+from operator import itemgetter
 
 __all__ = [
     "PROTOCOL",
@@ -125,42 +126,63 @@ def master_key(header_hash: bytes, server_seed: bytes, seats: list[tuple[str, by
 
 def hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
     """HKDF-Expand (RFC 5869) with SHA-256."""
+    return _hkdf_expand(_Hmac(prk), info, length)
+
+
+def _hkdf_expand(keyed_prk: _Hmac, info: bytes, length: int) -> bytes:
+    """HKDF-Expand under a PRK already keyed: `Streams` keys its PRK once for all its streams."""
     if length < 0 or length > 255 * 32:
         raise ValueError("HKDF-Expand length must be between 0 and 8160")
     out = []
     t = b""
     for i in range(1, -(-length // 32) + 1):
-        t = _hmac(prk, t + info + bytes((i,)))
+        t = keyed_prk(t + info + bytes((i,)))
         out.append(t)
     return b"".join(out)[:length]
 
 
 def stream_key(prk: bytes, name: str, idx: int) -> bytes:
     """C5: K(name, idx)."""
-    return hkdf_expand(prk, _TAG_STREAM + lp(name.encode()) + u64(idx), 32)
+    return _stream_key(_Hmac(prk), name, idx)
+
+
+def _stream_key(keyed_prk: _Hmac, name: str, idx: int) -> bytes:
+    return _hkdf_expand(keyed_prk, _TAG_STREAM + lp(name.encode()) + u64(idx), 32)
 
 
 _EIGHT_WORDS = struct.Struct(">8I")
+_LOW_BYTES = itemgetter(slice(3, None, 4))   # of a block's eight big-endian words, each one's lowest byte
 _U64 = struct.Struct(">Q")
 
 
 class Stream:
     """One named random stream (C6) with the draws built on it (C7, C8).
 
-    Bytes are generated lazily, one 32-byte HMAC block at a time, since most streams are only
-    used for a single shuffle and the cost should scale with what is consumed.
+    Bytes are made lazily, one 32-byte HMAC block at a time, since most streams are only used for
+    a single shuffle and the cost should scale with what is consumed. The stream keeps only how
+    many of its words have been read: each draw reads on from there (a draw that starts inside
+    a block hashes that block again, which only a stream drawn from more than once ever does).
     """
 
-    __slots__ = ("_words",)
+    __slots__ = ("_hmac", "_read")
 
-    def __init__(self, prk: bytes, name: str, idx: int) -> None:
-        key = stream_key(prk, name, idx)
-        # C6: block i is HMAC(key, u64(i)), i = 0, 1, ...; each is eight big-endian u32 words, so
-        # a word never straddles two blocks. The words are read one at a time, and a block is made
-        # only when its first word is: every step of this chain is lazy (and runs in C, since a
-        # shuffle reads one word per card).
-        blocks = map(_Hmac(key), map(_U64.pack, count()))
-        self._words = chain.from_iterable(map(_EIGHT_WORDS.unpack, blocks))
+    def __init__(self, prk: bytes | _Hmac, name: str, idx: int) -> None:
+        """`prk` is the PRK, or its keyed HMAC (`Streams` keys it once for all its streams)."""
+        self._hmac = _Hmac(_stream_key(prk if isinstance(prk, _Hmac) else _Hmac(prk), name, idx))
+        self._read = 0
+
+    def _words(self, mask: int):
+        """The unread words, lazily, each as much of it as a draw masked by `mask` reads: while
+        the mask is under 256, a word's lowest byte (the same `word & mask`, and a number Python
+        keeps ready-made, where a whole u32 is a new object every time); else the whole word.
+        C6: block i is HMAC(key, u64(i)), i = 0, 1, ...; each is eight big-endian u32 words, so a
+        word never straddles two blocks. Every step of this chain is lazy, and all but the HMAC
+        run in C; map is given the HMAC's bound `__call__`, which it calls directly, where calling
+        the object would look its `__call__` up again for every block."""
+        first, skip = divmod(self._read, 8)
+        blocks = map(self._hmac.__call__, map(_U64.pack, count(first)))
+        words = chain.from_iterable(map(_LOW_BYTES if mask < 256 else _EIGHT_WORDS.unpack, blocks))
+        return islice(words, skip, None) if skip else words
 
     def randbelow(self, n: int) -> int:
         """C7: uniform integer in [0, n) by masked rejection sampling (no modulo bias)."""
@@ -171,36 +193,40 @@ class Stream:
         if n > 1 << 32:
             # A u32 word cannot cover the range; the spec defines no wider draw.
             raise ValueError("randbelow needs n <= 2**32")
-        return self._below(n)
+        mask = (1 << (n - 1).bit_length()) - 1
+        for read, word in enumerate(self._words(mask), 1):
+            r = word & mask
+            if r < n:
+                self._read += read
+                return r
 
     def shuffle(self, items: list) -> list:
         """C8: Fisher–Yates from the end; returns a new list whose index 0 is the top of the
         pile (drawn first). The argument is left untouched."""
         a = list(items)
-        words = self._words
         i = len(a) - 1
-        while i > 0:
-            # j = C7 randbelow(i + 1), written out here rather than called: a shuffle draws once
-            # per card, and the call would be a third of its time. Its mask is the same for every
-            # i of one bit length, so it is worked out once for each such run of i.
-            mask = (1 << i.bit_length()) - 1
-            below = mask >> 1     # the largest i of the next shorter bit length
-            for i in range(i, below, -1):
-                j = next(words) & mask
-                while j > i:
-                    j = next(words) & mask
-                a[i], a[j] = a[j], a[i]
-            i = below
+        if i < 1:
+            return a
+        # j = C7 randbelow(i + 1) for each i, written out here rather than called: a shuffle draws
+        # once per card, and the call would be a third of its time. The mask is the same for every
+        # i of one bit length: it halves when i comes down to the largest i of the next shorter.
+        mask = (1 << i.bit_length()) - 1
+        shorter = mask >> 1
+        rejected = 0
+        for word in self._words(mask):
+            j = word & mask
+            if j > i:
+                rejected += 1
+                continue
+            a[i], a[j] = a[j], a[i]
+            i -= 1
+            if i == shorter:
+                if not i:
+                    break
+                mask = shorter
+                shorter >>= 1
+        self._read += len(a) - 1 + rejected
         return a
-
-    def _below(self, n: int) -> int:
-        """C7 for 2 <= n <= 2**32: masked words, rejected until one is below n."""
-        words = self._words
-        mask = (1 << (n - 1).bit_length()) - 1
-        r = next(words) & mask
-        while r >= n:
-            r = next(words) & mask
-        return r
 
 
 class Streams:
@@ -210,20 +236,22 @@ class Streams:
     both correct and what makes a replay independent of call history.
     """
 
-    __slots__ = ("_prk",)
+    __slots__ = ("_prk", "_keyed_prk")
 
     def __init__(self, prk: bytes) -> None:
         self._prk = bytes(prk)
+        # Every stream's key is an HMAC under the PRK (C5): its key is set up once, here.
+        self._keyed_prk = _Hmac(self._prk)
 
     @property
     def prk(self) -> bytes:
         return self._prk
 
     def shuffle(self, name: str, idx: int, items: list) -> list:
-        return Stream(self._prk, name, idx).shuffle(items)
+        return Stream(self._keyed_prk, name, idx).shuffle(items)
 
     def randbelow(self, name: str, idx: int, n: int) -> int:
-        return Stream(self._prk, name, idx).randbelow(n)
+        return Stream(self._keyed_prk, name, idx).randbelow(n)
 
     def __repr__(self) -> str:
         # The PRK is derived from secret seeds; keep it out of logs and tracebacks.

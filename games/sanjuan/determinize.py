@@ -153,6 +153,8 @@ def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
                 s.pending[i] = d              # the stand-in answer is picked against it
                 s.answers[i] = tuple(answered(s, i))
                 del s.pending[i]
+        # Answered in turn order above (`answered` may draw), kept in seat order as the engine keeps it.
+        s.pending = dict(sorted(s.pending.items()))
     return True
 
 

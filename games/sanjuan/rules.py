@@ -264,8 +264,7 @@ def _open_stage(s: State, stage: str) -> bool:
             return False
     decide = _STAGE_DECISIONS[stage]
     pending = {}
-    for seat in s.order:
-        p = players[seat]
+    for seat, p in enumerate(players):     # in seat order, as s.pending is kept (to_act)
         if building is None or building in p.active:
             d = decide(s, seat, p)
             if d is not None:
@@ -883,7 +882,7 @@ def _start_councillor(s: State, rng, ev: list | None) -> None:
                     if ev is not None:
                         say(ev, "produce", lambda who=s.names[seat]: f"{who}'s customs office receives a good.")
     s.stage = "council"
-    pending = {}
+    decisions = [None] * len(s.players)   # by seat: the cards are drawn in turn order
     for seat in s.order:
         p = s.players[seat]
         cards = _draw_n(s, rng, council_draw(privilege(s, seat)))
@@ -896,7 +895,9 @@ def _start_councillor(s: State, rng, ev: list | None) -> None:
             p.hand.extend(cards)   # the archive discards from the whole hand
         else:
             p.drawn = cards
-        decision = _council_decision(s, seat, p, len(cards))
+        decisions[seat] = _council_decision(s, seat, p, len(cards))
+    pending = {}
+    for seat, decision in enumerate(decisions):    # in seat order, as s.pending is kept (to_act)
         if decision is not None:
             pending[seat] = decision
     s.pending = pending
@@ -1007,9 +1008,9 @@ _RESOLVE = {
 
 def to_act(s: State) -> list[int]:
     """Seats that owe a decision now, in seat order; empty once the game is over."""
-    pending = s.pending
-    # Most decisions are one seat's, and a list of one needs no sorting.
-    return [*pending] if len(pending) < 2 else sorted(pending)
+    # s.pending is kept in seat order, so that it needs no sorting here (sorted() cost 2% of a
+    # random game): a stage asks its seats in that order whatever order it draws for them in.
+    return [*s.pending]
 
 
 def apply(s: State, seat: int, action, rng, *, events: bool = True) -> list[Event] | None:

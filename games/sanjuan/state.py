@@ -74,7 +74,7 @@ class State:
         self.stage = "setup"
         self.order: tuple[int, ...] = ()   # seats in turn order for the current phase
         self.turn = 0                      # index into order: whose build it is
-        self.pending: dict[int, Decision] = {}
+        self.pending: dict[int, Decision] = {}   # in seat order (rules.to_act reads it so)
         self.answers: dict[int, tuple] = {}
         self.build: tuple | None = None    # (card, covered card or None, black market goods)
         self.cathedral = cathedral_id(expansion)
@@ -180,7 +180,8 @@ def load(data: dict) -> State:
     s.stage = data["stage"]
     s.order = tuple(data["order"])
     s.turn = data["turn"]
-    s.pending = {seat: (kind, tuple(opts), lo, hi) for seat, kind, opts, lo, hi in data["pending"]}
+    # Sorted by seat: the order s.pending is kept in, whatever order the data lists them in.
+    s.pending = {seat: (kind, tuple(opts), lo, hi) for seat, kind, opts, lo, hi in sorted(data["pending"])}
     s.answers = {seat: tuple(a) for seat, a in data["answers"]}
     s.build = tuple(data["build"]) if data["build"] is not None else None
     s.cathedral = data["cathedral"]

@@ -97,22 +97,16 @@ def test_stream_key_deck_reshuffle_1():
     )
 
 
-def test_stream_key_is_computed_through_hkdf_expand(monkeypatch):
-    calls = []
-    real = fairness.hkdf_expand
-
-    def spy(prk, info, length):
-        calls.append((prk, info, length))
-        return real(prk, info, length)
-
-    monkeypatch.setattr(fairness, "hkdf_expand", spy)
+def test_stream_key_is_hkdf_expand_and_keys_every_stream():
+    info = tag("stream") + lp(b"deck/initial") + u64(0)
     key = stream_key(PRK, "deck/initial", 0)
-    Stream(PRK, "deck/reshuffle", 1)
-    info0 = tag("stream") + lp(b"deck/initial") + u64(0)
-    info1 = tag("stream") + lp(b"deck/reshuffle") + u64(1)
-    assert calls == [(PRK, info0, 32), (PRK, info1, 32)]
-    # C5 as written in the spec: a single HMAC block with counter byte 0x01.
-    assert key == hmac.digest(PRK, info0 + b"\x01", "sha256")
+    # C5 as written in the spec: HKDF-Expand to 32 bytes, a single HMAC block with counter byte 0x01.
+    assert key == hkdf_expand(PRK, info, 32) == hmac.digest(PRK, info + b"\x01", "sha256")
+    # A stream made alone, or by Streams (which keys the PRK once for all its streams), is C6
+    # under that key.
+    first_word = int.from_bytes(hmac.digest(key, u64(0), "sha256")[:4], "big")
+    assert Stream(PRK, "deck/initial", 0).randbelow(WORD) == first_word
+    assert Streams(PRK).randbelow("deck/initial", 0, WORD) == first_word
 
 
 def test_first_32_stream_bytes():
