@@ -2,6 +2,7 @@
 
     python bench/server.py [--tables 200] [--seconds 30] [--think 0.1] [--json] [--postgres]
                            [--game ID] [--option NAME=VALUE ...] [--seats N] [--client-processes N]
+                           [--server-from CHECKOUT]
 
 A table has --seats players (default: 4, or the game's most if fewer) and every switch on (or the
 options given).
@@ -26,6 +27,10 @@ machine the clients take their CPU from the server's cores, so only the CPU per 
 compared there). Keep the window short (`--tables 50 --think 0 --seconds 15`): a table that
 finishes its match leaves the load.
 
+`--server-from CHECKOUT` serves the load with another checkout's server (its `server.app.Server`,
+and its `settle_process` if it has one) under this checkout's clients: two versions of the server
+measured side by side, run after run, as issue 14 asks.
+
 `loop_cpu_s_per_1000_actions` is the part of the server's CPU that its event loop's thread
 spent (the rest is mostly the SQLite writer's thread): the loop serves every connection, so its
 CPU per action sets how many actions one process can answer in time.
@@ -44,6 +49,7 @@ import contextlib
 import gc
 import json
 import multiprocessing
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -82,10 +88,20 @@ class Collections:
         return out
 
 
-def run_server(data_dir: str, database: str, tables: int, pipe) -> None:
-    """The server of the load; it sends its port on `pipe`, then answers each message there
-    with its garbage collections (Collections.report)."""
-    from server.app import Server, settle_process
+PACKAGES = ("games", "protocol", "server", "client", "bots")   # the project's own (pyproject.toml)
+
+
+def run_server(data_dir: str, database: str, tables: int, pipe, checkout: str | None = None) -> None:
+    """The server of the load, from `checkout` if given; it sends its port on `pipe`, then
+    answers each message there with its garbage collections (Collections.report)."""
+    if checkout is not None:
+        # Forked from the load's process: its copies of the project's modules go, the checkout's come.
+        for name in [n for n in sys.modules if n.split(".")[0] in PACKAGES]:
+            del sys.modules[name]
+        sys.path.insert(0, checkout)
+    from server import app
+    Server = app.Server
+    settle_process = getattr(app, "settle_process", lambda: None)   # older servers kept the defaults
 
     async def main():
         # every client comes from 127.0.0.1: the per-address limits are raised with the rest
@@ -121,6 +137,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--client-processes", type=int, default=CLIENT_PROCESSES,
                     help=f"processes the clients run in (default {CLIENT_PROCESSES}); table t is played by "
                          "process t mod this")
+    ap.add_argument("--server-from", metavar="CHECKOUT",
+                    help="serve with the server of another checkout of the project (a folder), to compare versions")
     args = ap.parse_args(argv)
     engine, option_sets = engine_and_options(ap, args)
     info = engine.INFO
@@ -129,13 +147,18 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--seats: {info.min_players} to {info.max_players}")
     if args.client_processes < 1:
         ap.error("--client-processes: at least 1")
+    server_from = None
+    if args.server_from is not None:
+        server_from = str(Path(args.server_from).resolve())
+        if not (Path(server_from) / "server" / "app.py").is_file():
+            ap.error(f"--server-from: {args.server_from} is not a checkout of this project (no server/app.py)")
     create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1]}
     with tempfile.TemporaryDirectory() as data_dir, contextlib.ExitStack() as stack:
         database = "sqlite"
         if args.postgres:
             database = stack.enter_context(private_postgres(Path(data_dir) / "pg")).get_uri()
         parent, child = multiprocessing.Pipe()
-        proc = multiprocessing.Process(target=run_server, args=(data_dir, database, args.tables, child), daemon=True)
+        proc = multiprocessing.Process(target=run_server, args=(data_dir, database, args.tables, child, server_from), daemon=True)
         proc.start()
         port = parent.recv()
         reports = []
@@ -153,7 +176,7 @@ def main(argv: list[str] | None = None) -> None:
                        gc_longest_ms=round(after["gc_longest_ms"], 1))   # the longest pause in the window
             actions = out["actions_per_s"] * out["window_s"]
             loop_cpu = after["loop_cpu_s"] - before["loop_cpu_s"]
-            out.update(loop_cpu_s=round(loop_cpu, 2),
+            out.update(server_from=server_from, loop_cpu_s=round(loop_cpu, 2),
                        loop_cpu_s_per_1000_actions=round(1000 * loop_cpu / actions, 3) if actions else None)
         finally:
             proc.terminate()
