@@ -166,19 +166,28 @@ class Stream:
 
     __slots__ = ("_hmac", "_read")
 
-    def __init__(self, prk: bytes | _Hmac, name: str, idx: int) -> None:
-        """`prk` is the PRK, or its keyed HMAC (`Streams` keys it once for all its streams)."""
-        self._hmac = _Hmac(_stream_key(prk if isinstance(prk, _Hmac) else _Hmac(prk), name, idx))
+    def __init__(self, prk: bytes, name: str, idx: int) -> None:
+        self._hmac = _Hmac(_stream_key(_Hmac(prk), name, idx))
         self._read = 0
 
+    @classmethod
+    def _under(cls, keyed_prk: _Hmac, name: str, idx: int) -> "Stream":
+        """The same stream, from a PRK already keyed: `Streams` keys its PRK once for all its streams."""
+        stream = cls.__new__(cls)
+        stream._hmac = _Hmac(_stream_key(keyed_prk, name, idx))
+        stream._read = 0
+        return stream
+
     def _words(self, mask: int):
-        """The unread words, lazily, each as much of it as a draw masked by `mask` reads: while
-        the mask is under 256, a word's lowest byte (the same `word & mask`, and a number Python
-        keeps ready-made, where a whole u32 is a new object every time); else the whole word.
+        """The unread words, lazily.
+
         C6: block i is HMAC(key, u64(i)), i = 0, 1, ...; each is eight big-endian u32 words, so a
-        word never straddles two blocks. Every step of this chain is lazy, and all but the HMAC
-        run in C; map is given the HMAC's bound `__call__`, which it calls directly, where calling
-        the object would look its `__call__` up again for every block."""
+        word never straddles two blocks. A draw masked by `mask` reads only `word & mask`: while
+        the mask is under 256 that is the word's lowest byte masked, so the lowest byte is all that
+        is yielded (the same result, as a number Python keeps ready-made where a whole u32 would be
+        a new int object each time); from 256 on, the whole word. Every step of this chain is lazy
+        and all but the HMAC run in C; map calls the HMAC's bound `__call__` directly, where
+        calling the object would look `__call__` up again for every block."""
         first, skip = divmod(self._read, 8)
         blocks = map(self._hmac.__call__, map(_U64.pack, count(first)))
         words = chain.from_iterable(map(_LOW_BYTES if mask < 256 else _EIGHT_WORDS.unpack, blocks))
@@ -247,11 +256,16 @@ class Streams:
     def prk(self) -> bytes:
         return self._prk
 
+    def __reduce__(self):
+        # A Streams is a value, and pickling or copying it gives the same draws; but its keyed
+        # HMAC holds hashlib states, which neither pickle nor deepcopy can copy: rebuild from the PRK.
+        return (Streams, (self._prk,))
+
     def shuffle(self, name: str, idx: int, items: list) -> list:
-        return Stream(self._keyed_prk, name, idx).shuffle(items)
+        return Stream._under(self._keyed_prk, name, idx).shuffle(items)
 
     def randbelow(self, name: str, idx: int, n: int) -> int:
-        return Stream(self._keyed_prk, name, idx).randbelow(n)
+        return Stream._under(self._keyed_prk, name, idx).randbelow(n)
 
     def __repr__(self) -> str:
         # The PRK is derived from secret seeds; keep it out of logs and tracebacks.

@@ -177,14 +177,19 @@ class PostgresStore:
     async def close(self) -> None:
         self._closing = True
         self.stop_reading()
-        while self._groups or self._pending:    # the writes asked for are committed first,
-            if not self._groups:                # those of this turn of the loop too
-                self._start_groups()
-            await asyncio.wait(set(self._groups))
+        await self._finish_writes()
         for pool in (self._writers, self._readers):
             if pool is not None:
                 await pool.close()
         self._writers = self._readers = None
+
+    async def _finish_writes(self) -> None:
+        """Every write asked for is committed (or refused), those of this turn of the loop too,
+        whether or not its caller still waits for it."""
+        while self._groups or self._pending:
+            if not self._groups:
+                self._start_groups()
+            await asyncio.wait(set(self._groups))
 
     async def _write(self, write: Write) -> None:
         """Committed when this returns, with other writes asked for meanwhile (see _start_groups)."""
@@ -315,7 +320,10 @@ class PostgresStore:
             return await self.leases.renew(db)
 
     async def gone(self) -> None:
-        """This process stops, its tables stopped: it is no longer alive, and its leases are free."""
+        """This process stops, its tables stopped: it is no longer alive, and its leases are free.
+        The writes its tables asked for are committed first, while the leases still let them:
+        a table stopped while its move was being committed keeps that move."""
+        await self._finish_writes()
         async with self._readers.acquire() as db:
             async with db.transaction():
                 await db.execute("DELETE FROM processes WHERE id = $1", self.leases.owner)

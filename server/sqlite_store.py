@@ -184,6 +184,8 @@ class SQLiteStore:
     def _commit_pending(self) -> None:
         batch, self._pending = self._pending, []
         loop = asyncio.get_running_loop()
+        # The pool is shut down only by close, after every batch is committed and while _tx
+        # refuses new writes (_closing), so it is never shut down here and submit cannot fail.
         self._pool.submit(self._commit_and_answer, loop, batch)
         # Only once the writer has the batch: a future nobody will answer would hold up close.
         self._committing = loop.create_future()

@@ -541,6 +541,8 @@ def _cost(s: State, p: Player, kind: int, priv: int, cover: int | None) -> tuple
             off -= 1
     helper = discounter(kind)
     off += helper in active and lost != helper
+    # Where a black market being covered stops counting: `goods` is then empty, so its callers'
+    # black_market_discount(p.active, len(goods)) is 0 although p.active still names it.
     goods = [b for b in p.goods if b != cover] if BLACK_MARKET in active and lost != BLACK_MARKET else []
     need = COST[kind] - off
     return (need if need > 0 else 0), goods

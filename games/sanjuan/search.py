@@ -45,7 +45,7 @@ class Search:
     def next_decision(s, stop: int) -> tuple | None:
         if s.over or s.round >= stop:
             return None
-        actor = min(s.pending)
+        actor = next(iter(s.pending))   # the first seat to act: pending is kept in seat order
         return actor, s.pending[actor]
 
     def option_key(self, s, option):

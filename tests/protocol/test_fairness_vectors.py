@@ -1,8 +1,10 @@
 """Known-answer tests for protocol/fairness.py: the reference values of docs/fairness.md §6 and the
 published test vectors of the primitives underneath (SHA-256, HMAC-SHA256, HKDF-Expand)."""
 
+import copy
 import hashlib
 import hmac
+import pickle
 
 import pytest
 
@@ -329,3 +331,13 @@ def test_streams_match_stream():
     s = Streams(PRK)
     assert s.shuffle("deck/initial", 0, list(range(10))) == [3, 7, 5, 0, 1, 9, 6, 8, 2, 4]
     assert s.randbelow("deck/initial", 0, 110) == Stream(PRK, "deck/initial", 0).randbelow(110)
+
+
+def test_streams_survive_pickle_and_deepcopy():
+    # Engine states carry their Streams; saving a state or copying it for a search must give
+    # the same draws, and the key itself must come through (not a fresh or empty one).
+    s = Streams(PRK)
+    for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
+        assert copied.prk == PRK
+        assert copied.shuffle("deck/initial", 0, list(range(10))) == [3, 7, 5, 0, 1, 9, 6, 8, 2, 4]
+        assert copied.randbelow("start-player", 0, 3) == s.randbelow("start-player", 0, 3)

@@ -178,6 +178,32 @@ async def test_a_finished_table_lets_go_of_its_lease(database, processes):
     assert (await second.finished_table("t1")).status == "over"     # any process may read it
 
 
+async def test_a_process_that_stops_commits_its_moves_under_way_before_it_lets_go_of_their_tables(
+        database, processes):
+    """A server stopping cancels its tables, perhaps while a move is being committed; the move's
+    write is kept, and committed before the leases go (else the fence would refuse it)."""
+    first, second = await processes(), await processes()
+    await first.create_table(row("t1"))
+    await first.start_table("t1", b"g" * 32, b"s" * 32)
+    holder = await asyncpg.connect(database)
+    holder_tx = holder.transaction()
+    await holder_tx.start()
+    await holder.execute("LOCK TABLE log IN SHARE MODE")     # the first write is held up in its INSERT
+    moves = [asyncio.create_task(first.append("t1", 0, "act", 0, {"n": 0}))]
+    await asyncio.sleep(0.2)        # the first write is being committed; the later ones wait for it
+    moves += [asyncio.create_task(first.append("t1", n, "act", 0, {"n": n})) for n in (1, 2)]
+    await asyncio.sleep(0)
+    for move in moves:              # their table stops waiting, as Table.stop cancels it
+        move.cancel()
+    stopping = asyncio.create_task(first.gone())
+    await asyncio.sleep(0.5)
+    await holder_tx.commit()
+    await holder.close()
+    await stopping
+    assert [r.id for r in await second.take_expired()] == ["t1"]      # free at once
+    assert [r.data for r in await second.log("t1")] == [{"n": 0}, {"n": 1}, {"n": 2}]
+
+
 async def test_the_open_tables_of_an_older_database_are_taken_over_by_the_first_process(database, processes):
     db = await asyncpg.connect(database)
     await db.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied TIMESTAMPTZ NOT NULL"

@@ -238,7 +238,7 @@ async def test_close_commits_the_writes_asked_for_before_it(opened):
 
 async def test_a_write_after_close_is_refused_and_a_second_close_returns(opened):
     """Nothing waits forever on a closed store: a write is refused at once, naming why, and
-    leaves the file as it was; closing it again ends at once."""
+    leaves the store as it was; closing it again ends at once."""
     store = await opened()
     await store.create_table(row("t1"))
     await store.close()

@@ -28,6 +28,7 @@ def play(seed, players, expansion, *, reverse=False, check=None):
     while not s.over:
         assert s.decisions < MAX_DECISIONS, "the game did not end"
         seats = sanjuan.to_act(s)
+        assert seats == sorted(seats), "to_act is in seat order"
         seat = seats[-1] if reverse else seats[0]
         log.extend(sanjuan.apply(s, seat, sanjuan.random_action(s, seat, movers[seat]), rng))
         if check:
@@ -130,6 +131,21 @@ def test_dump_load_round_trips_and_play_continues_identically(players, expansion
         seat = sanjuan.to_act(twin)[0]
         sanjuan.apply(twin, seat, sanjuan.random_action(twin, seat, twin_movers[seat]), rng)
     assert sanjuan.dump(twin) == sanjuan.dump(s)
+
+
+def test_load_keeps_the_pending_seats_in_seat_order_whatever_order_the_data_lists_them_in():
+    # A simultaneous stage: several seats owe a decision at once.
+    rng = local_streams("load/order")
+    s = sanjuan.setup([f"P{i}" for i in range(4)], {"expansion": True}, rng)
+    movers = random.Random("load/order")
+    while len(sanjuan.to_act(s)) < 3:
+        seat = sanjuan.to_act(s)[0]
+        sanjuan.apply(s, seat, sanjuan.random_action(s, seat, movers), rng)
+    data = sanjuan.dump(s)
+    data["pending"] = data["pending"][::-1]
+    loaded = sanjuan.load(data)
+    assert sanjuan.to_act(loaded) == sanjuan.to_act(s) == sorted(sanjuan.to_act(s))
+    assert sanjuan.dump(loaded) == sanjuan.dump(s)
 
 
 @pytest.mark.parametrize("players,expansion", CONFIGS)
