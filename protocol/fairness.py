@@ -130,7 +130,7 @@ def hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
 
 
 def _hkdf_expand(keyed_prk: _Hmac, info: bytes, length: int) -> bytes:
-    """HKDF-Expand under a PRK already keyed: `Streams` keys its PRK once for all its streams."""
+    """HKDF-Expand under a PRK already keyed (see Streams)."""
     if length < 0 or length > 255 * 32:
         raise ValueError("HKDF-Expand length must be between 0 and 8160")
     out = []
@@ -167,16 +167,18 @@ class Stream:
     __slots__ = ("_hmac", "_read")
 
     def __init__(self, prk: bytes, name: str, idx: int) -> None:
-        self._hmac = _Hmac(_stream_key(_Hmac(prk), name, idx))
-        self._read = 0
+        self._start(_Hmac(prk), name, idx)
 
     @classmethod
     def _under(cls, keyed_prk: _Hmac, name: str, idx: int) -> "Stream":
-        """The same stream, from a PRK already keyed: `Streams` keys its PRK once for all its streams."""
+        """The same stream, from a PRK already keyed (see Streams)."""
         stream = cls.__new__(cls)
-        stream._hmac = _Hmac(_stream_key(keyed_prk, name, idx))
-        stream._read = 0
+        stream._start(keyed_prk, name, idx)
         return stream
+
+    def _start(self, keyed_prk: _Hmac, name: str, idx: int) -> None:
+        self._hmac = _Hmac(_stream_key(keyed_prk, name, idx))
+        self._read = 0
 
     def _words(self, mask: int):
         """The unread words, lazily.

@@ -302,7 +302,7 @@ class Server:
             self._janitor.cancel()
             self._janitor = None
         if self.cluster is not None:
-            await self.cluster.stop()
+            self.cluster.stop()
         if self.gate is not None:
             self.gate.close()
         if self._ws is not None:

@@ -36,6 +36,7 @@ class Cluster:
         self.urls: list[str] = []     # the public addresses of the live processes, this one's too
         self.renewed = time.monotonic()     # when the last renewal of the leases began
         self._task: asyncio.Task | None = None
+        self._taking = True     # tables whose lease expired are taken over, until the server stops
 
     async def start(self) -> None:
         """Sign with the database's key; take over the tables no live process serves (all of them
@@ -51,8 +52,15 @@ class Cluster:
         await self._renew()
         self._task = asyncio.get_running_loop().create_task(self._keep())
 
-    async def stop(self) -> None:
-        """Keep the leases no more (the server is stopping): no table is taken over meanwhile."""
+    def stop(self) -> None:
+        """The server is stopping: it takes no table over from now on. It still renews the
+        leases it holds, until `release`: its tables' last moves are committed under them,
+        however long its connections take to close."""
+        self._taking = False
+
+    async def release(self) -> None:
+        """Once the server's tables are stopped: keep the leases no more, and let them go at once,
+        for the others to take."""
         if self._task is not None:
             self._task.cancel()
             try:
@@ -60,9 +68,6 @@ class Cluster:
             except asyncio.CancelledError:
                 pass
             self._task = None
-
-    async def release(self) -> None:
-        """Once the server's tables are stopped: let them go at once, for the others to take."""
         try:
             await self.store.gone()
         except Exception as e:   # they run out by themselves
@@ -74,6 +79,10 @@ class Cluster:
             try:
                 # a renewal that hangs (a database unreachable, or locked) is cut short
                 await asyncio.wait_for(self._renew(), self.every)
+            except asyncio.CancelledError:
+                if asyncio.current_task().cancelling():
+                    raise       # release: the leases are let go
+                # a lobby read cut short by the server stopping (PostgresStore.stop_reading)
             except Exception as e:   # the database is away: try again; give up the tables in time
                 log.warning("the leases could not be renewed: %r", e)
             if time.monotonic() - self.renewed >= self.store.leases.seconds:
@@ -88,13 +97,17 @@ class Cluster:
         self.renewed = began
         for table_id in lost:
             self._hand_over(table_id, "its lease was taken over")
+        if not self._taking:    # the server is stopping: it keeps its leases, and reads no more
+            return
         await self.take_over()
         self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
         self.urls = await self.store.live_urls()
 
     async def take_over(self) -> None:
         """Serve every open table whose lease has expired: at every renewal, and at once when a
-        client asks for one."""
+        client asks for one; not once the server is stopping."""
+        if not self._taking:
+            return
         for row in await self.store.take_expired():
             if row.id in self.server.tables:   # still here from before its lease ran out: build it anew
                 self.server.tables[row.id].hand_over()

@@ -147,7 +147,7 @@ class PostgresStore:
         self._starting = False                              # _start_groups is due at the next turn
         self._reads: set[asyncio.Task] = set()              # reads asked for and not answered
         self._reading = True                                # until stop_reading
-        self._closing = False                               # close has begun: no more writes
+        self._closing = False                               # close or gone has begun: no more writes
 
     async def open(self) -> None:
         """Connect and bring the schema up to date. Raises RuntimeError naming what is wrong when
@@ -194,7 +194,7 @@ class PostgresStore:
     async def _write(self, write: Write) -> None:
         """Committed when this returns, with other writes asked for meanwhile (see _start_groups)."""
         if self._closing:
-            raise RuntimeError("the store is closed: no more writes")
+            raise RuntimeError("the store is closing: no more writes")
         loop = asyncio.get_running_loop()
         write.done = loop.create_future()
         self._pending.append(write)
@@ -320,9 +320,11 @@ class PostgresStore:
             return await self.leases.renew(db)
 
     async def gone(self) -> None:
-        """This process stops, its tables stopped: it is no longer alive, and its leases are free.
-        The writes its tables asked for are committed first, while the leases still let them:
-        a table stopped while its move was being committed keeps that move."""
+        """This process stops, its tables stopped: it takes no more writes, it is no longer alive,
+        and its leases are free. The writes asked for before are committed first, while the
+        leases still let them: a write still queued (every writing connection busy) or not yet
+        past its fence would otherwise be refused, and the move it holds lost."""
+        self._closing = True
         await self._finish_writes()
         async with self._readers.acquire() as db:
             async with db.transaction():

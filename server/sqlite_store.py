@@ -174,7 +174,7 @@ class SQLiteStore:
     async def _tx(self, statements: list[tuple[str, tuple]]) -> None:
         """One write, committed when this returns: with every other write asked for meanwhile."""
         if self._closing:
-            raise RuntimeError("the store is closed: no more writes")
+            raise RuntimeError("the store is closing: no more writes")
         done = asyncio.get_running_loop().create_future()
         self._pending.append((statements, done))
         if self._committing is None:

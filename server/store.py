@@ -52,7 +52,7 @@ class Store(Protocol):
     async def close(self) -> None:
         """Finish the writes under way, stop reading, and let go of the store. A write asked for
         once close has begun raises RuntimeError and changes nothing. Once closed, closing again
-        does nothing (the server closes its store once, from one place: server/app.py's stop)."""
+        does nothing."""
 
     # -- writes
 

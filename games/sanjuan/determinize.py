@@ -190,8 +190,9 @@ def determinize(view: dict, rnd: random.Random, answered=None) -> State:
     """A full state consistent with `view` (a seat's view, prompt included), hidden cards dealt
     uniformly at random with `rnd`. `answered(state, seat) -> action`, if given, stands in for
     the hidden answers other seats have already given in a simultaneous stage. It is asked in
-    turn order (it may draw from `rnd`), and while it runs `state.pending` holds the seats asked
-    so far in that order, with `seat` last; the state returned keeps them in seat order."""
+    turn order (it may draw from `rnd`), and while it runs `state.pending` holds, in that order,
+    the seats still to act visited so far, then `seat`; the state returned keeps them in seat
+    order."""
     return Determinizer(view, answered).sample(rnd)
 
 

@@ -334,8 +334,8 @@ def test_streams_match_stream():
 
 
 def test_streams_survive_pickle_and_deepcopy():
-    # Engine states carry their Streams; saving a state or copying it for a search must give
-    # the same draws, and the key itself must come through (not a fresh or empty one).
+    # A match's exchange (protocol/exchange.py) holds its Streams; pickling or copying it must
+    # give the same draws, and the key itself must come through (not a fresh or empty one).
     s = Streams(PRK)
     for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
         assert copied.prk == PRK

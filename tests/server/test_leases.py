@@ -180,28 +180,71 @@ async def test_a_finished_table_lets_go_of_its_lease(database, processes):
 
 async def test_a_process_that_stops_commits_its_moves_under_way_before_it_lets_go_of_their_tables(
         database, processes):
-    """A server stopping cancels its tables, perhaps while a move is being committed; the move's
-    write is kept, and committed before the leases go (else the fence would refuse it)."""
+    """A server stopping cancels its tables, perhaps while their moves are being committed or wait
+    for a writing connection; every such write is kept, committed before the leases go (else the
+    fence would refuse it), and nothing can be written after."""
     first, second = await processes(), await processes()
-    await first.create_table(row("t1"))
-    await first.start_table("t1", b"g" * 32, b"s" * 32)
+    tables = [f"t{i}" for i in range(postgres_store.WRITERS + 1)]
+    for table in tables:
+        await first.create_table(row(table))
+        await first.start_table(table, b"g" * 32, b"s" * 32)
     holder = await asyncpg.connect(database)
     holder_tx = holder.transaction()
     await holder_tx.start()
-    await holder.execute("LOCK TABLE log IN SHARE MODE")     # the first write is held up in its INSERT
-    moves = [asyncio.create_task(first.append("t1", 0, "act", 0, {"n": 0}))]
-    await asyncio.sleep(0.2)        # the first write is being committed; the later ones wait for it
-    moves += [asyncio.create_task(first.append("t1", n, "act", 0, {"n": n})) for n in (1, 2)]
-    await asyncio.sleep(0)
-    for move in moves:              # their table stops waiting, as Table.stop cancels it
-        move.cancel()
-    stopping = asyncio.create_task(first.gone())
-    await asyncio.sleep(0.5)
-    await holder_tx.commit()
-    await holder.close()
+    await holder.execute("LOCK TABLE log IN SHARE MODE")     # every move's INSERT waits
+    try:
+        moves = []
+        for table in tables:        # a move a turn of the loop, each in a group of its own
+            moves.append(asyncio.create_task(first.append(table, 0, "act", 0, {"table": table})))
+            await asyncio.sleep(0.05)
+        # every writing connection is held up; the last table's move waits for one
+        assert len(first._groups) == postgres_store.WRITERS and len(first._pending) == 1
+        for move in moves:          # their tables stop waiting, as Table.stop cancels them
+            move.cancel()
+        stopping = asyncio.create_task(first.gone())
+        await asyncio.sleep(0.5)
+    finally:
+        await holder_tx.commit()
+        await holder.close()
     await stopping
-    assert [r.id for r in await second.take_expired()] == ["t1"]      # free at once
-    assert [r.data for r in await second.log("t1")] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    with pytest.raises(RuntimeError, match="the store is closing"):
+        await first.create_table(row("late"))
+    assert sorted(r.id for r in await second.take_expired()) == tables      # free at once
+    for table in tables:
+        assert [r.data for r in await second.log(table)] == [{"table": table}]
+    assert "late" not in [r.id for r in await second.open_tables()]
+
+
+async def test_a_stopping_server_keeps_its_leases_while_its_connections_close(
+        make_server, database, processes):
+    """The leases are renewed until the tables are stopped, however long a client takes to answer
+    the closing handshake, and even when the stop cuts a renewal's lobby read short: no other
+    process serves a table while this one may still commit to it."""
+    server = await make_server(database=database, lease=1.0)
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2, 1)
+    await lobby.close()
+    silent = await Raw.connect(server.url)
+    await silent.send({"type": "watch", "table": table})
+    await silent.expect("status")
+    silent.ws.transport.pause_reading()     # it never answers the close: the server waits for it
+    other = await processes(lease=1.0)
+
+    async def slow_live_urls():     # the renewals' last read is slow: the stop begins during one
+        return await server.store._read("fetch", "SELECT pg_sleep(10)")
+    server.store.live_urls = slow_live_urls
+    for _ in range(500):
+        if server.store._reads:
+            break
+        await asyncio.sleep(0.01)
+    assert server.store._reads, "no renewal began its lobby read"
+    stopping = asyncio.create_task(server.stop())
+    await asyncio.sleep(2.5)                # two and a half leases into the stop
+    assert not stopping.done()
+    assert await other.take_expired() == []
+    await stopping
+    assert [r.id for r in await other.take_expired()] == [table]
+    silent.ws.transport.abort()
 
 
 async def test_the_open_tables_of_an_older_database_are_taken_over_by_the_first_process(database, processes):

@@ -242,7 +242,7 @@ async def test_a_write_after_close_is_refused_and_a_second_close_returns(opened)
     store = await opened()
     await store.create_table(row("t1"))
     await store.close()
-    with pytest.raises(RuntimeError, match="the store is closed"):
+    with pytest.raises(RuntimeError, match="the store is closing"):
         await asyncio.wait_for(store.create_table(row("t2")), 5)
     await asyncio.wait_for(store.close(), 5)
     again = await opened()
