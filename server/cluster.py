@@ -53,9 +53,10 @@ class Cluster:
         self._task = asyncio.get_running_loop().create_task(self._keep())
 
     def stop(self) -> None:
-        """The server is stopping: it takes no table over from now on. It still renews the
-        leases it holds, until `release`: its tables' last moves are committed under them,
-        however long its connections take to close."""
+        """The server is stopping: it takes no table over and is given no new one from now on
+        (other processes no longer count it alive). It still renews the leases it holds, until
+        `release`: its tables' last moves are committed under them, however long its
+        connections take to close."""
         self._taking = False
 
     async def release(self) -> None:
@@ -77,8 +78,10 @@ class Cluster:
         while True:
             await asyncio.sleep(self.every)
             try:
-                # a renewal that hangs (a database unreachable, or locked) is cut short
-                await asyncio.wait_for(self._renew(), self.every)
+                # a renewal that hangs (a database unreachable, or locked) is cut short; in this
+                # task, not another (as wait_for would), so that release's cancel is never lost
+                async with asyncio.timeout(self.every):
+                    await self._renew()
             except asyncio.CancelledError:
                 if asyncio.current_task().cancelling():
                     raise       # release: the leases are let go
@@ -91,7 +94,7 @@ class Cluster:
 
     async def _renew(self) -> None:
         began = time.monotonic()
-        lost = await self.store.renew(self.url)
+        lost = await self.store.renew(self.url, stopping=not self._taking)
         # The leases now run a lease from `began` at least, whatever holds up the rest: a slow
         # takeover or lobby read must not make the process give up tables it still holds.
         self.renewed = began

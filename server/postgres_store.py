@@ -310,9 +310,14 @@ class PostgresStore:
             await db.execute("INSERT INTO server_key (pem) VALUES ($1) ON CONFLICT DO NOTHING", candidate)
             return await db.fetchval("SELECT pem FROM server_key")
 
-    async def renew(self, url: str) -> list[str]:
-        """This process is alive at `url`; renew its leases. The tables it no longer holds."""
+    async def renew(self, url: str, stopping: bool = False) -> list[str]:
+        """This process is alive at `url` (or `stopping`: no longer, for placement and the
+        addresses clients are given); renew its leases. The tables it no longer holds."""
         async with self._readers.acquire() as db:
+            if stopping:
+                await db.execute("UPDATE processes SET expires = now(), renewed = now() WHERE id = $1",
+                                 self.leases.owner)
+                return await self.leases.renew(db)
             await db.execute("INSERT INTO processes (id, url, expires, renewed)"
                              " VALUES ($1, $2, now() + make_interval(secs => $3), now()) ON CONFLICT (id)"
                              " DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires, renewed = EXCLUDED.renewed",

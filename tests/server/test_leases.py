@@ -242,6 +242,7 @@ async def test_a_stopping_server_keeps_its_leases_while_its_connections_close(
     await asyncio.sleep(2.5)                # two and a half leases into the stop
     assert not stopping.done()
     assert await other.take_expired() == []
+    assert await other.least_loaded() is None and server.url not in await other.live_urls()   # sent nothing new
     await stopping
     assert [r.id for r in await other.take_expired()] == [table]
     silent.ws.transport.abort()
