@@ -317,11 +317,11 @@ class PostgresStore:
             if stopping:
                 await db.execute("UPDATE processes SET expires = now(), renewed = now() WHERE id = $1",
                                  self.leases.owner)
-                return await self.leases.renew(db)
-            await db.execute("INSERT INTO processes (id, url, expires, renewed)"
-                             " VALUES ($1, $2, now() + make_interval(secs => $3), now()) ON CONFLICT (id)"
-                             " DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires, renewed = EXCLUDED.renewed",
-                             self.leases.owner, url, self.leases.seconds)
+            else:
+                await db.execute("INSERT INTO processes (id, url, expires, renewed)"
+                                 " VALUES ($1, $2, now() + make_interval(secs => $3), now()) ON CONFLICT (id)"
+                                 " DO UPDATE SET url = EXCLUDED.url, expires = EXCLUDED.expires,"
+                                 " renewed = EXCLUDED.renewed", self.leases.owner, url, self.leases.seconds)
             return await self.leases.renew(db)
 
     async def gone(self) -> None:
