@@ -27,7 +27,8 @@ import time
 from protocol import wire
 
 from .broadcast import Broadcaster
-from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
+from .deciders import BotFailed
+from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
                       TellClock, TurnClock, Unbind, UnregisterToken)
 from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
@@ -180,8 +181,8 @@ class Table:
                 return core.resync(conn)
             case CloseTable(conn, reason):
                 return core.close(conn, reason)
-            case BotMove(seat, key, action):
-                return core.bot_moved(seat, key, action)
+            case BotMove(seat, key, action, why):
+                return core.bot_moved(seat, key, action, why)
             case GraceTimer():
                 return core.grace_over(message)
             case TurnClock():
@@ -277,6 +278,8 @@ class Table:
                 self._tell_clock(conn, key)
             case AskBot():
                 self._ask_bot(effect)
+            case BotFailure(level):
+                self.server.metrics.bot_failures[level] += 1
             case _:
                 raise TypeError(f"a table cannot carry out {effect!r}")
 
@@ -311,16 +314,23 @@ class Table:
             decision = self.server.deciders.submit(ask.level, ask.seed, ask.view, self.bot_owner)
         except Exception as e:   # no decision can be asked for: it fails, and a random move is played
             decision = asyncio.get_running_loop().create_future()
-            decision.set_exception(e)
-        decision.add_done_callback(lambda f: self.post(BotMove(ask.seat, ask.key, self._bot_action(ask, f))))
+            decision.set_exception(BotFailed("no decision could be asked for", e))
+        decision.add_done_callback(lambda f: self._bot_decided(ask, f))
 
-    def _bot_action(self, ask: AskBot, decision: asyncio.Future) -> list | None:
-        try:
-            return list(decision.result())
-        except (Exception, asyncio.CancelledError) as e:
-            log.error("table %s: the %s bot of seat %d failed: %r; it plays a random move", self.id, ask.level,
-                      ask.seat, e)
-            return None
+    def _bot_decided(self, ask: AskBot, decision: asyncio.Future) -> None:
+        """Posts the bot's move, or its failure (the core tells the table and plays a random move).
+        A decision cancelled because the server stops is no move at all: a restarted server asks
+        the bot again."""
+        if decision.cancelled():
+            return
+        e = decision.exception()
+        if e is None:
+            self.post(BotMove(ask.seat, ask.key, list(decision.result())))
+            return
+        if isinstance(e, asyncio.CancelledError):
+            return
+        log.error("table %s: the %s bot of seat %d failed: %r", self.id, ask.level, ask.seat, e, exc_info=e)
+        self.post(BotMove(ask.seat, ask.key, None, e.public if isinstance(e, BotFailed) else "it failed"))
 
     def _unload_if_idle(self) -> bool:
         """A finished table nobody is connected to, with nothing left to do, is no longer in use:
