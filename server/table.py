@@ -24,6 +24,7 @@ import asyncio
 import logging
 import time
 
+import bots
 from protocol import wire
 
 from .broadcast import Broadcaster
@@ -57,6 +58,7 @@ class Table:
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.task: asyncio.Task | None = None
         self.timers: dict = {}    # timer key -> its asyncio.TimerHandle, while it runs
+        self.held_moves: set = set()   # TimerHandles of searching bots' moves held to `bot_answer`
 
     # ------------------------------------------------------------------ outside view
 
@@ -305,32 +307,43 @@ class Table:
                                                  "left": float(left)}))
 
     def _stop_timers(self) -> None:
-        for handle in self.timers.values():
+        for handle in (*self.timers.values(), *self.held_moves):
             handle.cancel()
         self.timers.clear()
+        self.held_moves.clear()
 
     def _ask_bot(self, ask: AskBot) -> None:
+        asked = asyncio.get_running_loop().time()
         try:
             decision = self.server.deciders.submit(ask.level, ask.seed, ask.view, self.bot_owner)
         except Exception as e:   # no decision can be asked for: it fails, and a random move is played
             decision = asyncio.get_running_loop().create_future()
             decision.set_exception(BotFailed("no decision could be asked for", e))
-        decision.add_done_callback(lambda f: self._bot_decided(ask, f))
+        decision.add_done_callback(lambda f: self._bot_decided(ask, f, asked))
 
-    def _bot_decided(self, ask: AskBot, decision: asyncio.Future) -> None:
+    def _bot_decided(self, ask: AskBot, decision: asyncio.Future, asked: float) -> None:
         """Posts the bot's move, or its failure (the core tells the table and plays a random move).
         A decision cancelled because the server stops is no move at all: a restarted server asks
-        the bot again."""
+        the bot again. A searching bot's move waits until `bot_answer` seconds after its question:
+        a search runs only where there is a choice, so an early answer would tell that its seat
+        had none (it can afford nothing, say)."""
         if decision.cancelled():
             return
         e = decision.exception()
-        if e is None:
-            self.post(BotMove(ask.seat, ask.key, list(decision.result())))
-            return
         if isinstance(e, asyncio.CancelledError):
             return
-        log.error("table %s: the %s bot of seat %d failed: %r", self.id, ask.level, ask.seat, e, exc_info=e)
-        self.post(BotMove(ask.seat, ask.key, None, e.public if isinstance(e, BotFailed) else "it failed"))
+        if e is None:
+            move = BotMove(ask.seat, ask.key, list(decision.result()))
+        else:
+            log.error("table %s: the %s bot of seat %d failed: %r", self.id, ask.level, ask.seat, e, exc_info=e)
+            move = BotMove(ask.seat, ask.key, None, e.public if isinstance(e, BotFailed) else "it failed")
+        loop = asyncio.get_running_loop()
+        hold = asked + self.server.limits.bot_answer - loop.time() if ask.level in bots.SEARCHING else 0
+        if hold <= 0:
+            self.post(move)
+            return
+        handle = loop.call_later(hold, lambda: (self.held_moves.discard(handle), self.post(move)))
+        self.held_moves.add(handle)
 
     def _unload_if_idle(self) -> bool:
         """A finished table nobody is connected to, with nothing left to do, is no longer in use:
