@@ -90,5 +90,5 @@ class ReplayApp(TableApp):
 
     def _keys(self) -> None:
         text = ("type a name · Enter: explain · Esc: back" if self._typing() else
-                "→/n: next · ←/p: back · Home/End: deal, last · ? name: explain · PgUp/PgDn: board · q: quit")
+                "→/n next · ←/p back · Home/End: deal, last · PgUp/PgDn board · q quit")
         self.query_one("#keys", Static).update(text)
