@@ -68,7 +68,7 @@ def test_the_reshuffle_is_told_to_everyone_by_its_count():
 def test_a_seeded_game_logs_each_reshuffle_alike_every_time():
     game = games.get("sanjuan")
     options = game.INFO.check_options({})
-    state, moves, events = random_game(game, 4, options, "reshuffle/0")
+    state, _, events = random_game(game, 4, options, "reshuffle/0")
     told = [e for e in events if e["type"] == "reshuffle"]
     assert state.reshuffles > 0 and len(told) == state.reshuffles
     assert all(e["to"] is None for e in told)
