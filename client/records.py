@@ -21,7 +21,6 @@ from protocol.verify import Report, verify
 from .hints import command
 from .session import add_data_dir, default_data_dir, read_record, record_files
 
-HELP = "list your saved match records: date, game, players, scores, winner, verdict"
 
 # record_name's date and time, at the start of a record's file name.
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d)_(\d\d)(\d\d)_")
@@ -55,14 +54,16 @@ class Saved:
         r = self.report
         if r is None:
             return f"{self.when}  {self.path.name}: not a readable record ({self.problem})"
-        players = ", ".join(f"{n} ({r.scores[i]})" if r.scores else n for i, n in enumerate(r.names))
-        winner = (", ".join(r.names[i] for i in r.winners) if r.winners is not None else
-                  "no winner (not finished)")
-        verdict = "verified" if r.ok else "not checked" if r.refused else "FAILED"
-        if r.ok and r.hidden_unchecked:
-            verdict = "verified (public part)"
         what = {"public": ", watched", "refused": ", evidence"}.get(self.kind, "")
         short = (r.game_id or "")[:8]
+        if not r.ok:
+            # Neither scores nor a winner: a record that fails its audit (or cannot be judged)
+            # proves none.
+            verdict = f"NOT CHECKED: {r.what}" if r.refused else f"FAILED audit: {r.where}: {r.what}"
+            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(r.names) or '?'}  {verdict}  [{short}]")
+        players = ", ".join(f"{n} ({r.scores[i]})" if r.scores else n for i, n in enumerate(r.names))
+        winner = ", ".join(r.names[i] for i in r.winners) if r.winners is not None else "none (cancelled)"
+        verdict = "verified (public part)" if r.hidden_unchecked else "verified"
         return printable(f"{self.when}  {r.game or '?'}{what}  {players}  winner: {winner}  {verdict}  [{short}]")
 
 

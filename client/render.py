@@ -138,7 +138,7 @@ def wrap(text: str) -> str:
 def how_to_answer(lo: int, hi: int) -> str:
     """The instruction line for "pick between lo and hi distinct options"."""
     if hi == 0:
-        return "Nothing to choose: type 0 to go on."
+        return "Nothing to choose: press Enter to go on."
     if lo == hi:
         return "Type the number of your choice." if hi == 1 else f"Type {hi} different numbers."
     if lo == 0:

@@ -22,7 +22,6 @@ from games.errors import Refused
 from protocol import record
 from protocol.codec import unpacker
 from protocol.messages import Signed
-from server.operator import read_key
 
 
 def default_data_dir() -> Path:
@@ -381,6 +380,7 @@ def read_cafile(path: str) -> str:
 
 def read_operator_key(path: str) -> str:
     """The operator key in its file, read as the server reads it; ValueError says what is wrong."""
+    from server.operator import read_key     # the server's code: not imported by every command
     return read_key(path)
 
 

@@ -15,8 +15,6 @@ from protocol.verify import verify
 
 from .session import read_record
 
-HELP = "audit a saved match record: deal, moves and scores"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", help="the match record file (.govrec)")

@@ -14,7 +14,7 @@ import re
 import textwrap
 from collections import Counter
 
-from games.text import ambiguous, lookup, plain, plural, score_table
+from games.text import ambiguous, lookup, plain, plural, score_table, with_article
 
 from .board import building_price
 from .components import (BUILDINGS, BY_KEY, GOODS, PRICE, PRODUCERS, ROLE_OF, ROLE_TEXT,
@@ -230,8 +230,8 @@ class Text:
     def explain_good(self, v: dict, good: str) -> str:
         g = GOODS.index(good)
         made = (" or ".join(BUILDINGS[b].name.lower() for b in PRODUCERS[g]) if PRODUCERS[g] else None)
-        grows = (f"A {good} plantation grows {good} when a colonist works it"
-                 + (f"; a colonist in a {made} turns it into a barrel." if made else
+        grows = (f"{with_article(good).capitalize()} plantation grows {good} when a colonist works it"
+                 + (f"; a colonist in {with_article(made)} turns it into a barrel." if made else
                     ": corn needs no building."))
         up = v["plantations"]
         face_up, gone = up["face_up"].count(good), up["discarded"].count(good)
