@@ -55,17 +55,17 @@ GUTTER = 1      # the column a pane keeps for its scroll bar, so that its text n
 # The full screen's own keys, for `?` (docs/playing.md says the same in prose).
 KEYS_HELP = """\
 Keys
-  ↑ ↓           move through the options (in a pane that has the focus: scroll it)
-  1 … 9, 0      highlight an option by its number (1 then 2: option 12); 0 is "none"
+  ↑ ↓           move through the options (in a focused pane: scroll it)
+  1 … 9, 0      highlight an option by its number (1, 2: option 12); 0: none
   Space         mark or unmark the highlighted option, where you pick several
   Enter         send the highlighted option, or the marked ones
-  b, Backspace  go back to the start of a decision asked in steps, where offered
-  Tab           move the focus to the board, your own things, the log, this help, in
-                turn (a bar marks the focused pane); ↑ ↓ PgUp PgDn then scroll it
+  b, Backspace  go back to the start of a decision asked in steps
+  Tab           move the focus to the board, your own things, the log, in
+                turn (a bar marks the focused pane); ↑ ↓ PgUp PgDn scroll it
   Esc           close this help, give the focus back to the options
-  PgUp, PgDn    scroll the board
-  ?             this help; ? and a name or its first letters (? tow, ? score): what a
-                card, building, role or the score is; ? and a number: that option
+  PgUp, PgDn    scroll the board (this help while it is open)
+  ?             this help; ? and a name or its first letters (? tow, ? score):
+                a card, building, role or the score; ? and a number: an option
   !             ! and a line: chat to the table
   q             leave the game (it asks first)"""
 
@@ -165,7 +165,7 @@ class TableApp(App):
     #ask { display: none; height: 3; }
     #side { width: 40; border-left: solid $primary; }
     #mine { height: auto; padding: 0 0 0 1; border-bottom: solid $primary; }
-    #log { height: 1fr; padding: 0 1; }
+    #log { height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
     #waiting { height: 1; color: $text-muted; padding: 0 1; }
     #keys { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     #board:focus, #help:focus, #mine:focus, #log:focus { outline-left: thick $accent; background-tint: $accent 8%; }
@@ -252,6 +252,7 @@ class TableApp(App):
 
     def on_mount(self) -> None:
         self.query_one("#options").can_focus = False    # its keys are the app's (priority)
+        self.query_one("#note").can_focus = False       # a line or two; Tab goes to the panes
         self.query_one("#help").border_title = "Help · Esc: close"
         self._layout()
         self._status()
@@ -275,17 +276,19 @@ class TableApp(App):
         return max(35, min(52, round(width * 0.4)))
 
     def _draw_board(self, size: Size | None = None) -> None:
-        """The board: its head pinned above the rest on a tall screen, all in the scrolling pane
-        on a short one, and the seat's own things beside the question, each drawn by the game
-        for its pane's width; then the rows shared out. The board keeps its scroll position: it
-        stays in place as it changes."""
+        """The board and the seat's own things, each drawn by the game for its pane's width, and
+        the rows shared out (`_fit`). The board keeps its scroll position: it stays in place as
+        it changes."""
         if self.renderer is None or not (self.view or {}).get("players"):
             return
         size = size or self.size
         side = self.side_width(size.width)
         head, rest, _ = self.renderer.board_parts(self.view, size.width - 1 - GUTTER)   # the padding
         mine = self.renderer.board_parts(self.view, side - 2 - GUTTER)[2]       # the border, padding
-        pinned = bool(head) and not self.screen.has_class("short")
+        self.query_one("#side").styles.width = side
+        self.query_one("#mine").display = bool(mine)
+        self.query_one("#mine-text", Static).update(ansi(mine))
+        pinned = self._fit(size, head, rest, mine)
         shown = self.query_one("#board-head", Static)
         shown.display = pinned
         if pinned:
@@ -293,23 +296,21 @@ class TableApp(App):
         else:
             rest = head + "\n\n" + rest if head else rest
         self.query_one("#board-text", Static).update(ansi(rest))
-        self.query_one("#mine").display = bool(mine)
-        self.query_one("#mine-text", Static).update(ansi(mine))
-        self.query_one("#side").styles.width = side
-        self._fit(size, head if pinned else "", rest, mine)
 
-    def _fit(self, size: Size, head: str, rest: str, mine: str) -> None:
+    def _fit(self, size: Size, head: str, rest: str, mine: str) -> bool:
         """Share the rows out: the question the rows of its text, options and help line (those
         of the last question while none is open: the board does not jump between questions);
-        the column beside it the seat's own things whole and a log of LOG_ROWS, fewer on a short
-        screen; the board the rest, at least BOARD_ROWS. When that cannot all be, the seat's own
-        things are cut to the rows left (their first line tells the count: a hand says its size)
-        with a note of how many lines are below, and the options scroll."""
-        rows = size.height - 2 - (len(head.splitlines()) if head else 0)     # the status, the keys
+        the column beside it the seat's own things whole, a log of LOG_ROWS (fewer on a short
+        screen) and the line of who the table waits for; the board the rest, at least
+        BOARD_ROWS, with its head pinned above it where that leaves the board BOARD_ROWS (and
+        the screen is TALL). When that cannot all be, the seat's own things are cut to the rows
+        left (their first line tells the count: a hand says its size) with a note of how many
+        lines are below, and the options scroll. True when the head is pinned."""
+        rows = size.height - 2                                  # the status line, the keys
         bottom = self.query_one("#bottom")
         if self.screen.has_class("ended"):
             bottom.styles.height = max(rows * 3 // 4, 3)
-            return
+            return bool(head) and not self.screen.has_class("short")
         words = 0                   # the rows of the question's text and its help line
         if self.question is not None:
             width = size.width - self.side_width(size.width) - 1
@@ -317,19 +318,23 @@ class TableApp(App):
             words = self._rows(q.text, width - 2) + min(3, self._rows(q.help_line(), width - 2))
             self.question_rows = words + sum(self._rows(q.entry_text(k), width) for k in range(len(q.entries)))
         mine_rows = len(mine.splitlines()) + 1 if mine else 0       # and its line under it
-        log_rows = LOG_ROWS if size.height >= TALL + 2 else SHORT_LOG
-        board_rows = len(rest.splitlines())
-        most = max(rows - BOARD_ROWS, 4)
-        want = 1 + max(self.question_rows, mine_rows + log_rows)      # 1: the line above
-        height = min(most, max(want, rows - board_rows))                # spare rows: to the log
+        log_rows = (LOG_ROWS if size.height >= TALL + 2 else SHORT_LOG) + 1     # and who is waited for
+        # 1: the line above. The help pane, open, takes the log's rows but 3 (and the spare ones).
+        want = 1 + max(self.question_rows, mine_rows + (4 if self._helping() else log_rows))
+        head_rows = len(head.splitlines()) if head else 0
+        pinned = bool(head) and not self.screen.has_class("short") and rows - head_rows - want >= BOARD_ROWS
+        board_rows = len(rest.splitlines()) + (0 if pinned else head_rows + 1)
+        rows -= head_rows if pinned else 0
+        spare = 0 if self._helping() else rows - board_rows                     # spare rows: to the log
+        height = min(max(rows - BOARD_ROWS, 4), max(want, spare))
         bottom.styles.height = height
-        fits = max(height - 1 - 3, 2)            # the seat's own things leave the log 3 lines at least
+        fits = max(height - 1 - 4, 2)            # the seat's own things leave the log 3 lines at least
         shown = self.query_one("#mine", VerticalScroll)
         shown.styles.height = min(mine_rows, fits) if mine else 0
         hidden = mine_rows - fits
         shown.border_subtitle = f"{plural(hidden, 'more line')} below: Tab, then ↓" if hidden > 0 else ""
-        options = self.query_one("#options", OptionList)
-        options.styles.max_height = max(height - 1 - words, 2)
+        self.query_one("#options", OptionList).styles.max_height = max(height - 1 - words, 2)
+        return pinned
 
     def _rows(self, text: str, width: int) -> int:
         """The lines `text` takes wrapped at `width` columns."""
@@ -377,6 +382,7 @@ class TableApp(App):
         """The end: the score table and the audit's verdict where the question was (the board
         above keeps the last view), the verdict also on the line above them; Enter or q closes."""
         self.screen.add_class("ended")
+        self.query_one("#note").can_focus = True        # now the score table and the verdict
         self._close_help()
         self._draw_board()
         first = "" if self.stopped else "The match is over. "
@@ -550,12 +556,14 @@ class TableApp(App):
         shown.scroll_home(animate=False)
         self.query_one("#board").display = False
         self.help_for = self.question
+        self._draw_board()
         self._keys()
 
     def _close_help(self) -> None:
         self.query_one("#help").display = False
         self.query_one("#board").display = True
         self.help_for = None
+        self._draw_board()
         self._keys()
 
     def _helping(self) -> bool:
