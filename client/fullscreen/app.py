@@ -319,8 +319,9 @@ class TableApp(App):
             self.question_rows = words + sum(self._rows(q.entry_text(k), width) for k in range(len(q.entries)))
         mine_rows = len(mine.splitlines()) + 1 if mine else 0       # and its line under it
         log_rows = (LOG_ROWS if size.height >= TALL + 2 else SHORT_LOG) + 1     # and who is waited for
-        # 1: the line above. The help pane, open, takes the log's rows but 3 (and the spare ones).
-        want = 1 + max(self.question_rows, mine_rows + (4 if self._helping() else log_rows))
+        if self._helping() and size.height < TALL + 2:
+            log_rows = 4            # the help pane takes the log's rows but 3 (and the spare ones)
+        want = 1 + max(self.question_rows, mine_rows + log_rows)      # 1: the line above
         head_rows = len(head.splitlines()) if head else 0
         pinned = bool(head) and not self.screen.has_class("short") and rows - head_rows - want >= BOARD_ROWS
         board_rows = len(rest.splitlines()) + (0 if pinned else head_rows + 1)
