@@ -13,7 +13,7 @@ from textual.widgets import OptionList, Static
 
 from protocol.messages import printable
 
-from .app import TableApp, ansi
+from .app import Log, TableApp, ansi
 
 
 def asked(view: dict) -> str:
@@ -69,8 +69,8 @@ class ReplayApp(TableApp):
             for line in step.log:
                 self.log_line(printable(line))
         else:
-            self.logged = [ansi(printable(line)) for s in self.steps[:at + 1] for line in s.log]
-            self._rewrap()
+            self.logged[:] = [ansi(printable(line)) for s in self.steps[:at + 1] for line in s.log]
+            self.query_one("#log", Log).reflow()
         self.screen.set_class(bool(step.result), "ended")     # the score table where the question was
         self.query_one("#qtext", Static).update(step.title)
         self.query_one("#note-text", Static).update(ansi(step.result) if step.result else asked(step.view))
