@@ -71,7 +71,7 @@ def saved_records(data_dir: Path) -> list[Saved]:
     out = []
     for path in record_files(data_dir):
         try:
-            out.append(Saved(path, verify(read_record(str(path)))))
+            out.append(Saved(path, verify(*read_record(str(path)))))
         except (OSError, record.RecordError) as e:
             out.append(Saved(path, None, str(e)))
     return out
