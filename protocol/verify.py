@@ -103,15 +103,6 @@ class Report:
                 "refused": self.refused, "after_deal": self.after_deal, "abandoned": self.abandoned,
                 "reason": self.reason, "shown_checked": self.shown_checked}
 
-    @property
-    def verdict(self) -> str:
-        """The verdict in a few words, for a list of records."""
-        if self.abandoned:
-            return "ABANDONED after the deal was fixed"
-        if not self.ok:
-            return "not checked" if self.refused else "FAILED"
-        said = "verified (public part)" if self.hidden_unchecked else "verified"
-        return f"{said}, CANCELLED after the deal was fixed" if self.after_deal else said
 
 
 def verify(items: list[Signed], shown: Shown | None = None) -> Report:
@@ -317,9 +308,9 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     else:
         if not engine.to_act(state):
             raise Mismatch(end_name, "the replayed game is over: it cannot be cancelled")
-        _check_cancel_seeds(end, seats, commits, game_id, len(entries) - 1)
-        _check_cancel_reason(end, names, len(entries) - 1, "entry 2 (reveals)", list(seeds))
         report.after_deal, report.reason = True, end.get("reason")
+        _check_cancel_seeds(end, seats, commits, game_id, len(entries) - 1)
+        _check_cancel_reason(end, names, len(entries) - 1, "entry 1 (commits)", list(seeds))
         report.checks.append(f"match cancelled after the deal was fixed: {short_repr(end.get('reason'))}")
     if seen is not None:
         seen.at(len(entries) - 1, state)
