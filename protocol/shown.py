@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from .codec import pack
 from .diff import field_text, hash_fields
+from .messages import printable
 
 VIEW_HASH = 8       # bytes of protocol.diff.view_hash
 FIELD_DIGEST = 2    # bytes per field: enough to name a field that differs, never to judge (the hash does)
@@ -102,8 +103,9 @@ def view_digests(view: dict) -> tuple[bytes, bytes, list[str]]:
 
 
 def event_digest(event: dict) -> bytes:
-    """An event as displayed: its type, to whom and its words."""
-    return hashlib.sha256(pack([event.get("type"), event.get("to"), event.get("text")])).digest()[:EVENT_DIGEST]
+    """An event as displayed: its type, to whom and its words, without control characters (the
+    client removes them from all a server sends before it shows anything: protocol.messages.printable)."""
+    return hashlib.sha256(pack(printable([event.get("type"), event.get("to"), event.get("text")]))).digest()[:EVENT_DIGEST]
 
 
 def step(seq: int, snapshot: bool, view: dict, events: list[dict]) -> Step:
