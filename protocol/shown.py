@@ -105,7 +105,8 @@ def view_digests(view: dict) -> tuple[bytes, bytes, list[str]]:
 def event_digest(event: dict) -> bytes:
     """An event as displayed: its type, to whom and its words, without control characters (the
     client removes them from all a server sends before it shows anything: protocol.messages.printable)."""
-    return hashlib.sha256(pack(printable([event.get("type"), event.get("to"), event.get("text")]))).digest()[:EVENT_DIGEST]
+    shown = printable([event.get("type"), event.get("to"), event.get("text")])
+    return hashlib.sha256(pack(shown)).digest()[:EVENT_DIGEST]
 
 
 def step(seq: int, snapshot: bool, view: dict, events: list[dict]) -> Step:

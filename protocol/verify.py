@@ -180,7 +180,8 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     if not ended and not abandoned:
         raise Mismatch(end_name, cut)
     report.checks.append(f"{len(entries)} entries signed and hash-chained, " +
-                         (f"ending with a {end['t']} entry" if ended else "and no end: the connection was lost for good"))
+                         (f"ending with a {end['t']} entry" if ended else
+                          "and no end: the connection was lost for good"))
 
     by_seq: dict[int, dict[int, Signed]] = {}
     for m in privates:
@@ -402,7 +403,8 @@ class _Seen:
             where = report.where = _name(st.seq, entries[st.seq].body, self.names)
             vhash, fields, keys = self.views[st.seq]
             if st.view != vhash:
-                raise Mismatch(where, f"the view shown to {printable(who)} is not the replay's: {_fields_differ(st.fields, fields, keys)}")
+                raise Mismatch(where, f"the view shown to {printable(who)} is not the replay's: "
+                                      f"{_fields_differ(st.fields, fields, keys)}")
             if st.snapshot:
                 before = [e for s, e in self.public if s <= st.seq]
                 count = len(st.events) // EVENT_DIGEST
@@ -437,4 +439,6 @@ def _fields_differ(got: bytes, want: bytes, keys: list[str]) -> str:
     if len(a) != len(b):
         return f"it has {len(a)} fields where the replay's has {len(b)}"
     differ = [k for k, x, y in zip(keys, a, b) if x != y]
-    return f"it differs in {', '.join(printable(differ))}" if differ else "it differs (the digests kept do not say where)"
+    if not differ:
+        return "it differs (the digests kept do not say where)"
+    return f"it differs in {', '.join(printable(differ))}"

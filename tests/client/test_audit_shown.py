@@ -110,15 +110,18 @@ def test_an_honest_server_shows_what_it_signs(tmp_path):
 
 def test_a_view_missing_a_hand_card_fails_the_audit_at_its_entry(tmp_path):
     """225 views each missing a hand card once ended 'verified': the views were never compared."""
+    lied = []
+
     def drop_a_card(seq, view):
         if seq >= 20 and view["you"]["hand"]:
+            lied.append(seq)
             view = {**view, "you": {**view["you"], "hand": view["you"]["hand"][1:]}}
         return view
     match = Lying(tmp_path, view_lie=drop_a_card).play()
     assert match.table.exchange.report.ok      # the signed record alone is honest
     report = match.table.audit()
     assert not report.ok
-    assert report.where.startswith("entry 20 ")
+    assert report.where.startswith(f"entry {lied[0]} ")
     assert "the view shown to Ana is not the replay's: it differs in you" in report.what
     # nothing of the hand is told: only the field's name
     hand = GAME.view(match.server.state, 0)["you"]["hand"]
@@ -167,7 +170,7 @@ def test_a_snapshot_whose_hash_does_not_match_is_refused_and_asked_again(tmp_pat
     before, steps = table.view, len(table.shown.steps)
     table.drain()
     view = GAME.view(match.server.state, 0)
-    shown = {**view, "you": {**view["you"], "hand": []}}
+    shown = {**view, "you": {**view["you"], "hand": [*view["you"]["hand"], [999, "palace"]]}}
     out = table.feed({"type": "snapshot", "table": "t1", "seq": table.seq, "view": shown, "hash": view_hash(view),
                       "events": [{"type": "x", "to": None, "text": "Nothing happened."}]})
     assert out == [{"type": "resync"}]
@@ -269,3 +272,14 @@ def test_a_server_gone_after_the_deal_leaves_a_record_of_an_abandoned_match(tmp_
         assert "0 of 1 matches aborted" in capsys.readouterr().out
     finally:
         live.close()
+
+
+def test_the_record_file_refuses_a_malformed_part_of_what_was_shown(tmp_path):
+    match = Lying(tmp_path).play(moves=3)
+    items, shown = match.table.exchange.record, match.table.shown
+    data = record.dumps(items, shown)
+    with pytest.raises(record.RecordError, match="follows what the client was shown, which comes last"):
+        record.loads_all(data + record.dump_item(items[0]))
+    bad = type(shown)(shown.seat, [*shown.steps[:1], type(shown.steps[0])(3, False, b"short", b"", b"")])
+    with pytest.raises(record.RecordError, match="step 1 has digests of the wrong length"):
+        record.loads_all(record.dumps(items, bad))
