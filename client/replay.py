@@ -122,14 +122,14 @@ def run(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
         path = find_record(data_dir, args.record, command("records"))
-        items = read_record(str(path))
+        items, shown = read_record(str(path))
     except LookupError as e:
         print(f"governor replay: {e.args[0]}", file=sys.stderr)
         return 2
     except (OSError, record.RecordError) as e:
         print(f"governor replay: {args.record[:80]} is not a readable match record: {e}", file=sys.stderr)
         return 2
-    report = verify(items)
+    report = verify(items, shown)
     if not report.ok:
         print(report.text())
         print(f"governor replay: {path.name} does not pass its audit: it is not replayed.", file=sys.stderr)

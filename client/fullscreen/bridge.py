@@ -143,9 +143,9 @@ def watch_job(link: Link, table: str, data_dir: Path, *, patience: float):
         v, screen, lines = t.view or {}, player.plain.screen, []
         if v.get("result") and screen:
             lines += [screen.result(v["result"], [p["name"] for p in v["players"]]), ""]
-        report = t.exchange.report
+        report = t.audit()
         app.headline = report.text().splitlines()[-1]
-        path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public")
+        path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public", shown=t.shown)
         lines += [report.text(), f"Public match record saved: {path}"]
         return (0 if report.ok else 1), "\n".join(lines)
     return job
