@@ -34,7 +34,11 @@ Once seated, per table:
                                                       the table's bot in `left` seconds (a clock runs:
                                                       status `turn_time`); sent as it starts and on
                                                       every reconnect while it runs
-  server -> error {code, message}                     a refused request that is not a command
+  server -> error {code, message}                     a refused request that is not a command; or,
+                                                      code "host_left", said to everyone at a table
+                                                      just before a stopping `governor play` (its
+                                                      host) closes the connection: the game is kept
+                                                      and is served again when the host is back
   client -> chat {text}                               a line to the table; only a seated player may
                                                       send one (spectators read); not a command: no
                                                       ack, never signed, logged or stored
@@ -88,8 +92,11 @@ CLIENT = {
     # person); `levels`: one level per computer seat instead, in seat order.
     # `here`: a cluster's process creates it itself, rather than placing it on the least loaded
     # process (a redirect), as it does when the client was sent there by that redirect.
+    # `private`: the lobby never lists the table, open or finished (a game alone against bots);
+    # it is sat at, watched and resumed by its id all the same.
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
-               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False)},
+               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False),
+               "private": (_BOOL, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},
