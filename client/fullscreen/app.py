@@ -142,10 +142,11 @@ class TableApp(App):
         Binding("ctrl+q", "quit_table", show=False, priority=True),
     ]
 
-    def __init__(self, job, *, title: str = "", leave_words: str = "Leave this game?") -> None:
+    def __init__(self, job, *, title: str = "", leave_words: str = "Leave this game?", invite: str = "") -> None:
         super().__init__()
         self.job = job
         self.heading = title
+        self.invite = invite            # how friends join the host's table: a line under the status
         self.leave_words = leave_words
         self.renderer = None            # the Renderer, once the first view tells the game
         self.view: dict | None = None
@@ -494,17 +495,21 @@ class TableApp(App):
 
     def _status(self) -> None:
         parts = [self.heading] if self.heading else []
-        parts.append({"connected": "connected", "reconnecting": "reconnecting…",
-                      "lost": "disconnected"}.get(self.connection, self.connection))
+        parts.append({"connected": "connected", "reconnecting": "reconnecting…", "lost": "disconnected",
+                      "host_left": "the host left; the game is saved and resumes when the host comes back",
+                      }.get(self.connection, self.connection))
         if self.over:
-            parts.append("the match is over")
+            parts.append("the table stopped" if self.stopped else "the match is over")
         elif self.question is not None:
             parts.append("your turn")
         elif self.waiting:
             parts.append(self.waiting)
         if self.question is not None and not self.over and self.deadline is not None:
             parts.append(f"clock {time_left(self.deadline)}")
-        self.query_one("#status", Static).update(" · ".join(parts))
+        invite = f"\n{self.invite}" if self.invite and not self.over else ""
+        status = self.query_one("#status", Static)
+        status.styles.height = "auto" if invite else 1
+        status.update(" · ".join(parts) + invite)
 
     def _keys(self) -> None:
         if self.over:
