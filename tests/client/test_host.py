@@ -206,3 +206,21 @@ async def test_a_friends_screen_says_the_host_left_not_that_the_match_is_over():
         await pilot.pause(0.2)
         shown = screen_text(app)
         assert "the table stopped" in shown and "match is over" not in shown and "It did not come back" in shown
+
+
+def test_a_game_alone_against_computers_is_not_listed_to_others_and_one_with_a_free_seat_is(tmp_path):
+    async def listed(url: str) -> list[str]:
+        link = await open_link(url, quiet=True, rate=0)
+        try:
+            return [t["id"] for t in await link.tables()]
+        finally:
+            await link.close()
+
+    for flags, alone in ((("--players", "2"), True), (("--players", "2", "--bots", "0"), False)):
+        proc = governor("play", "--plain", "--data-dir", str(tmp_path / str(alone)), *flags, stdin=subprocess.PIPE)
+        said = Output(proc)
+        url = said.wait_for(r"Connected to (ws://127.0.0.1:\d+)").group(1)
+        table = said.wait_for(r"You are seat 1 at table (\w+)").group(1)
+        assert asyncio.run(listed(url)) == ([] if alone else [table])
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 130
