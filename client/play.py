@@ -6,7 +6,10 @@ terminal.
     governor play --game puertorico --bots 2 --level random
 
 Your game is kept as you play: leave it (q, Ctrl-C, or closing the terminal) and the next
-`governor play` offers to resume it. Every player's computer adds its own secret to the
+`governor play` offers to resume it, when it matches the flags given (the game, the players, the
+options, the computer players). With --host, friends join: the line they join with stays on the
+screen, and when the host leaves they are told, and their clients find the game again when the
+host resumes it. Every player's computer adds its own secret to the
 shuffle, so nobody, not even the server, can choose the cards; at the end your copy of the game
 checks that the deal was fair, and saves the match record (`governor records` lists them).
 """
@@ -31,7 +34,7 @@ from .hints import command
 from .lobby import player_name, sit
 from .render import describe_table, plural, use_colour
 from .seat import HOST_LEFT
-from .session import SeatSession, default_data_dir, server_folder
+from .session import SeatSession, default_data_dir, keep_host_port, last_host_port, server_folder
 from .table_options import DEFAULT_GAME, add_bot_arguments, chosen_table, computer_levels
 from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 
@@ -40,7 +43,6 @@ HELP = "play against bots (and friends on your network) in this terminal"
 # the same machine never meets a `play` where it expects itself, nor the other way round. A
 # server for this machine alone (--host 127.0.0.1) takes any free port: nobody dials it.
 LAN_PORT = 8766
-PORT_FILE = "lan-port"      # in the server's folder: the port the host had last, kept when free
 LAN_RATE = 200.0
 FAREWELL = (HOST_LEFT, "The host left; the game is saved and resumes when the host comes back.")
 
@@ -130,11 +132,7 @@ def _ports(folder: Path, args) -> list[int]:
         return [args.port]
     if not hosting(args):
         return [0]
-    try:
-        last = number_in((folder / PORT_FILE).read_text().strip(), 1, 65535)
-    except OSError:
-        last = None
-    return list(dict.fromkeys(p for p in (last, LAN_PORT, 0) if p is not None))
+    return list(dict.fromkeys(p for p in (last_host_port(folder), LAN_PORT, 0) if p is not None))
 
 
 async def _start_server(folder: str, args):
@@ -155,7 +153,7 @@ async def _start_server(folder: str, args):
                 raise
             continue
         if hosting(args):
-            (Path(folder) / PORT_FILE).write_text(f"{port}\n")
+            keep_host_port(Path(folder), port)
         return server, port
 
 

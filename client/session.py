@@ -1,8 +1,9 @@
 """Every file the client reads or writes, and nothing else does: the client data directory, the
 saved seat (`SeatSession`: token, secret seed, and every signed message received, so a killed
-client resumes its seat), the match records written when a match ends (and read by `governor
-verify`), the certificates trusted with --cafile, the operator key of `governor admin`, and the scratch folder of the server that
-`governor play` runs in-process."""
+client resumes its seat; found by its server's key and table), the match records written when a
+match ends (and read by `governor verify`), the certificates trusted with --cafile, the operator
+key of `governor admin`, and the scratch folder of the server that `governor play` runs
+in-process, with the port its host had last."""
 from __future__ import annotations
 
 import argparse
@@ -395,6 +396,23 @@ def read_cafile(path: str) -> str:
 def read_operator_key(path: str) -> str:
     """The operator key in its file, read as the server reads it; ValueError says what is wrong."""
     return read_key(path)
+
+
+HOST_PORT_FILE = "lan-port"     # in `governor play`'s server folder: the port its host had last
+
+
+def last_host_port(folder: Path) -> int | None:
+    """The port `governor play`'s server had the last time it hosted from `folder`, if it says."""
+    try:
+        text = (Path(folder) / HOST_PORT_FILE).read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
+
+
+def keep_host_port(folder: Path, port: int) -> None:
+    """Remember the port a host's server has, to take it again next time (friends come back there)."""
+    _write_whole(Path(folder) / HOST_PORT_FILE, f"{port}\n".encode())
 
 
 @contextmanager

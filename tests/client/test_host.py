@@ -12,9 +12,9 @@ from argparse import Namespace
 
 from client.link import open_link
 from client.lobby import sit
-from client.play import LAN_PORT, PORT_FILE, _ports
+from client.play import LAN_PORT, _ports
 from client.seat import Player, SeatRunner
-from client.session import SeatSession
+from client.session import HOST_PORT_FILE as PORT_FILE, SeatSession
 from server.settings import defaults
 
 from .live import LiveServer, bot_seat, governor, held_messages, outcome, wait_for
