@@ -87,7 +87,7 @@ def frames(items: list, seat: int | None, colour: bool = False) -> tuple[list[Fr
         seen = [e["text"] for e in events if e["to"] is None or (seat is not None and e["to"] == seat)]
         # A move back tells nobody anything: its title is all that says what it was.
         went_back = " goes back to the start of a decision" if is_back(action) else ""
-        out.append(Frame(f"Move {i} of {len(moves)}: {names[who]}{went_back}", engine.view(state, seat), seen,
+        out.append(Frame(f"Move {i} of {len(moves)}: {printable(names[who])}{went_back}", engine.view(state, seat), seen,
                          screen))
     return out, names
 

@@ -5,16 +5,19 @@ that has a full screen."""
 import ast
 import io
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
 from rich.text import Text
 
+import bots
 from client.cli import COMMANDS, main, parser
 from client.fullscreen.replay import ReplayApp
 from client.replay import frames
 from client.session import save_record
 from protocol import record
+from protocol.harness import play_match
 
 from .screens import screen_text
 
@@ -129,3 +132,18 @@ def test_every_command_with_a_full_screen_takes_plain():
     commands = parser()._subparsers._group_actions[0].choices
     for name in with_screen:
         assert "--plain" in commands[name]._option_string_actions, name
+
+
+def test_replay_prints_a_hostile_records_names_without_control_characters(tmp_path, monkeypatch, capsys):
+    """A record signed by a hostile server may hold any name: replay prints none of its escape
+    sequences (the heading, the board, the log, the result)."""
+    evil = "Ev\x1b[2Jil\x07"
+    bot = bots.make("sanjuan", "random", "hostile")
+    _, players = play_match("sanjuan", [evil, "Bo"], {}, [bot.choose, bot.choose], "hostile-replay")
+    items = players[0].record
+    save_record(tmp_path, items, items[0].body["game_id"])
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\nn\nq\n"))
+    assert main(["replay", "1", "--plain", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Ev[2Jil" in out
+    assert not [c for c in out if unicodedata.category(c) == "Cc" and c != "\n"], repr(out[:400])
