@@ -70,7 +70,7 @@ class Renderer:
     def prompt(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
-        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)])
+        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], first_number(p))])
         if p.get("back"):
             lines.append(f"   b. Back: {p['back']}")
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))
@@ -88,7 +88,9 @@ class Renderer:
         if getattr(self.text, "explain", None):
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
         lines.append("")
-        for i, (label, text) in enumerate(zip(p["labels"], p["help"]), 1):
+        if p.get("counts"):
+            lines.append("Each option's number is the count it stands for: type 0 for none, 2 for two.")
+        for i, (label, text) in enumerate(zip(p["labels"], p["help"]), first_number(p)):
             lines.append(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else ""))
         return "\n".join(lines)
 
@@ -133,6 +135,13 @@ def options_in_columns(items: list[str], tallest: int = 4) -> list[str]:
 
 def wrap(text: str) -> str:
     return textwrap.fill(text, width=WIDTH - 1, subsequent_indent="  ")
+
+
+def first_number(prompt: dict) -> int:
+    """The number option 0 is shown and typed as: 1, or where the options are counts (the
+    prompt's `counts`, games/contract.py), the first count itself, so that the number typed is
+    the count."""
+    return prompt["options"][0] if prompt.get("counts") else 1
 
 
 def how_to_answer(lo: int, hi: int) -> str:
