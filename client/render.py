@@ -89,7 +89,7 @@ class Renderer:
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
         lines.append("")
         if p.get("counts"):
-            lines.append("Each option's number is the count it stands for: type 0 for none, 2 for two.")
+            lines.append("Each option's number is the count it stands for: type 2 for two, 0 for none.")
         for i, (label, text) in enumerate(zip(p["labels"], p["help"]), first_number(p)):
             lines.append(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else ""))
         return "\n".join(lines)

@@ -145,7 +145,7 @@ def test_the_plain_screen_numbers_counts_by_their_count_and_says_so():
     r = Renderer("puertorico", {})
     shown = r.prompt({"prompt": HOW_MANY})
     assert "   0. 0 colonists" in shown and "   2. 2 colonists" in shown and "   3." not in shown
-    assert "type 0 for none, 2 for two" in r.help({"prompt": HOW_MANY})
+    assert "Each option's number is the count it stands for" in r.help({"prompt": HOW_MANY})
 
 
 def test_auto_answers_type_the_count():
