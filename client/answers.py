@@ -32,8 +32,9 @@ class BadAnswer(Refused):
     """An answer that does not fit the prompt: it is asked again."""
 
 
-def no_option(n: int, count: int, first: int = 1) -> str:
-    """The sentence for a number that is none of the `count` options numbered from `first`."""
+def no_option(n: int | str, count: int, first: int = 1) -> str:
+    """The sentence for a number (or the digits typed, shortened) that is none of the `count`
+    options numbered from `first`."""
     return (f"There is no option {n}: the options go from {first} to {first + count - 1}." if count
             else "There are no options here: type 0 or none to go on.")
 
@@ -90,8 +91,8 @@ def parse_answer(text: str, count: int, lo: int, hi: int, first: int = 1) -> lis
         digits = word.lstrip("0") or "0"
         n = int(digits) if len(digits) <= len(str(max(last, 0))) else last + 1
         if not (count and first <= n <= last):
-            raise BadAnswer("bad_answer", no_option(n if n <= last else (word if len(word) <= 20 else word[:17] + "..."),
-                                                    count, first))
+            shown = n if n <= last else (word if len(word) <= 20 else word[:17] + "...")
+            raise BadAnswer("bad_answer", no_option(shown, count, first))
         if n - first in picks:
             raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")
         picks.append(n - first)

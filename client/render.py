@@ -70,7 +70,8 @@ class Renderer:
     def prompt(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
-        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], first_number(p))])
+        numbered = enumerate(p["labels"], first_number(p))
+        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in numbered])
         if p.get("back"):
             lines.append(f"   b. Back: {p['back']}")
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))

@@ -294,7 +294,8 @@ class Terminal(Player):
                 line = (await self.auto.answer(v) if self.auto else
                         await self.keyboard.readline(answer_prompt(table), fresh)).strip()
             except TooSoon as e:
-                self.say(f"(Ignored {shown(e.line)}: this question had just appeared. Here it is again.)", "warn")
+                self.say(f"(Ignored {shown(e.line)}: this question had just appeared. Here it is again.)",
+                         "warn")
                 self.say(screen.prompt(v))
                 continue
             fresh = False

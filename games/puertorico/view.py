@@ -178,7 +178,8 @@ def _place(s, seat, p, options):
 
     def describe(k):
         rest = unplaced - k
-        return (f"{count(k, 'colonist')}  {'●' * k}{'○' * (circles - k)}" + (f"  ({rest} left to place)" if rest else ""),
+        circles_shown = f"{'●' * k}{'○' * (circles - k)}"
+        return (f"{count(k, 'colonist')}  {circles_shown}" + (f"  ({rest} left to place)" if rest else ""),
                 f"{count(k, 'colonist')} on your {name} ({count(circles, 'circle')}); colonists who "
                 "find no circle later wait in San Juan.")
     return (f"Mayor: how many colonists on your {name}? {options[0]}–{options[-1]} "

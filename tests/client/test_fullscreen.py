@@ -5,6 +5,7 @@ time: the test waits for the app to say that a question opened, settled or close
 match ended."""
 import asyncio
 import time
+import types
 
 import pytest
 from rich.text import Text
@@ -61,13 +62,14 @@ def type_keys(app: TableApp, *keys: str) -> None:
 
 
 def answer_keys(q: Question) -> list[str]:
-    """Answer as a person would: the first option by its number, or mark the first ones with
-    Space when the question wants several, or Enter when there is nothing to choose."""
+    """Answer as a person would: the first option by its number (1, or its count where the
+    options are counts), or mark the first ones with Space when the question wants several, or
+    Enter when there is nothing to choose."""
     if q.hi == 0:
         return ["enter"]
     if q.lo >= 2:
         return ["space", "down"] * q.lo + ["enter"]
-    return ["1", "enter"]
+    return [*str(q.first), "enter"]
 
 
 async def play_through(app: TableApp, at_first=None) -> int:
@@ -440,3 +442,28 @@ async def test_a_q_and_y_typed_while_waiting_do_not_leave():
         await pilot.press("y")
         await app.job_task
     assert app.left
+
+
+@pytest.mark.parametrize("typed, colonists", [("0", 0), ("2", 2)])
+async def test_the_mayor_count_typed_is_the_count_placed(typed, colonists):
+    """Puerto Rico's placement on the full screen: the entries are numbered by their count, and
+    the number typed is the number of colonists the seat sends."""
+    from client.fullscreen.bridge import ScreenPlayer
+    from client.render import renderer_for
+    from games import puertorico
+    from tests.games.puertorico.scenario import make, play
+    s, rng = make([{"island": {"corn": (2, 2), "quarry": (1, 1)}, "city": {"indigo_plant": 0, "harbor": 0},
+                    "san_juan": 1}, {}, {}], colonist_ship=3, colonist_supply=0)
+    play(s, rng, 0, "mayor")
+    v = puertorico.view(s, 0)
+    assert v["prompt"]["options"] == [0, 1, 2]
+    app = TableApp(lambda app: asyncio.Event().wait())
+    async with app.run_test(size=COMFY) as pilot:
+        app.show_view(v, renderer_for(v, True), "", None)
+        table = types.SimpleNamespace(view=v, deadline=None)
+        deciding = asyncio.ensure_future(ScreenPlayer(app, "ws://x").decide(table))
+        await open_question(app)
+        await drawn(pilot, "2. 2 colonists")
+        check_screen(app, ["0. 0 colonists", "1. 1 colonist"])
+        await pilot.press(typed, "enter")
+        assert await asyncio.wait_for(deciding, LIMIT) == [colonists]

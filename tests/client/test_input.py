@@ -381,3 +381,14 @@ async def test_a_script_and_auto_answers_are_never_held_back(capsys):
     assert [await auto.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[12]] * 3
     assert time.monotonic() - started < QUESTION_SETTLE
     assert not any("Ignored" in line for line in said)
+
+
+@pytest.mark.parametrize("typed, colonists", [("0", 0), ("2", 2)])
+async def test_the_plain_mayor_count_typed_is_the_count_placed(typed, colonists):
+    from games import puertorico
+    from tests.games.puertorico.scenario import make, play
+    s, rng = make([{"island": {"corn": (2, 2), "quarry": (1, 1)}, "city": {"indigo_plant": 0, "harbor": 0},
+                    "san_juan": 1}, {}, {}], colonist_ship=3, colonist_supply=0)
+    play(s, rng, 0, "mayor")
+    t, _ = _terminal(f"{typed}\n")
+    assert await t.decide(types.SimpleNamespace(view=puertorico.view(s, 0), deadline=None)) == [colonists]
