@@ -16,8 +16,27 @@ NOTHING = "none"    # the answer that picks nothing, as the full screen and --au
 BACK_WORDS = ("b", "back")
 
 
+# How long a question just shown takes no answer, in seconds, on both screens: a key pressed
+# for the question before (an Enter pressed twice, a number typed as a bot's move brought the
+# next question) lands within it, and a person who has read the question takes longer.
+QUESTION_SETTLE = 0.5
+SETTLING = "key ignored: this question just appeared"
+
+
+def settled(shown_at: float, now: float, settle: float = QUESTION_SETTLE) -> bool:
+    """Whether a key at `now` may answer a question shown at `shown_at` (one clock for both)."""
+    return now >= shown_at + settle
+
+
 class BadAnswer(Refused):
     """An answer that does not fit the prompt: it is asked again."""
+
+
+def no_option(n: int | str, count: int, first: int = 1) -> str:
+    """The sentence for a number (or the digits typed, shortened) that is none of the `count`
+    options numbered from `first`."""
+    return (f"There is no option {n}: the options go from {first} to {first + count - 1}." if count
+            else "There are no options here: press Enter to go on.")
 
 
 def number_in(text: str, lo: int, hi: int) -> int | None:
@@ -50,9 +69,10 @@ def going_back(prompt: dict) -> list:
     return [BACK]
 
 
-def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
+def parse_answer(text: str, count: int, lo: int, hi: int, first: int = 1) -> list[int]:
     """The 0-based option indices in a line like "3" or "1 4 5" (commas work too) for a prompt
-    of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
+    of `count` options, numbered from `first` (first_number), asking for lo..hi of them. Raises
+    BadAnswer with a sentence."""
     picks: list[int] = []
     words = text.replace(",", " ").split()
     # An empty line picks nothing only where nothing can be picked: elsewhere one Enter too many
@@ -60,8 +80,10 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     if not words and not lo and hi:
         raise BadAnswer("empty_answer", "An empty line is no answer: type 0 or none to pick nothing, "
                         "or the numbers of your picks.")
-    if len(words) == 1 and words[0].lower() in NONE_WORDS:
+    # Where the options count from 0, a 0 is the count 0, not the word for nothing.
+    if len(words) == 1 and words[0].lower() in NONE_WORDS and not (first == 0 and words[0] == "0"):
         words = []
+    last = first + count - 1
     for word in words:
         if not (word.isascii() and word.isdigit()):
             shown = word if len(word) <= 20 else word[:17] + "..."
@@ -69,14 +91,13 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
         # A number longer than the largest option is none of them; int() of thousands of digits
         # would also raise (Python limits the digits it converts).
         digits = word.lstrip("0") or "0"
-        n = int(digits) if len(digits) <= len(str(count)) else count + 1
-        if not 1 <= n <= count:
-            shown = n if n <= count else (word if len(word) <= 20 else word[:17] + "...")
-            raise BadAnswer("bad_answer", f"There is no option {shown}: the options go from 1 to {count}."
-                            if count else "There are no options here: press Enter to go on.")
-        if n - 1 in picks:
+        n = int(digits) if len(digits) <= len(str(max(last, 0))) else last + 1
+        if not (count and first <= n <= last):
+            shown = n if n <= last else (word if len(word) <= 20 else word[:17] + "...")
+            raise BadAnswer("bad_answer", no_option(shown, count, first))
+        if n - first in picks:
             raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")
-        picks.append(n - 1)
+        picks.append(n - first)
     if not lo <= len(picks) <= hi:
         need = _need(lo, hi)
         raise BadAnswer("bad_answer", f"You must pick {need}." if not picks

@@ -69,7 +69,8 @@ class Renderer:
     def prompt(self, v: dict) -> str:
         p = printable(v["prompt"])
         lines = [self.paint(p["text"], "ask")]
-        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in enumerate(p["labels"], 1)])
+        numbered = enumerate(p["labels"], first_number(p))
+        lines += options_in_columns([f"  {i:>2}. {label}" for i, label in numbered])
         if p.get("back"):
             lines.append(f"   b. Back: {p['back']}")
         lines.append(self.paint(how_to_answer(p["min"], p["max"]) + "  (? for help, q to quit)", "dim"))
@@ -89,10 +90,13 @@ class Renderer:
         return "\n".join(lines + ["", self.options_help(v)])
 
     def options_help(self, v: dict) -> str:
-        """Each option of the question, numbered, with its help."""
+        """Each option of the question, numbered as it is typed, with its help."""
         p = printable(v["prompt"])
-        return "\n".join(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else "")
-                         for i, (label, text) in enumerate(zip(p["labels"], p["help"]), 1))
+        lines = ["Each option's number is the count it stands for: type 2 for two, 0 for none."] \
+            if p.get("counts") else []
+        lines += [f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else "")
+                  for i, (label, text) in enumerate(zip(p["labels"], p["help"]), first_number(p))]
+        return "\n".join(lines)
 
     def explain(self, v: dict, words: str) -> str:
         """`? words`: what the game's Text says of the thing so named, or how to ask when it
@@ -135,6 +139,13 @@ def options_in_columns(items: list[str], tallest: int = 4) -> list[str]:
 
 def wrap(text: str) -> str:
     return textwrap.fill(text, width=WIDTH - 1, subsequent_indent="  ")
+
+
+def first_number(prompt: dict) -> int:
+    """The number option 0 is shown and typed as: 1, or where the options are counts (the
+    prompt's `counts`, games/contract.py), the first count itself, so that the number typed is
+    the count."""
+    return prompt["options"][0] if prompt.get("counts") else 1
 
 
 def how_to_answer(lo: int, hi: int) -> str:

@@ -9,12 +9,14 @@ import asyncio
 import sys
 import termios
 import threading
+import time
 from collections import Counter
 
 from .hints import command
-from .answers import BACK_WORDS, NOTHING, QUIT_WORDS, BadAnswer, going_back, parse_answer
+from .answers import (BACK_WORDS, NOTHING, QUESTION_SETTLE, QUIT_WORDS, BadAnswer, going_back,
+                      parse_answer, settled)
 from .link import PACE_RATE, PATIENCE, Link
-from .render import Renderer, plural, renderer_for, seats_line, time_left
+from .render import Renderer, first_number, plural, renderer_for, seats_line, time_left
 from .seat import Leave, Player, SeatRunner
 from .session import SeatSession
 from .table import Outcome, Table
@@ -24,30 +26,50 @@ class Quit(Leave):
     """The player confirmed they want to leave."""
 
 
+class TooSoon(Exception):
+    """A line that came within the settle time of a new question (Keyboard.readline): typed for
+    the one before, most likely. `line` is what was typed."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def shown(line: str) -> str:
+    """A line typed, as a note names it."""
+    line = line.strip()
+    return "an empty line" if not line else f'"{line if len(line) <= 20 else line[:17] + "..."}"'
+
+
 class Keyboard:
     """Lines from stdin, read by a daemon thread so the connection lives while you think.
 
     Type-ahead: on a terminal, a line typed before a question is shown (a `2` pressed while
     waiting for another player) is dropped when the question appears, and so is a half-typed
-    line, so that nothing answers a question its player never saw. Lines from a pipe or a file
-    were written on purpose, in order, by a script: they wait their turn and answer the
-    questions one by one."""
+    line, so that nothing answers a question its player never saw; and so is a line that comes
+    within `settle` seconds after it appeared (QUESTION_SETTLE: an Enter pressed twice, the
+    second one landing on the question a bot's quick move brought), where the reader asks for
+    that (readline's `fresh`). Lines from a pipe or a file were written on purpose, in order, by
+    a script: they wait their turn and answer the questions one by one. `clock` stamps each line
+    as it arrives."""
 
-    def __init__(self, stream=None, drop_typeahead: bool | None = None, out=None) -> None:
+    def __init__(self, stream=None, drop_typeahead: bool | None = None, out=None,
+                 settle: float = QUESTION_SETTLE, clock=time.monotonic) -> None:
         self.stream = stream or sys.stdin
         self.out = out or sys.stdout
         self.drop_typeahead = _is_terminal(self.stream) if drop_typeahead is None else drop_typeahead
+        self.settle, self.clock = settle, clock
         self.queue: asyncio.Queue | None = None
         self.loop = None
         # Where a line starting with `!` goes instead of the answers (a seat's chat), when set:
         # such a line is never an answer, never type-ahead, whatever is being asked.
         self.on_chat = None
 
-    def _line(self, line: str) -> None:
+    def _line(self, line: str, at: float) -> None:
         if line and self.on_chat is not None and line.lstrip().startswith("!"):
             self.on_chat(line.lstrip()[1:].strip())
         else:
-            self.queue.put_nowait(line)
+            self.queue.put_nowait((line, at))
 
     def _start(self) -> None:
         if self.queue is not None:
@@ -62,46 +84,51 @@ class Keyboard:
                 except (OSError, ValueError, UnicodeDecodeError):   # a closed or garbled input: its end
                     line = ""
                 try:
-                    self.loop.call_soon_threadsafe(self._line, line)
+                    self.loop.call_soon_threadsafe(self._line, line, self.clock())
                 except RuntimeError:     # the game is over and its loop closed
                     return
                 if not line:
                     return
         threading.Thread(target=pump, daemon=True, name="keyboard").start()
 
-    def drop_typed_ahead(self) -> int:
-        """Forget what was typed before now (see the class); the number of whole lines dropped."""
-        dropped, ended = 0, False
+    def drop_typed_ahead(self) -> list[str]:
+        """Forget what was typed before now (see the class); the whole lines dropped."""
+        dropped, end = [], None
         while not self.queue.empty():
-            line = self.queue.get_nowait()
+            line, at = self.queue.get_nowait()
             if line:
-                dropped += 1
+                dropped.append(line.rstrip("\n"))
             else:
-                ended = True
-        if ended:
-            self.queue.put_nowait("")    # the end of input is not type-ahead: it stays
+                end = (line, at)
+        if end is not None:
+            self.queue.put_nowait(end)    # the end of input is not type-ahead: it stays
         try:
             termios.tcflush(self.stream.fileno(), termios.TCIFLUSH)   # the half-typed line too
         except (OSError, ValueError, AttributeError, termios.error):
             pass     # not a real terminal (a test's stand-in): its lines were dropped above
         return dropped
 
-    async def readline(self, prompt: str = "> ") -> str:
-        """The next line typed after `prompt` is shown (without its newline); EOFError at the end."""
+    async def readline(self, prompt: str = "> ", fresh: bool = False) -> str:
+        """The next line typed after `prompt` is shown (without its newline); EOFError at the end.
+        `fresh`: the question was just shown, so a line within the settle time after it raises
+        TooSoon (on a terminal: see the class)."""
         self._start()
         if self.drop_typeahead:
             dropped = self.drop_typed_ahead()
             if dropped:
-                print(f"({'A line' if dropped == 1 else f'{dropped} lines'} typed before this "
-                      "question appeared " + ("was" if dropped == 1 else "were") + " ignored.)",
+                print(f"(Ignored {', '.join(map(shown, dropped))}: typed before this question appeared.)",
                       file=self.out)
         self.out.write(prompt)
         self.out.flush()
-        line = await self.queue.get()
+        asked_at = self.clock()
+        line, at = await self.queue.get()
         if not line:
-            self.queue.put_nowait("")   # EOF stays EOF
+            self.queue.put_nowait((line, at))   # EOF stays EOF
             raise EOFError
-        return line.rstrip("\n")
+        line = line.rstrip("\n")
+        if fresh and self.drop_typeahead and not settled(asked_at, at, self.settle):
+            raise TooSoon(line)
+        return line
 
 
 async def ask_once(prompt: str, stream=None, out=None) -> str:
@@ -151,7 +178,8 @@ class AutoAnswers:
 
     async def answer(self, view: dict) -> str:
         options = view["prompt"]["options"]
-        line = " ".join(str(options.index(a) + 1) for a in self.bot.choose(view)) or NOTHING
+        first = first_number(view["prompt"])
+        line = " ".join(str(options.index(a) + first) for a in self.bot.choose(view)) or NOTHING
         print(f"> {line}")
         return line
 
@@ -265,9 +293,17 @@ class Terminal(Player):
         self.say(self.header(), "dim")
         self.say(screen.view(v))
         p = v["prompt"]
+        fresh = True        # the question was just shown: see Keyboard
         while True:
-            line = (await self.auto.answer(v) if self.auto else
-                    await self.keyboard.readline(answer_prompt(table))).strip()
+            try:
+                line = (await self.auto.answer(v) if self.auto else
+                        await self.keyboard.readline(answer_prompt(table), fresh)).strip()
+            except TooSoon as e:
+                self.say(f"(Ignored {shown(e.line)}: this question had just appeared. Here it is again.)",
+                         "warn")
+                self.say(screen.prompt(v))
+                continue
+            fresh = False
             if line == "?":
                 self.say(screen.help(v))
                 continue
@@ -287,7 +323,7 @@ class Terminal(Player):
             try:
                 if line.lower() in BACK_WORDS:
                     return going_back(p)
-                picks = parse_answer(line, len(p["options"]), p["min"], p["max"])
+                picks = parse_answer(line, len(p["options"]), p["min"], p["max"], first_number(p))
             except BadAnswer as e:
                 self.say(str(e), "warn")
                 continue

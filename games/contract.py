@@ -23,7 +23,7 @@ the terminal rendering of their views.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, TypedDict
+from typing import Any, Callable, NotRequired, Protocol, TypedDict
 
 from games.choice import BACK
 from games.errors import IllegalAction
@@ -117,7 +117,10 @@ class Prompt(TypedDict):
     is legal. `labels[i]` names option i for people, `help[i]` explains it in a sentence (or is
     empty); `kind` names the decision for programs, `text` asks it. `back`, when not empty, says
     for people where the move [choice.BACK] takes this seat: to the first step of a decision
-    asked in several steps, nothing of which anyone else has been told yet."""
+    asked in several steps, nothing of which anyone else has been told yet. `counts`, when
+    true, says the options are whole numbers counting something ("how many colonists?"), one of
+    them to be picked: a client lets a person type the count itself (0 is 0, not the first
+    option), so they are consecutive, ascending, and the question picks exactly one."""
     kind: str
     text: str
     options: list
@@ -126,6 +129,7 @@ class Prompt(TypedDict):
     labels: list[str]
     help: list[str]
     back: str
+    counts: NotRequired[bool]
 
 
 class Result(TypedDict):
@@ -168,6 +172,13 @@ def check_prompt(p) -> None:
     assert len(set(map(repr, p["options"]))) == n, "options are distinct"
     assert isinstance(p.get("back"), str), "prompt['back'] must be a str (empty: no going back)"
     assert BACK not in p["options"], f"{BACK!r} is the move back, never an option"
+    counts = p.get("counts", False)
+    assert type(counts) is bool, "prompt['counts'] must be a bool (absent: the options are not counts)"
+    if counts:
+        assert p["min"] == p["max"] == 1, "a question of counts picks exactly one"
+        assert all(type(o) is int and o >= 0 for o in p["options"]), "counts are whole numbers"
+        first = p["options"][0]
+        assert p["options"] == list(range(first, first + n)), "counts are consecutive, ascending"
 
 
 def check_result(r, seats: int) -> None:

@@ -20,6 +20,9 @@ Input you can trust: a question is opened by a message posted to the app's queue
 key that reached the app before the question did is handled first, while no question is open,
 and is dropped. The question keys are app-wide "priority" bindings for the same reason: they are
 handled in the app's queue, in order with `Ask`, never in a widget's queue of its own. A
+question just opened takes no answer for a moment (QUESTION_SETTLE, as in the plain mode): a key
+that answers (Enter, a number, Space, `b`, Backspace) pressed meanwhile, by the time Textual
+stamped it with as it arrived, is dropped and the screen says so; the arrows still move. A
 yes-or-no question (`Confirm`: leaving, or picking nothing in one's own phase) likewise takes
 only keys pressed after it opened.
 """
@@ -40,6 +43,7 @@ from textual.widgets import Input, OptionList, RichLog, Static
 
 from protocol.messages import printable
 
+from ..answers import QUESTION_SETTLE, SETTLING, no_option
 from ..render import plural, time_left
 from ..terminal import passing_question
 from .question import BadAnswer, Question
@@ -94,6 +98,15 @@ class Log(RichLog):
             self.write(line, scroll_end=True)
 
 
+# The keys that answer a question, dropped while it is new (see the module's docstring).
+ANSWER_KEYS = frozenset({"enter", "space", "b", "backspace", *map(str, range(10))})
+
+
+def now() -> float:
+    """Textual's clock, which stamps every key with the time it arrived: a new message reads it."""
+    return Message().time
+
+
 def ansi(text: str) -> Text:
     """The plain mode's text, coloured with ANSI codes by the Renderer, as Rich text."""
     return Text.from_ansi(text)
@@ -130,9 +143,7 @@ class Confirm(ModalScreen[bool]):
     def __init__(self, words: str, yes: str, no: str) -> None:
         super().__init__()
         self.words, self.yes, self.no = words, yes, no
-        # Textual stamps every key with the time it arrived, on its own clock; a new message
-        # reads that clock now.
-        self.opened = Message().time
+        self.opened = now()     # on the clock the keys are stamped with
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{self.words}\n\ny: {self.yes}    n, Enter or Esc: {self.no}"))
@@ -192,8 +203,10 @@ class TableApp(App):
         Binding("ctrl+q", "quit_table", show=False, priority=True),
     ]
 
-    def __init__(self, job, *, title: str = "", leave_words: str = "Leave this game?", invite: str = "") -> None:
+    def __init__(self, job, *, title: str = "", leave_words: str = "Leave this game?", invite: str = "",
+                 settle: float = QUESTION_SETTLE) -> None:
         super().__init__()
+        self.settle = settle            # how long a question just opened takes no answer
         self.job = job
         self.heading = title
         self.invite = invite            # how friends join the host's table: a line under the status
@@ -217,7 +230,7 @@ class TableApp(App):
         self.logged: list[Text] = []     # the whole log, to wrap again at a new width
         self.help_for: Question | None = None   # the question the help pane was opened on
         self.question_rows = 0          # the rows the last question took (kept while none is open)
-        self.changed = asyncio.Event()  # set on every question opened or closed, and at the end
+        self.changed = asyncio.Event()  # set on every question opened, settled or closed, and at the end
         self.send_chat = None           # text -> bool: a chat line to the table, while seated
 
     async def on_event(self, event: events.Event) -> None:
@@ -225,7 +238,18 @@ class TableApp(App):
         top = self.screen_stack[-1] if self.screen_stack else None
         if isinstance(top, Confirm) and top.typed_ahead(event):
             return
+        if isinstance(event, events.Key) and self._too_soon(event):
+            return
         await super().on_event(event)
+
+    def _too_soon(self, key: events.Key) -> bool:
+        """A key that would answer the open question before it settled: said, and dropped."""
+        q = self.question
+        if (q is None or key.key not in ANSWER_KEYS or q.settled(key.time)
+                or self.screen is not self.screen_stack[0] or self._typing()):
+            return False
+        self.query_one("#note-text", Static).update(Text(SETTLING, style="bold yellow"))
+        return True
 
     # ------------------------------------------------------------ layout
 
@@ -400,9 +424,12 @@ class TableApp(App):
     def on_ask(self, msg: Ask) -> None:
         if msg.answer.done():
             return
-        self.question, self.answer, self.view = Question(msg.view["prompt"]), msg.answer, msg.view
+        q = Question(msg.view["prompt"], shown_at=now(), settle=self.settle)
+        self.question, self.answer, self.view = q, msg.answer, msg.view
         self.asked += 1
-        self.query_one("#qtext", Static).update(self.question.text)
+        self._show_text()
+        if not q.settled(q.shown_at):
+            self.set_timer(self.settle, lambda: self._settled(q))
         options = self.query_one("#options", OptionList)
         options.clear_options()
         options.add_options([Text(self.question.entry_text(k)) for k in range(len(self.question.entries))])
@@ -412,6 +439,19 @@ class TableApp(App):
         self._status()
         self._keys()
         self.changed.set()
+
+    def _show_text(self) -> None:
+        """The question's words, marked as new until it takes answers."""
+        q = self.question
+        if q.settled(now()):
+            self.query_one("#qtext", Static).update(q.text)
+        else:
+            self.query_one("#qtext", Static).update(Text.assemble(("new question", "reverse"), " ", q.text))
+
+    def _settled(self, q: Question) -> None:
+        if self.question is q:
+            self._show_text()
+            self.changed.set()
 
     def on_withdraw(self, msg: Withdraw) -> None:
         self._close_question()
@@ -433,8 +473,9 @@ class TableApp(App):
 
     def _show_cursor(self) -> None:
         q = self.question
-        self.query_one("#options", OptionList).highlighted = q.cursor
-        self.query_one("#note-text", Static).update(q.help_line())
+        self.query_one("#options", OptionList).highlighted = q.highlighted()
+        self.query_one("#note-text", Static).update(Text(q.refused, style="bold red") if q.refused
+                                                    else q.help_line())
 
     def _question_keys(self) -> Question:
         """The open question, for a question key; else the key is not ours (SkipAction lets it
@@ -500,7 +541,7 @@ class TableApp(App):
     def on_option_list_option_selected(self, msg: OptionList.OptionSelected) -> None:
         """A click on an option: highlight it, as the arrows would."""
         if self.question is not None:
-            self.question.cursor = msg.option_index
+            self.question.click(msg.option_index)
             self._show_cursor()
 
     # ------------------------------------------------------------ `?`: help by name
@@ -576,9 +617,9 @@ class TableApp(App):
         """`?` and an option's number: its help, and what the game's Text says of the thing
         its label names (the longest name of the Text's that the label holds)."""
         q = self.question
-        if not 1 <= n <= len(q.labels):
-            return f"There is no option {n}: the options go from 1 to {len(q.labels)}."
-        label, text = q.labels[n - 1], q.helps[n - 1]
+        if not q.first <= n < q.first + len(q.labels):
+            return no_option(n, len(q.labels), q.first)
+        label, text = q.labels[n - q.first], q.helps[n - q.first]
         about = ""
         names = getattr(self.renderer.text, "names", None)
         if names is not None:

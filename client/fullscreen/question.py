@@ -2,19 +2,25 @@
 explicit "none" entry when no pick is allowed), which one is highlighted, which are marked in a
 multi-pick, the number being typed, and the picks an Enter sends. No Textual here: the keys'
 meaning is tested as plain functions, and the answer is checked by the same parser as a line
-typed in plain mode (client/answers.py), so both modes accept and refuse the same picks, and go
-back (`b` or Backspace) where the same prompts offer it."""
+typed in plain mode (client/answers.py), so both modes accept and refuse the same picks, number
+the options alike (from 1, or by their count where the options are counts), and go back (`b` or
+Backspace) where the same prompts offer it.
+
+A question just shown takes no answer for QUESTION_SETTLE (`settled`): the keys that answer
+are dropped meanwhile, the ones that only move the highlight are not."""
 from __future__ import annotations
 
 from protocol.messages import printable
 
-from ..answers import NOTHING, BadAnswer, going_back, parse_answer
+from ..answers import NOTHING, QUESTION_SETTLE, BadAnswer, going_back, parse_answer, settled
+from ..render import first_number
 
 NONE = -1       # the index of the explicit "none" entry
 
 
 class Question:
-    def __init__(self, prompt: dict) -> None:
+    def __init__(self, prompt: dict, shown_at: float = 0.0, settle: float = QUESTION_SETTLE) -> None:
+        """`shown_at`: when the question appeared, on the clock the keys' times are read from."""
         p = printable(prompt)
         self.text: str = p["text"]
         self.labels: list[str] = [" ".join(label.split()) for label in p["labels"]]
@@ -32,6 +38,15 @@ class Question:
         self.cursor = 0
         self.marked: list[int] = []     # options toggled with space, in the order toggled
         self.typed = ""                 # digits typed so far: "1" then "2" is option 12
+        self.first = first_number(p)    # the number entry 0 is typed as (its count, for counts)
+        # Why the number typed last is no option (the plain mode's sentence): while it is said,
+        # nothing is highlighted and Enter sends nothing.
+        self.refused = ""
+        self.shown_at, self.settle = shown_at, settle
+
+    def settled(self, now: float) -> bool:
+        """Whether a key at `now` may answer: the question has been on the screen long enough."""
+        return settled(self.shown_at, now, self.settle)
 
     def none_label(self) -> str:
         return "None — pick nothing" if self.hi > 1 else "None — pass"
@@ -42,10 +57,13 @@ class Question:
         if i == NONE:
             return f"  0. {self.none_label()}"
         box = ("[x] " if i in self.marked else "[ ] ") if self.multi else ""
-        return f"{i + 1:>3}. {box}{self.labels[i]}"
+        return f"{i + self.first:>3}. {box}{self.labels[i]}"
 
     def help_line(self) -> str:
-        """The help text of the highlighted entry, or how to answer when it has none."""
+        """The help text of the highlighted entry, or how to answer when it has none; or why
+        the number typed is no option."""
+        if self.refused:
+            return self.refused
         i = self.entries[self.cursor] if self.entries else NONE
         if i == NONE:
             return "Send no pick." if self.hi else "Nothing to choose: press Enter to go on."
@@ -64,24 +82,47 @@ class Question:
 
     # ------------------------------------------------------------ keys
 
+    def highlighted(self) -> int | None:
+        """The entry highlighted, or None while a number that is no option is said."""
+        return None if self.refused or not self.entries else self.cursor
+
     def move(self, step: int) -> None:
         self.typed = ""
+        self.refused = ""
         if self.entries:
             self.cursor = (self.cursor + step) % len(self.entries)
 
+    def click(self, k: int) -> None:
+        """Entry k picked with the mouse: highlighted, as the arrows would."""
+        self.typed = ""
+        self.refused = ""
+        self.cursor = k
+
     def digit(self, d: str) -> None:
-        """A number typed: highlight that option (0 is "none"); a second digit makes a two-digit
-        number when there is such an option, else starts a new number."""
+        """A number typed: highlight that option (0 is "none", but for counts); a second digit
+        makes a two-digit number when there is such an option, else starts a new number. A
+        number that is no option highlights nothing, and says why as the plain mode would."""
         typed = self.typed + d
         if not self._highlight(int(typed)):
             typed = d
-            self._highlight(int(typed))
+            if not self._highlight(int(typed)):
+                self.refused = self._refusal(typed)
+                typed = ""
         self.typed = typed
 
+    def _refusal(self, typed: str) -> str:
+        """What the plain mode says of a line of this one number, which is no option here."""
+        try:
+            parse_answer(typed, len(self.labels), self.lo, self.hi, self.first)
+        except BadAnswer as e:
+            return str(e)
+        raise AssertionError(f"{typed} highlights no option, yet answers the question")
+
     def _highlight(self, n: int) -> bool:
-        i = NONE if n == 0 else n - 1
+        i = NONE if n == 0 and NONE in self.entries else n - self.first
         if i in self.entries:
             self.cursor = self.entries.index(i)
+            self.refused = ""
             return True
         return False
 
@@ -89,7 +130,7 @@ class Question:
         """Space in a multi-pick: mark or unmark the highlighted option."""
         self.typed = ""
         i = self.entries[self.cursor] if self.entries else NONE
-        if not self.multi or i == NONE:
+        if not self.multi or i == NONE or self.refused:
             return
         if i in self.marked:
             self.marked.remove(i)
@@ -107,6 +148,8 @@ class Question:
         when they do not fit the question. In a multi-pick with nothing marked, Enter on an
         option picks that one option."""
         self.typed = ""
+        if self.refused:
+            raise BadAnswer("bad_answer", self.refused)
         i = self.entries[self.cursor] if self.entries else NONE
         if i == NONE:
             picks = []
@@ -114,7 +157,8 @@ class Question:
             picks = self.marked
         else:
             picks = [i]
-        return parse_answer(" ".join(str(k + 1) for k in picks) or NOTHING, len(self.labels), self.lo, self.hi)
+        return parse_answer(" ".join(str(k + self.first) for k in picks) or NOTHING, len(self.labels),
+                            self.lo, self.hi, self.first)
 
 
 __all__ = ["Question", "BadAnswer", "NONE"]

@@ -112,8 +112,11 @@ def prompt(s: State, seat: int) -> dict | None:
     p = s.players[seat]
     text, describe = _PROMPTS[kind_](s, seat, p, options)
     pairs = [describe(o) for o in options]
-    return {"kind": kind_, "text": text, "options": list(options), "min": lo, "max": hi,
-            "labels": [a for a, _ in pairs], "help": [b for _, b in pairs], "back": back_label(s)}
+    asked = {"kind": kind_, "text": text, "options": list(options), "min": lo, "max": hi,
+             "labels": [a for a, _ in pairs], "help": [b for _, b in pairs], "back": back_label(s)}
+    if kind_ == "place":      # "how many colonists?": the number typed is the number placed
+        asked["counts"] = True
+    return asked
 
 
 def _role(s, seat, p, options):
@@ -176,7 +179,8 @@ def _place(s, seat, p, options):
 
     def describe(k):
         rest = unplaced - k
-        return (f"{k}  {'●' * k}{'○' * (circles - k)}" + (f"  ({rest} left to place)" if rest else ""),
+        circles_shown = f"{'●' * k}{'○' * (circles - k)}"
+        return (f"{count(k, 'colonist')}  {circles_shown}" + (f"  ({rest} left to place)" if rest else ""),
                 f"{count(k, 'colonist')} on your {name} ({count(circles, 'circle')}); colonists who "
                 "find no circle later wait in San Juan.")
     return (f"Mayor: how many colonists on your {name}? {options[0]}–{options[-1]} "

@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from client.fullscreen.app import TableApp
+from client.fullscreen.app import TableApp, now
 from client.fullscreen.bridge import ScreenPlayer
 from client.render import renderer_for
 from client.terminal import Keyboard, Terminal
@@ -80,7 +80,7 @@ async def decided_on_screen(s, keys: tuple[str, ...]):
         v = sanjuan.view(s, 1)
         app.show_view(v, renderer_for(v, True), "", None)
         deciding = asyncio.ensure_future(player.decide(types.SimpleNamespace(view=v, deadline=None)))
-        while app.question is None:
+        while app.question is None or not app.question.settled(now()):     # open, and taking keys
             await pilot.pause()
         before = screen_text(app)
         await pilot.press(*keys)

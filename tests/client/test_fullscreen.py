@@ -1,16 +1,19 @@
 """The full-screen table, headless through Textual's pilot: whole games against bots on a real
-server, keys pressed as a person would; type-ahead dropped; `?` and a name; what the screen shows
-at 80×24 and 120×40. Nothing here waits a fixed time: the test waits for the app to say that a
-question opened or closed, or that the match ended."""
+server, keys pressed as a person would; type-ahead dropped; a question just opened takes no
+answer; `?` and a name; what the screen shows at 80×24 and 120×40. Nothing here waits a fixed
+time: the test waits for the app to say that a question opened, settled or closed, or that the
+match ended."""
 import asyncio
 import time
+import types
 
 import pytest
 from rich.text import Text
 from textual import events
 
 from client.fullscreen import wanted
-from client.fullscreen.app import Ask, TableApp
+from client.answers import QUESTION_SETTLE, SETTLING
+from client.fullscreen.app import Ask, TableApp, now
 from client.fullscreen.bridge import play_job
 from client.fullscreen.question import NONE, Question
 from client.lobby import sit
@@ -22,6 +25,7 @@ from .screens import screen_text
 SMALL = (80, 24)
 COMFY = (120, 40)
 LIMIT = 60          # seconds a whole test may take before it is called stuck (not a timing test)
+QUICK = 0.05        # the settle time of whole games played here: keys wait for it all the same
 
 
 @pytest.fixture
@@ -37,7 +41,7 @@ async def seated_app(server, tmp_path, game: str, bot: str) -> TableApp:
     reply = await link.request({"type": "create", "game": game, "seats": 2, "bots": 1, "options": {},
                                 "bot": bot}, ("created",))
     session = await sit(link, reply["table"], "Ana", tmp_path / "client")
-    return TableApp(play_job(link.url, session, link=link, resumable=True), title="test")
+    return TableApp(play_job(link.url, session, link=link, resumable=True), title="test", settle=QUICK)
 
 
 async def next_change(app: TableApp) -> None:
@@ -58,13 +62,14 @@ def type_keys(app: TableApp, *keys: str) -> None:
 
 
 def answer_keys(q: Question) -> list[str]:
-    """Answer as a person would: the first option by its number, or mark the first ones with
-    Space when the question wants several, or Enter when there is nothing to choose."""
+    """Answer as a person would: the first option by its number (1, or its count where the
+    options are counts), or mark the first ones with Space when the question wants several, or
+    Enter when there is nothing to choose."""
     if q.hi == 0:
         return ["enter"]
     if q.lo >= 2:
         return ["space", "down"] * q.lo + ["enter"]
-    return ["1", "enter"]
+    return [*str(q.first), "enter"]
 
 
 async def play_through(app: TableApp, at_first=None) -> int:
@@ -75,7 +80,7 @@ async def play_through(app: TableApp, at_first=None) -> int:
     while not app.over:
         await next_change(app)
         q = app.question
-        if q is None:
+        if q is None or not q.settled(now()):
             continue
         if answered == 0 and at_first is not None:
             await at_first()
@@ -154,10 +159,98 @@ async def test_keys_typed_before_a_question_do_not_answer_it():
         for key in ("2", "enter"):
             app.post_message(events.Key(key, key if key == "2" else "\r"))
         app.post_message(Ask(view, answer))
-        await pilot.pause()
-        assert app.question is not None and not answer.done()
+        await open_question(app)
+        assert not answer.done()
         await pilot.press("2", "enter")
         assert answer.result() == [1]
+
+
+def stamped(key: str, at: float) -> events.Key:
+    """A key as Textual makes it when it arrives, stamped with the time `at` (its own clock)."""
+    event = events.Key(key, {"enter": "\r", "space": " ", "backspace": "\x7f"}.get(key, key))
+    event.time = at
+    return event
+
+
+def asking_only(view: dict):
+    """A job for TableApp that asks the question of `view` (a prompt without a game's board)."""
+    async def job(app):
+        app.post_message(Ask(view, asyncio.get_running_loop().create_future()))
+        await asyncio.Event().wait()
+    return job
+
+
+async def drawn(pilot, text: str) -> None:
+    """Until `text` is on the screen (the app draws a question a refresh or two after opening it)."""
+    while text not in screen_text(pilot.app):
+        await pilot.pause()
+
+
+PICK_ONE = {"prompt": {"kind": "k", "text": "Pick one", "options": ["a", "b", "c"], "min": 1, "max": 1,
+                       "labels": ["A", "B", "C"], "help": ["", "", ""]}}
+
+
+@pytest.mark.parametrize("key", ["enter", "2", "space", "b", "backspace"])
+async def test_a_key_that_answers_is_dropped_while_the_question_is_new(key):
+    """Enter, a number, Space, b or Backspace 0.1 s or 0.45 s after the question opened (a key
+    meant for the question before) answer nothing, and the screen says why; the arrows still
+    move; the same keys from QUESTION_SETTLE on answer as always."""
+    app = TableApp(asking_only(PICK_ONE))
+    async with app.run_test(size=SMALL) as pilot:
+        while app.question is None:
+            await next_change(app)
+        q, answer = app.question, app.answer
+        await drawn(pilot, "Pick one")
+        for late in (0.1, 0.45):
+            app.post_message(stamped(key, q.shown_at + late))
+        app.post_message(stamped("down", q.shown_at + 0.2))
+        await pilot.pause()
+        app.post_message(stamped(key, q.shown_at + 0.3))
+        await pilot.pause()
+        assert SETTLING in screen_text(app)
+        assert not answer.done() and q.cursor == 1 and q.typed == "" and app.sent == 0
+        for k in ("down", "enter"):
+            app.post_message(stamped(k, q.shown_at + QUESTION_SETTLE))
+        await pilot.pause()
+        assert answer.result() == [2]
+
+
+async def test_a_new_question_says_it_is_new_until_it_takes_keys():
+    """A real wait: the question opens marked as new, an Enter at once is dropped with a note,
+    and once it settles the mark goes and an Enter sends."""
+    app = TableApp(asking_only(PICK_ONE))
+    async with app.run_test(size=SMALL) as pilot:
+        while app.question is None:
+            await next_change(app)
+        await drawn(pilot, "Pick one")
+        assert not app.question.settled(now()) and "new question Pick one" in screen_text(app)
+        await pilot.press("enter")
+        assert app.sent == 0 and SETTLING in screen_text(app)
+        await open_question(app)
+        await pilot.pause()
+        assert "new question" not in screen_text(app) and "Pick one" in screen_text(app)
+        await pilot.press("enter")
+        assert app.sent == 1 and app.question is None
+
+
+async def test_a_number_that_is_no_option_is_said_and_sends_nothing():
+    """As the plain mode says it: a 7 among three options highlights nothing, Enter then sends
+    nothing and says it again; an option picked again (a number, or the arrows) is sent."""
+    from client.answers import BadAnswer, parse_answer
+    with pytest.raises(BadAnswer) as plain_says:
+        parse_answer("7", 3, 1, 1)
+    for again, picked in ((("3",), 2), (("up",), 0)):     # up: from the 2 highlighted before
+        app = TableApp(asking_only(PICK_ONE))
+        async with app.run_test(size=SMALL) as pilot:
+            await open_question(app)
+            answer = app.answer
+            await pilot.press("2", "7")
+            assert str(plain_says.value) in " ".join(screen_text(app).split())
+            assert app.query_one("#options").highlighted is None
+            await pilot.press("enter")
+            assert not answer.done() and str(plain_says.value) in " ".join(screen_text(app).split())
+            await pilot.press(*again, "enter")
+            assert answer.result() == [picked]
 
 
 def test_the_question_keys():
@@ -230,7 +323,8 @@ def asking(view: dict, clock: float | None = None, log: tuple[str, ...] = ()):
 
 
 async def open_question(app) -> None:
-    while app.question is None:
+    """Until a question is open and takes answers."""
+    while app.question is None or not app.question.settled(now()):
         await next_change(app)
 
 
@@ -348,3 +442,28 @@ async def test_a_q_and_y_typed_while_waiting_do_not_leave():
         await pilot.press("y")
         await app.job_task
     assert app.left
+
+
+@pytest.mark.parametrize("typed, colonists", [("0", 0), ("2", 2)])
+async def test_the_mayor_count_typed_is_the_count_placed(typed, colonists):
+    """Puerto Rico's placement on the full screen: the entries are numbered by their count, and
+    the number typed is the number of colonists the seat sends."""
+    from client.fullscreen.bridge import ScreenPlayer
+    from client.render import renderer_for
+    from games import puertorico
+    from tests.games.puertorico.scenario import make, play
+    s, rng = make([{"island": {"corn": (2, 2), "quarry": (1, 1)}, "city": {"indigo_plant": 0, "harbor": 0},
+                    "san_juan": 1}, {}, {}], colonist_ship=3, colonist_supply=0)
+    play(s, rng, 0, "mayor")
+    v = puertorico.view(s, 0)
+    assert v["prompt"]["options"] == [0, 1, 2]
+    app = TableApp(lambda app: asyncio.Event().wait())
+    async with app.run_test(size=COMFY) as pilot:
+        app.show_view(v, renderer_for(v, True), "", None)
+        table = types.SimpleNamespace(view=v, deadline=None)
+        deciding = asyncio.ensure_future(ScreenPlayer(app, "ws://x").decide(table))
+        await open_question(app)
+        await drawn(pilot, "2. 2 colonists")
+        check_screen(app, ["0. 0 colonists", "1. 1 colonist"])
+        await pilot.press(typed, "enter")
+        assert await asyncio.wait_for(deciding, LIMIT) == [colonists]

@@ -45,7 +45,7 @@ async def test_lines_typed_before_a_question_do_not_answer_it_on_a_terminal(caps
     await asyncio.sleep(0)
     typed.type("1\n")                          # typed after the question appeared
     assert await answer == "1"
-    assert "2 lines typed before this question appeared were ignored" in capsys.readouterr().out
+    assert '(Ignored "2", "q": typed before this question appeared.)' in capsys.readouterr().out
     typed.type("")                             # the end of input is never dropped
     await _arrived(keyboard, 1)
     with pytest.raises(EOFError):
@@ -112,6 +112,95 @@ def test_a_huge_number_is_no_option_and_the_message_stays_short(text):
 
 def test_leading_zeros_still_name_an_option():
     assert parse_answer("0003", 5, 1, 1) == [2]
+
+
+# ------------------------------------------------------------------ counts
+
+# "How many colonists on your corn plantations? 0–2": options that are counts (games/contract.py).
+HOW_MANY = {"kind": "place", "text": "How many?", "options": [0, 1, 2], "min": 1, "max": 1,
+            "labels": ["0 colonists", "1 colonist", "2 colonists"], "help": ["", "", ""], "back": "",
+            "counts": True}
+
+
+def test_a_count_typed_is_that_count():
+    from client.render import first_number
+    first = first_number(HOW_MANY)
+    assert first == 0 and first_number({**HOW_MANY, "counts": False}) == 1
+    assert [parse_answer(n, 3, 1, 1, first) for n in ("0", "1", "2", "02")] == [[0], [1], [2], [2]]
+    with pytest.raises(BadAnswer, match=r"There is no option 3: the options go from 0 to 2\."):
+        parse_answer("3", 3, 1, 1, first)
+    with pytest.raises(BadAnswer, match="You must pick 1 option"):     # the words for nothing are no count
+        parse_answer("none", 3, 1, 1, first)
+    assert parse_answer("3", 3, 1, 1, 1) == [2]                          # not counts: from 1, as always
+    late = {**HOW_MANY, "options": [2, 3, 4]}                          # counts need not start at 0
+    assert parse_answer("3", 3, 1, 1, first_number(late)) == [1]
+
+
+def test_the_full_screen_numbers_counts_by_their_count():
+    from client.fullscreen.question import Question
+    q = Question(HOW_MANY)
+    assert [q.entry_text(k) for k in range(len(q.entries))] == [
+        "  0. 0 colonists", "  1. 1 colonist", "  2. 2 colonists"]       # no "none" entry: 0 is a count
+    q.digit("0")
+    assert q.answer() == [0]
+    q.digit("2")
+    assert q.answer() == [2]
+
+
+def test_the_plain_screen_numbers_counts_by_their_count_and_says_so():
+    from client.render import Renderer
+    r = Renderer("puertorico", {})
+    shown = r.prompt({"prompt": HOW_MANY})
+    assert "   0. 0 colonists" in shown and "   2. 2 colonists" in shown and "   3." not in shown
+    assert "Each option's number is the count it stands for" in r.help({"prompt": HOW_MANY})
+
+
+def test_auto_answers_type_the_count():
+    from client.terminal import AutoAnswers
+    bot = types.SimpleNamespace(choose=lambda view: [2])
+    assert asyncio.run(AutoAnswers(bot).answer({"prompt": HOW_MANY})) == "2"
+    assert asyncio.run(AutoAnswers(bot).answer({"prompt": {**HOW_MANY, "counts": False}})) == "3"
+
+
+# ------------------------------------------------------------------ a number that is no option
+
+def test_a_number_that_is_no_option_highlights_nothing_and_says_what_the_plain_mode_says():
+    from client.fullscreen.question import Question
+    q = Question({"kind": "k", "text": "T", "options": ["a", "b", "c"], "min": 0, "max": 2,
+                  "labels": ["A", "B", "C"], "help": ["", "", ""]})
+    q.digit("2")
+    q.toggle()                                     # B marked
+    q.digit("7")
+    with pytest.raises(BadAnswer) as plain:
+        parse_answer("7", 3, 0, 2)
+    assert q.refused == str(plain.value) == "There is no option 7: the options go from 1 to 3."
+    assert q.highlighted() is None and q.help_line() == q.refused
+    q.toggle()                                     # Space marks nothing while nothing is highlighted
+    assert q.marked == [1]
+    for _ in range(2):                             # Enter sends nothing, however often
+        with pytest.raises(BadAnswer, match="There is no option 7"):
+            q.answer()
+    q.digit("3")                                   # a valid pick again
+    assert q.highlighted() == 2 and not q.refused and q.answer() == [1]    # the marked one
+    single = Question({"kind": "k", "text": "T", "options": ["a", "b"], "min": 1, "max": 1,
+                       "labels": ["A", "B"], "help": ["", ""]})
+    single.digit("0")                              # no "none" entry here: 0 is what plain mode says of it
+    assert single.refused == "You must pick 1 option." and single.highlighted() is None
+    single.move(1)                                 # the arrows pick again
+    assert not single.refused and single.answer() == [1]
+
+
+# ------------------------------------------------------------------ a question just shown
+
+def test_a_question_takes_keys_only_once_it_has_settled():
+    from client.answers import QUESTION_SETTLE, settled
+    from client.fullscreen.question import Question
+    assert 0.3 < QUESTION_SETTLE <= 1.0          # longer than a double Enter, shorter than reading
+    assert not settled(100.0, 100.1) and not settled(100.0, 100.0 + QUESTION_SETTLE - 0.01)
+    assert settled(100.0, 100.0 + QUESTION_SETTLE) and settled(100.0, 100.0, settle=0)
+    q = Question(HOW_MANY, shown_at=50.0)
+    assert not q.settled(50.3) and q.settled(50.0 + QUESTION_SETTLE)
+    assert Question(HOW_MANY, shown_at=50.0, settle=2.0).settled(51.9) is False
 
 
 # ------------------------------------------------------------------ the questions
@@ -241,3 +330,72 @@ async def test_a_name_asked_before_the_full_screen_leaves_no_reader_behind(monke
     assert "A name is 1 to 20 printable characters (yours has 30): please type another." in capsys.readouterr().out
     await asyncio.sleep(0.05)
     assert not {t for t in threading.enumerate() if t.name in ("ask-once", "keyboard")} - readers
+
+
+# ------------------------------------------------------------------ a question just shown, in plain mode
+
+@pytest.mark.parametrize("gap", [0.1, 0.3])
+async def test_a_line_typed_just_after_an_answer_does_not_answer_the_next_question(gap):
+    """On a real terminal (a pty): the question after ours comes at once (the bots answer at
+    once), and a line typed `gap` seconds after our answer (an Enter pressed twice, a number
+    meant for the question before) is dropped with a note naming it, and the question is asked
+    again; a line typed once it has settled answers it."""
+    import io
+    import os
+    import time
+    from client.answers import QUESTION_SETTLE
+    master, slave = os.openpty()
+    stream = os.fdopen(slave, "r")
+    try:
+        keyboard = Keyboard(stream)
+        assert keyboard.drop_typeahead                 # a terminal: a person types here
+        t = Terminal("ws://x", keyboard, out=io.StringIO())
+        t.screen = Screen()
+        said: list[str] = []
+        t.say = lambda text="", style=None: said.append(text)
+
+        first = asyncio.ensure_future(t.decide(_trader(seat=1, chooser=0)))
+        await asyncio.sleep(QUESTION_SETTLE + 0.1)     # read, then answer
+        os.write(master, b"1\n")
+        answered = time.monotonic()
+        assert await first == [11]
+        second = asyncio.ensure_future(t.decide(_trader(seat=1, chooser=0)))
+        await asyncio.sleep(answered + gap - time.monotonic())
+        os.write(master, b"1\n")                       # meant for the question before
+        await asyncio.sleep(QUESTION_SETTLE + 0.1)
+        assert not second.done()
+        assert '(Ignored "1": this question had just appeared. Here it is again.)' in said
+        assert said.count("QUESTION") == 1             # asked again
+        os.write(master, b"2\n")
+        assert await asyncio.wait_for(second, 10) == [12]
+    finally:
+        os.close(master)
+        stream.close()
+
+
+async def test_a_script_and_auto_answers_are_never_held_back(capsys):
+    """The window is for a person's keys: lines from a pipe answer at once, and so does --auto."""
+    import io
+    import time
+    from client.answers import QUESTION_SETTLE
+    from client.terminal import AutoAnswers
+    started = time.monotonic()
+    t, said = _terminal("1\n2\n1\n")
+    assert [await t.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[11], [12], [11]]
+    bot = types.SimpleNamespace(choose=lambda view: [12])
+    auto = Terminal("ws://x", Keyboard(Typed()), auto=AutoAnswers(bot), out=io.StringIO())
+    auto.screen = Screen()
+    assert [await auto.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[12]] * 3
+    assert time.monotonic() - started < QUESTION_SETTLE
+    assert not any("Ignored" in line for line in said)
+
+
+@pytest.mark.parametrize("typed, colonists", [("0", 0), ("2", 2)])
+async def test_the_plain_mayor_count_typed_is_the_count_placed(typed, colonists):
+    from games import puertorico
+    from tests.games.puertorico.scenario import make, play
+    s, rng = make([{"island": {"corn": (2, 2), "quarry": (1, 1)}, "city": {"indigo_plant": 0, "harbor": 0},
+                    "san_juan": 1}, {}, {}], colonist_ship=3, colonist_supply=0)
+    play(s, rng, 0, "mayor")
+    t, _ = _terminal(f"{typed}\n")
+    assert await t.decide(types.SimpleNamespace(view=puertorico.view(s, 0), deadline=None)) == [colonists]

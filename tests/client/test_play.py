@@ -234,6 +234,19 @@ def test_the_lan_server_of_governor_play_has_no_clock(tmp_path):
 
 # ------------------------------------------------------------ a whole game, played by a person
 
+def first_option(lines: list[str]) -> int:
+    """The number of the first option of the question printed last (the lines just above its
+    instruction line): 1, or a count where the options are counts."""
+    numbers = []
+    for line in reversed(lines[:-1]):
+        m = re.match(r"\s+(\d+)\. ", line)
+        if m:
+            numbers.append(int(m.group(1)))
+        elif numbers or not re.match(r"\s+b\. Back", line):
+            break
+    return min(numbers, default=0)      # no options: 0 goes on
+
+
 def play_every_question(proc, asides=()) -> tuple[str, int]:
     """Play a `governor play` process as a person at the keyboard: read the screen up to each
     question and answer it with its first option(s), as many as the question asks for. At the
@@ -248,7 +261,8 @@ def play_every_question(proc, asides=()) -> tuple[str, int]:
             for aside in asides:
                 proc.stdin.write(aside + "\n")
         need = re.search(r"Type (\d+) different numbers", line)   # else one number, or none
-        proc.stdin.write(" ".join(str(i) for i in range(1, int(need.group(1)) + 1)) if need else "1")
+        first = first_option(out)
+        proc.stdin.write(" ".join(str(i) for i in range(first, first + int(need.group(1)))) if need else str(first))
         proc.stdin.write("\n")
         proc.stdin.flush()
         asked += 1

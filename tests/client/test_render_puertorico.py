@@ -152,11 +152,11 @@ def test_the_mayor_asks_how_many_colonists_with_the_range():
     text, options = labels(s)
     # 1 colonist from the ship for 4 circles: corn first, 0 or 1.
     assert text == "Mayor: how many colonists on your corn plantations? 0–1 (you have 1 to place)"
-    assert options == ["0  ○  (1 left to place)", "1  ●"]
+    assert options == ["0 colonists  ○  (1 left to place)", "1 colonist  ●"]
     answer(s, rng, 0)
     text, options = labels(s)
     assert text == "Mayor: how many colonists on your sugar plantations? 0–1 (you have 1 to place)"
-    assert options == ["0  ○○  (1 left to place)", "1  ●○"]
+    assert options == ["0 colonists  ○○  (1 left to place)", "1 colonist  ●○"]
 
 
 def test_the_captain_asks_which_ship_and_how_many_it_takes():

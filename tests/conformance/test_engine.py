@@ -6,7 +6,7 @@ import random
 import pytest
 
 from games.choice import BACK
-from games.contract import PRIVATE, check_result, check_view
+from games.contract import PRIVATE, check_prompt, check_result, check_view
 from games.errors import IllegalAction
 from protocol.codec import pack, unpack
 from protocol.fairness import local_streams
@@ -360,3 +360,26 @@ def test_setup_refuses_bad_tables(game):
     manifest = game.manifest({})
     assert isinstance(manifest, list) and all(isinstance(k, str) for k in manifest)
     assert len(game.manifest_hash({})) == 32
+
+
+COUNTS = {"kind": "place", "text": "How many?", "options": [1, 2, 3], "min": 1, "max": 1,
+          "labels": ["1", "2", "3"], "help": ["", "", ""], "back": "", "counts": True}
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"counts": "yes"}, "must be a bool"),
+    ({"options": [0, 2, 3]}, "consecutive"),
+    ({"options": [2, 1, 0]}, "consecutive"),
+    ({"options": [-1, 0, 1]}, "whole numbers"),
+    ({"options": [True, 2, 3]}, "whole numbers"),
+    ({"options": ["0", "1", "2"]}, "whole numbers"),
+    ({"min": 0}, "exactly one"),
+    ({"max": 2}, "exactly one"),
+])
+def test_a_prompt_of_counts_is_one_pick_among_consecutive_whole_numbers(change, said):
+    """A client types a count as itself (client/answers.py): the check holds `counts` to what
+    makes that unambiguous."""
+    check_prompt(COUNTS)
+    check_prompt({**COUNTS, "counts": False, "options": ["a", "b", "c"]})
+    with pytest.raises(AssertionError, match=said):
+        check_prompt({**COUNTS, **change})

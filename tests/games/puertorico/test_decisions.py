@@ -370,3 +370,38 @@ def test_refill_rebuilds_the_stack_from_the_sorted_discard_pile():
     pile = sorted([42, 33, 0, 22])
     expected = rng.shuffle("plantations/reshuffle", 1, pile)
     assert s.row == [10] + expected[:3] and s.stack[::-1] == expected[3:] and s.reshuffles == 1
+
+
+def test_mayor_placement_asks_counts_and_says_so_in_its_prompt():
+    """A placement's options are colonist counts, declared as such (the prompt's `counts`):
+    consecutive from the fewest allowed, each label saying its count, and the contract's check
+    holds them to it. No other question of the game asks a count."""
+    from games.contract import check_prompt
+    s, rng = make([{"island": {"corn": (2, 2), "quarry": (1, 1)}, "city": {"indigo_plant": 0, "harbor": 0},
+                    "san_juan": 1}, {}, {}], colonist_ship=3, colonist_supply=0)
+    play(s, rng, 0, "mayor")
+    corn = puertorico.prompt(s, 0)
+    check_prompt(corn)
+    assert corn["counts"] is True and corn["options"] == [0, 1, 2]
+    assert [label.split("  ")[0] for label in corn["labels"]] == ["0 colonists", "1 colonist", "2 colonists"]
+    answer(s, rng, 2)                                  # the count itself is the action
+    assert s.players[0].worked[CORN] == 2
+    quarry = puertorico.prompt(s, 0)
+    assert quarry["counts"] is True and quarry["options"] == [0, 1]
+    answer(s, rng, 0)
+    assert s.players[0].worked[QUARRY] == 0
+
+
+def test_no_question_but_the_placement_declares_counts():
+    from bots.random_bot import RandomBot
+    rng = local_streams("counts")
+    s = puertorico.setup(["A", "B", "C"], {}, rng)
+    bot = RandomBot("counts")
+    kinds = set()
+    while puertorico.to_act(s):
+        seat = puertorico.to_act(s)[0]
+        p = puertorico.prompt(s, seat)
+        assert p.get("counts", False) is (p["kind"] == "place"), p["kind"]
+        kinds.add(p["kind"])
+        puertorico.apply(s, seat, bot.choose(puertorico.view(s, seat)), rng)
+    assert "place" in kinds
