@@ -1,0 +1,71 @@
+"""The real program in a real terminal: the installed `governor play` in a pseudo-terminal read
+by a terminal emulator (tests/client/real_terminal.py), played with keys as a person types them.
+What only the whole program shows: its computer players really think in the bot worker
+processes it starts (the full screen must not break them), a whole game reaches its audited end,
+the screen follows the terminal's size, and leaving keeps the game for `governor play` to resume."""
+import re
+
+import pytest
+
+from .real_terminal import ASKING, play_args, play_to_the_end
+
+# A computer player that could not decide: the table says so and plays a random move for it.
+FALLBACK = re.compile(r"failed|random move")
+LIMIT = 240     # seconds a whole game may take before it is called stuck (not a timing test)
+
+
+@pytest.mark.parametrize("game, size", [("sanjuan", (80, 24)), ("puertorico", (100, 32))])
+def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
+    term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), *size)
+    played = play_to_the_end(term, limit=LIMIT)
+
+    assert played.questions > 10, f"only {played.questions} questions answered:\n{played.end}"
+    assert "The match is over. VERIFIED" in played.end, f"no verified end:\n{played.end}"
+    # The bot worker pool started, and every decision came from it: none fell back to a random move.
+    assert played.workers >= 1, (f"no bot worker process ever ran under governor (pid {term.pid}); "
+                                 f"its processes now: {term.descendants()}\n{played.end}")
+    fallbacks = sorted(line for line in played.seen if FALLBACK.search(line))
+    assert not fallbacks, "a computer player fell back to random moves:\n" + "\n".join(fallbacks)
+
+    term.enter()        # closes the end screen
+    assert term.wait_exit() == 0, term.text()
+    assert len(list((term.home / "client" / "records").glob("*.govrec"))) == 1
+
+
+def test_the_screen_follows_the_terminal_and_a_left_game_resumes(real_terminal):
+    """Resized while a question is open, the table draws the question and its keys at each size;
+    q and y leave, and the next `governor play` in the same home offers the game back."""
+    term = real_terminal(play_args("--players", "2", "--bots", "heuristic"), 120, 40)
+    first = term.wait_for("your turn")
+    table = re.search(r"table (\w+)", first).group(1)
+    question = _question_line(first)
+    for cols, rows in [(80, 24), (100, 32), (120, 40)]:
+        term.resize(cols, rows)
+        # The status on the first row, the question, its keys on the last row: all in sight.
+        term.wait_until(lambda: "your turn" in (shown := term.lines())[0] and ASKING.search(shown[-1])
+                        and question in "\n".join(shown),
+                        f"the status, the question {question!r} and its keys at {cols}×{rows}")
+
+    term.type("q")
+    term.wait_for("Leave this game?")
+    term.type("y")
+    assert term.wait_exit() == 0, term.text()
+    assert "The game is saved" in term.flowing() and "offers to resume it" in term.flowing(), term.text()
+
+    again = real_terminal(play_args(new=False), 80, 24, home=term.home)
+    again.wait_for("Resume it? [Y/n]")
+    again.enter()
+    again.wait_for(f"table {table}")
+    again.wait_for("your turn")
+    again.type("q")
+    again.wait_for("Leave this game?")
+    again.type("y")
+    assert again.wait_exit() == 0, again.text()
+
+
+def _question_line(screen: str) -> str:
+    """The question's words: the line under the rule above the question (without the log
+    beside it, and without the mark of a question too new to answer)."""
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if "────" in line)
+    return lines[at + 1].split("│")[0].replace("new question", "").strip()[:30]
