@@ -5,10 +5,10 @@
 The positions come from games between the game's own computer players (fixed seeds, every player
 count, default options and every switch on), stopped at the first searched decision with a
 choice after a third and after half of the game that the search really searches (a decision
-with a single candidate is answered without searching). Each is searched once with an iteration budget;
-the rate is iterations over wall time, including the per-decision set-up (reading the view, the
-fallback's answer). The last line is one JSON object. Target (San Juan): at least 1,000
-iterations per second.
+with a single candidate is answered without searching). Each is searched once with an iteration
+budget; the rate is iterations over this process's CPU time, including the per-decision set-up
+(reading the view, the fallback's answer). The last line is one JSON object. Target (San Juan):
+at least 1,000 iterations per second.
 """
 from __future__ import annotations
 

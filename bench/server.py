@@ -9,10 +9,10 @@ options given).
 The server runs in its own process (server.app.Server, limits raised for the loopback clients),
 with its tables in SQLite, or with --postgres in a private PostgreSQL started for the run (the
 pgserver package of the test extra);
-this process runs a websocket client per seat that speak the wire protocol: hello, create/sit, commit
-and reveal, then every decision picked at random from the seat's prompt after a think time drawn
-uniformly from [0, 2 × think] seconds. Measured over a fixed window once every table is dealt:
-actions per second, command-to-ack latency (p50, p99), bytes per delta against bytes per
+--client-processes processes run a websocket client per seat that speaks the wire protocol: hello,
+create/sit, commit and reveal, then every decision picked at random from the seat's prompt after
+a think time drawn uniformly from [0, 2 × think] seconds. Measured over a fixed window once every
+table is dealt: actions per second, command-to-ack latency (p50, p99), bytes per delta against bytes per
 snapshot (real snapshots, requested now and then, which carry the last 50 log events; and, to
 show the log's weight, a snapshot of the same view carrying only the delta's events, and the view
 operations alone against the view alone), and the server's resident memory per table. The last line is one JSON object.

@@ -31,6 +31,11 @@ DESCRIPTIONS = {
 }
 
 
+# Levels whose thinking time depends on what their seat holds: a search runs only where there is
+# something to choose (the server holds their answers to a time that tells nothing: `bot_answer`).
+SEARCHING = frozenset({"ismcts"})
+
+
 def describe(level: str) -> str:
     return DESCRIPTIONS.get(level, "a computer player")
 

@@ -47,7 +47,7 @@ class Headless(Player):
         for kind, data in happened:
             if kind == "ack":
                 self.rejects = 0
-            elif kind == "notice":
+            elif kind in ("notice", "alert"):
                 print(f"[{data}]", file=sys.stderr, flush=True)
             elif kind in ("reject", "error"):
                 print(f"[server: {data[1]}]", file=sys.stderr, flush=True)

@@ -262,5 +262,5 @@ class SeatRunner:
                        table=self.session.table, seat=ex.seat, names=self.table.names(),
                        result=view.get("result"),
                        reason=printable(final.get("reason")) if final["t"] == "cancel" else None,
-                       own_seed=not ex.seed_made_by_server)
+                       own_seed=not ex.seed_made_by_server, bot_failures=tuple(self.table.bot_failures))
 

@@ -144,6 +144,8 @@ class Watcher(Player):
                     print(f"[{line}]")
             elif kind == "error":
                 print(f"[server: {data[1]}]")
+            elif kind == "alert":
+                print(f"[{data}]")
             elif kind == "chat":
                 print(f"[chat] {data['name']}: {data['text']}")
         if redraw and v is not None and not v.get("over"):

@@ -37,6 +37,7 @@ class Outcome:
     result: dict | None = None      # the engine's result from the final view, when we saw it
     reason: str | None = None       # why it did not finish
     own_seed: bool = True           # False: the server made our seat's seed (we were away, it says)
+    bot_failures: tuple[str, ...] = ()   # the server's words for each bot decision that failed
 
     @property
     def verified(self) -> bool:
@@ -71,7 +72,8 @@ class Table:
     """One table as this client sees it. `feed(msg)` takes one decoded server message and
     returns the messages to send back; what changed is left in attributes and in `happened`,
     a list of (kind, data) the shell drains: "view", "events", "ack", "reject", "status",
-    "error", "end", "notice", "chat" (a line said at the table: {seat, name, text}, printable),
+    "error", "end", "notice" (our own client's), "alert" (the server's notice to the table, printable),
+    "chat" (a line said at the table: {seat, name, text}, printable),
     "clock" (the seconds our question has left, as the server said).
     """
 
@@ -94,6 +96,7 @@ class Table:
         self.answered: tuple | None = None  # (prompt, seq at ack, time of ack) of the last accepted act
         self.happened: list[tuple] = []
         self.told: list[dict] = []          # what we alone were told, shown with the next view
+        self.bot_failures: list[str] = []   # the server's words for each bot decision that failed
         self.ended = False
         if session is None:                  # a spectator audits the public entries
             self.exchange = PlayerExchange(None, server_key=server_key)
@@ -377,6 +380,12 @@ class Table:
             return self._clock(msg)
         if kind == "error":
             self.happened.append(("error", (msg["code"], msg["message"])))
+            return []
+        if kind == "notice":  # not signed: only shown, and kept for the end of the match
+            message = printable(msg["message"])
+            if msg["code"] == "bot_failed":
+                self.bot_failures.append(message)
+            self.happened.append(("alert", message))
             return []
         if kind == "chat":    # not signed, not part of the record: only shown
             self.happened.append(("chat", printable({k: msg[k] for k in ("seat", "name", "text")})))

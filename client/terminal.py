@@ -9,11 +9,12 @@ import asyncio
 import sys
 import termios
 import threading
+from collections import Counter
 
 from .hints import command
 from .answers import BACK_WORDS, NOTHING, QUIT_WORDS, BadAnswer, going_back, parse_answer
 from .link import PACE_RATE, PATIENCE, Link
-from .render import Renderer, renderer_for, seats_line, time_left
+from .render import Renderer, plural, renderer_for, seats_line, time_left
 from .seat import Leave, Player, SeatRunner
 from .session import SeatSession
 from .table import Outcome, Table
@@ -217,6 +218,8 @@ class Terminal(Player):
                     self.say(f"  {e['text']}")
             elif kind == "notice":
                 self.say(f"[{data}]", "dim")
+            elif kind == "alert":
+                self.say(f"[{data}]", "warn")
             elif kind == "status":
                 line = seats_line(data, table.view.get("seat") if table.view else None)
                 if line and line != self.status_line:
@@ -310,6 +313,11 @@ class Terminal(Player):
             say(outcome.report.text())
         if outcome.caveat:
             say(outcome.caveat, "warn")
+        if outcome.bot_failures:
+            say(f"Computer players failed {plural(len(outcome.bot_failures), 'time')} in this match, "
+                "and a random move was played each time:", "warn")
+            for line, n in Counter(outcome.bot_failures).items():    # the same words, counted once
+                say(f"  {line}" + (f" ({n} times)" if n > 1 else ""), "warn")
         say(f"Match record saved: {outcome.record}")
         say(f"Check it again any time, on any machine: {command('verify', outcome.record)}", "dim")
 

@@ -35,6 +35,10 @@ Once seated, per table:
                                                       status `turn_time`); sent as it starts and on
                                                       every reconnect while it runs
   server -> error {code, message}                     a refused request that is not a command
+  server -> notice {table, code, message}             something everyone at the table should know that
+                                                      is no answer to anything: "bot_failed" (a
+                                                      computer player's decision failed and a random
+                                                      legal move is played for it)
   client -> chat {text}                               a line to the table; only a seated player may
                                                       send one (spectators read); not a command: no
                                                       ack, never signed, logged or stored
@@ -61,7 +65,7 @@ from games.errors import Closed
 
 from .codec import DecodeError, pack, pack_map, unpack
 
-VERSION = "governor/3"
+VERSION = "governor/4"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
 MAX_CHAT = 200                   # characters of one chat line, after control characters and
@@ -119,6 +123,7 @@ SERVER = {
     "status": {"table": (_STR, True), "seats": (_LIST, True)},
     "clock": {"table": (_STR, True), "seq": (_INT, True), "left": (float, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
+    "notice": {"table": (_STR, True), "code": (_STR, True), "message": (_STR, True)},
     "chat": {"table": (_STR, True), "seat": (_INT, True), "name": (_STR, True), "text": (_STR, True)},
     # `processes`: the public addresses of a cluster's other live processes, to ask for theirs
     "operator_tables": {"tables": (_LIST, True), "processes": (_LIST, False)},

@@ -253,7 +253,7 @@ _background: set[asyncio.Task] = set()
 # the payload's length in 7, 7 + 16 or 7 + 64 bits, then the payload. The server negotiates no
 # extension (server/app.py), so these are the bytes websockets' own framing makes (a test holds
 # them to it), without the frame object it builds and checks for each message: a move's four
-# frames to a seat are framed in about a quarter of the time (docs/benchmarks.md, session 12).
+# frames to a seat are framed in about a quarter of the time.
 _SHORT = [bytes((0x82, n)) for n in range(126)]
 _MEDIUM = struct.Struct("!BBH")
 _LONG = struct.Struct("!BBQ")

@@ -12,11 +12,19 @@ tables of searching bots queues behind itself, and another table's bot waits at 
 decision to finish, never for the whole queue. (The pool's own queue is FIFO: decisions are
 handed to it only when a worker is free.)
 
-A worker process that dies breaks the whole ProcessPoolExecutor: every decision queued or running
-in it fails with BrokenProcessPool, and the pool cannot say which one killed it. So each such
-decision is made once more on a fresh pool (started once, however many decisions report the same
-broken pool) instead of failing; only a decision that fails again, or whose bot raised, fails, and
-its table plays a random move for it. The old pool's other work is never cancelled.
+A decision the pool cannot make (a worker died, which breaks the whole ProcessPoolExecutor and
+every decision in it; or workers that cannot start) is made again on a fresh pool (started once,
+however many decisions report the same broken pool), and then, if that fails too, in a thread of
+this process. Every such failure is logged at error level and counted (/metrics). A decision
+that still fails, or whose bot raised (the same bot on the same view and seed would raise again,
+so that is not retried), raises BotFailed, whose `public` words say why without telling anything
+the bot saw; its table says so to everyone at it and plays a random legal move
+(server/table_core.py). After two pools have failed, decisions are made in threads from then on.
+
+Workers are spawned, and multiprocessing's resource tracker, which every spawned worker needs,
+is handed this process's standard error. Under the full-screen client, sys.stderr is Textual's
+capture, whose fileno() is -1, and the tracker could not start; so it is started with the
+process's real standard error (`_tracker_running`).
 """
 from __future__ import annotations
 
@@ -25,11 +33,13 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections import deque
 from contextlib import contextmanager
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import resource_tracker
 
 log = logging.getLogger("governor.server")
 
@@ -84,6 +94,38 @@ def _born_ignoring_ctrl_c(processes: bool):
         signal.signal(signal.SIGINT, old)
 
 
+def _tracker_running() -> None:
+    """Start multiprocessing's resource tracker if it is not running, handing it a standard error
+    that has a descriptor: the process's own when sys.stderr is a capture without one (Textual's
+    fileno() is -1, and spawning with it raises ValueError). Swapped only for this call, on the
+    event loop's thread."""
+    try:
+        usable = sys.stderr.fileno() >= 0
+    except (AttributeError, ValueError, OSError):
+        usable = False
+    if usable or sys.__stderr__ is None:
+        resource_tracker.ensure_running()
+        return
+    captured, sys.stderr = sys.stderr, sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = captured
+
+
+class BotFailed(Exception):
+    """A decision that no worker could make. `public` says why in words that tell nothing the bot
+    saw (no exception text, which could name a card): its table shows them to everyone."""
+
+    def __init__(self, public: str, cause: BaseException) -> None:
+        super().__init__(f"{public}: {cause!r}")
+        self.public = public
+
+
+class _PoolFailed(Exception):
+    """The pool, not the bot, failed to make a decision: another pool or a thread may."""
+
+
 def decide(level: str, seed: int, view: dict, seconds: float | None = None) -> list:
     """Runs in a worker: one decision of a fresh bot."""
     import bots
@@ -95,10 +137,13 @@ class Deciders:
     def __init__(self, workers: int | None = None, processes: bool = True,
                  seconds: float | None = None) -> None:
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
-        self.processes = processes
+        self.processes = processes      # think in worker processes (False: threads, as asked or after failures)
+        self.fell_back = False          # processes were asked for, and failed: threads from now on
         self.seconds = seconds
         self._pool: Executor | None = None
-        self.failures = 0
+        self._thread_pool: Executor | None = None
+        self.failures = 0               # process pools that failed and were replaced (/metrics)
+        self.thread_decisions = 0       # decisions made in a thread although processes were asked (/metrics)
         self._waiting: dict[str, deque] = {}   # owner -> its decisions not handed to a worker yet
         self._thinking: dict[str, int] = {}    # owner -> its decisions in a worker now
         self._served: dict[str, int] = {}      # owner with work here -> when it last got a worker
@@ -109,16 +154,6 @@ class Deciders:
     def per_owner(self) -> int:
         """The most workers one owner may hold while another owner waits: all but one."""
         return max(1, self.workers - 1)
-
-    def _executor(self) -> Executor:
-        if self._pool is None:
-            if self.processes:
-                # "spawn": a clean interpreter per worker, never a fork of a process with threads.
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_start_worker, initargs=(os.getpid(),))
-            else:
-                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="governor-bot")
-        return self._pool
 
     def submit(self, level: str, seed: int, view: dict, owner: str = "") -> asyncio.Future:
         """The decision of a fresh bot of `level` on `view`, a future; it waits its `owner`'s turn
@@ -160,7 +195,7 @@ class Deciders:
         except asyncio.CancelledError:
             decision.cancel()
             raise
-        except Exception as e:   # its table plays a random move instead
+        except Exception as e:   # BotFailed: its table says so and plays a random move instead
             if not decision.done():
                 decision.set_exception(e)
         else:
@@ -175,37 +210,65 @@ class Deciders:
             self._dispatch()
 
     async def _decide(self, level: str, seed: int, view: dict) -> list:
-        try:
-            return await self._once(level, seed, view)
-        except BrokenProcessPool:  # a worker died, perhaps thinking for another table: once more
-            return await self._once(level, seed, view)
-
-    async def _once(self, level: str, seed: int, view: dict) -> list:
-        loop = asyncio.get_running_loop()
-        for _ in range(3):
-            pool = self._executor()
+        """The decision, from the pool; on a fresh pool if that one failed; in a thread if that
+        failed too. A bot's own exception is not retried: it would raise again."""
+        for _ in range(2):
+            if not self.processes:
+                break
             try:
-                with _born_ignoring_ctrl_c(self.processes):     # the pool may start a worker here
-                    work = loop.run_in_executor(pool, decide, level, seed, view, self.seconds)
-            except Exception as e:  # a broken pool, or worker processes that cannot start
-                self._replace(pool, e)
+                return await self._in_pool(level, seed, view)
+            except _PoolFailed:
                 continue
-            try:
-                return await work
-            except BrokenProcessPool as e:
-                self._replace(pool, e)
-                raise
-        raise RuntimeError("no bot workers can be started")
+        if self.fell_back or self.processes:     # processes were asked for, and failed (logged as they did)
+            self.thread_decisions += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._threads(), decide, level, seed, view,
+                                                                    self.seconds)
+        except Exception as e:
+            raise BotFailed(f"it raised {type(e).__name__}", e) from e
 
-    def _replace(self, pool: Executor, exc: BaseException) -> None:
+    async def _in_pool(self, level: str, seed: int, view: dict) -> list:
+        """One try in the process pool; _PoolFailed when the pool, not the bot, failed."""
+        loop = asyncio.get_running_loop()
+        try:
+            _tracker_running()     # before the pool, whose queues register with the tracker
+            pool = self._executor()
+            with _born_ignoring_ctrl_c(True):      # the pool may start a worker here
+                work = loop.run_in_executor(pool, decide, level, seed, view, self.seconds)
+        except Exception as e:    # a broken pool, or worker processes that cannot start
+            self._replace(self._pool, e)
+            raise _PoolFailed() from e
+        try:
+            return await work
+        except BrokenProcessPool as e:   # a worker died, perhaps thinking for another table
+            self._replace(pool, e)
+            raise _PoolFailed() from e
+        except Exception as e:
+            raise BotFailed(f"it raised {type(e).__name__}", e) from e
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            # "spawn": a clean interpreter per worker, never a fork of a process with threads.
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_start_worker, initargs=(os.getpid(),))
+        return self._pool
+
+    def _threads(self) -> Executor:
+        if self._thread_pool is None:
+            self._thread_pool = ThreadPoolExecutor(self.workers, thread_name_prefix="governor-bot")
+        return self._thread_pool
+
+    def _replace(self, pool: Executor | None, exc: BaseException) -> None:
         """Drop a pool that failed, if it is still the one in use; after two failures, think in
         threads from now on. Its other work is left to finish (or to fail with it), not cancelled."""
         if pool is not self._pool:
             return   # replaced already, for another decision it took down
-        self._pool = None
-        pool.shutdown(wait=False)
+        if pool is not None:   # (None: the pool itself could not be made)
+            self._pool = None
+            pool.shutdown(wait=False)
         self.failures += 1
-        if self.processes and self.failures >= 2:
+        if self.failures >= 2:
+            self.fell_back = True
             log.error("bot worker processes keep failing (%r); bots think in threads from now on. A program "
                       "that embeds the server needs the `if __name__ == '__main__':` guard", exc)
             self.processes = False
@@ -213,6 +276,7 @@ class Deciders:
             log.error("the bot worker pool failed (%r); a new one will be started", exc)
 
     def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        for pool in (self._pool, self._thread_pool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._thread_pool = None

@@ -174,5 +174,12 @@ class AskBot:
     view: dict
 
 
+@dataclass(frozen=True)
+class BotFailure:
+    """A bot of `level` made no move the table could play, and a random legal move stands in for
+    it: counted in /metrics (the counters are the shell's)."""
+    level: str
+
+
 Effect = (StartTimer | CancelTimer | TellClock | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
-          | Unbind | RegisterToken | UnregisterToken | AskBot)
+          | Unbind | RegisterToken | UnregisterToken | AskBot | BotFailure)

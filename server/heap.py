@@ -5,7 +5,7 @@ that refer to one another in a cycle that nothing else refers to. Each of its pa
 event loop, and every table's next command, for as long as it walks: at 300 tables of think 1 s,
 a young pass walked what every table had made since the last one and still kept, and a full
 pass the whole heap, three or four pauses of 100 to 120 ms every 30 s, with p99's target at 50 ms
-(docs/benchmarks.md, "Server speed (issue 14)").
+(docs/benchmarks.md, 'Server').
 
 A server at play makes no cyclic garbage: a full collection after 20 s of 60 tables found none.
 What it made when a connection or a table went is now taken apart as it goes:

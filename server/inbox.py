@@ -81,10 +81,12 @@ class CloseTable:
 
 @dataclass(frozen=True, eq=False)
 class BotMove:
-    """A bot's decision for the question `key` of `seat`; None when the bot failed."""
+    """A bot's decision for the question `key` of `seat`; None when the bot failed, and `why` says
+    why in words everyone at the table may read."""
     seat: int
     key: tuple
     action: list | None
+    why: str = ""
 
 
 def seat_command(conn, msg: dict, received: float) -> Commit | Reveal | Act | Resync:

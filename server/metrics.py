@@ -46,6 +46,7 @@ class Metrics:
         self.store = Histogram()                  # one write to the store, committed
         self.finished: Counter[str] = Counter()   # tables that ended since start: over, cancelled
         self.lease_takeovers = 0                  # tables taken over, their lease expired (see above)
+        self.bot_failures: Counter[str] = Counter()   # bot decisions replaced by a random move, by level
 
 
 def exposition(server) -> str:
@@ -75,6 +76,14 @@ def exposition(server) -> str:
             m.store.lines("governor_store_write_seconds"), named=True)
     _family(out, "governor_lease_takeovers_total", "counter", "Tables taken over from another process "
             "once their lease expired.", [f" {m.lease_takeovers}"])
+    _family(out, "governor_bot_failures_total", "counter", "Computer players' decisions that failed, each "
+            "replaced by a random legal move (the table is told), by level.",
+            [f'{{level="{k}"}} {n}' for k, n in sorted(m.bot_failures.items())])
+    d = server.deciders
+    _family(out, "governor_bot_pool_failures_total", "counter", "Times the bot worker pool failed (a worker "
+            "died, or none could start) and was replaced.", [f" {d.failures}"])
+    _family(out, "governor_bot_thread_decisions_total", "counter", "Computer players' decisions made in a "
+            "thread of the server because its worker processes failed.", [f" {d.thread_decisions}"])
     return "\n".join(out) + "\n"
 
 

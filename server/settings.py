@@ -52,6 +52,8 @@ class Limits:
     hello_timeout: float = 10.0           # seconds at least from a socket's accept to its hello (server/app.py _Counted)
     idle_table: float = 60.0              # a waiting table no person is at is closed after this many seconds
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
+    bot_answer: float = 0.5               # seconds from a searching bot's question to its move at the
+                                          # soonest, so that how long it thought tells nothing it saw
     turn_time: float = 300.0              # seconds a player may take over one decision (0: no clock)
     chat_rate: float = 1.0                # chat lines a second per connection ...
     chat_burst: int = 5                   # ... with this burst; over it: an error "slow_down"

@@ -24,10 +24,12 @@ import asyncio
 import logging
 import time
 
+import bots
 from protocol import wire
 
 from .broadcast import Broadcaster
-from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
+from .deciders import BotFailed
+from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
                       TellClock, TurnClock, Unbind, UnregisterToken)
 from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
@@ -56,6 +58,7 @@ class Table:
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.task: asyncio.Task | None = None
         self.timers: dict = {}    # timer key -> its asyncio.TimerHandle, while it runs
+        self.held_moves: set = set()   # TimerHandles of searching bots' moves held to `bot_answer`
 
     # ------------------------------------------------------------------ outside view
 
@@ -180,8 +183,8 @@ class Table:
                 return core.resync(conn)
             case CloseTable(conn, reason):
                 return core.close(conn, reason)
-            case BotMove(seat, key, action):
-                return core.bot_moved(seat, key, action)
+            case BotMove(seat, key, action, why):
+                return core.bot_moved(seat, key, action, why)
             case GraceTimer():
                 return core.grace_over(message)
             case TurnClock():
@@ -277,6 +280,8 @@ class Table:
                 self._tell_clock(conn, key)
             case AskBot():
                 self._ask_bot(effect)
+            case BotFailure(level):
+                self.server.metrics.bot_failures[level] += 1
             case _:
                 raise TypeError(f"a table cannot carry out {effect!r}")
 
@@ -302,25 +307,43 @@ class Table:
                                                  "left": float(left)}))
 
     def _stop_timers(self) -> None:
-        for handle in self.timers.values():
+        for handle in (*self.timers.values(), *self.held_moves):
             handle.cancel()
         self.timers.clear()
+        self.held_moves.clear()
 
     def _ask_bot(self, ask: AskBot) -> None:
+        asked = asyncio.get_running_loop().time()
         try:
             decision = self.server.deciders.submit(ask.level, ask.seed, ask.view, self.bot_owner)
         except Exception as e:   # no decision can be asked for: it fails, and a random move is played
             decision = asyncio.get_running_loop().create_future()
-            decision.set_exception(e)
-        decision.add_done_callback(lambda f: self.post(BotMove(ask.seat, ask.key, self._bot_action(ask, f))))
+            decision.set_exception(BotFailed("no decision could be asked for", e))
+        decision.add_done_callback(lambda f: self._bot_decided(ask, f, asked))
 
-    def _bot_action(self, ask: AskBot, decision: asyncio.Future) -> list | None:
-        try:
-            return list(decision.result())
-        except (Exception, asyncio.CancelledError) as e:
-            log.error("table %s: the %s bot of seat %d failed: %r; it plays a random move", self.id, ask.level,
-                      ask.seat, e)
-            return None
+    def _bot_decided(self, ask: AskBot, decision: asyncio.Future, asked: float) -> None:
+        """Posts the bot's move, or its failure (the core tells the table and plays a random move).
+        A decision cancelled because the server stops is no move at all: a restarted server asks
+        the bot again. A searching bot's move waits until `bot_answer` seconds after its question:
+        a search runs only where there is a choice, so an early answer would tell that its seat
+        had none (it can afford nothing, say)."""
+        if decision.cancelled():
+            return
+        e = decision.exception()
+        if isinstance(e, asyncio.CancelledError):
+            return
+        if e is None:
+            move = BotMove(ask.seat, ask.key, list(decision.result()))
+        else:
+            log.error("table %s: the %s bot of seat %d failed: %r", self.id, ask.level, ask.seat, e, exc_info=e)
+            move = BotMove(ask.seat, ask.key, None, e.public if isinstance(e, BotFailed) else "it failed")
+        loop = asyncio.get_running_loop()
+        hold = asked + self.server.limits.bot_answer - loop.time() if ask.level in bots.SEARCHING else 0
+        if hold <= 0:
+            self.post(move)
+            return
+        handle = loop.call_later(hold, lambda: (self.held_moves.discard(handle), self.post(move)))
+        self.held_moves.add(handle)
 
     def _unload_if_idle(self) -> bool:
         """A finished table nobody is connected to, with nothing left to do, is no longer in use:

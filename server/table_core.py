@@ -45,7 +45,7 @@ from protocol.exchange import SEED_BYTES, ServerExchange
 from protocol.fairness import player_commit
 from protocol.messages import ProtocolError
 
-from .effects import (AppendRow, AskBot, Bind, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
+from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
                       TellClock, TurnClock, Unbind, UnregisterToken)
 from .seats import Seat, hash_token, seat_info
@@ -771,9 +771,10 @@ class TableCore:
         view = self.engine.view(self.exchange.state, s.index)   # what a client would hold
         return [AskBot(s.index, s.job, s.bot or self.bot_level, int.from_bytes(self.random_bytes(8)) >> 1, view)]
 
-    def bot_moved(self, index: int, key: tuple, action: list | None) -> Effects:
-        """A bot's decision for the question `key` (None: the bot failed). It is played if it
-        still answers the seat's question and can be played; otherwise a random legal move is."""
+    def bot_moved(self, index: int, key: tuple, action: list | None, why: str = "") -> Effects:
+        """A bot's decision for the question `key` (None: the bot failed, for the reason `why`). It
+        is played if it still answers the seat's question and can be played; otherwise everyone at
+        the table is told, and a random legal move is played."""
         s = self.seats[index]
         if s.job == key:
             s.job = None
@@ -782,13 +783,20 @@ class TableCore:
                 or not s.server_plays or index not in self.engine.to_act(ex.state)):
             return []
         if action is None:
-            return self._random_move(s)
+            return self._bot_failed(s, why)
         try:
             return self._accept("act", index, {"action": action}, then=_nothing, failed=lambda: self._random_move(s))
         except (IllegalAction, ProtocolError) as e:
-            log.error("table %s: the move %r of the bot of seat %d was refused (%s); it plays a random one",
-                      self.id, action, index, e)
-            return self._random_move(s)
+            log.error("table %s: the move %r of the bot of seat %d was refused (%s)", self.id, action, index, e)
+            # The code only: the refusal's sentence may name what the bot holds.
+            return self._bot_failed(s, f"its move was refused ({e.code})")
+
+    def _bot_failed(self, s: Seat, why: str) -> Effects:
+        """Everyone at the table is told that the seat's bot failed and a random move stands in."""
+        level = s.bot or self.bot_level
+        notice = wire.encode({"type": "notice", "table": self.id, "code": "bot_failed",
+                              "message": f"{s.name} ({level}) failed: {why}; a random move is played for it."})
+        return [BotFailure(level), *self._to_everyone(notice), *self._random_move(s)]
 
     def _random_move(self, s: Seat) -> Effects:
         """A random legal move for a seat whose bot failed; if even that fails, the table freezes."""

@@ -31,7 +31,7 @@ class Search:
     searched = frozenset({"role", "build", "settle", "load", "craftsman", "sell"})
     tree_kinds = frozenset({"role"})
     # Half San Juan's: a paired series against three heuristic players at 400 iterations
-    # (docs/benchmarks.md, 'Computer players') gained about 1.6 points of margin over 0.7.
+    # (docs/benchmarks.md, 'Tournaments') gained about a point of margin and six of win rate over 0.7.
     exploration = 0.35
     apply = staticmethod(lambda s, seat, action, streams: apply(s, seat, action, streams, events=False))
     sampler = staticmethod(Determinizer)

@@ -157,6 +157,7 @@ class SeatPlayer:
         self.rejects: list[dict] = []
         self.errors: list[dict] = []
         self.chats: list[dict] = []
+        self.notices: list[dict] = []
         self.snapshots = 0
         self.deltas = 0
         self.status: dict | None = None
@@ -244,6 +245,8 @@ class SeatPlayer:
             self.errors.append(msg)
         elif kind == "chat":
             self.chats.append(msg)
+        elif kind == "notice":
+            self.notices.append(msg)
 
     _reply = None
     _resync = False

@@ -96,7 +96,7 @@ async def test_a_failed_decision_fails_alone_and_frees_its_worker(gate, monkeypa
     try:
         bad = pool.submit("ismcts", "bad", {}, owner="A")
         good = pool.submit("ismcts", "a0", {}, owner="A")
-        with pytest.raises(ValueError):
+        with pytest.raises(deciders_module.BotFailed, match="it raised ValueError"):
             await asyncio.wait_for(bad, 5)
         gate.let_go("a0")
         assert await asyncio.wait_for(good, 5) == ["a0"]

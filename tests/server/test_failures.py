@@ -7,13 +7,18 @@ import asyncio
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import games
 from server import table_core
 from protocol import wire
 from protocol.exchange import ServerExchange
 from protocol.fairness import local_streams
+from server import deciders
 from server.deciders import Deciders
+from server.metrics import exposition
 
 from .rawclient import Closed, Raw, play_all
 from .test_limits import _no_act
@@ -92,15 +97,27 @@ async def test_a_token_whose_seat_was_given_away_meanwhile_does_not_take_it(serv
 
 # ---------------------------------------------------------------------- 2. the server's own moves
 
-async def test_a_bot_whose_decision_fails_plays_a_random_move(server, monkeypatch):
-    def no_workers(*args):
-        raise RuntimeError("no bot workers can be started")
+async def test_a_bot_whose_decision_fails_plays_a_random_move_and_the_table_is_told(server, monkeypatch):
+    """Every decision of the bot raises, in the worker and again in the thread it is retried in:
+    each time the table is told in words that name no card (the exception's text is not shown),
+    /metrics counts it, and the match goes on to a verified end."""
+    tried = []
 
-    monkeypatch.setattr(server.deciders, "submit", no_workers)
+    def broken_bot(level, seed, view, seconds=None):
+        tried.append(level)
+        raise KeyError("Silver smelter")      # what a careless bot's error could hold
+
+    monkeypatch.setattr(deciders, "decide", broken_bot)
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await play_all([ana], timeout=20)
     assert ana.report.ok, ana.report.text()
     assert ana.errors == [] and not server.tables[table].core.broken
+    failures = [n for n in ana.notices if n["code"] == "bot_failed"]
+    assert failures and len(failures) == len(tried)     # one notice per failed decision
+    assert all(n["message"].startswith("Bot 2 (random) failed: it raised KeyError; a random move")
+               and "Silver" not in n["message"] for n in failures), failures[0]
+    metrics = exposition(server)
+    assert f'governor_bot_failures_total{{level="random"}} {len(failures)}' in metrics
 
 
 async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(server, monkeypatch):
@@ -298,3 +315,66 @@ async def test_a_dead_bot_worker_loses_no_decision():
         assert deciders.failures == 1 and deciders.processes
     finally:
         deciders.shutdown()
+
+
+# The full-screen client runs the server under Textual, whose sys.stderr is a capture with no
+# descriptor (fileno() is -1). Starting a worker then once failed in multiprocessing's resource
+# tracker, and every bot played random moves. Run in a fresh interpreter, where no tracker runs yet.
+NO_DESCRIPTOR_STDERR = """
+import asyncio, io, sys
+import games
+from protocol.fairness import local_streams
+from server.deciders import Deciders
+
+class Capture(io.StringIO):
+    def fileno(self):
+        return -1
+
+async def main():
+    engine = games.get("sanjuan")
+    state = engine.setup(["a", "b"], {}, local_streams(0))
+    view = engine.view(state, engine.to_act(state)[0])
+    pool = Deciders(workers=1, processes=True)
+    real, sys.stderr = sys.stderr, Capture()
+    try:
+        action = await asyncio.wait_for(pool.submit("heuristic", 1, view), 60)
+        where = "process" if pool._pool is not None and pool._pool._processes else "none"
+    finally:
+        sys.stderr = real
+        pool.shutdown()
+    print(where, pool.failures, pool.thread_decisions, isinstance(action, list))
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_bots_think_in_worker_processes_under_a_stderr_without_a_descriptor(tmp_path):
+    script = tmp_path / "no_descriptor.py"
+    script.write_text(NO_DESCRIPTOR_STDERR)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parents[2])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["process", "0", "0", "True"], out.stdout + out.stderr
+
+
+async def test_a_pool_that_cannot_start_is_replaced_then_the_decision_is_made_in_a_thread(monkeypatch, caplog):
+    engine = games.get("sanjuan")
+    state = engine.setup(["a", "b"], {}, local_streams(0))
+    view = engine.view(state, engine.to_act(state)[0])
+    pool = Deciders(workers=1, processes=True)
+
+    def cannot_start():
+        raise ValueError("bad value(s) in fds_to_keep")
+
+    monkeypatch.setattr(deciders, "_tracker_running", cannot_start)
+    try:
+        first = await asyncio.wait_for(pool.submit("heuristic", 1, view), 30)
+        second = await asyncio.wait_for(pool.submit("heuristic", 2, view), 30)
+    finally:
+        pool.shutdown()
+    assert isinstance(first, list) and isinstance(second, list)    # made, in a thread
+    assert pool.failures == 2 and pool.fell_back and pool.thread_decisions == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("a new one will be started" in e for e in errors)
+    assert any("bots think in threads from now on" in e for e in errors)

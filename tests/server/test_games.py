@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from server import deciders
+
 from .rawclient import Raw, SeatPlayer, play_all
 
 
@@ -93,3 +95,53 @@ async def test_a_thinking_bot_never_delays_another_table(make_server):
     # Blocking the event loop while searching would leave no room for any of these.
     assert len(during) >= 20, (len(during), len(acks), spans)
     assert bo.rejects == [] and cy.rejects == [] and ana.rejects == []
+
+
+class ViewTimes(SeatPlayer):
+    """Notes when each view came: (time, seq, who was to act)."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        self.views: list[tuple[float, int, list]] = []
+
+    def handle(self, msg: dict) -> None:
+        super().handle(msg)
+        if msg["type"] in ("delta", "snapshot") and self.view:
+            self.views.append((time.monotonic(), self.seq, list(self.view["to_act"])))
+
+
+async def test_a_searching_bot_takes_as_long_when_it_searches_as_when_it_does_not(make_server, monkeypatch, tmp_path):
+    """A searching bot's answer time tells nothing of what it holds. Its decisions here stand in
+    for a search that runs only on some questions (those of more than three options: 80 ms) and
+    not on the others (at once), as a real one runs only where there is a choice. Its opponent
+    times each of its moves, from the view that put a question to it alone to the next move's.
+    Without `bot_answer` the times fall in two groups that tell the questions apart; with it,
+    every one is that time, whichever the question was."""
+    async def answer_times(bot_answer, data_dir):
+        asked = []
+
+        def timed(level, seed, view, seconds=None):
+            p = view["prompt"]
+            asked.append(len(p["options"]) > 3)
+            if asked[-1]:
+                time.sleep(0.08)
+            return p["options"][:max(1, p["min"])][:p["max"]]
+
+        monkeypatch.setattr(deciders, "decide", timed)
+        server = await make_server(bot_answer=bot_answer, data_dir=data_dir)
+        lobby = await Raw.connect(server.url)
+        table = await lobby.create(2, 1, bot="ismcts")
+        await lobby.close()
+        ana = ViewTimes(server.url, table, "Ana", seed=0)
+        await ana.sit()
+        await ana.play(until=lambda p: sum(asked) >= 8 and len(asked) - sum(asked) >= 8, timeout=90)
+        first: dict[int, tuple[float, list]] = {}      # seq -> when its first view came, who was to act
+        for t, seq, to_act in ana.views:
+            first.setdefault(seq, (t, to_act))
+        seqs = sorted(first)
+        return sorted(first[b][0] - first[a][0] for a, b in zip(seqs, seqs[1:]) if first[a][1] == [1])
+
+    times = await answer_times(0.0, tmp_path / "quick")
+    assert any(t < 0.03 for t in times) and any(t > 0.075 for t in times), times     # two kinds
+    times = await answer_times(0.3, tmp_path / "held")
+    assert all(0.29 <= t < 0.45 for t in times), times

@@ -59,7 +59,7 @@ async def test_an_oversized_frame_is_refused_by_the_frame_limit(server):
 
 @pytest.mark.parametrize("hello,reason", [
     ({"type": "list"}, "first message must be a hello"),
-    ({"type": "hello", "version": "governor/0"}, "this server speaks governor/3"),
+    ({"type": "hello", "version": "governor/0"}, "this server speaks governor/4"),
     ({"type": "hello", "version": wire.VERSION, "token": "not-a-token"}, "unknown seat token"),
 ])
 async def test_a_bad_hello_closes_with_bad_hello(server, hello, reason):
