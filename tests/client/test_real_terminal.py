@@ -4,6 +4,7 @@ What only the whole program shows: its computer players really think in the bot 
 processes it starts (the full screen must not break them), a whole game reaches its audited end,
 the screen follows the terminal's size, and leaving keeps the game for `governor play` to resume."""
 import re
+import urllib.request
 
 import pytest
 
@@ -11,6 +12,9 @@ from .real_terminal import ASKING, play_args, play_to_the_end
 
 # A computer player that could not decide: the table says so and plays a random move for it.
 FALLBACK = re.compile(r"failed|random move")
+# What the server counts of its bots not thinking in their worker processes (docs/hosting.md).
+BOT_TROUBLE = ("governor_bot_failures_total", "governor_bot_pool_failures_total",
+               "governor_bot_thread_decisions_total")
 LIMIT = 240     # seconds a whole game may take before it is called stuck (not a timing test)
 
 
@@ -26,6 +30,10 @@ def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
                                  f"its processes now: {term.descendants()}\n{played.end}")
     fallbacks = sorted(line for line in played.seen if FALLBACK.search(line))
     assert not fallbacks, "a computer player fell back to random moves:\n" + "\n".join(fallbacks)
+    # The server (still up while the end is shown) counted no failure and no decision in a thread.
+    assert term.port() is not None, term.output[-2000:]
+    counted = bot_trouble(term.port())
+    assert not any(counted.values()), counted
 
     term.enter()        # closes the end screen
     assert term.wait_exit() == 0, term.text()
@@ -61,6 +69,19 @@ def test_the_screen_follows_the_terminal_and_a_left_game_resumes(real_terminal):
     again.wait_for("Leave this game?")
     again.type("y")
     assert again.wait_exit() == 0, again.text()
+
+
+def bot_trouble(port: int) -> dict[str, float]:
+    """The server's /metrics: each BOT_TROUBLE family's samples added up."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    found = dict.fromkeys(BOT_TROUBLE, 0.0)
+    for line in text.splitlines():
+        name = re.split(r"[{ ]", line, maxsplit=1)[0]
+        if name in found:
+            found[name] += float(line.rsplit(" ", 1)[1])
+    assert set(BOT_TROUBLE) <= {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")}, text
+    return found
 
 
 def _question_line(screen: str) -> str:
