@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from .real_terminal import ASKING, play_args, play_to_the_end
+from .real_terminal import ASKING, SIZES, TerminalError, play_args, play_to_the_end
 
 # A computer player that could not decide: the table says so and plays a random move for it.
 FALLBACK = re.compile(r"failed|random move")
@@ -18,7 +18,7 @@ BOT_TROUBLE = ("governor_bot_failures_total", "governor_bot_pool_failures_total"
 LIMIT = 240     # seconds a whole game may take before it is called stuck (not a timing test)
 
 
-@pytest.mark.parametrize("game, size", [("sanjuan", (80, 24)), ("puertorico", (100, 32))])
+@pytest.mark.parametrize("game, size", [("sanjuan", SIZES[0]), ("puertorico", SIZES[1])])
 def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
     term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), *size)
     played = play_to_the_end(term, limit=LIMIT)
@@ -43,11 +43,14 @@ def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
 def test_the_screen_follows_the_terminal_and_a_left_game_resumes(real_terminal):
     """Resized while a question is open, the table draws the question and its keys at each size;
     q and y leave, and the next `governor play` in the same home offers the game back."""
-    term = real_terminal(play_args("--players", "2", "--bots", "heuristic"), 120, 40)
+    term = real_terminal(play_args("--players", "2", "--bots", "heuristic"), *SIZES[-1])
     first = term.wait_for("your turn")
     table = re.search(r"table (\w+)", first).group(1)
     question = _question_line(first)
-    for cols, rows in [(80, 24), (100, 32), (120, 40)]:
+    with pytest.raises(TerminalError) as failed:       # a wait that fails shows what was on the screen
+        term.wait_for("words no screen shows", timeout=0.5)
+    assert "'words no screen shows'" in str(failed.value) and f"table {table}" in str(failed.value)
+    for cols, rows in SIZES:       # from the largest to the smallest, and up again
         term.resize(cols, rows)
         # The status on the first row, the question, its keys on the last row: all in sight.
         term.wait_until(lambda: "your turn" in (shown := term.lines())[0] and ASKING.search(shown[-1])
