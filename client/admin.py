@@ -23,8 +23,6 @@ from .interrupt import run_interruptibly
 from .link import DROPPED, add_connection_arguments, open_link
 from .session import read_operator_key, server_address
 
-HELP = "list the seats of a server's tables or close one, with its operator key"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", type=server_address, help="the server, e.g. wss://play.example.org:8765")

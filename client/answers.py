@@ -55,9 +55,11 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
     of `count` options asking for lo..hi of them. Raises BadAnswer with a sentence."""
     picks: list[int] = []
     words = text.replace(",", " ").split()
-    if not words and not lo:     # where a pick is needed, the bounds below say what is
-        raise BadAnswer("empty_answer", "An empty line is no answer: type 0 or none to pick nothing"
-                        + (", or the numbers of your picks." if hi else " and go on."))
+    # An empty line picks nothing only where nothing can be picked: elsewhere one Enter too many
+    # would pass. Where a pick is needed, the bounds below say what is.
+    if not words and not lo and hi:
+        raise BadAnswer("empty_answer", "An empty line is no answer: type 0 or none to pick nothing, "
+                        "or the numbers of your picks.")
     if len(words) == 1 and words[0].lower() in NONE_WORDS:
         words = []
     for word in words:
@@ -71,7 +73,7 @@ def parse_answer(text: str, count: int, lo: int, hi: int) -> list[int]:
         if not 1 <= n <= count:
             shown = n if n <= count else (word if len(word) <= 20 else word[:17] + "...")
             raise BadAnswer("bad_answer", f"There is no option {shown}: the options go from 1 to {count}."
-                            if count else "There are no options here: type 0 or none to go on.")
+                            if count else "There are no options here: press Enter to go on.")
         if n - 1 in picks:
             raise BadAnswer("bad_answer", f"You picked option {n} twice: each option can be picked once.")
         picks.append(n - 1)

@@ -1,20 +1,31 @@
-"""The `governor` command: one subcommand per job (COMMANDS), each a module with HELP,
-add_arguments(parser) and run(args) -> exit code."""
+"""The `governor` command: one subcommand per job (COMMANDS), each a module of this package with
+add_arguments(parser) and run(args) -> exit code, its docstring the subcommand's description.
+A command imports its own module only, when it runs: `governor --version`, `records` and `verify`
+start without the full screen, the server or the network discovery (bench/startup.py)."""
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
+import importlib
 import os
 import signal
 import sys
 import threading
 
-from . import admin, join, play, records, replay, selfplay, serve, verify, watch
 from .hints import program, spelled
-from .table_options import add_table_arguments
 
-COMMANDS = {"play": play, "join": join, "watch": watch, "records": records, "replay": replay,
-            "verify": verify, "serve": serve, "admin": admin, "selfplay": selfplay}
+# Each subcommand's module (client/<name>.py) and its line in `governor --help`, kept here so that
+# listing the commands imports none of them.
+COMMANDS = {
+    "play": "play against bots (and friends on your network) in this terminal",
+    "join": "play at a table of a Governor server (or run a headless bot seat)",
+    "watch": "watch a table being played",
+    "records": "list your saved match records: date, game, players, scores, winner, verdict",
+    "replay": "step through a finished match, move by move, forward and back",
+    "verify": "audit a saved match record: deal, moves and scores",
+    "serve": "run a server others can join over the network",
+    "admin": "list the seats of a server's tables or close one, with its operator key",
+    "selfplay": "let bots play each other and print the results",
+}
 # Subcommands that set up a table share these arguments, with the same meaning and checks.
 TABLE_COMMANDS = ("play", "selfplay")
 
@@ -26,24 +37,48 @@ def _seed(text: str) -> str:
 
 
 def _table_arguments(p: argparse.ArgumentParser) -> None:
+    from .table_options import add_table_arguments      # the games and bots: only for a table
     add_table_arguments(p)
     p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same cards")
 
 
 def version() -> str:
     """The installed package's version (pyproject.toml), or say it is not installed."""
+    import importlib.metadata       # read only when asked: it is slow to import
     try:
         return importlib.metadata.version("governor")
     except importlib.metadata.PackageNotFoundError:
         return "(not installed: run from the source folder)"
 
 
-def parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """--version: the version looked up when asked for, not each time the parser is built."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"governor {version()}")
+        parser.exit()
+
+
+def command_module(name: str):
+    """The module that runs the subcommand `name` (a key of COMMANDS)."""
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """`governor`'s parser, every subcommand's arguments in it; with `only`, that subcommand's
+    alone (the others are listed, their modules not imported)."""
     top = argparse.ArgumentParser(prog=program(), description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
-    top.add_argument("--version", action="version", version=f"governor {version()}")
+    top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
-    for name, module in COMMANDS.items():
-        p = sub.add_parser(name, help=module.HELP, description=spelled(module.__doc__, COMMANDS),
+    for name, help_line in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_line)
+            continue
+        module = command_module(name)
+        p = sub.add_parser(name, help=help_line, description=spelled(module.__doc__, COMMANDS),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         if name in TABLE_COMMANDS:
             _table_arguments(p)
@@ -53,7 +88,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # The top level takes no option with a value: the first word not an option names the command.
+    named = next((word for word in argv if not word.startswith("-")), None)
+    args = parser(named if named is not None else "").parse_args(argv)
     try:
         code = args.run(args)
     except KeyboardInterrupt:

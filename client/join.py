@@ -41,8 +41,6 @@ from .hints import command
 from .table_options import add_bot_arguments, add_option_arguments, chosen_options, computer_levels
 from .terminal import Keyboard, Terminal, play_seat
 
-HELP = "play at a table of a Governor server (or run a headless bot seat)"
-
 
 def _count(lo: int, hi: int, what: str):
     def check(text: str) -> int:

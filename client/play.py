@@ -33,7 +33,6 @@ from .session import SeatSession, default_data_dir, server_folder
 from .table_options import add_bot_arguments, chosen_table, computer_levels
 from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 
-HELP = "play against bots (and friends on your network) in this terminal"
 DEFAULT_PORT = 8765
 LAN_RATE = 200.0
 

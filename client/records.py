@@ -2,6 +2,7 @@
 who played, the scores, the winner, and the verdict of the audit (done again, offline).
 
     governor records                 every record in your data folder
+    governor records --aborts        per server, the matches it aborted after the deal was fixed
     governor replay 1                step through the newest one
     governor verify FILE             the audit of one record, in full
 """
@@ -21,7 +22,6 @@ from protocol.verify import Report, verify
 from .hints import command
 from .session import add_data_dir, default_data_dir, read_record, record_files
 
-HELP = "list your saved match records: date, game, players, scores, winner, verdict"
 
 # record_name's date and time, at the start of a record's file name.
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d)_(\d\d)(\d\d)_")
@@ -29,6 +29,8 @@ _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d)_(\d\d)(\d\d)_")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_dir(p)
+    p.add_argument("--aborts", action="store_true",
+                   help="count, per server key, the matches cancelled or abandoned after the deal was fixed")
 
 
 @dataclass
@@ -55,14 +57,21 @@ class Saved:
         r = self.report
         if r is None:
             return f"{self.when}  {self.path.name}: not a readable record ({self.problem})"
-        players = ", ".join(f"{n} ({r.scores[i]})" if r.scores else n for i, n in enumerate(r.names))
-        winner = (", ".join(r.names[i] for i in r.winners) if r.winners is not None else
-                  "no winner (not finished)")
-        verdict = "verified" if r.ok else "not checked" if r.refused else "FAILED"
-        if r.ok and r.hidden_unchecked:
-            verdict = "verified (public part)"
         what = {"public": ", watched", "refused": ", evidence"}.get(self.kind, "")
         short = (r.game_id or "")[:8]
+        if r.abandoned:     # a signed prefix: the deal is fixed, and nothing after it can be judged
+            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(r.names) or '?'}  "
+                             f"ABANDONED after the deal was fixed  [{short}]")
+        if not r.ok:
+            # Neither scores nor a winner: a record that fails its audit (or cannot be judged)
+            # proves none.
+            verdict = f"NOT CHECKED: {r.what}" if r.refused else f"FAILED audit: {r.where}: {r.what}"
+            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(r.names) or '?'}  {verdict}  [{short}]")
+        players = ", ".join(f"{n} ({r.scores[i]})" if r.scores else n for i, n in enumerate(r.names))
+        winner = ", ".join(r.names[i] for i in r.winners) if r.winners is not None else "none (cancelled)"
+        verdict = "verified (public part)" if r.hidden_unchecked else "verified"
+        if r.after_deal:
+            verdict += ", CANCELLED after the deal was fixed"
         return printable(f"{self.when}  {r.game or '?'}{what}  {players}  winner: {winner}  {verdict}  [{short}]")
 
 
@@ -71,10 +80,31 @@ def saved_records(data_dir: Path) -> list[Saved]:
     out = []
     for path in record_files(data_dir):
         try:
-            out.append(Saved(path, verify(read_record(str(path)))))
+            out.append(Saved(path, verify(*read_record(str(path)))))
         except (OSError, record.RecordError) as e:
             out.append(Saved(path, None, str(e)))
     return out
+
+
+def aborts(saved: list[Saved]) -> list[str]:
+    """Per server key, how many of its matches (each counted once, however many records of it
+    there are) were cancelled after the deal was fixed, and how many it abandoned then."""
+    per: dict[str, dict[str, str]] = {}     # server fingerprint -> game id -> how it ended
+    for s in saved:
+        r = s.report
+        if r is None or r.server is None or r.game_id is None or s.kind == "refused":
+            continue
+        how = "abandoned" if r.abandoned else "cancelled" if r.after_deal else "other"
+        games = per.setdefault(r.server, {})
+        if games.get(r.game_id, "other") == "other":
+            games[r.game_id] = how
+    lines = []
+    for server, games in sorted(per.items(), key=lambda kv: -len(kv[1])):
+        ends = list(games.values())
+        cancelled, abandoned = ends.count("cancelled"), ends.count("abandoned")
+        lines.append(f"server {server}: {cancelled + abandoned} of {len(ends)} matches aborted after the deal "
+                     f"was fixed ({cancelled} cancelled, {abandoned} abandoned)")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
     saved = saved_records(data_dir)
     if not saved:
         print(f"No match records yet in {data_dir / 'records'}: they are saved there when a match ends.")
+        return 0
+    if args.aborts:
+        print(f"Matches aborted after the deal was fixed, per server key (records in {data_dir / 'records'}):")
+        for line in aborts(saved):
+            print(f"  {printable(line)}")
         return 0
     width = len(str(len(saved)))
     for i, s in enumerate(saved, 1):

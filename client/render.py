@@ -42,29 +42,28 @@ class Renderer:
     def paint(self, text: str, style: str) -> str:
         return f"\x1b[{_STYLES[style]}m{text}\x1b[0m" if self.colour else text
 
-    def board(self, v: dict) -> str:
-        """Everything the view shows but its question, as the game draws it."""
-        return self.text.board(printable(v))
+    def board(self, v: dict, width: int = WIDTH) -> str:
+        """Everything the view shows but its question, as the game draws it in `width` columns."""
+        return self.text.board(printable(v), width)
 
-    def board_parts(self, v: dict) -> tuple[str, str]:
-        """The board as (what a screen keeps in sight: the round, the roles; the rest, which
-        may scroll), as the game splits it; a game that does not: all of it may scroll."""
-        parts = getattr(self.text, "parts", None)
-        return parts(printable(v)) if parts is not None else ("", self.board(v))
+    def board_parts(self, v: dict, width: int = WIDTH) -> tuple[str, str, str]:
+        """The board in `width` columns as (what a screen keeps in sight above: the round, the
+        roles; the rest, which may scroll; the seat's own things, which a screen keeps in sight
+        beside the question: a hand, one's money and goods), as the game's Text splits it."""
+        return self.text.parts(printable(v), width)
 
     def view(self, v: dict) -> str:
         """The whole screen for one view: the game's board, and the question, if any. When the
         two are taller than a terminal (ROWS), the board's head (the round, the roles: see
-        board_parts) comes after the rest of the board, just above the question, so that what
-        scrolls out of sight at the top is the part that may."""
+        board_parts) and the seat's own things come after the rest of the board, just above the
+        question, so that what scrolls out of sight at the top is the part that may."""
         parts = [self.board(v)]
         if v.get("prompt"):
             parts.append(self.prompt(v))
         text = "\n\n".join(parts)
         if len(text.splitlines()) + TERMINAL_LINES > ROWS:
-            head, rest = self.board_parts(v)
-            if head:
-                text = "\n\n".join([rest, head] + parts[1:])
+            head, rest, mine = self.board_parts(v)
+            text = "\n\n".join([part for part in (rest, head, mine) if part] + parts[1:])
         return text
 
     def prompt(self, v: dict) -> str:
@@ -87,10 +86,13 @@ class Renderer:
                          "told to anyone.")
         if getattr(self.text, "explain", None):
             lines.append("`?` and a name explains anything on the board, e.g. `? " + self.example(v) + "`.")
-        lines.append("")
-        for i, (label, text) in enumerate(zip(p["labels"], p["help"]), 1):
-            lines.append(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else ""))
-        return "\n".join(lines)
+        return "\n".join(lines + ["", self.options_help(v)])
+
+    def options_help(self, v: dict) -> str:
+        """Each option of the question, numbered, with its help."""
+        p = printable(v["prompt"])
+        return "\n".join(f"  {i}. {' '.join(label.split())}" + (f": {text}" if text else "")
+                         for i, (label, text) in enumerate(zip(p["labels"], p["help"]), 1))
 
     def explain(self, v: dict, words: str) -> str:
         """`? words`: what the game's Text says of the thing so named, or how to ask when it
@@ -138,7 +140,7 @@ def wrap(text: str) -> str:
 def how_to_answer(lo: int, hi: int) -> str:
     """The instruction line for "pick between lo and hi distinct options"."""
     if hi == 0:
-        return "Nothing to choose: type 0 to go on."
+        return "Nothing to choose: press Enter to go on."
     if lo == hi:
         return "Type the number of your choice." if hi == 1 else f"Type {hi} different numbers."
     if lo == 0:

@@ -1,7 +1,8 @@
 """A seat played to the end over the network: `SeatRunner` connects (or resumes with the seat's
 token), feeds the sans-I/O table state (client/table.py), asks the seat's `Player` when the seat
 owes a decision, and reconnects by itself when the connection drops. Who decides is a `Player`:
-a person at the terminal (client/terminal.py) or a bot (client/headless.py).
+a person at the terminal (client/terminal.py) or a bot (client/headless.py). A server that is gone
+for good after the deal was fixed leaves a record of what it signed, called abandoned.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 
 from protocol import wire
 from protocol.messages import printable
+from protocol.shown import Shown
 
 from .errors import ClientError
 from .hints import command
@@ -71,6 +73,7 @@ class SeatRunner:
         self.deciding_seq: int | None = None    # ... and the seq of the view it is decided on
         self.resync_at: float | None = None
         self.chatting: set[asyncio.Task] = set()
+        self.online = link is not None          # connected now (False while reconnecting)
 
     def chat(self, text: str) -> bool:
         """Send a chat line to the table now, beside whatever else is going on; False when there
@@ -110,6 +113,7 @@ class SeatRunner:
                     fresh = False
                     await self._serve()
                 except DROPPED as e:
+                    self.online = False
                     code = close_code(e)
                     if code == wire.CLOSE_REPLACED:
                         raise ClientError("taken_over", "this seat was taken over by another connection "
@@ -121,7 +125,17 @@ class SeatRunner:
                         break
                     self.player.connection("reconnecting", why_dropped(e))
             return await self._finish()
+        except ClientError as e:
+            if e.code == "connection_lost" and (kept := self._keep_abandoned()):
+                raise ClientError(e.code, f"{e.message} {kept}") from None
+            raise
+        except asyncio.CancelledError:       # Ctrl-C, or the screen closed, while we wait
+            if kept := self._keep_abandoned():
+                self.player.connection("lost", kept)
+            raise
         except Leave:
+            if kept := self._keep_abandoned():
+                self.player.connection("lost", kept)
             # Before the match starts the seat can be given back; once it started it stays ours
             # (the server lets a bot play it after its grace period, and we may come back).
             if not self.table.exchange.entries:
@@ -172,6 +186,7 @@ class SeatRunner:
                 raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match started on")
             self.link = link
+            self.online = True
             self._learn(welcome)
             self.player.connection("connected", welcome["server"])
             self.backoff.reset()
@@ -251,8 +266,9 @@ class SeatRunner:
             except (*DROPPED, ClientError):
                 pass
         ex = self.table.exchange
-        report = ex.report
-        path = save_record(self.session.data_dir, ex.record, ex.header["game_id"] if ex.header else None)
+        report = self.table.audit()     # now that the last view is in too
+        path = save_record(self.session.data_dir, ex.record, ex.header["game_id"] if ex.header else None,
+                           shown=self.table.shown)
         # The record holds everything now; the seat's token and files are of no further use.
         self.session.finished = True
         self.session.forget()
@@ -264,3 +280,21 @@ class SeatRunner:
                        reason=printable(final.get("reason")) if final["t"] == "cancel" else None,
                        own_seed=not ex.seed_made_by_server, bot_failures=tuple(self.table.bot_failures))
 
+
+    def _keep_abandoned(self) -> str:
+        """We give up on a server that is gone (not connected, the match neither ended nor
+        cancelled) after the deal was fixed: it could have left because it disliked the deal. What
+        it signed is saved as a record marked abandoned (docs/fairness.md §8), the seat is kept
+        in case it comes back (then the whole record replaces this one). The words that say so,
+        or "" when there is nothing to keep."""
+        ex = self.table.exchange
+        if self.online or self.table.ended or not self.table.started:
+            return ""
+        shown = self.table.shown
+        try:
+            path = save_record(self.session.data_dir, ex.record, ex.header["game_id"],
+                               shown=Shown(shown.seat, shown.steps, abandoned=True))
+        except OSError as e:
+            return f"The server abandoned this match after the deal was fixed; its record could not be saved ({e})."
+        return (f"The server abandoned this match after the deal was fixed: the {len(ex.entries)} entries it "
+                f"signed are kept in {path} (`{command('records', '--aborts')}` counts such aborts per server).")

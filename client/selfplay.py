@@ -29,7 +29,6 @@ from .answers import number_in
 from .session import write_record
 from .table_options import chosen_options
 
-HELP = "let bots play each other and print the results"
 BOT_NAMES = ("Ana", "Bo", "Cy", "Di", "Ed")
 
 

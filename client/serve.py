@@ -18,8 +18,6 @@ import sys
 
 from server.settings import SETTINGS, Setting, SettingsError, from_text, limit_from_text, read_file, resolve
 
-HELP = "run a server others can join over the network"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="read the settings from this TOML file; flags override it")

@@ -20,9 +20,9 @@ import msgpack
 
 from games.errors import Refused
 from protocol import record
-from protocol.codec import unpacker
+from protocol.codec import pack, unpacker
 from protocol.messages import Signed
-from server.operator import read_key
+from protocol.shown import Shown, Step, step_from_list
 
 
 def default_data_dir() -> Path:
@@ -103,7 +103,8 @@ url is gone, by a client started again too); the
     signed messages received are appended to `<key>.msgs` in the record format as they arrive,
     and the game's log as it was shown, one event a line in JSON, to `<key>.log`: a move's entry
     signs only a digest of its public events, not their words, so a client started again shows
-    the whole game's log from here (the server's snapshot carries only the latest events).
+    the whole game's log from here (the server's snapshot carries only the latest events); and
+    what was shown, one step per view applied (protocol.shown), to `<key>.shown`, for the audit.
     """
     data_dir: Path
     url: str
@@ -120,6 +121,7 @@ url is gone, by a client started again too); the
     seed_made_by_server: bool = False     # the server said so: our own seed is not in this deal
     messages: list[Signed] = field(default_factory=list)
     log: list[dict] = field(default_factory=list)    # the events shown at this seat, in order
+    steps: list[Step] = field(default_factory=list)  # what was shown, as digests (protocol.shown)
     cluster: list[str] = field(default_factory=list)  # the server's processes, as its welcomes named them
 
     @staticmethod
@@ -138,6 +140,10 @@ url is gone, by a client started again too); the
     def log_path(self) -> Path:
         return self.path.with_suffix(".log")
 
+    @property
+    def shown_path(self) -> Path:
+        return self.path.with_suffix(".shown")
+
     def save(self) -> None:
         _private_dir(self.path.parent)
         _write_json(self.path, {
@@ -151,6 +157,8 @@ url is gone, by a client started again too); the
             _write_whole(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
         if not self.log_path.exists():
             _write_whole(self.log_path, "".join(_log_line(e) for e in self.log).encode())
+        if not self.shown_path.exists():
+            _write_whole(self.shown_path, b"".join(pack(s.as_list()) for s in self.steps))
 
     def append(self, msg: Signed) -> None:
         """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
@@ -171,6 +179,15 @@ url is gone, by a client started again too); the
         with open(self.log_path, "a") as f:
             f.write("".join(_log_line(e) for e in events))
 
+    def append_step(self, step: Step) -> None:
+        """Keep what one more view update showed, on disk at once (a torn tail is dropped on load)."""
+        self.steps.append(step)
+        if not self.shown_path.exists():
+            self.save()
+            return
+        with open(self.shown_path, "ab") as f:
+            f.write(pack(step.as_list()))
+
     def take_id(self) -> int:
         """A command id never used before by this seat, even across restarts of the process."""
         n = self.next_id
@@ -190,6 +207,7 @@ url is gone, by a client started again too); the
                 cluster=[u for u in data.get("cluster", []) if isinstance(u, str)])
         s.messages = _read_messages(s.msgs_path)
         s.log = _read_log(s.log_path)
+        s.steps = _read_steps(s.shown_path)
         return s
 
     @classmethod
@@ -202,7 +220,7 @@ url is gone, by a client started again too); the
         each time): saved under its new address, the old files removed."""
         if normalize_url(url) == normalize_url(self.url):
             return self
-        old = (self.path, self.msgs_path, self.log_path)
+        old = (self.path, self.msgs_path, self.log_path, self.shown_path)
         self.url = normalize_url(url)
         self.save()
         for p in old:
@@ -233,7 +251,7 @@ url is gone, by a client started again too); the
         return self.path.exists()
 
     def forget(self) -> None:
-        for p in (self.path, self.msgs_path, self.log_path):
+        for p in (self.path, self.msgs_path, self.log_path, self.shown_path):
             try:
                 p.unlink()
             except FileNotFoundError:
@@ -259,6 +277,24 @@ def _read_log(path: Path) -> list[dict]:
             continue
         if isinstance(e, dict) and isinstance(e.get("text"), str):
             out.append(e)
+    return out
+
+
+def _read_steps(path: Path) -> list[Step]:
+    """The steps of what was shown; a torn or damaged tail is dropped (the audit then compares
+    what came before it)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    reader = unpacker(record.MAX_RECORD)
+    reader.feed(data)
+    out: list[Step] = []
+    try:
+        for raw in reader:
+            out.append(step_from_list(raw, len(out)))
+    except (ValueError, msgpack.UnpackException, Refused):
+        pass
     return out
 
 
@@ -290,8 +326,10 @@ def _read_messages(path: Path) -> list[Signed]:
     return out
 
 
-def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind: str = "") -> Path:
-    """Write a match's signed messages to `<data>/records/`, named for people (record_name);
+def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind: str = "",
+                shown: Shown | None = None) -> Path:
+    """Write a match's signed messages (and what this client was shown) to `<data>/records/`,
+    named for people (record_name);
     another `kind` of record gets its own name, so that none overwrites the record of one's own
     seat: "public" (a spectator's, the public entries only) or "refused" (the evidence of a
     server caught out). The same match saved again (a resumed seat) replaces its file."""
@@ -301,8 +339,8 @@ def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind
         short = game_id.hex()[:SHORT_ID]
         for old in folder.glob(f"*{short}{suffix}") if folder.exists() else []:
             if old.name.endswith(f"_{short}{suffix}") or old.name == f"{game_id.hex()}{suffix}":
-                return write_record(old, items)
-    return write_record(folder / f"{record_name(items, game_id)}{suffix}", items)
+                return write_record(old, items, shown)
+    return write_record(folder / f"{record_name(items, game_id)}{suffix}", items, shown)
 
 
 SHORT_ID = 8     # hex digits of the game id in a record's name: enough to tell one's records apart
@@ -362,14 +400,15 @@ def add_data_dir(p) -> None:
                         "~/.local/share/governor/client)")
 
 
-def write_record(path: Path, items: list[Signed]) -> Path:
+def write_record(path: Path, items: list[Signed], shown: Shown | None = None) -> Path:
     """A record file at a path of the user's choosing (its folder is made if need be)."""
-    return record.write(path, items)
+    return record.write(path, items, shown)
 
 
-def read_record(path: str) -> list[Signed]:
-    """The signed messages of a record file; raises OSError or record.RecordError."""
-    return record.read(path)
+def read_record(path: str) -> tuple[list[Signed], Shown | None]:
+    """The signed messages of a record file and what its client was shown (None when the file
+    does not say); raises OSError or record.RecordError."""
+    return record.read_all(path)
 
 
 def read_cafile(path: str) -> str:
@@ -381,6 +420,7 @@ def read_cafile(path: str) -> str:
 
 def read_operator_key(path: str) -> str:
     """The operator key in its file, read as the server reads it; ValueError says what is wrong."""
+    from server.operator import read_key     # the server's code: not imported by every command
     return read_key(path)
 
 

@@ -181,10 +181,10 @@ async def watch_table(link: Link, table: str, data_dir: Path, *, colour: bool = 
     elif t.status == "cancelled":
         print("The match was cancelled.")
     print("The match is over.")
-    report = t.exchange.report
+    report = t.audit()
     print()
     print(report.text())
-    path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public")
+    path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public", shown=t.shown)
     print(f"Public match record saved: {path}")
     return 0 if report.ok else 1
 

@@ -1,8 +1,9 @@
 """One table as this client sees it, without I/O (docs/development.md): `Table` is fed one decoded
 server message at a time, checks the signed messages through a PlayerExchange (docs/fairness.md §4–5),
-applies snapshots and deltas (protocol.diff), keeps the game log, returns the messages to send back
-(commit, reveal, resync), and says when our seat owes an answer and builds the command for it.
-`Outcome` is how a match ended for this client."""
+applies snapshots and deltas (protocol.diff), keeps the game log and, as digests, every view and
+public event it showed (protocol.shown, for the audit), returns the messages to send back (commit,
+reveal, resync), and says when our seat owes an answer and builds the command for it. `Outcome` is
+how a match ended for this client."""
 from __future__ import annotations
 
 import math
@@ -10,11 +11,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.diff import PatchError, patch, view_hash
+from protocol.diff import PatchError, patch
 from protocol.exchange import PlayerExchange
 from protocol.fairness import player_commit
 from protocol.messages import ProtocolError, Signed, printable
-from protocol.verify import Report
+from protocol.shown import MAX_STEPS, Shown, Step, event_digest, view_digests
+from protocol.verify import Report, verify
 
 from .errors import ClientError
 from .session import SeatSession, save_record
@@ -98,9 +100,11 @@ class Table:
         self.told: list[dict] = []          # what we alone were told, shown with the next view
         self.bot_failures: list[str] = []   # the server's words for each bot decision that failed
         self.ended = False
+        self.shown = Shown(session.seat if session is not None else None)   # every view shown, for the audit
         if session is None:                  # a spectator audits the public entries
             self.exchange = PlayerExchange(None, server_key=server_key)
         else:
+            self.shown.steps = list(session.steps)
             self.exchange = PlayerExchange(session.player_id, session.seed,
                                            server_key=server_key or session.server_key)
             self.exchange.seed_made_by_server = session.seed_made_by_server
@@ -244,24 +248,45 @@ class Table:
 
     # -------------------------------------------------------------- views
 
-    def _events(self, events: list) -> None:
+    def audit(self) -> Report:
+        """The audit of the match as far as we hold it, with every view and public event we
+        showed compared with the replay (docs/fairness.md §5, §8)."""
+        return verify(self.exchange.record, self.shown)
+
+    def _events(self, events: list, gap: bool = False) -> list[dict]:
+        """Show the events that have words (after the GAP line, with `gap`); those shown."""
         new = [e for e in events if isinstance(e, dict) and isinstance(e.get("text"), str)]
-        if new:
-            self.log.extend(new)
-            self.happened.append(("events", new))
+        told = [dict(GAP)] * gap + new
+        if told:
+            self.log.extend(told)
+            self.happened.append(("events", told))
             if self.session is not None:
-                self.session.append_events(new)
+                self.session.append_events(told)
+        return new
+
+    def _keep_step(self, snapshot: bool, digests: tuple, events: list[dict]) -> None:
+        """Keep what we just showed: the view now (its digests) and the public events with it."""
+        if self.shown.full:
+            raise ClientError("too_many_views", f"the server sent more than {MAX_STEPS} views of one match: "
+                              "this match cannot be trusted.")
+        step = Step(self.seq, snapshot, digests[0], digests[1], b"".join(event_digest(e) for e in events))
+        if self.shown.add(step) and self.session is not None:
+            self.session.append_step(step)
 
     def _show_told(self) -> None:
         told, self.told = self.told, []
         self._events(told)
 
     def _snapshot(self, msg: dict) -> list[dict]:
-        if view_hash(msg["view"]) != msg["hash"]:
-            self.happened.append(("notice", "a snapshot did not match its hash"))
+        digests = view_digests(msg["view"])
+        if digests[0] != msg["hash"]:
+            # Not the view the server says it sent: never shown, asked for again.
+            self.happened.append(("notice", "A snapshot did not match its hash: it is not shown; asking again."))
+            return self._resync()
         self._new_view(msg["view"], msg["seq"])
         self.want_snapshot = False
-        self._events(_unseen(self.log, msg["events"]))
+        gap, recent = _unseen(self.log, msg["events"])
+        self._keep_step(True, digests, self._events(recent, gap))
         self._show_told()
         self.happened.append(("view", self.view))
         return []
@@ -275,10 +300,11 @@ class Table:
             view = patch(self.view, msg["ops"])
         except PatchError:
             return self._resync()
-        if view_hash(view) != msg["hash"]:
+        digests = view_digests(view)
+        if digests[0] != msg["hash"]:
             return self._resync()
         self._new_view(view, msg["seq"])
-        self._events(msg["events"])
+        self._keep_step(False, digests, self._events(msg["events"]))
         self._show_told()
         self.happened.append(("view", self.view))
         return []
@@ -408,13 +434,13 @@ class Table:
 GAP = {"type": "gap", "to": None, "text": "… (more happened while you were away: the match record has every move)"}
 
 
-def _unseen(log: list[dict], recent: list) -> list:
+def _unseen(log: list[dict], recent: list) -> tuple[bool, list]:
     """A snapshot carries the latest public events of the log, most of which we have shown
     already: the ones after the longest overlap between the end of our log's public events
     (what we alone were told came signed, never in a snapshot) and the start of `recent`. With
-    no overlap at all, we missed more than a snapshot carries, and the log says so first."""
+    no overlap at all, we missed more than a snapshot carries, and the log says so first (True)."""
     log = [e for e in log if e.get("to") is None and e.get("type") != GAP["type"]]
     for k in range(min(len(log), len(recent)), 0, -1):
         if log[-k:] == recent[:k]:
-            return recent[k:]
-    return [dict(GAP), *recent] if log and recent else recent
+            return False, recent[k:]
+    return bool(log and recent), recent

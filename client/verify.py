@@ -15,8 +15,6 @@ from protocol.verify import verify
 
 from .session import read_record
 
-HELP = "audit a saved match record: deal, moves and scores"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", help="the match record file (.govrec)")
@@ -25,13 +23,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        items = read_record(args.record)
+        items, shown = read_record(args.record)
     except FileNotFoundError:
         print(f"governor verify: no file {args.record!r}.")
         return 2
     except (OSError, record.RecordError) as e:
         print(f"governor verify: {args.record} is not a readable match record: {e}")
         return 2
-    report = verify(items)
+    report = verify(items, shown)
     print(json.dumps(report.as_dict(), sort_keys=True) if args.json else report.text())
     return 0 if report.ok else 1

@@ -22,8 +22,6 @@ from .render import use_colour
 from .session import default_data_dir, server_address
 from .spectator import watch_table
 
-HELP = "watch a table being played"
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", type=server_address, help="the server, e.g. ws://192.168.1.20:8765")

@@ -1,5 +1,5 @@
-"""Text helpers every game's Text shares (the terminal's rendering of a game lives with the game;
-what is the same for all of them lives here)."""
+"""Text helpers every game's Text and events share (the terminal's rendering of a game lives with
+the game; what is the same for all of them lives here)."""
 from __future__ import annotations
 
 import textwrap
@@ -7,6 +7,12 @@ import textwrap
 
 def plural(k: int, word: str) -> str:
     return f"{k} {word}{'s' * (k != 1)}"
+
+
+def with_article(noun: str) -> str:
+    """The noun after "a" or "an", by the sound of its first letter: "a sugar mill", "an indigo
+    plant". No name in the games starts with a silent h or a vowel said as a consonant."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def plain(text: str, style: str) -> str:

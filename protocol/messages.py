@@ -108,6 +108,30 @@ def check_header(body: dict):
     return engine
 
 
+# How a cancel entry's reason says which seeds never came (server/table_core.py writes it), so
+# that the audit can read the claim back and fail a cancel whose own record holds those seeds.
+_LATE_VERBS = {"commit": "commit to", "reveal": "reveal"}
+
+
+def late_seed_reason(names: list[str], step: str, within: float | None = None) -> str:
+    """The reason of a match cancelled because these players' commitments or seeds (step
+    "commit" or "reveal") did not come within `within` seconds (None: their grace period)."""
+    when = f"within {within:g} s" if within is not None else "in time"
+    return f"{' and '.join(names)} did not {_LATE_VERBS[step]} their seed {when}"
+
+
+def claimed_late(reason) -> tuple[str, list[str]] | None:
+    """What a cancel's reason claims never came, as late_seed_reason words it: ("commit" or
+    "reveal", the names it gives), or None when it claims nothing of the kind."""
+    if not isinstance(reason, str):
+        return None
+    for step, verb in _LATE_VERBS.items():
+        said, sep, _ = reason.partition(f" did not {verb} their seed")
+        if sep:
+            return step, said.split(" and ")
+    return None
+
+
 def events_digest(events: list[dict]) -> bytes:
     """What a move entry commits to: its public events, type and words, in order."""
     digest = hashlib.sha256(tag("events") + u32(len(events)))

@@ -3,7 +3,8 @@
 Format: the line `governor-record/1\\n`, then one msgpack array per message, back to back:
 `[kind, payload, signature]` with kind 0 for a public log entry and 1 for a private message,
 payload the exact msgpack bytes that were signed, signature the server's 64-byte Ed25519
-signature. Nothing else is in the file; everything in it is covered by a signature, so
+signature. A client's record may end with one more item, `[2, payload]`: what that client was
+shown (protocol.shown), the one part not signed, which the audit compares with the replay.
 `governor verify` needs nothing but the file.
 """
 from __future__ import annotations
@@ -15,8 +16,9 @@ import msgpack
 
 from games.errors import Refused
 
-from .codec import DecodeError, pack, reason, unpacker
+from .codec import DecodeError, pack, reason, unpack, unpacker
 from .messages import ProtocolError, Signed
+from .shown import Shown
 
 MAGIC = b"governor-record/1\n"
 # A whole match at the most players makes a record of about 64 KiB. Every byte of a hostile file
@@ -24,6 +26,7 @@ MAGIC = b"governor-record/1\n"
 # the limit keeps a generous margin over real records and no more.
 MAX_RECORD = 2 << 20
 _KINDS = ("entry", "private")
+SHOWN = 2       # the kind of the client's own item, last in the file
 
 
 class RecordError(Refused):
@@ -34,8 +37,12 @@ def dump_item(m: Signed) -> bytes:
     return pack([_KINDS.index(m.kind), m.payload, m.sig])
 
 
-def dumps(items: list[Signed]) -> bytes:
-    return MAGIC + b"".join(dump_item(m) for m in items)
+def dump_shown(shown: Shown) -> bytes:
+    return pack([SHOWN, pack(shown.as_map())])
+
+
+def dumps(items: list[Signed], shown: Shown | None = None) -> bytes:
+    return MAGIC + b"".join(dump_item(m) for m in items) + (dump_shown(shown) if shown is not None else b"")
 
 
 def parse_item(raw, n: int) -> Signed:
@@ -50,17 +57,35 @@ def parse_item(raw, n: int) -> Signed:
         raise RecordError("bad_record", f"item {n}: {e.message}") from None
 
 
-def write(path: str | os.PathLike, items: list[Signed]) -> Path:
+def parse_shown(raw, n: int) -> Shown:
+    """Item n of a record, a [2, payload] pair: what the client was shown; else a RecordError."""
+    if not (len(raw) == 2 and isinstance(raw[1], bytes)):
+        raise RecordError("bad_record", f"item {n} is not a [2, payload] pair (what the client was shown)")
+    try:
+        return Shown.from_map(unpack(raw[1]))
+    except DecodeError as e:
+        raise RecordError("bad_record", f"item {n} (what the client was shown): {e.message}") from None
+    except ValueError as e:
+        raise RecordError("bad_record", f"item {n} (what the client was shown): {e}") from None
+
+
+def write(path: str | os.PathLike, items: list[Signed], shown: Shown | None = None) -> Path:
     """Write atomically: a crash leaves the old file or the new one, never half of one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(dumps(items))
+    tmp.write_bytes(dumps(items, shown))
     os.replace(tmp, path)
     return path
 
 
 def loads(data: bytes) -> list[Signed]:
+    """The signed messages of a record (what the client was shown, if the file has it: loads_all)."""
+    return loads_all(data)[0]
+
+
+def loads_all(data: bytes) -> tuple[list[Signed], Shown | None]:
+    """The signed messages of a record, and what the client was shown (None when not kept)."""
     if not data.startswith(MAGIC):
         raise RecordError("bad_record", "not a Governor match record (it does not start with 'governor-record/1')")
     if len(data) > MAX_RECORD:
@@ -68,25 +93,37 @@ def loads(data: bytes) -> list[Signed]:
     reader = unpacker(len(data))
     reader.feed(data[len(MAGIC):])
     items: list[Signed] = []
+    shown: Shown | None = None
     end = 0  # where the last complete item ends: tell() also counts a half-read item
     try:
         for raw in reader:
             end = reader.tell()
-            items.append(parse_item(raw, len(items)))
+            n = len(items) + (shown is not None)
+            if shown is not None:
+                raise RecordError("bad_record", f"item {n} follows what the client was shown, which comes last")
+            if isinstance(raw, list) and raw and type(raw[0]) is int and raw[0] == SHOWN:
+                shown = parse_shown(raw, n)
+            else:
+                items.append(parse_item(raw, n))
     except (msgpack.UnpackException, ValueError, DecodeError) as e:
         raise RecordError("bad_record", f"item {len(items)} is not valid msgpack ({reason(e)})") from None
     if end != len(data) - len(MAGIC):
         raise RecordError("bad_record", f"the record is cut short inside item {len(items)}")
     if not items:
         raise RecordError("bad_record", "the record holds no messages")
-    return items
+    return items, shown
 
 
 def read(path: str | os.PathLike) -> list[Signed]:
+    """The signed messages of a record file (read_all: with what the client was shown)."""
+    return read_all(path)[0]
+
+
+def read_all(path: str | os.PathLike) -> tuple[list[Signed], Shown | None]:
     # One byte more than a record may have, and never more: the path may name a huge file, or a
     # device that never ends (/dev/zero), whose size the file system does not tell.
     with open(path, "rb") as f:
         data = f.read(MAX_RECORD + 1)
     if len(data) > MAX_RECORD:
         raise RecordError("bad_record", f"it is larger than a match record may be ({MAX_RECORD} bytes)")
-    return loads(data)
+    return loads_all(data)

@@ -4,7 +4,10 @@ Given the signed messages of a match (a record), check the signatures and the ha
 commitments against the revealed seeds, recompute the master key and every stream, replay every
 move through the same rules engine, and compare the replay with what the server signed: the cards
 dealt and shown to each seat whose private messages are in the record, the public events of every
-move, and the final scores. The first difference ends the audit and is reported with its entry.
+move, and the final scores; then, when the record carries what its client was shown
+(protocol.shown), every view and public event shown with the replay's. The first difference ends
+the audit and is reported with its entry. A cancel after the deal was fixed is reported as such,
+and a cancel whose reason the record contradicts fails.
 """
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ from dataclasses import dataclass, field
 from games.errors import IllegalAction, Refused
 
 from .fairness import Streams, master_key, player_commit, server_commit
-from .messages import ProtocolError, Signed, check_header, events_digest, printable, short_repr, split_events
+from .messages import (ProtocolError, Signed, check_header, claimed_late, events_digest, printable, short_repr,
+                       split_events)
+from .shown import EVENT_DIGEST, FIELD_DIGEST, Shown, digests, event_digest, view_digests
 from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
 
 
@@ -37,6 +42,11 @@ class UnknownRules(Mismatch):
                          "the Governor release that played the match.")
 
 
+class Abandoned(Mismatch):
+    """The record ends after the deal was fixed with neither a final nor a cancel entry, and its
+    client says the server was gone for good there (protocol.shown): not verified, and called so."""
+
+
 @dataclass
 class Report:
     ok: bool
@@ -52,6 +62,10 @@ class Report:
     seats_checked: list[int] = field(default_factory=list)
     refused: bool = False          # not judged: the record's rules are not the ones this code replays
     hidden_unchecked: bool = False  # a public record: the players' hidden cards were not checked
+    after_deal: bool = False       # ended by a cancel (or abandoned) once the seeds were revealed
+    abandoned: bool = False        # the server vanished after the deal was fixed: no end was signed
+    reason: str | None = None      # a cancel's reason
+    shown_checked: int = 0         # the views shown to the client that were compared with the replay
 
     def text(self) -> str:
         lines = []
@@ -68,8 +82,14 @@ class Report:
             lines.append("VERIFIED, the public part: the seeds, the shuffles, every move and the scores "
                          "are honest. Not checked: the cards each player was dealt and drew in private, "
                          "which only their own record holds (each player's client checks its own).")
+        elif self.ok and self.after_deal:
+            lines.append(f"VERIFIED, but CANCELLED AFTER THE DEAL WAS FIXED: the server ended the match once "
+                         f"every seed was revealed and it could know every card to come (its reason: "
+                         f"{short_repr(self.reason)}). The deal and the moves made until then are honest.")
         elif self.ok:
             lines.append("VERIFIED: the deal and the scores are honest.")
+        elif self.abandoned:
+            lines.append(f"ABANDONED at {self.where}: {self.what}")
         elif self.refused:
             lines.append(f"NOT CHECKED: {self.what}")
         else:
@@ -80,17 +100,21 @@ class Report:
         return {"ok": self.ok, "where": self.where, "what": self.what, "game": self.game,
                 "game_id": self.game_id, "server": self.server, "names": self.names,
                 "scores": self.scores, "winners": self.winners, "checks": self.checks,
-                "refused": self.refused}
+                "refused": self.refused, "after_deal": self.after_deal, "abandoned": self.abandoned,
+                "reason": self.reason, "shown_checked": self.shown_checked}
 
 
-def verify(items: list[Signed]) -> Report:
+
+def verify(items: list[Signed], shown: Shown | None = None) -> Report:
+    """The audit of a record's signed messages and, when given, of what its client was shown."""
     report = Report(ok=False)
     try:
-        _audit(items, report)
+        _audit(items, shown, report)
         report.ok, report.where = True, None
     except Mismatch as e:
         report.where, report.what = e.where, e.what
         report.refused = isinstance(e, UnknownRules)
+        report.abandoned = isinstance(e, Abandoned)
     except (TypeError, LookupError, ValueError, Refused) as e:
         # A backstop: every field is checked before it is used, but whoever made a record could
         # have signed anything, and a field of a shape nobody thought of must fail the audit at
@@ -107,7 +131,7 @@ def _name(i: int, body: dict, names: list[str]) -> str:
     return f"entry {i} ({kind})"
 
 
-def _audit(items: list[Signed], report: Report) -> None:
+def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     entries = [m for m in items if m.kind == "entry"]
     privates = [m for m in items if m.kind == "private"]
     if not entries or entries[0].body.get("t") != "header":
@@ -150,9 +174,14 @@ def _audit(items: list[Signed], report: Report) -> None:
             raise Mismatch(where, "it does not chain to the entry before it (spliced or altered log)")
     end = entries[-1].body
     end_name = _name(len(entries) - 1, end, names)
-    if end["t"] not in ("final", "cancel"):
-        raise Mismatch(end_name, "the record is cut short: it ends without a final or cancel entry")
-    report.checks.append(f"{len(entries)} entries signed and hash-chained, ending with a {end['t']} entry")
+    ended = end["t"] in ("final", "cancel")
+    abandoned = not ended and shown is not None and shown.abandoned
+    cut = "the record is cut short: it ends without a final or cancel entry"
+    if not ended and not abandoned:
+        raise Mismatch(end_name, cut)
+    report.checks.append(f"{len(entries)} entries signed and hash-chained, " +
+                         (f"ending with a {end['t']} entry" if ended else
+                          "and no end: the connection was lost for good"))
 
     by_seq: dict[int, dict[int, Signed]] = {}
     for m in privates:
@@ -164,7 +193,7 @@ def _audit(items: list[Signed], report: Report) -> None:
             raise Mismatch(where, "it belongs to another match")
         if type(b.get("seat")) is not int or not 0 <= b["seat"] < len(seats) or not 0 <= b["seq"] < len(entries):
             raise Mismatch(where, "it names no seat or entry of this match")
-        if not 2 <= b["seq"] < len(entries) - 1 or (b["seq"] > 2 and entries[b["seq"]].body["t"] != "move"):
+        if not 2 <= b["seq"] < len(entries) - ended or (b["seq"] > 2 and entries[b["seq"]].body["t"] != "move"):
             raise Mismatch(where, "private messages belong only to the deal and to moves")
         if b["seat"] in by_seq.setdefault(b["seq"], {}):
             raise Mismatch(where, f"a second private message for {names[b['seat']]}")
@@ -177,6 +206,8 @@ def _audit(items: list[Signed], report: Report) -> None:
     # Commitments and seeds.
     report.where = end_name
     if len(entries) < 2 or entries[1].body["t"] != "commits":
+        if abandoned:
+            raise Mismatch(end_name, cut)
         return _cancelled_early(entries, header, report)
     report.where = "entry 1 (commits)"
     commits = entries[1].body.get("commits")
@@ -187,10 +218,13 @@ def _audit(items: list[Signed], report: Report) -> None:
     seed_entry = entries[2] if len(entries) > 2 else None
     report.where = end_name
     server_seed = end.get("server_seed")
-    if not isinstance(server_seed, bytes) or server_commit(game_id, server_seed) != header["server_commit"]:
-        raise Mismatch(end_name, "the revealed server seed does not match the server's commitment")
-    report.checks.append("the server seed matches the commitment made before any player chose a seed")
+    if not abandoned:
+        if not isinstance(server_seed, bytes) or server_commit(game_id, server_seed) != header["server_commit"]:
+            raise Mismatch(end_name, "the revealed server seed does not match the server's commitment")
+        report.checks.append("the server seed matches the commitment made before any player chose a seed")
     if seed_entry is None or seed_entry.body["t"] != "reveals":
+        if abandoned:
+            raise Mismatch(end_name, cut)
         return _cancelled_early(entries, header, report)
     report.where = "entry 2 (reveals)"
     seeds = seed_entry.body.get("seeds")
@@ -200,6 +234,11 @@ def _audit(items: list[Signed], report: Report) -> None:
         if not isinstance(seed, bytes) or player_commit(game_id, seat["id"], seed) != commits[i]:
             raise Mismatch("entry 2 (reveals)", f"{names[i]}'s seed does not match their commitment")
     report.checks.append(f"all {len(seats)} player seeds match their commitments")
+    if abandoned:
+        report.after_deal = True
+        raise Abandoned(end_name, f"the server abandoned this match after the deal was fixed: it signed "
+                                  f"{len(entries) - 3} moves, then the connection was lost for good, and it never "
+                                  "revealed its seed, so neither the deal nor what was shown can be checked")
 
     # Replay from the seeds.
     prk = master_key(entries[0].hash, server_seed, [(s["id"], seed) for s, seed in zip(seats, seeds)])
@@ -208,11 +247,14 @@ def _audit(items: list[Signed], report: Report) -> None:
         state = engine.setup(names, options, streams)
     except IllegalAction as e:
         raise Mismatch("entry 0 (header)", e.message) from None
+    seen = _Seen(engine, shown, names) if shown is not None else None
+    if seen is not None:
+        seen.at(2, state)
     dealt_to = []
     for seat in checked:
-        shown = by_seq.get(2, {}).get(seat)
+        told = by_seq.get(2, {}).get(seat)
         dealt = engine.dealt(state, seat)
-        if (shown.body.get("dealt") if shown else None) != dealt:
+        if (told.body.get("dealt") if told else None) != dealt:
             raise Mismatch("entry 2 (reveals)", f"the cards dealt to {names[seat]} are not the ones the seeds deal")
         if dealt is not None:
             dealt_to.append(names[seat])
@@ -239,9 +281,11 @@ def _audit(items: list[Signed], report: Report) -> None:
             events = engine.apply(state, move[0], move[1], streams)
         except IllegalAction as e:
             raise Mismatch(where, f"the move {short_repr(move[1])} is not legal in the replay: {e.message}") from None
-        shown, private = split_events(events, len(names))
-        if (events_digest(shown) if shown else None) != entry.body.get("events"):
+        public, private = split_events(events, len(names))
+        if (events_digest(public) if public else None) != entry.body.get("events"):
             raise Mismatch(where, "the public events differ from the replay")
+        if seen is not None:
+            seen.at(i, state, public)
         for seat in checked:
             expected = private[seat]
             got = by_seq.get(i, {}).get(seat)
@@ -265,8 +309,13 @@ def _audit(items: list[Signed], report: Report) -> None:
     else:
         if not engine.to_act(state):
             raise Mismatch(end_name, "the replayed game is over: it cannot be cancelled")
+        report.after_deal, report.reason = True, end.get("reason")
         _check_cancel_seeds(end, seats, commits, game_id, len(entries) - 1)
-        report.checks.append(f"match cancelled: {short_repr(end.get('reason'))}")
+        _check_cancel_reason(end, names, len(entries) - 1, "entry 1 (commits)", list(seeds))
+        report.checks.append(f"match cancelled after the deal was fixed: {short_repr(end.get('reason'))}")
+    if seen is not None:
+        seen.at(len(entries) - 1, state)
+        seen.compare(entries, report)
 
 
 def _check_cancel_seeds(end: dict, seats: list, commits: list | None, game_id: bytes, at: int) -> None:
@@ -291,4 +340,105 @@ def _cancelled_early(entries: list[Signed], header: dict, report: Report) -> Non
         raise Mismatch(f"entry {at} (cancel)", "the revealed server seed does not match the server's commitment")
     commits = entries[1].body.get("commits") if len(entries) > 2 and entries[1].body["t"] == "commits" else None
     _check_cancel_seeds(end, header["seats"], commits, header["game_id"], at)
+    names = [s["name"] for s in header["seats"]]
+    _check_cancel_reason(end, names, at, "entry 1 (commits)" if commits is not None else None,
+                         end.get("seeds") if isinstance(end.get("seeds"), list) else [None] * len(names))
+    report.reason = end.get("reason")
     report.checks.append(f"match cancelled before play: {short_repr(end.get('reason'))}; the server seed matches its commitment, and so do the player seeds revealed")
+
+
+def _check_cancel_reason(end: dict, names: list[str], at: int, commits_at: str | None, seeds: list) -> None:
+    """A cancel that says a seat did not commit or reveal, while its record holds that seat's
+    commitment (`commits_at`: the entry that holds every one) or seed (`seeds`, per seat: the
+    reveal set's, or those the cancel reveals), is contradicted by what the server signed."""
+    claim = claimed_late(end.get("reason"))
+    if claim is None:
+        return
+    step, claimed = claim
+    if step == "commit" and commits_at is not None:
+        raise Mismatch(f"entry {at} (cancel)", f"its reason says {printable(short_repr(' and '.join(claimed)))} did "
+                                              f"not commit, but {commits_at} holds every seat's commitment")
+    if step == "reveal":
+        for i, name in enumerate(names):
+            if name in claimed and seeds[i] is not None:
+                raise Mismatch(f"entry {at} (cancel)", f"its reason says {printable(short_repr(name))} did not "
+                                                      f"reveal their seed, but the record holds that seed")
+        if all(seed is not None for seed in seeds):
+            raise Mismatch(f"entry {at} (cancel)", "its reason says a seed was not revealed, but the record "
+                                                  "holds every seat's seed")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+class _Seen:
+    """What the replay says a client should have been shown (docs/fairness.md §8), gathered while
+    the moves are replayed, then compared with what it kept (protocol.shown)."""
+
+    def __init__(self, engine, shown: Shown, names: list[str]) -> None:
+        self.engine = engine
+        self.shown = shown
+        self.names = names
+        self.wanted = {s.seq for s in shown.steps}
+        self.views: dict[int, tuple[bytes, bytes, list[str]]] = {}   # seq -> view_digests
+        self.public: list[tuple[int, dict]] = []                       # (seq, public event), in order
+
+    def at(self, seq: int, state, public=()) -> None:
+        """The match is at entry `seq` with this state; its move made these public events."""
+        self.public += [(seq, {"type": e["type"], "to": e["to"], "text": e["text"]}) for e in public]
+        if seq in self.wanted and seq not in self.views:
+            self.views[seq] = view_digests(self.engine.view(state, self.shown.seat))
+
+    def compare(self, entries: list[Signed], report: Report) -> None:
+        seat = self.shown.seat
+        if seat is not None and not 0 <= seat < len(self.names):
+            raise Mismatch("what was shown", f"it names seat {seat}, which this match has not")
+        who = self.names[seat] if seat is not None else "this spectator"
+        prev = None
+        for n, st in enumerate(self.shown.steps, 1):
+            report.where = f"view {n} shown"
+            if st.seq not in self.views:
+                raise Mismatch(report.where, f"it is said to be of entry {st.seq}, and the match had no view there")
+            where = report.where = _name(st.seq, entries[st.seq].body, self.names)
+            vhash, fields, keys = self.views[st.seq]
+            if st.view != vhash:
+                raise Mismatch(where, f"the view shown to {printable(who)} is not the replay's: "
+                                      f"{_fields_differ(st.fields, fields, keys)}")
+            if st.snapshot:
+                before = [e for s, e in self.public if s <= st.seq]
+                count = len(st.events) // EVENT_DIGEST
+                want = before[len(before) - count:] if count <= len(before) else None
+                if want is None:
+                    raise Mismatch(where, f"{count} public events were shown with the whole view there, more than "
+                                          f"the {len(before)} of the match so far")
+            elif prev is None:
+                raise Mismatch(where, "a view update was applied with no view before it")
+            else:
+                want = [e for s, e in self.public if prev.seq < s <= st.seq]
+            got = digests(st.events, EVENT_DIGEST)
+            if len(got) != len(want):
+                raise Mismatch(where, f"{len(got)} public events were shown to {printable(who)} there, where the "
+                                      f"replay has {len(want)}")
+            for k, (g, e) in enumerate(zip(got, want), 1):
+                if g != event_digest(e):
+                    raise Mismatch(where, f"the {_ordinal(k)} public event shown to {printable(who)} there is not the "
+                                          f"replay's {printable(short_repr(e['text']))}")
+            prev = st
+        report.where = None
+        report.shown_checked = len(self.shown.steps)
+        if self.shown.steps:
+            report.checks.append(f"{len(self.shown.steps)} views shown to {who}, and the public events shown with "
+                                 "them, are the replay's")
+
+
+def _fields_differ(got: bytes, want: bytes, keys: list[str]) -> str:
+    """Which fields of a view shown differ from the replay's, by name only: their contents may
+    be what only that seat may see."""
+    a, b = digests(got, FIELD_DIGEST), digests(want, FIELD_DIGEST)
+    if len(a) != len(b):
+        return f"it has {len(a)} fields where the replay's has {len(b)}"
+    differ = [k for k, x, y in zip(keys, a, b) if x != y]
+    if not differ:
+        return "it differs (the digests kept do not say where)"
+    return f"it differs in {', '.join(printable(differ))}"

@@ -43,7 +43,7 @@ from games.errors import IllegalAction
 from protocol import wire
 from protocol.exchange import SEED_BYTES, ServerExchange
 from protocol.fairness import player_commit
-from protocol.messages import ProtocolError
+from protocol.messages import ProtocolError, late_seed_reason
 
 from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
@@ -681,7 +681,7 @@ class TableCore:
             # a player who committed but is gone cannot be replaced: only they know their seed
             gone = next((s for s in self.seats if ex.seeds[s.index] is None and s.standin), None)
             if gone is not None:
-                return self._accept("cancel", None, {"reason": f"{gone.name} did not reveal their seed in time"},
+                return self._accept("cancel", None, {"reason": late_seed_reason([gone.name], "reveal")},
                                     then=_nothing, failed=self._step_failed)
             return self._wind_phase_clock("reveal")
         out = []
@@ -762,8 +762,7 @@ class TableCore:
         verb = "commit to" if key.phase == "commit" else "reveal"
         log.info("table %s: %s did not %s a seed in %s s; the match is cancelled", self.id, ", ".join(late), verb,
                  self.turn_time)
-        return self._accept("cancel", None, {"reason": f"{' and '.join(late)} did not {verb} their seed within "
-                                                       f"{self.turn_time:g} s"},
+        return self._accept("cancel", None, {"reason": late_seed_reason(late, key.phase, self.turn_time)},
                             then=_nothing, failed=self._step_failed)
 
     def _ask_bot(self, s: Seat) -> Effects:

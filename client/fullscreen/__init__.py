@@ -1,5 +1,5 @@
-"""The full-screen table (and `governor join`'s lobby): `governor play`, `join` and `watch` use
-it when both stdin and stdout are terminals, unless `--plain` asks for the line mode (pipes,
+"""The full-screen table (and `governor join`'s lobby): `governor play`, `join`, `watch` and
+`replay` use it when both stdin and stdout are terminals, unless `--plain` asks for the line mode (pipes,
 scripts, screen readers).
 
 The entry points here mirror the plain mode's (terminal.play_seat, spectator.watch_table) and
@@ -57,6 +57,12 @@ async def lobby(link: Link, data_dir: Path, name: str | None = None):
     from .lobby import Choice, LobbyApp
     choice = await LobbyApp(link, data_dir, name).run_async()
     return choice if choice is not None else Choice("quit")
+
+
+async def replay(steps: list, heading: str) -> int:
+    """Step through a finished match (client/replay.py's frames) on the table's screen until q."""
+    from .replay import ReplayApp
+    return await _run(ReplayApp(steps, heading))
 
 
 async def _run(app) -> int:

@@ -1,7 +1,15 @@
 """The full-screen table (Textual): a status line (with the clock the server says our question
 has), the board (its head, the round and the roles, kept in place above the rest on a screen
-tall enough), the log of the whole game, the question as a list, a line of help for the
-highlighted option, and the keys.
+tall enough), and under it the question as a list with a line of help for the highlighted
+option, beside a column with the seat's own things (a hand, one's money and goods) over the log
+of the game and who the table waits for; the keys at the bottom. `?` opens a help pane in the
+board's place, which scrolls, and leaves the question in sight.
+
+The rows are shared out here (`_fit`), on every question and resize: the question gets the rows
+its options take, the column beside it the seat's own things whole (or as many lines as fit,
+with a count of the rest) and a log of at least LOG_ROWS lines on a screen tall enough, and the
+board what is left. The board and the seat's own things are drawn by the game's Text for the
+width of their pane.
 
 Everything drawn comes from the plain mode's pieces: the board and the score table from the
 game's Text through client/render.py's Renderer, the log lines from client/terminal.py's
@@ -25,20 +33,65 @@ from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, RichLog, Static
 
 from protocol.messages import printable
 
-from ..render import time_left
+from ..render import plural, time_left
 from ..terminal import passing_question
 from .question import BadAnswer, Question
 
-WIDE = 110      # from this many columns the log sits beside the question, not under it
 TALL = 30       # from this many rows the board's head (round, roles) stays in place above the
                 # rest of the board, which scrolls under it; below, all of it scrolls together,
                 # or the rest would have no room at all
+LOG_ROWS = 8    # the log's lines on a screen of TALL + 2 rows and more (a round of the game) ...
+SHORT_LOG = 5   # ... and on a shorter one, unless the seat's own things need them
+BOARD_ROWS = 3  # the fewest rows the board keeps
+GUTTER = 1      # the column a pane keeps for its scroll bar, so that its text never moves
+
+# The full screen's own keys, for `?` (docs/playing.md says the same in prose).
+KEYS_HELP = """\
+Keys
+  ↑ ↓           move through the options (in a focused pane: scroll it)
+  1 … 9, 0      highlight an option by its number (1, 2: option 12); 0: none
+  Space         mark or unmark the highlighted option, where you pick several
+  Enter         send the highlighted option, or the marked ones
+  b, Backspace  go back to the start of a decision asked in steps
+  Tab           move the focus to the board, your own things, the log, in
+                turn (a bar marks the focused pane); ↑ ↓ PgUp PgDn scroll it
+  Esc           close this help, give the focus back to the options
+  PgUp, PgDn    scroll the board (this help while it is open)
+  ?             this help; ? and a name or its first letters (? tow, ? score):
+                a card, building, role or the score; ? and a number: an option
+  !             ! and a line: chat to the table
+  q             leave the game (it asks first)"""
+
+
+class Log(RichLog):
+    """The log pane: its lines wrapped again whenever its width changes (RichLog wraps a line
+    once, as it is written)."""
+
+    def __init__(self, lines: list[Text], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.source = lines
+        self.wrapped_at = 0
+
+    def add(self, line: Text) -> None:
+        self.source.append(line)
+        self.write(line, scroll_end=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self.wrapped_at and self.wrapped_at:
+            self.call_after_refresh(self.reflow)
+        self.wrapped_at = event.size.width
+
+    def reflow(self) -> None:
+        self.clear()
+        for line in self.source:
+            self.write(line, scroll_end=True)
 
 
 def ansi(text: str) -> Text:
@@ -101,27 +154,24 @@ class TableApp(App):
     CSS = """
     #status { height: 1; background: $primary-background; color: $text; padding: 0 1; }
     #board-head { height: auto; padding: 0 1; }
-    #board { height: 1fr; padding: 0 1; }
+    #board, #help, #mine { scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
+    #board { height: 1fr; padding: 0 0 0 1; }
+    #help { display: none; height: 1fr; padding: 0 0 0 1; border-top: solid $accent; }
     #bottom { height: 16; border-top: solid $primary; }
-    #question-box { width: 3fr; }
+    #question-box { width: 1fr; }
     #qtext { height: auto; color: $accent; text-style: bold; padding: 0 1; }
-    #options { height: 1fr; border: none; padding: 0; }
-    #note { height: auto; max-height: 5; color: $text-muted; padding: 0 1; }
+    #options { height: auto; border: none; padding: 0; }
+    #note { height: auto; max-height: 3; color: $text-muted; padding: 0 1; }
     #ask { display: none; height: 3; }
-    #log { width: 2fr; border-left: solid $primary; padding: 0 1; }
+    #side { width: 40; border-left: solid $primary; }
+    #mine { height: auto; padding: 0 0 0 1; border-bottom: solid $primary; }
+    #log { height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
+    #waiting { height: 1; color: $text-muted; padding: 0 1; }
     #keys { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
-    .ended #bottom { height: 75%; }
+    #board:focus, #help:focus, #mine:focus, #log:focus { outline-left: thick $accent; background-tint: $accent 8%; }
+    .ended #side { display: none; }
     .ended #options { display: none; }
-    .ended #question-box { height: 1fr; }
     .ended #note { height: 1fr; max-height: 100%; color: $text; }
-    .narrow #bottom { layout: vertical; height: auto; }
-    .narrow #question-box { width: 1fr; height: auto; }
-    .narrow #options { height: auto; max-height: 7; }
-    .narrow #note { max-height: 2; }
-    .narrow #log { width: 1fr; height: 4; border-left: none; border-top: solid $primary; }
-    .narrow.ended #log { display: none; }
-    .narrow.ended #bottom { height: 75%; }
-    .narrow.ended #note { max-height: 100%; }
     """
     # The question's keys are priority bindings of the app: see the module's docstring.
     BINDINGS = [
@@ -163,6 +213,8 @@ class TableApp(App):
         self.asked = 0                  # questions opened, for tests
         self.sent = 0                   # answers sent
         self.logged: list[Text] = []     # the whole log, to wrap again at a new width
+        self.help_for: Question | None = None   # the question the help pane was opened on
+        self.question_rows = 0          # the rows the last question took (kept while none is open)
         self.changed = asyncio.Event()  # set on every question opened or closed, and at the end
         self.send_chat = None           # text -> bool: a chat line to the table, while seated
 
@@ -180,6 +232,8 @@ class TableApp(App):
         yield Static(id="board-head", markup=False)
         with VerticalScroll(id="board"):
             yield Static(id="board-text", markup=False)
+        with VerticalScroll(id="help"):
+            yield Static(id="help-text", markup=False)
         with Horizontal(id="bottom"):
             with Vertical(id="question-box"):
                 yield Static(id="qtext", markup=False)
@@ -187,13 +241,19 @@ class TableApp(App):
                 with VerticalScroll(id="note"):
                     yield Static(id="note-text", markup=False)
                 yield Input(id="ask", placeholder="a name or its first letters, or an option's number; "
-                                                  "Enter alone: help on every option; ! and a line: chat",
+                                                  "Enter alone: the keys and every option; ! and a line: chat",
                         select_on_focus=False)   # a line opened by `!` starts with it: keep it
-            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+            with Vertical(id="side"):
+                with VerticalScroll(id="mine"):
+                    yield Static(id="mine-text", markup=False)
+                yield Log(self.logged, id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+                yield Static(id="waiting", markup=False)
         yield Static(id="keys", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#options").can_focus = False    # its keys are the app's (priority)
+        self.query_one("#note").can_focus = False       # a line or two; Tab goes to the panes
+        self.query_one("#help").border_title = "Help · Esc: close"
         self._layout()
         self._status()
         self._keys()
@@ -205,20 +265,81 @@ class TableApp(App):
             self.job_task.cancel()
 
     def on_resize(self, event) -> None:
-        self._layout(event.size.width, event.size.height)
-        # RichLog wraps a line once, as it is written: at a new width, write them all again.
-        self.call_after_refresh(self._rewrap)
+        self._layout(event.size)
 
-    def _layout(self, width: int | None = None, height: int | None = None) -> None:
-        self.screen.set_class((width or self.size.width) < WIDE, "narrow")
-        self.screen.set_class((height or self.size.height) < TALL, "short")
-        self._draw_board()
+    def _layout(self, size: Size | None = None) -> None:
+        self.screen.set_class((size or self.size).height < TALL, "short")
+        self._draw_board(size)
 
-    def _rewrap(self) -> None:
-        log = self.query_one("#log", RichLog)
-        log.clear()
-        for line in self.logged:
-            log.write(line, scroll_end=True)
+    def side_width(self, width: int) -> int:
+        """The column of the seat's own things and the log: two fifths of the screen, within reason."""
+        return max(35, min(52, round(width * 0.4)))
+
+    def _draw_board(self, size: Size | None = None) -> None:
+        """The board and the seat's own things, each drawn by the game for its pane's width, and
+        the rows shared out (`_fit`). The board keeps its scroll position: it stays in place as
+        it changes."""
+        if self.renderer is None or not (self.view or {}).get("players"):
+            return
+        size = size or self.size
+        side = self.side_width(size.width)
+        head, rest, _ = self.renderer.board_parts(self.view, size.width - 1 - GUTTER)   # the padding
+        mine = self.renderer.board_parts(self.view, side - 2 - GUTTER)[2]       # the border, padding
+        self.query_one("#side").styles.width = side
+        self.query_one("#mine").display = bool(mine)
+        self.query_one("#mine-text", Static).update(ansi(mine))
+        pinned = self._fit(size, head, rest, mine)
+        shown = self.query_one("#board-head", Static)
+        shown.display = pinned
+        if pinned:
+            shown.update(ansi(head))
+        else:
+            rest = head + "\n\n" + rest if head else rest
+        self.query_one("#board-text", Static).update(ansi(rest))
+
+    def _fit(self, size: Size, head: str, rest: str, mine: str) -> bool:
+        """Share the rows out: the question the rows of its text, options and help line (those
+        of the last question while none is open: the board does not jump between questions);
+        the column beside it the seat's own things whole, a log of LOG_ROWS (fewer on a short
+        screen) and the line of who the table waits for; the board the rest, at least
+        BOARD_ROWS, with its head pinned above it where that leaves the board BOARD_ROWS (and
+        the screen is TALL). When that cannot all be, the seat's own things are cut to the rows
+        left (their first line tells the count: a hand says its size) with a note of how many
+        lines are below, and the options scroll. True when the head is pinned."""
+        rows = size.height - 2                                  # the status line, the keys
+        bottom = self.query_one("#bottom")
+        if self.screen.has_class("ended"):
+            bottom.styles.height = max(rows * 3 // 4, 3)
+            return bool(head) and not self.screen.has_class("short")
+        words = 0                   # the rows of the question's text and its help line
+        if self.question is not None:
+            width = size.width - self.side_width(size.width) - 1
+            q = self.question
+            words = self._rows(q.text, width - 2) + min(3, self._rows(q.help_line(), width - 2))
+            self.question_rows = words + sum(self._rows(q.entry_text(k), width) for k in range(len(q.entries)))
+        mine_rows = len(mine.splitlines()) + 1 if mine else 0       # and its line under it
+        log_rows = (LOG_ROWS if size.height >= TALL + 2 else SHORT_LOG) + 1     # and who is waited for
+        if self._helping() and size.height < TALL + 2:
+            log_rows = 4            # the help pane takes the log's rows but 3 (and the spare ones)
+        want = 1 + max(self.question_rows, mine_rows + log_rows)      # 1: the line above
+        head_rows = len(head.splitlines()) if head else 0
+        pinned = bool(head) and not self.screen.has_class("short") and rows - head_rows - want >= BOARD_ROWS
+        board_rows = len(rest.splitlines()) + (0 if pinned else head_rows + 1)
+        rows -= head_rows if pinned else 0
+        spare = 0 if self._helping() else rows - board_rows                     # spare rows: to the log
+        height = min(max(rows - BOARD_ROWS, 4), max(want, spare))
+        bottom.styles.height = height
+        fits = max(height - 1 - 4, 2)            # the seat's own things leave the log 3 lines at least
+        shown = self.query_one("#mine", VerticalScroll)
+        shown.styles.height = min(mine_rows, fits) if mine else 0
+        hidden = mine_rows - fits
+        shown.border_subtitle = f"{plural(hidden, 'more line')} below: Tab, then ↓" if hidden > 0 else ""
+        self.query_one("#options", OptionList).styles.max_height = max(height - 1 - words, 2)
+        return pinned
+
+    def _rows(self, text: str, width: int) -> int:
+        """The lines `text` takes wrapped at `width` columns."""
+        return len(Text(text).wrap(self.console, max(width, 10))) if text else 0
 
     async def _run_job(self) -> None:
         try:
@@ -241,8 +362,7 @@ class TableApp(App):
     # ------------------------------------------------------------ what the job tells
 
     def log_line(self, text: str) -> None:
-        self.logged.append(ansi(text))
-        self.query_one("#log", RichLog).write(self.logged[-1], scroll_end=True)
+        self.query_one("#log", Log).add(ansi(text))
 
     def set_connection(self, state: str) -> None:
         self.connection = state
@@ -252,30 +372,20 @@ class TableApp(App):
         """The table as it is now; `deadline`: when our question's clock runs out, as the server
         told (client/table.py), shown only while the question is open."""
         self.view, self.renderer, self.waiting, self.deadline = view, renderer, waiting, deadline
+        # Who the table waits for: one line under the log, changed in place (not a line a move).
+        self.query_one("#waiting", Static).update(Text(waiting, style="dim"))
         if not view.get("players"):
             return
         self._draw_board()
         self._status()
 
-    def _draw_board(self) -> None:
-        """The board: its head pinned above the rest on a tall screen, all in the scrolling pane
-        on a short one. The pane keeps its scroll position: the board stays in place as it changes."""
-        if self.renderer is None or not (self.view or {}).get("players"):
-            return
-        head, rest = self.renderer.board_parts(self.view)
-        pinned = bool(head) and not self.screen.has_class("short")
-        shown = self.query_one("#board-head", Static)
-        shown.display = pinned
-        if pinned:
-            shown.update(ansi(head))
-        else:
-            rest = self.renderer.board(self.view)
-        self.query_one("#board-text", Static).update(ansi(rest))
-
     def show_end(self, text: str, headline: str) -> None:
         """The end: the score table and the audit's verdict where the question was (the board
         above keeps the last view), the verdict also on the line above them; Enter or q closes."""
         self.screen.add_class("ended")
+        self.query_one("#note").can_focus = True        # now the score table and the verdict
+        self._close_help()
+        self._draw_board()
         first = "" if self.stopped else "The match is over. "
         self.query_one("#qtext", Static).update(ansi(f"{first}{headline}".strip()))
         self.query_one("#note-text", Static).update(ansi(text))
@@ -296,6 +406,7 @@ class TableApp(App):
         options.add_options([Text(self.question.entry_text(k)) for k in range(len(self.question.entries))])
         options.disabled = False
         self._show_cursor()
+        self._draw_board()          # the rows shared out again, for this question's options
         self._status()
         self._keys()
         self.changed.set()
@@ -306,6 +417,8 @@ class TableApp(App):
     def _close_question(self) -> None:
         if self.answer is not None and not self.answer.done():
             self.answer.cancel()
+        if self.help_for is not None and self.help_for is self.question:
+            self._close_help()      # it told of this question's options
         self.question = self.answer = None
         options = self.query_one("#options", OptionList)
         options.clear_options()
@@ -391,9 +504,12 @@ class TableApp(App):
     # ------------------------------------------------------------ `?`: help by name
 
     def action_ask(self, start: str = "") -> None:
-        """`?`: the line that explains; `!`: the same line, started with `!`, chats."""
+        """`?`: the help pane (the keys, the question's options) and the line that explains a
+        name; `!`: the same line, started with `!`, chats."""
         if self.screen is not self.screen_stack[0] or self._typing():
             raise SkipAction()
+        if not start:
+            self._show_help(self._help())
         ask = self.query_one("#ask", Input)
         ask.display = True
         ask.value = start
@@ -414,19 +530,45 @@ class TableApp(App):
                 return
             else:
                 text = "Not connected: the chat line was not sent."
+            self.query_one("#note-text", Static).update(ansi(text))
+            return
+        if not words:
+            text = self._help()
         elif self.renderer is None or self.view is None:
             text = "Nothing is on the table yet."
-        elif not words:
-            text = self.renderer.help(self.view) if self.view.get("prompt") else \
-                "No question is open: type ? and a name to hear what a card or building is."
         elif words.isdigit() and self.question is not None:
             text = self._about_option(int(words))
         else:
             text = _unwrap(self.renderer.explain(self.view, words))
-        self.query_one("#note-text", Static).update(ansi(text))
-        note = self.query_one("#note", VerticalScroll)
-        note.styles.max_height = 12
-        note.scroll_home(animate=False)
+        self._show_help(text)
+
+    def _help(self) -> str:
+        """The help pane's first page: the keys, and the open question's options."""
+        q = self.question
+        if q is None or self.renderer is None:
+            return KEYS_HELP + "\n\nNo question is open now."
+        return f"{KEYS_HELP}\n\nThis question: {q.text}\n{q.how()}\n{self.renderer.options_help(self.view)}"
+
+    def _show_help(self, text: str) -> None:
+        """The help pane, in the board's place: the question and its options stay in sight."""
+        self.query_one("#help-text", Static).update(ansi(text))
+        shown = self.query_one("#help", VerticalScroll)
+        shown.display = True
+        shown.scroll_home(animate=False)
+        self.query_one("#board").display = False
+        self.help_for = self.question
+        self._draw_board()
+        self._keys()
+
+    def _close_help(self) -> None:
+        self.query_one("#help").display = False
+        self.query_one("#board").display = True
+        self.help_for = None
+        self._draw_board()
+        self._keys()
+
+    def _helping(self) -> bool:
+        return self.query_one("#help").display
 
     def _about_option(self, n: int) -> str:
         """`?` and an option's number: its help, and what the game's Text says of the thing
@@ -459,14 +601,16 @@ class TableApp(App):
             self._stop_typing()
         else:
             self.set_focus(None)
-        self.query_one("#note", VerticalScroll).styles.max_height = None   # back to the CSS's
+        self._close_help()
+        self._keys()
         if self.question is not None:
             self._show_cursor()
 
     # ------------------------------------------------------------ the rest of the keys
 
     def action_board(self, step: int) -> None:
-        board = self.query_one("#board", VerticalScroll)
+        """PgUp, PgDn: scroll the board, or the help pane in its place."""
+        board = self.query_one("#help" if self._helping() else "#board", VerticalScroll)
         (board.scroll_page_down if step > 0 else board.scroll_page_up)(animate=False)
 
     def action_quit_table(self) -> None:
@@ -506,16 +650,31 @@ class TableApp(App):
             parts.append(f"clock {time_left(self.deadline)}")
         self.query_one("#status", Static).update(" · ".join(parts))
 
+    def on_descendant_focus(self, event) -> None:
+        self._keys()        # Tab: the keys line says which pane has the focus
+
+    def on_descendant_blur(self, event) -> None:
+        self._keys()
+
     def _keys(self) -> None:
+        pane = PANES.get(self.focused.id) if self.focused is not None else None
         if self.over:
             text = "Enter or q: close"
+        elif pane:
+            text = f"▌{pane}: ↑↓ PgUp PgDn scroll · Tab: next pane · Esc: back to the options"
         elif self._typing():
             text = "type a name · Enter: explain · Esc: back"
+        elif self._helping():
+            text = (self.question.how() + " · " if self.question is not None else "") + \
+                "PgUp/PgDn: help · Esc: close"
         elif self.question is not None:
             text = self.question.how() + " · ? explain · q leave"
         else:
             text = "? name: explain · PgUp/PgDn: board · Tab: board, log · q: leave"
         self.query_one("#keys", Static).update(text)
+
+
+PANES = {"board": "the board", "mine": "your own things", "log": "the log", "help": "the help"}
 
 
 def _unwrap(text: str) -> str:

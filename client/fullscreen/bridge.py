@@ -1,6 +1,7 @@
 """Between the network and the full-screen table: `ScreenPlayer` is the Player a SeatRunner (or a
 Spectator) drives. It hands the log to the plain mode's Terminal, whose lines go to the log panel
-instead of stdout (so both modes log the same words), and the view and the question to the app.
+instead of stdout (so both modes log the same words, but for who the table waits for, which the
+app keeps on one line), and the view and the question to the app.
 `play_job` and `watch_job` are the app's jobs: a seat played, or a table watched, to the end."""
 from __future__ import annotations
 
@@ -36,11 +37,20 @@ class LogOut(io.TextIOBase):
         return len(text)
 
 
+class LogTerminal(Terminal):
+    """The plain mode's Terminal writing to the log pane, less its "Waiting for …" lines: the app
+    shows who the table waits for on one line under the log that changes in place (one line a
+    move would fill the log with them)."""
+
+    def _waiting(self, table: Table) -> None:
+        pass
+
+
 class ScreenPlayer(Player):
     def __init__(self, app: TableApp, url: str) -> None:
         self.app = app
         self.url = url
-        self.plain = Terminal(url, colour=True, out=LogOut(app))
+        self.plain = LogTerminal(url, colour=True, out=LogOut(app))
 
     def connection(self, state: str, detail: str = "") -> None:
         self.plain.connection(state, detail)
@@ -133,9 +143,9 @@ def watch_job(link: Link, table: str, data_dir: Path, *, patience: float):
         v, screen, lines = t.view or {}, player.plain.screen, []
         if v.get("result") and screen:
             lines += [screen.result(v["result"], [p["name"] for p in v["players"]]), ""]
-        report = t.exchange.report
+        report = t.audit()
         app.headline = report.text().splitlines()[-1]
-        path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public")
+        path = save_record(data_dir, t.exchange.record, t.header["game_id"], "public", shown=t.shown)
         lines += [report.text(), f"Public match record saved: {path}"]
         return (0 if report.ok else 1), "\n".join(lines)
     return job

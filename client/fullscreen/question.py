@@ -23,17 +23,17 @@ class Question:
         self.prompt = p
         self.back: str = p.get("back") or ""     # where going back takes the seat; "" where it is not offered
         self.multi = self.hi > 1
-        # Entry i is option i; passing is an entry of its own, never an Enter on nothing.
+        # Entry i is option i; passing is an entry of its own, never an Enter on nothing. Where
+        # nothing can be chosen (a statement the seat must see, `max` 0) there is no entry at all:
+        # Enter goes on.
         self.entries: list[int] = list(range(len(self.labels)))
-        if self.lo == 0:
+        if self.lo == 0 and self.hi > 0:
             self.entries.append(NONE)
         self.cursor = 0
         self.marked: list[int] = []     # options toggled with space, in the order toggled
         self.typed = ""                 # digits typed so far: "1" then "2" is option 12
 
     def none_label(self) -> str:
-        if self.hi == 0:
-            return "Continue"
         return "None — pick nothing" if self.hi > 1 else "None — pass"
 
     def entry_text(self, k: int) -> str:
@@ -48,7 +48,7 @@ class Question:
         """The help text of the highlighted entry, or how to answer when it has none."""
         i = self.entries[self.cursor] if self.entries else NONE
         if i == NONE:
-            return "Send no pick." if self.hi else "Nothing to choose: press Enter."
+            return "Send no pick." if self.hi else "Nothing to choose: press Enter to go on."
         return self.helps[i] or self.labels[i]
 
     def how(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from games.events import say
+from games.text import with_article
 
 from .board import (build_cost, building_prices, colonist_available, free_spaces, occupied, take_bonus_colonist,
                     trigger_end)
@@ -71,7 +72,7 @@ def on_build(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
         p.city[b] = 0
         if ev is not None:
             say(ev, "build", lambda who=s.names[seat], b=b, cost=cost:
-                f"{who} builds a {BUILDINGS[b].name.lower()} for {count(cost, 'doubloon')}.")
+                f"{who} builds {with_article(BUILDINGS[b].name.lower())} for {count(cost, 'doubloon')}.")
         if not free_spaces(p):
             trigger_end(s, ev, f"{s.names[seat]} has filled the 12th city space")
         if occupied(p, UNIVERSITY) and colonist_available(s):

@@ -5,6 +5,7 @@ new face-up row.
 from __future__ import annotations
 
 from games.events import say
+from games.text import with_article
 
 from . import plantations
 from .board import colonist_available, island_full, occupied, take_bonus_colonist
@@ -69,7 +70,7 @@ def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None
         p.tiles[plantations.kind(tile)] += 1
         if ev is not None:
             say(ev, "hacienda", lambda who=s.names[seat], tile=tile:
-                f"{who} draws a {GOODS[plantations.kind(tile)]} plantation with the hacienda.")
+                f"{who} draws {with_article(GOODS[plantations.kind(tile)])} plantation with the hacienda.")
     if island_full(p) or not _ask_take(s, seat):
         s.turn += 1
         _turn(s, rng, ev)
@@ -91,7 +92,7 @@ def on_settle(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
         p.tiles[k] += 1
         if ev is not None:
             say(ev, "settle", lambda who=s.names[seat], what=what, k=k:
-                f"{who} takes a {what}{'' if k == QUARRY else ' plantation'}.")
+                f"{who} takes {with_article(what)}{'' if k == QUARRY else ' plantation'}.")
         if occupied(p, HOSPICE) and colonist_available(s):
             s.pending = (seat, "hospice", (TILE_KINDS[k],), 0, 1)
             return

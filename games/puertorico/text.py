@@ -14,7 +14,7 @@ import re
 import textwrap
 from collections import Counter
 
-from games.text import ambiguous, lookup, plain, plural, score_table
+from games.text import ambiguous, lookup, plain, plural, score_table, with_article
 
 from .board import building_price
 from .components import (BUILDINGS, BY_KEY, GOODS, PRICE, PRODUCERS, ROLE_OF, ROLE_TEXT,
@@ -27,16 +27,17 @@ _COLOUR = re.compile("\x1b\\[[0-9;]*m")
 FULL, EMPTY = "●", "○"          # a circle with a colonist on it, and one without
 
 
-def _wrap(text: str, indent: str) -> list[str]:
-    return textwrap.wrap(text, width=WIDTH - 1, initial_indent=indent,
+def _wrap(text: str, indent: str, width: int = WIDTH) -> list[str]:
+    return textwrap.wrap(text, width=width - 1, initial_indent=indent,
                          subsequent_indent=" " * len(indent), break_on_hyphens=False)
 
 
-def _pack(items: list[str], indent: str, sep: str = "  ") -> list[str]:
-    """Items (a building and its circles) on as few lines as fit, none broken across two."""
+def _pack(items: list[str], indent: str, sep: str = "  ", width: int = WIDTH) -> list[str]:
+    """Items (a building and its circles) on as few lines of `width` columns as fit, none broken
+    across two (an item wider than a line alone has a line of its own)."""
     lines = [indent]
     for item in items:
-        if len(lines[-1]) > len(indent) and _width(lines[-1]) + len(sep) + _width(item) > WIDTH - 1:
+        if len(lines[-1]) > len(indent) and _width(lines[-1]) + len(sep) + _width(item) > width - 1:
             lines.append(" " * len(indent))
         lines[-1] += (sep if len(lines[-1]) > len(indent) else "") + item
     return lines
@@ -47,11 +48,11 @@ def _width(text: str) -> int:
     return len(_COLOUR.sub("", text))
 
 
-def _beside(lines: list[str], text: str, gap: int = 5) -> list[str]:
-    """`text` to the right of the last line when it fits there, else on a line of its own."""
-    if _width(lines[-1]) + gap + len(text) < WIDTH:
+def _beside(lines: list[str], text: str, gap: int = 5, width: int = WIDTH) -> list[str]:
+    """`text` to the right of the last line when it fits there, else on lines of its own."""
+    if _width(lines[-1]) + gap + len(text) < width:
         return lines[:-1] + [lines[-1] + " " * gap + text]
-    return lines + [" " * LABEL + text]
+    return lines + _wrap(text, " " * LABEL, width)
 
 
 def _circles(full: int, total: int) -> str:
@@ -77,15 +78,21 @@ class Text:
 
     # ------------------------------------------------------------ the board
 
-    def board(self, v: dict) -> str:
-        return "\n".join(self.parts(v))
+    def board(self, v: dict, width: int = WIDTH) -> str:
+        """The table, the building supply and every player in seat order, in `width` columns."""
+        return "\n".join(self.table(v, width) + self.buildings(v, width) + self.players(v, width))
 
-    def parts(self, v: dict) -> tuple[str, str]:
-        """The board in two: the table (the round, the phase, the roles, the supply, the ships),
-        which a screen keeps in sight, and the building supply and the players, which may scroll."""
-        return "\n".join(self.table(v)), "\n".join(self.buildings(v) + self.players(v))
+    def parts(self, v: dict, width: int = WIDTH) -> tuple[str, str, str]:
+        """The board in three, for a screen, in lines of at most `width` columns: the table (the
+        round, the phase, the roles, the supply, the ships), which it keeps in sight above; the
+        building supply and the other players, which may scroll; and your own lines (money,
+        goods, island, city), which it keeps in sight beside the question ("" for a spectator)."""
+        mine = v["seat"]
+        others = self.players(v, width, [seat for seat in range(len(v["players"])) if seat != mine])
+        return ("\n".join(self.table(v, width)), "\n".join(self.buildings(v, width) + others),
+                "" if mine is None else "\n".join(self.players(v, width, [mine])))
 
-    def table(self, v: dict) -> list[str]:
+    def table(self, v: dict, width: int = WIDTH) -> list[str]:
         names = [p["name"] for p in v["players"]]
         head = f"Puerto Rico · round {v['round']} · governor {names[v['governor']]}"
         if v["role"]:
@@ -101,14 +108,15 @@ class Text:
         house = " ".join(house + ["–"] * (TRADING_HOUSE_SPACES - len(house)))
         row = Counter(up["face_up"])
         face_up = ", ".join(g + (f" ×{n}" if n > 1 else "") for g, n in row.items()) or "none"
-        return ([self.paint(head, "head")]
-                + _pack(roles or ["none"], "Roles left".ljust(LABEL), " · ")
+        return ([self.paint(line, "head") for line in _wrap(head, "", width)]
+                + _pack(roles or ["none"], "Roles left".ljust(LABEL), " · ", width)
                 + _pack([f"VP chips {v['vp_chips']}", f"colonists {colonists['supply']} + {colonists['ship']} "
                          f"on the ship", f"quarries {v['quarries']}", f"{up['face_down']} plantations face down"],
-                        "Supply".ljust(LABEL), " · ")
-                + _beside(_pack([f"{g} {n}" for g, n in v["goods"].items()], "Goods".ljust(LABEL)),
-                          f"trading house: {house}", 3)
-                + _beside(_pack(ships, "Ships".ljust(LABEL), " · "), f"plantations face up: {face_up}"))
+                        "Supply".ljust(LABEL), " · ", width)
+                + _beside(_pack([f"{g} {n}" for g, n in v["goods"].items()], "Goods".ljust(LABEL), width=width),
+                          f"trading house: {house}", 3, width)
+                + _beside(_pack(ships, "Ships".ljust(LABEL), " · ", width), f"plantations face up: {face_up}",
+                          width=width))
 
     def price_for(self, v: dict) -> tuple[int, bool] | None:
         """(occupied quarries, builder's privilege) of the seat the view is for; None for a
@@ -124,20 +132,29 @@ class Text:
         b = BY_KEY[key]
         return BUILDINGS[b].cost if mine is None else building_price(b, *mine)
 
-    def buildings(self, v: dict) -> list[str]:
+    def buildings(self, v: dict, width: int = WIDTH) -> list[str]:
         """The building supply in the board's four columns, each building with your price (or,
-        for a spectator, its cost) and the copies left; the legend fills column 4's free cell.
-        A column's number is its buildings' VP and the most occupied quarries that count."""
+        for a spectator, its cost) and the copies left; the legend fills the last column's free
+        cell, or has a line of its own below. A column's number is its buildings' VP and the most
+        occupied quarries that count. Narrower than `width` allows, the four columns come two by
+        two (1 above 2 on the left, 3 above 4 on the right), or all one above another."""
         mine = self.price_for(v)
         legend = ("← cost, ×copies left" if mine is None else
                   "← your price −1 builder" if mine[1] else "← your price, ×copies")
-        widths = [max(len(b.name) for b in column) + 6 for column in COLUMNS]
+        for shown in (4, 2, 1):
+            per = len(COLUMNS) // shown
+            columns = [sum(COLUMNS[i * per:(i + 1) * per], ()) for i in range(shown)]
+            widths = [max(len(b.name) for b in column) + 6 for column in columns]
+            if sum(widths) + 3 * (shown - 1) <= width - 1:
+                break
+        tallest = max(map(len, columns))
+        in_cell = len(columns[-1]) < tallest and sum(widths[:-1]) + 3 * (shown - 1) + len(legend) <= width - 1
         rows = []
-        for r in range(max(map(len, COLUMNS))):
-            cells = [self._cell(v, column[r], width) if r < len(column) else legend
-                     for column, width in zip(COLUMNS, widths)]
-            rows.append(" │ ".join(cells).rstrip())
-        return rows
+        for r in range(tallest):
+            cells = [self._cell(v, column[r], w) if r < len(column) else legend if in_cell else ""
+                     for column, w in zip(columns, widths)]
+            rows.append(" │ ".join(cells).rstrip(" │"))
+        return rows if in_cell else rows + [legend.replace("←", "↑", 1)]
 
     def _cell(self, v: dict, b, width: int) -> str:
         left = v["buildings"][b.key]
@@ -146,11 +163,13 @@ class Text:
         copies = f"×{left}" if left > 1 else ""
         return f"{b.name:<{width - 6}} {self.price(v, b.key):>2} {copies:<2}"
 
-    def players(self, v: dict) -> list[str]:
+    def players(self, v: dict, width: int = WIDTH, seats: list[int] | None = None) -> list[str]:
+        """The lines of the players in `seats` (all of them unless told), in `width` columns."""
         names = [p["name"] + (" (you)" if seat == v["seat"] else "") for seat, p in enumerate(v["players"])]
-        width = max(map(len, names))
-        return [line for seat, p in enumerate(v["players"])
-                for line in self.player(v, seat, p, names[seat].ljust(width))]
+        longest = max(map(len, names))
+        seats = range(len(v["players"])) if seats is None else seats
+        return [line for seat in seats
+                for line in self.player(v, seat, v["players"][seat], names[seat].ljust(longest), width)]
 
     def role_width(self, v: dict) -> int:
         """Room for the roles a player took this round (two players take three each)."""
@@ -158,24 +177,34 @@ class Text:
                  for seat in range(len(v["players"]))]
         return max(len(", ".join(t)) + 2 if t else 0 for t in taken)
 
-    def player(self, v: dict, seat: int, p: dict, name: str) -> list[str]:
-        """Three lines, more for a big city: the roles he took this round, score, VP chips, money
-        and goods; the island and the colonists waiting in San Juan; the city. ● is a circle with
-        a colonist, ○ one without."""
+    def player(self, v: dict, seat: int, p: dict, name: str, width: int = WIDTH) -> list[str]:
+        """Three lines, more for a big city or a narrow screen: the roles he took this round,
+        score, VP chips, money and goods; the island and the colonists waiting in San Juan; the
+        city. ● is a circle with a colonist, ○ one without."""
         who = self.paint(name, "you") if seat == v["seat"] else name
         mark = "▶ " if seat in v["to_act"] else "  "
         chips = f"{p['vp_chips']}" + (f"+{p['vp_paper']} on paper" if p["vp_paper"] else "")
         # The score so far: chips, building VP and the large buildings' bonuses, all public.
         role = ", ".join(ROLE_OF[r["card"]] for r in v["roles"] if r["taken_by"] == seat)
-        stats = [f"{mark}{who}  {role:<{self.role_width(v)}}score {p['score']['total']:>2} · VP chips {chips:>2} · "
-                 f"{plural(p['doubloons'], 'doubloon'):>12} ·"]
+        numbers = [f"score {p['score']['total']:>2}", f"VP chips {chips:>2}", f"{plural(p['doubloons'], 'doubloon'):>12}"]
         goods = [f"{g} {n}" for g, n in p["goods"].items() if n] or ["no goods"]
         tiles = sum(t for t, _ in p["island"].values())
         island = [f"{kind} {_circles(worked, t)}" for kind, (t, worked) in p["island"].items()]
         city = [f"{_name(key)} {_circles(n, BUILDINGS[BY_KEY[key]].circles)}" for key, n in p["city"]]
-        return (_pack(stats + goods, "", " ")
-                + _pack((island or ["empty"]) + [f"· San Juan {p['san_juan']}"], f"  island {tiles:>2}/12  ")
-                + _pack(city or ["empty"], f"  city   {p['city_spaces']:>2}/12  "))
+        island_label, city_label = f"island {tiles:>2}/12", f"city   {p['city_spaces']:>2}/12"
+        line = f"{mark}{who}  {role:<{self.role_width(v)}}" + " · ".join(numbers) + " ·"
+        if _width(line) < width:      # the numbers of every player in columns, one under another
+            stats = _pack([line] + goods, "", " ", width)
+        else:
+            who = self.paint(name.strip(), "you") if seat == v["seat"] else name.strip()
+            stats = [f"{mark}{who}" + (f"  {role}" if role else "")] + _pack(
+                [" ".join(n.split()) for n in numbers] + goods, "    ", " · ", width)
+        if width >= 60:               # each label left of its items
+            return (stats + _pack((island or ["empty"]) + [f"· San Juan {p['san_juan']}"], f"  {island_label}  ",
+                                  width=width)
+                    + _pack(city or ["empty"], f"  {city_label}  ", width=width))
+        return (stats + [f"  {island_label} · San Juan {p['san_juan']}"] + _pack(island or ["empty"], "    ", width=width)
+                + [f"  {city_label}"] + _pack(city or ["empty"], "    ", width=width))
 
     # ------------------------------------------------------------ `? name`
 
@@ -230,8 +259,8 @@ class Text:
     def explain_good(self, v: dict, good: str) -> str:
         g = GOODS.index(good)
         made = (" or ".join(BUILDINGS[b].name.lower() for b in PRODUCERS[g]) if PRODUCERS[g] else None)
-        grows = (f"A {good} plantation grows {good} when a colonist works it"
-                 + (f"; a colonist in a {made} turns it into a barrel." if made else
+        grows = (f"{with_article(good).capitalize()} plantation grows {good} when a colonist works it"
+                 + (f"; a colonist in {with_article(made)} turns it into a barrel." if made else
                     ": corn needs no building."))
         up = v["plantations"]
         face_up, gone = up["face_up"].count(good), up["discarded"].count(good)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from games.choice import all_picks, pick_uniform
 from games.events import visible
+from games.text import with_article
 
 from . import mayor
 from .board import build_cost, city_used, occupied, sale_price
@@ -17,7 +18,7 @@ from .flow import back_label, to_act
 from .plantations import kind
 from .scoring import result, score_seat
 from .state import State
-from .words import a, count
+from .words import count
 
 
 def _player(s: State, seat: int) -> dict:
@@ -134,14 +135,14 @@ def _settle(s, seat, p, options):
         if o == "quarry":
             return ("Take a quarry",
                     "Each occupied quarry takes 1 doubloon off a building, up to the building's column.")
-        return (f"Take {a(o)} plantation",
+        return (f"Take {with_article(o)} plantation",
                 f"Grows {o} ({_MADE_BY[o]}); the trading house pays {count(PRICE[GOODS.index(o)], 'doubloon')}.")
     return "Settler: take a face-up plantation for your island, or none.", describe
 
 
 # What a plantation's crop needs before it is a barrel, for the settler's help texts.
 _MADE_BY = {g: "no building needed" if not PRODUCERS[i] else
-            "made in a " + " or ".join(BUILDINGS[b].name.lower() for b in PRODUCERS[i])
+            "made in " + with_article(" or ".join(BUILDINGS[b].name.lower() for b in PRODUCERS[i]))
             for i, g in enumerate(GOODS)}
 
 

@@ -5,8 +5,3 @@ from __future__ import annotations
 def count(k: int, what: str) -> str:
     """"1 barrel", "3 barrels"."""
     return f"{k} {what}{'s' * (k != 1)}"
-
-
-def a(noun: str) -> str:
-    """"a sugar plantation", "an indigo plantation"."""
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"

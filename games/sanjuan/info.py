@@ -6,8 +6,9 @@ INFO = Info(
     title="San Juan",
     min_players=2,
     max_players=4,
-    # Bump whenever a rule change could make an old match replay differently: records name it.
-    rules_version="sanjuan-2e/3",
+    # Bump whenever an old match could replay differently (a rule, or the words of a public event,
+    # which the record commits to): records name it.
+    rules_version="sanjuan-2e/4",
     tiebreak="most cards in hand plus goods; still tied, the tied players share the win",
     options=(
         Option("expansion", False, 'add "The New Buildings"'),

@@ -23,6 +23,7 @@ from __future__ import annotations
 from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 from games.events import Event, Events, say
+from games.text import with_article
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
@@ -37,10 +38,6 @@ END_BUILDINGS = 12
 
 
 # ---------------------------------------------------------------- small helpers
-
-def _article(name: str) -> str:
-    return ("an " if name[0].lower() in "aeiou" else "a ") + name.lower()
-
 
 def card_name(s: State, card: int) -> str:
     return NAME[s.kinds[card]]
@@ -58,8 +55,9 @@ def _names(kinds: list, cards) -> str:
 # None`, since even the lambda and its values cost an eighth of a random game.
 
 
-def _draw(s: State, rng) -> int | None:
-    """Top card of the supply; an empty supply is refilled from the discard pile first."""
+def _draw(s: State, rng, ev: list | None) -> int | None:
+    """Top card of the supply; an empty supply is refilled from the discard pile first, and
+    everyone is told (the pile's size is public, its cards are not named)."""
     if not s.deck:
         if not s.discard:
             return None
@@ -67,10 +65,13 @@ def _draw(s: State, rng) -> int | None:
         pile = sorted(s.discard)  # docs/fairness.md §3: the pile is sorted by id before the reshuffle
         s.discard = []
         s.deck = rng.shuffle("deck/reshuffle", s.reshuffles, pile)[::-1]
+        if ev is not None:
+            say(ev, "reshuffle", lambda n=len(pile): f"The supply is empty: the discard pile's {n} "
+                f"card{'s' * (n != 1)} are shuffled into a new supply.")
     return s.deck.pop()
 
 
-def _draw_n(s: State, rng, k: int) -> list[int]:
+def _draw_n(s: State, rng, k: int, ev: list | None) -> list[int]:
     """Up to k cards from the top of the supply, in the order drawn."""
     deck = s.deck
     if k <= len(deck):
@@ -82,7 +83,7 @@ def _draw_n(s: State, rng, k: int) -> list[int]:
         return out
     out = []
     for _ in range(k):
-        c = _draw(s, rng)
+        c = _draw(s, rng, ev)
         if c is None:
             break
         out.append(c)
@@ -91,7 +92,7 @@ def _draw_n(s: State, rng, k: int) -> list[int]:
 
 def _give(s: State, seat: int, k: int, why: str, rng, ev: list | None) -> None:
     """Draw k cards into a hand: the count is public, the cards private."""
-    cards = _draw_n(s, rng, k)
+    cards = _draw_n(s, rng, k, ev)
     if not cards:
         return
     s.players[seat].hand.extend(cards)
@@ -744,7 +745,7 @@ def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list | None) -> Non
         p.city.append(card)
     if ev is not None:
         say(ev, "build", lambda who=s.names[seat], n=len(paid), covered=None if cover is None else NAME[kinds[cover]],
-            sold=len(goods): f"{who} builds {_article(NAME[kind])}, paying {n} card{'s' * (n != 1)}"
+            sold=len(goods): f"{who} builds {with_article(NAME[kind].lower())}, paying {n} card{'s' * (n != 1)}"
             + (f", covering their {covered.lower()} with the crane" if covered else "")
             + (f" and {sold} good{'s' * (sold != 1)} at the black market" if sold else "") + ".")
     if paid and ev is not None:
@@ -796,7 +797,7 @@ def _resolve_producer(s: State, rng, ev: list | None) -> None:
         p = s.players[seat]
         made = []
         for b in picks:
-            good = _draw(s, rng)
+            good = _draw(s, rng, ev)
             if good is None:
                 break
             p.goods[b] = good
@@ -878,7 +879,7 @@ def _start_councillor(s: State, rng, ev: list | None) -> None:
         if CUSTOMS_OFFICE in p.active:
             office = next(b for b in p.city if kinds[b] == CUSTOMS_OFFICE)
             if office not in p.goods:
-                good = _draw(s, rng)
+                good = _draw(s, rng, ev)
                 if good is not None:
                     p.goods[office] = good
                     if ev is not None:
@@ -887,7 +888,7 @@ def _start_councillor(s: State, rng, ev: list | None) -> None:
     decisions = [None] * len(s.players)   # by seat: the cards are drawn in turn order
     for seat in s.order:
         p = s.players[seat]
-        cards = _draw_n(s, rng, council_draw(privilege(s, seat)))
+        cards = _draw_n(s, rng, council_draw(privilege(s, seat)), ev)
         keep = council_keep(p.active)
         if ev is not None:
             say(ev, "council", lambda who=s.names[seat], n=len(cards), keep=keep:
@@ -943,7 +944,7 @@ def _start_prospector(s: State, rng, ev: list | None) -> None:
         p = s.players[seat]
         who = s.names[seat]
         if GOLD_MINE in p.active:
-            cards = _draw_n(s, rng, 4)
+            cards = _draw_n(s, rng, 4, ev)
             costs = [COST[kinds[c]] for c in cards]
             if cards and len(set(costs)) == len(costs):
                 kept = min(cards, key=lambda c: COST[kinds[c]])
@@ -958,7 +959,7 @@ def _start_prospector(s: State, rng, ev: list | None) -> None:
                     say(ev, "gold_mine", lambda who=who, cards=cards:
                         f"{who}'s gold mine turns up {_names(kinds, cards)}: nothing is kept.")
         if GOLDSMITH in p.active:
-            card = _draw(s, rng)
+            card = _draw(s, rng, ev)
             if card is not None:
                 kind = kinds[card]
                 built = any(kinds[b] == kind for q in s.players for b in q.city)
@@ -966,12 +967,12 @@ def _start_prospector(s: State, rng, ev: list | None) -> None:
                     s.discard.append(card)
                     if ev is not None:
                         say(ev, "goldsmith", lambda who=who, kind=kind:
-                            f"{who}'s goldsmith turns up {_article(NAME[kind])}, already built: discarded.")
+                            f"{who}'s goldsmith turns up {with_article(NAME[kind].lower())}, already built: discarded.")
                 else:
                     p.hand.append(card)
                     if ev is not None:
                         say(ev, "goldsmith", lambda who=who, kind=kind:
-                            f"{who}'s goldsmith turns up {_article(NAME[kind])} and {who} keeps it.")
+                            f"{who}'s goldsmith turns up {with_article(NAME[kind].lower())} and {who} keeps it.")
     _next_role(s, rng, ev)
 
 
@@ -1100,9 +1101,9 @@ def _why_not(s: State, seat: int, kind: str, value) -> IllegalAction:
         if value != s.cathedral and value not in p.hand:
             return IllegalAction("not_in_hand", f"Card {value} is not in your hand.")
         if any(kinds[b] == kinds[value] for b in p.city) and not PRODUCTION[kinds[value]]:
-            return IllegalAction("already_built", f"You already have {_article(card_name(s, value))}; "
+            return IllegalAction("already_built", f"You already have {with_article(card_name(s, value).lower())}; "
                                  "a city building can be built once.")
-        return IllegalAction("cannot_pay", f"You cannot pay for {_article(card_name(s, value))} now.")
+        return IllegalAction("cannot_pay", f"You cannot pay for {with_article(card_name(s, value).lower())} now.")
     if kind == "cover" and is_card:
         if value not in p.city:
             return IllegalAction("not_your_building", f"Card {value} is not one of your buildings.")

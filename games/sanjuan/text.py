@@ -15,13 +15,24 @@ from .cards import BY_KEY, KINDS, catalog
 from .info import INFO
 
 
+WIDTH = 100     # the columns a board is drawn for, unless the screen gives its own
+CITY = 88       # a city's list of buildings wraps here, however wide the screen: it reads better
+
 # The round-start stages (rules.py, in this order), and what happens in each, in words.
 ROUND_START = {"office": "office buildings", "chapel": "chapels", "bank": "banks",
                "limit": "hand limits"}
 
 
-def _wrap(text: str) -> str:
-    return textwrap.fill(text, width=88, initial_indent="    ", subsequent_indent="    ")
+def _wrap(text: str, width: int = WIDTH, first: str = "    ", rest: str = "    ") -> str:
+    """`text` in lines of at most `width` columns (a city's list at most CITY), words unbroken."""
+    return textwrap.fill(text, width=min(width, CITY) if first == rest == "    " else width,
+                         initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
+
+
+def _line(text: str, width: int) -> str:
+    """A board line that fits `width` columns, wrapped under its own indentation plus two."""
+    indent = " " * (len(text) - len(text.lstrip()))
+    return _wrap(text.lstrip(), width, indent, indent + "  ")
 
 
 class Text:
@@ -42,21 +53,21 @@ class Text:
     def _goods(self, text: str) -> str:
         return text.replace("*", self.paint("*", "good"))
 
-    def board(self, v: dict) -> str:
+    def board(self, v: dict, width: int = WIDTH) -> str:
         """Everything a view shows but its prompt: the round and roles, every city, your cards."""
-        return "\n\n".join(self.parts(v))
+        return "\n\n".join(part for part in self.parts(v, width) if part)
 
-    def parts(self, v: dict) -> tuple[str, str]:
-        """The board in two: the round, the roles and the supply, which a screen keeps in sight,
-        and the cities and your hand, which may scroll."""
-        rest = [self.cities(v)] + ([self.hand(v)] if v.get("you") else [])
-        return self.table(v), "\n\n".join(rest)
+    def parts(self, v: dict, width: int = WIDTH) -> tuple[str, str, str]:
+        """The board in three, each in lines of at most `width` columns: the round, the roles and
+        the supply, which a screen keeps in sight above; the cities, which may scroll; and your
+        hand, which a screen keeps in sight beside the question ("" for a spectator)."""
+        return self.table(v, width), self.cities(v, width), self.hand(v, width) if v.get("you") else ""
 
-    def table(self, v: dict) -> str:
+    def table(self, v: dict, width: int = WIDTH) -> str:
         names = [p["name"] for p in v["players"]]
         extra = INFO.describe(v["options"])
-        lines = [self.paint(f"San Juan — round {v['round']}, governor {names[v['governor']]}", "head")
-                 + (f"  ({extra})" if extra else "")]
+        title = f"San Juan — round {v['round']}, governor {names[v['governor']]}"
+        lines = [title + (f"  ({extra})" if extra else "")]
         if v.get("stage") in ROUND_START:
             # The view still holds the last round's roles until the governor chooses the first
             # one: shown, they would read as this round's.
@@ -76,46 +87,49 @@ class Text:
             cost = self.cards.get("cathedral", {}).get("cost", "?")
             supply += f"; the cathedral (cost {cost}) is still there for anyone to build"
         lines.append(supply + ".")
-        return "\n".join(lines)
+        text = "\n".join(_line(line, width) for line in lines)    # wrapped before painting:
+        return self.paint(title, "head") + text[len(title):]        # escape codes take no columns
 
-    def cities(self, v: dict) -> str:
+    def cities(self, v: dict, width: int = WIDTH) -> str:
         lines = [self.paint("Cities", "head") + self.paint("   (* = holds a good)", "dim")]
-        width = max(len(p["name"]) for p in v["players"])
+        longest = max(len(p["name"]) for p in v["players"])
         for seat, p in enumerate(v["players"]):
-            who = p["name"].ljust(width)
-            who = self.paint(who, "you") if seat == v["seat"] else who
+            who = p["name"].ljust(longest)
             marks = ("  [governor]" if seat == v["governor"] else "") + \
                     ("  [to act]" if seat in v["to_act"] else "")
             # Cards under a chapel, bank or harbor: counts everyone may know (each is 1 VP).
             under = "".join(f", {p[pile]} under the {pile}" for pile in ("chapel", "bank", "harbor") if p[pile])
             # The score if the game ended now: the engine's own, all of it public.
-            lines.append(f"  {who}  score {p['score']['total']:>2} · {plural(p['hand'], 'card')} in hand, "
-                         f"{plural(p['buildings'], 'building')}{under}{marks}")
-            # Wrap before painting: escape codes would count as width.
+            stats = _line(f"  {who}  score {p['score']['total']:>2} · {plural(p['hand'], 'card')} in hand, "
+                          f"{plural(p['buildings'], 'building')}{under}{marks}", width)
+            # Wrapped before painting: escape codes would count as width.
+            lines.append(f"  {self.paint(who, 'you')}{stats[2 + len(who):]}" if seat == v["seat"] else stats)
             city = ", ".join(self.name(key) + ("*" if good else "") for _, key, good in p["city"])
-            lines.append(self._goods(_wrap(city)))
+            lines.append(self._goods(_wrap(city, width)))
             if p["covered"]:
                 covered = ", ".join(self.name(key) for _, key in p["covered"])
-                lines.append(self.paint(_wrap(f"covered by the crane: {covered}"), "dim"))
+                lines.append(self.paint(_wrap(f"covered by the crane: {covered}", width), "dim"))
         return "\n".join(lines)
 
-    def hand(self, v: dict) -> str:
+    def hand(self, v: dict, width: int = WIDTH) -> str:
         you = v["you"]
         cards = sorted(you["hand"], key=lambda c: (self.cards.get(c[1], {}).get("cost", 0), self.name(c[1])))
-        lines = [self.paint(f"Your hand ({plural(len(cards), 'card')}, limit {you['hand_limit']})", "head")]
-        lines += [f"  {self.card(key)}" for _, key in cards] or ["  (empty)"]
+        lines = [self.paint(_line(f"Your hand ({plural(len(cards), 'card')}, limit {you['hand_limit']})", width),
+                            "head")]
+        lines += [_line(f"  {self.card(key)}", width) for _, key in cards] or ["  (empty)"]
         for pile in ("chapel", "bank"):
             if you[pile]:
-                lines.append(f"Under your {pile}: " + ", ".join(self.name(k) for _, k in you[pile]))
+                lines.append(_line(f"Under your {pile}: " + ", ".join(self.name(k) for _, k in you[pile]), width))
         if you["drawn"]:
-            lines.append("Drawn this councillor phase: " + ", ".join(self.name(k) for _, k in you["drawn"]))
+            lines.append(_line("Drawn this councillor phase: " + ", ".join(self.name(k) for _, k in you["drawn"]),
+                               width))
         return "\n".join(lines)
 
     # ------------------------------------------------------------ `? name`
 
     def names(self, v: dict) -> list[str]:
-        """Every card of this game's deck by name, and the roles."""
-        return [k["name"].lower() for k in self.cards.values()] + list(self.roles)
+        """Every card of this game's deck by name, the roles, and the score."""
+        return [k["name"].lower() for k in self.cards.values()] + list(self.roles) + ["score"]
 
     def explain(self, v: dict, words: str) -> str | None:
         found = lookup(words, self.names(v))
@@ -123,10 +137,27 @@ class Text:
             return ambiguous(words, found)
         if not found:
             return None
+        if found[0] == "score":
+            return self.explain_score(v)
         if found[0] in self.roles:
             return f"{found[0].capitalize()}: {self.roles[found[0]]}"
         key = next(key for key, k in self.cards.items() if k["name"].lower() == found[0])
         return self.explain_card(v, key)
+
+    def explain_score(self, v: dict) -> str:
+        """What the score on the board counts, and each player's parts of it now (all public)."""
+        def parts(score: dict) -> str:
+            return ", ".join(f"{part.replace('_', ' ')} {n}" for part, n in score.items() if part != "total" and n)
+        now = "; ".join(f"{p['name']} {p['score']['total']}" + (f" ({parts(p['score'])})" if p['score']['total'] else "")
+                        for p in v["players"])
+        # A part of the score named after a card is that card's bonus (the score's own names).
+        bonuses = [self.name(part) for part in v["players"][0]["score"] if part in self.cards]
+        piles = "a chapel" + (", a bank or a harbor" if "bank" in self.cards else "")
+        text = ("Score: what each player would have if the game ended now: the VP printed on every "
+                f"building of their city, 1 VP for every card under {piles}, and the bonuses of "
+                f"{', '.join(bonuses[:-1])} and {bonuses[-1]} for their owners. All of it is public. The most "
+                f"VP wins (tie-break: {INFO.tiebreak}). Now: {now}.")
+        return textwrap.fill(text, width=96)
 
     def explain_card(self, v: dict, key: str) -> str:
         k, kind = self.cards[key], KINDS[BY_KEY[key]]

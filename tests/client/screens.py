@@ -11,3 +11,11 @@ from textual.app import App
 def screen_text(app: App) -> str:
     """The screen as plain text, one line per row, without trailing spaces."""
     return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())
+
+
+def pane_text(app: App, selector: str) -> str:
+    """The part of the screen a widget covers (`#log`, say), its border and padding too, as
+    plain text: a pane beside another is read on its own, not row by row across both."""
+    region = app.query_one(selector).region
+    rows = screen_text(app).splitlines()[region.y:region.bottom]
+    return "\n".join(row[region.x:region.right].rstrip() for row in rows)

@@ -15,7 +15,7 @@ from games import sanjuan
 from games.choice import BACK
 from tests.games.sanjuan.test_back import bo_builds
 
-from .screens import screen_text
+from .screens import pane_text, screen_text
 
 SMALL = (80, 24)
 NOTHING_TO_GO_BACK_TO = "There is nothing to go back to in this question"
@@ -85,7 +85,7 @@ async def decided_on_screen(s, keys: tuple[str, ...]):
         before = screen_text(app)
         await pilot.press(*keys)
         await pilot.pause()
-        after = screen_text(app)
+        after = pane_text(app, "#question-box")     # the question and its note, read on their own
         done = deciding.done()
         decided = deciding.result() if done else None
         deciding.cancel()

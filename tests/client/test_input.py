@@ -78,20 +78,27 @@ def test_picking_nothing_is_allowed_only_where_none_is(word):
 
 
 @pytest.mark.parametrize("line", ["", "  ", " , "])
-def test_an_empty_line_is_never_an_answer(line):
+def test_an_empty_line_is_no_answer_where_there_is_a_choice(line):
     """One Enter too many never passes: it says how to pick nothing on purpose."""
     with pytest.raises(BadAnswer, match="An empty line is no answer: type 0 or none to pick nothing, or"):
         parse_answer(line, 3, 0, 2)
-    with pytest.raises(BadAnswer, match="type 0 or none to pick nothing and go on"):
-        parse_answer(line, 0, 0, 0)
     with pytest.raises(BadAnswer, match="You must pick 1 option"):
         parse_answer(line, 3, 1, 1)
+
+
+@pytest.mark.parametrize("line", ["", "  ", "0", "none"])
+def test_enter_goes_on_where_nothing_can_be_chosen(line):
+    """A statement the seat must see (San Juan's builder who can afford nothing): Enter goes on,
+    as the instructions say; a number is still no option."""
+    assert parse_answer(line, 0, 0, 0) == []
+    with pytest.raises(BadAnswer, match="There are no options here"):
+        parse_answer("1", 0, 0, 0)
 
 
 def test_the_instructions_say_how_to_pick_nothing():
     from client.render import how_to_answer
     assert [how_to_answer(0, 0), how_to_answer(0, 1), how_to_answer(0, 2)] == [
-        "Nothing to choose: type 0 to go on.", "Type a number, or 0 for none.",
+        "Nothing to choose: press Enter to go on.", "Type a number, or 0 for none.",
         "Type up to 2 different numbers, or 0 for none."]
     assert parse_answer("0", 0, 0, 0) == [] and parse_answer("0", 2, 0, 1) == []
 

@@ -42,8 +42,11 @@ def check_match(results: list[dict], seats: int) -> None:
         # named for people: date and time, game, players, short id
         assert path.parent.name == "records" and path.name.endswith(f"_{r['game_id'][:8]}.govrec")
         assert re.fullmatch(r"\d{4}-\d\d-\d\d_\d{4}_sanjuan_[A-Za-z0-9-]+_[0-9a-f]{8}\.govrec", path.name)
-        report = verify(record.read(path))
-        assert report.ok and report.scores == r["scores"]
+        items, shown = record.read_all(path)
+        report = verify(items, shown)
+        assert report.ok and report.scores == r["scores"], report.text()
+        # The client kept every view it showed, and each is the replay's (docs/fairness.md §8).
+        assert shown.seat == r["seat"] and report.shown_checked == len(shown.steps) > 0
         # Each client holds its own hand only: the record audits its own seat.
         assert report.seats_checked == [r["seat"]]
 
@@ -216,8 +219,10 @@ def test_watch_follows_a_match_to_its_end(server, tmp_path):
     assert "the deal and the scores are honest" not in out
     saved = Path(re.search(r"Public match record saved: (\S+)", out).group(1))
     assert saved.parent == tmp_path / "w" / "records" and saved.name.endswith(f"_{result['game_id'][:8]}.public.govrec")
-    report = verify(record.read(saved))
+    items, shown = record.read_all(saved)
+    report = verify(items, shown)
     assert report.ok and report.seats_checked == [] and report.scores == result["scores"]
+    assert shown.seat is None and report.shown_checked == len(shown.steps) > 0   # the public views, checked
     assert "Cities" in out and "Your hand" not in out          # the public view only
     assert re.search(r"Winners?[^:]*: [^\n]+, after \d+ rounds?\.", out)
     assert " ".join(str(s) for s in result["scores"]) in re.sub(r"\s+", " ", out[out.rindex("\ntotal"):])
@@ -282,7 +287,8 @@ def test_play_auto_with_a_friend_over_the_network(tmp_path, table):
     assert "VERIFIED: the deal and the scores are honest." in out
     path = re.search(r"Match record saved: (\S+)", out).group(1)
     assert Path(path).is_relative_to(tmp_path / "host" / "records") and Path(path).exists()
-    assert verify(record.read(path)).scores == result["scores"]
+    report = verify(*record.read_all(path))
+    assert report.scores == result["scores"] and report.shown_checked > 0, report.text()
     assert result["names"][:2] == ["Ana", "Bo"]
     # The bot answered through the same input path as a person, at every question.
     assert out.count("(? for help, q to quit)") == out.count("\n> ") > 0

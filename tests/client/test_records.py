@@ -64,7 +64,10 @@ def test_a_tampered_record_is_listed_as_failed_and_not_replayed(match, tmp_path,
               for m in match]
     record.write(tmp_path / "records" / "forged.govrec", forged)
     assert main(["records", "--data-dir", str(tmp_path)]) == 0
-    assert "FAILED" in capsys.readouterr().out
+    line = next(line for line in capsys.readouterr().out.splitlines() if "forged" in line or "FAILED" in line)
+    # What failed and where, as the audit says it; no winner and no scores that it does not prove.
+    assert re.search(r"FAILED audit: entry \d+ \((final|move by \w+)\): .+\[", line), line
+    assert "winner" not in line and "not finished" not in line and not re.search(r"\w \(\d+\)", line)
     assert main(["replay", "forged", "--data-dir", str(tmp_path)]) == 1
     assert "does not pass its audit: it is not replayed" in capsys.readouterr().err
 

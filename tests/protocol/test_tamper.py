@@ -826,8 +826,8 @@ def test_cli_refuses_a_cut_record(tmp_path, capsys, mine):
 # --- a record made under other rules --------------------------------------------------------
 
 # Earlier San Juan rules: 2e/1 differs in the black market and the stalled game's end, 2e/2 in
-# skipping the builder who can afford nothing (2e/3 asks every seat).
-OLD_RULES = ["sanjuan-2e/1", "sanjuan-2e/2"]
+# skipping the builder who can afford nothing, 2e/3 in not logging the reshuffle of the discard pile.
+OLD_RULES = ["sanjuan-2e/1", "sanjuan-2e/2", "sanjuan-2e/3"]
 
 
 def under_old_rules(signer: Signer, items, rules: str):

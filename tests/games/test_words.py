@@ -1,0 +1,81 @@
+"""The words games write: "an" before a vowel (one helper, games/text.py), in every event,
+question and explanation of random games of every game; San Juan's reshuffle of the discard pile into the supply
+told to everyone where it happens, by the count alone."""
+from __future__ import annotations
+
+import re
+
+import games
+from games.events import Events
+from games.sanjuan import rules as sanjuan_rules
+from games.sanjuan.cards import NAME
+from games.text import with_article
+from protocol.fairness import local_streams
+from tests.conformance.test_engine import random_game
+
+A_BEFORE_A_VOWEL = re.compile(r"\b[Aa]\s+[aeiouAEIOU]")
+
+
+def test_the_article_follows_the_first_sound():
+    assert with_article("indigo plant") == "an indigo plant"
+    assert with_article("Office building") == "an Office building"
+    assert with_article("sugar mill") == "a sugar mill"
+    assert with_article("quarry") == "a quarry"
+
+
+def _words(game, players: int, options: dict, seed: str) -> list[str]:
+    """Every event's words and every question's (text, labels, help) of a random game, and what
+    the game's Text says of each name at its end (`? name`) and of its board."""
+    asked: list[str] = []
+
+    def questions(s, _n):
+        for seat in game.to_act(s):
+            p = game.view(s, seat)["prompt"]
+            asked.extend([p["text"], *p["labels"], *(h for h in p["help"] if h)])
+    state, _, events = random_game(game, players, options, seed, check=questions)
+    view = game.view(state, 0)
+    text = game.Text(options, lambda words, _style: words)
+    told = [text.board(view), *(text.explain(view, name) or "" for name in text.names(view))]
+    return [e["text"] for e in events] + asked + told
+
+
+def test_no_game_writes_a_before_a_vowel():
+    for game in games.GAMES.values():
+        words = []
+        for players in range(game.INFO.min_players, game.INFO.max_players + 1):
+            for options in game.INFO.variants():
+                words += _words(game, players, options, f"words/{players}")
+        wrong = sorted({w for w in words if A_BEFORE_A_VOWEL.search(w)})
+        assert not wrong, wrong[:5]
+        # The check saw the words it is about: "an" before a vowel is written somewhere.
+        assert any(re.search(r"\ban [aeiou]", w) for w in words), game.INFO.id
+
+
+def test_the_reshuffle_is_told_to_everyone_by_its_count():
+    """The supply runs out: the discard pile is shuffled into a new one, and the log says so
+    where it happens, naming how many cards and none of them."""
+    rng = local_streams("reshuffle")
+    s = sanjuan_rules.setup(["Ana", "Bo"], {"expansion": False, "setup_variant": False}, rng)
+    s.discard, s.deck = s.deck[:5], []
+    ev = Events()
+    card = sanjuan_rules._draw(s, rng, ev)
+    assert s.reshuffles == 1 and len(s.deck) == 4 and card is not None
+    assert [(e["type"], e["to"], e["text"]) for e in ev] == [
+        ("reshuffle", None, "The supply is empty: the discard pile's 5 cards are shuffled into a new supply.")]
+    assert sanjuan_rules._draw(s, rng, ev) is not None and len(ev) == 1     # no reshuffle: no word
+
+
+def test_a_seeded_game_logs_each_reshuffle_alike_every_time():
+    game = games.get("sanjuan")
+    options = game.INFO.check_options({})
+    state, _, events = random_game(game, 4, options, "reshuffle/0")
+    told = [e for e in events if e["type"] == "reshuffle"]
+    assert state.reshuffles > 0 and len(told) == state.reshuffles
+    assert all(e["to"] is None for e in told)
+    names = {name.lower() for name in NAME}
+    for e in told:
+        assert re.fullmatch(r"The supply is empty: the discard pile's \d+ cards? are shuffled into a new "
+                            r"supply\.", e["text"]), e["text"]
+        assert not any(name in e["text"].lower() for name in names)
+    again = [e["text"] for e in random_game(game, 4, options, "reshuffle/0")[2] if e["type"] == "reshuffle"]
+    assert again == [e["text"] for e in told]
