@@ -379,7 +379,6 @@ OVER = "Enter or q: close"
 NEW = "new question"
 RULE = "────"
 OPTION = re.compile(r"^\s*(\d+)\. ")
-READING = 0.1       # seconds a person takes to read a question before the first key
 RETYPE = 2.0        # seconds after which an answer the screen did not take is typed again
 
 
@@ -450,8 +449,8 @@ def _asking(text: str) -> str:
 
 def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.0) -> Played:
     """Answer every question of the seat on the full screen until the end screen: wait for a
-    question to be shown and to take answers (no longer marked new), read it a moment, type
-    `answer(term, text)`'s keys, and wait for the screen to take them (typed again if it did not
+    question to be shown and to take answers (no longer marked new: a person's time to read it),
+    type `answer(term, text)`'s keys, and wait for the screen to take them (typed again if it did not
     change within RETYPE seconds: a key the table dropped). Counts the bot workers under the
     program as it goes. TerminalError (with the screen) when the game has not ended after
     `limit` seconds."""
@@ -461,16 +460,20 @@ def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.
     def left() -> float:
         return max(0.1, end - time.monotonic())
 
+    shown = [""]
+
+    def asking() -> str:
+        """The screen, once it asks and is drawn whole: the same on two looks in a row."""
+        text = played.look(term)
+        before, shown[0] = shown[0], text
+        return _asking(text) if text == before else ""
+
     while True:
         played.workers = max(played.workers, len(bot_workers(term)))
-        text = term.wait_until(lambda: _asking(played.look(term)), "question or end of the game", left())
+        text = term.wait_until(asking, "question or end of the game", left())
         if OVER in text:
             played.end = text
             return played
-        time.sleep(READING)
-        text = played.look(term)
-        if not _asking(text) or OVER in text:
-            continue        # the game moved on meanwhile
         keys = ["y"] if CONFIRM in text else answer(term, text)
         term.type(*keys)
         if CONFIRM not in text:
