@@ -29,7 +29,7 @@ from .errors import ClientError
 from .hints import command
 from .render import plural
 from .session import server_address
-from .terminal import Keyboard
+from .terminal import ask_once
 
 LISTEN_SECONDS = 2.0     # how long `join` listens by default: servers answer a query at once
 RESOLVE_MS = 1000        # then how long it waits for a server's address and TXT record, if not heard yet
@@ -46,6 +46,7 @@ class Found:
     name: str                 # as announced, printable and at most NAME_CHARS long
     url: str                  # checked as a typed address is
     games: tuple[str, ...]    # the titles of the games it offers that this client has
+    fingerprint: str = ""     # its key's, as announced (a claim: the welcome proves the key)
 
     def describe(self) -> str:
         offered = f"  ({', '.join(self.games)})" if self.games else ""
@@ -78,7 +79,8 @@ def found(name: str, addresses: list[str], port, txt: dict, networks=()) -> Foun
         return None
     ids = field("games").split(",")[:MAX_GAMES]
     titles = tuple(dict.fromkeys(games.GAMES[g].INFO.title for g in ids if g in games.GAMES))
-    return Found(shortened(name.removesuffix("." + SERVICE), NAME_CHARS) or "(no name)", url, titles)
+    return Found(shortened(name.removesuffix("." + SERVICE), NAME_CHARS) or "(no name)", url, titles,
+                 shortened(field("key"), NAME_CHARS))
 
 
 def dialled(addresses: list[str], networks) -> str | None:
@@ -142,8 +144,21 @@ async def _resolved(zeroconf: AsyncZeroconf, names: list[str]) -> list[AsyncServ
     return known + [info for info, ok in zip(asked, answered) if ok]
 
 
-async def choose_server(keyboard: Keyboard, seconds: float) -> str | None:
-    """The address of the server the person picks among those heard; None to quit."""
+async def addresses_of(fingerprint: str, seconds: float = LISTEN_SECONDS) -> list[str]:
+    """The addresses of the servers heard on the network that announce this key's fingerprint:
+    where a server that moved (a `governor play` started again on another port) is now. An
+    announcement is anyone's claim; the welcome there proves the key (client/seat.py checks it)."""
+    try:
+        servers, _ = await listen(seconds)
+    except ClientError:
+        return []        # no multicast here: nothing to find
+    return [s.url for s in servers if fingerprint and s.fingerprint == fingerprint]
+
+
+async def choose_server(seconds: float, read=ask_once) -> str | None:
+    """The address of the server the person picks among those heard; None to quit. Each answer
+    is read by `read(prompt)`, which reads one line and stops reading: the keys typed next are the
+    lobby's, on the full screen, and no thread left reading takes them."""
     while True:
         print(f"Listening for Governor servers on the local network ({seconds:g} s)...")
         servers, others = await listen(seconds)
@@ -159,7 +174,7 @@ async def choose_server(keyboard: Keyboard, seconds: float) -> str | None:
         print(("Type a number to join that server, " if servers else "")
               + f"Enter to listen again, q to quit (or give an address: {command('join', 'ws://HOST:PORT')}).")
         while True:
-            choice = (await keyboard.readline("server> ")).strip().lower()
+            choice = (await read("server> ")).strip().lower()
             if choice in QUIT_WORDS:
                 return None
             if choice == "":

@@ -63,13 +63,15 @@ async def play_headless(args) -> int:
     url = normalize_url(args.url)
     seed = args.seed if args.seed is not None else secrets.token_hex(8)
     player = Headless(bots.AnyGame(args.bot, seed), args.think)
-    session = SeatSession.find(args.data_dir, url, args.table) if args.table else None
-    if session is not None and not session.finished:
+    session = SeatSession.find(args.data_dir, args.table, url=url) if args.table else None
+    link = None
+    if session is None:
+        link, session = await _take_seat(url, args, player)
+    if link is None:
         print(f"Resuming your seat at table {session.table} (seat {session.seat + 1}, as {session.name}).",
               file=sys.stderr, flush=True)
         runner = SeatRunner(session, player, patience=args.patience, rate=args.pace, cafile=args.cafile)
     else:
-        link, session = await _take_seat(url, args, player)
         print(f"Seated at table {session.table}, seat {session.seat + 1}.", file=sys.stderr, flush=True)
         runner = SeatRunner(session, player, link=link, patience=args.patience)
     outcome = await runner.run()
@@ -83,17 +85,22 @@ async def play_headless(args) -> int:
     return 0 if outcome.verified else 1
 
 
-async def _take_seat(url: str, args, player: Headless) -> tuple[Link, SeatSession]:
+async def _take_seat(url: str, args, player: Headless) -> tuple[Link | None, SeatSession]:
     """Connect and sit down as the arguments say. A server that cannot be reached, or a
     connection that drops before we have a seat (a server restarting), is tried again with the
     backoff and patience of a seat that lost its connection; a table we created is not created
-    again."""
+    again. A seat saved at `--table` of the server with this key (it moved to `url`) is
+    resumed: no link then, the seat's runner connects with its token."""
     backoff = Backoff(args.patience)
     table = args.table
     while True:
         link = None
         try:
             link = await open_link(url, quiet=True, rate=args.pace, cafile=args.cafile)
+            saved = SeatSession.find(args.data_dir, table, server_key=link.welcome["key"]) if table else None
+            if saved is not None:
+                await link.close()
+                return None, saved.moved_to(url)
             if table is None and args.create:
                 table = await link.create(args.create, args.seats, args.bots, args.options,
                                           levels=args.levels)

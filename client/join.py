@@ -132,11 +132,11 @@ def run(args: argparse.Namespace) -> int:
                              sort_keys=True), flush=True)
         return 1
     except KeyboardInterrupt:
-        if args.url is None:       # still listening for servers: there is no seat yet
+        if args.url is None or not args.table:     # no seat yet (the table is known once one is taken)
             print("\nInterrupted.", file=sys.stderr)
             return 130
         print("\nInterrupted. If you had a seat it is saved: resume with "
-              f"`{command('join', args.url, '--table', args.table or 'TABLE')}`.", file=sys.stderr)
+              f"`{command('join', args.url, '--table', args.table)}`.", file=sys.stderr)
         return 130
 
 
@@ -155,7 +155,7 @@ async def interactive(args) -> int:
     keyboard = Keyboard()
     if args.url is None:
         try:
-            args.url = await choose_server(keyboard, args.listen)
+            args.url = await choose_server(args.listen)
         except EOFError:
             print("\nInput closed.")
             return 0
@@ -164,11 +164,16 @@ async def interactive(args) -> int:
     url = normalize_url(args.url)
     colour = use_colour(sys.stdout)
     if args.table:
-        session = SeatSession.find(args.data_dir, url, args.table)
-        if session is not None and not session.finished:
+        session = SeatSession.find(args.data_dir, args.table, url=url)
+        if session is not None:
             return await _seat(args, url, session, keyboard, colour)
     link = await open_link(url, rate=args.pace, cafile=args.cafile)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
+    if args.table:      # a seat at this server, saved when it was at another address
+        session = SeatSession.find(args.data_dir, args.table, server_key=link.welcome["key"])
+        if session is not None:
+            await link.close()
+            return await _seat(args, url, session.moved_to(url), keyboard, colour)
     seated = None
     try:
         name = args.name
@@ -198,8 +203,8 @@ async def interactive(args) -> int:
         return await _seat(args, url, seated, keyboard, colour, link)
     if what == "resume":
         await link.close()
-        session = SeatSession.find(args.data_dir, url, table)
-        return await _seat(args, url, session, keyboard, colour)
+        session = SeatSession.find(args.data_dir, table, server_key=link.welcome["key"])
+        return await _seat(args, url, session.moved_to(url), keyboard, colour)
     if what == "watch":
         if fullscreen.wanted(args.plain):
             return await fullscreen.watch_table(link, table, args.data_dir, patience=args.patience)
@@ -226,6 +231,7 @@ async def interactive(args) -> int:
 async def _seat(args, url: str, session: SeatSession, keyboard: Keyboard, colour: bool, link=None) -> int:
     """The seat played to the end: on the full screen, or in plain lines (--plain, or no terminal).
     Once the plain lobby has read the keyboard, its reading thread owns stdin: plain lines then."""
+    args.table = session.table      # what a Ctrl-C's hint names from now on
     if fullscreen.wanted(args.plain) and keyboard.queue is None:
         return await fullscreen.play_seat(url, session=session, link=link, patience=args.patience,
                                           rate=args.pace, cafile=args.cafile)

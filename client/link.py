@@ -202,9 +202,12 @@ class Link:
         return [t for t in (await self.request({"type": "list"}, ("tables",)))["tables"] if isinstance(t, dict)]
 
     async def create(self, game: str, seats: int, bots: int, options: dict,
-                     levels: list[str] | None = None) -> str:
-        """A new table; `levels` names the level of each of its `bots` computer seats."""
+                     levels: list[str] | None = None, private: bool = False) -> str:
+        """A new table; `levels` names the level of each of its `bots` computer seats; a
+        `private` one is never listed in the lobby."""
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
+        if private:
+            msg["private"] = True
         if levels and len(set(levels)) == 1:
             msg["bot"] = levels[0]       # one level for all: what every server version understands
         elif levels:
@@ -248,6 +251,29 @@ class Addresses:
     def unreachable(self) -> None:
         """Nobody answered at the current address: the next one is tried."""
         self.at = (self.at + 1) % len(self.urls)
+
+    def heard(self, urls) -> bool:
+        """The server was heard announcing itself at these addresses (it moved): the first new
+        one is tried next; whether there was one."""
+        new = [normalize_url(u) for u in urls if normalize_url(u) not in self.urls]
+        if not new:
+            return False
+        self.urls += new
+        self.at = self.urls.index(new[0])
+        return True
+
+    def drop(self, url: str) -> None:
+        """Not the server after all (another key answered there): never tried again."""
+        url = normalize_url(url)
+        if url in self.urls[1:]:
+            self.urls.remove(url)
+            self.at = 0
+
+    def moved(self, url: str) -> None:
+        """The server is at `url` now, in place of the address it was given."""
+        url = normalize_url(url)
+        self.urls = [url] + [u for u in self.urls[1:] if u != url]
+        self.at = 0
 
 
 async def open_link(url: str, quiet: bool = False, rate: float = PACE_RATE, cafile: str | None = None) -> Link:

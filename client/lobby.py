@@ -146,7 +146,7 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
     """Until the person picks: ("sit", table, name) or ("watch", table, None) or ("resume",
     table, None) or ("quit", None, None). Creating a table asks for the creator's name first
     (unless `name` is given), so that a refused name never leaves an empty table behind."""
-    saved = SeatSession.unfinished(data_dir, link.url)
+    saved = SeatSession.unfinished(data_dir, link.welcome["key"])
     while True:
         listed = await link.tables()
         tables = [t for t in listed if t.get("status", t.get("state")) in ("waiting", "playing")]

@@ -6,7 +6,10 @@ terminal.
     governor play --game puertorico --bots 2 --level random
 
 Your game is kept as you play: leave it (q, Ctrl-C, or closing the terminal) and the next
-`governor play` offers to resume it. Every player's computer adds its own secret to the
+`governor play` offers to resume it, when it matches the flags given (the game, the players, the
+options, the computer players). With --host, friends join: the line they join with stays on the
+screen, and when the host leaves they are told, and their clients find the game again when the
+host resumes it. Every player's computer adds its own secret to the
 shuffle, so nobody, not even the server, can choose the cards; at the end your copy of the game
 checks that the deal was fair, and saves the match record (`governor records` lists them).
 """
@@ -16,6 +19,7 @@ import argparse
 import secrets
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import bots
@@ -27,14 +31,19 @@ from .errors import ClientError
 from .interrupt import run_interruptibly
 from .link import PACE_RATE, open_link
 from .hints import command
-from .lobby import player_name, sit, table_id
+from .lobby import player_name, sit
 from .render import describe_table, plural, use_colour
-from .session import SeatSession, default_data_dir, server_folder
-from .table_options import add_bot_arguments, chosen_table, computer_levels
+from .seat import HOST_LEFT
+from .session import SeatSession, default_data_dir, keep_host_port, last_host_port, server_folder
+from .table_options import DEFAULT_GAME, add_bot_arguments, chosen_table, computer_levels
 from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 
-DEFAULT_PORT = 8765
+# The port a host's server takes (when free): not `governor serve`'s 8765, so that a `serve` on
+# the same machine never meets a `play` where it expects itself, nor the other way round. A
+# server for this machine alone (--host 127.0.0.1) takes any free port: nobody dials it.
+LAN_PORT = 8766
 LAN_RATE = 200.0
+FAREWELL = (HOST_LEFT, "The host left; the game is saved and resumes when the host comes back.")
 
 
 def _port(text: str) -> int:
@@ -52,7 +61,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="address the server listens on (default 127.0.0.1, this machine only; "
                         "0.0.0.0 lets other machines join)")
     p.add_argument("--port", type=_port, default=None,
-                   help=f"port of the server (default {DEFAULT_PORT}, or a free one if it is taken)")
+                   help=f"port of the server (default: with --host, the port it had last time, else "
+                        f"{LAN_PORT}, else a free one; for this machine alone, a free one)")
     p.add_argument("--data-dir", type=Path, default=None, metavar="FOLDER",
                    help="where your games in progress and match records are kept (default "
                         "$GOVERNOR_DATA or ~/.local/share/governor/client)")
@@ -64,6 +74,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
     for action in p._actions:
+        if action.dest == "game":
+            action.default = None     # given or not: a game to resume must match only what was asked
         if action.dest == "seed":
             # The deal is fair now: no seed can choose it. The flag only seeds --auto's answers.
             action.help = argparse.SUPPRESS
@@ -79,9 +91,16 @@ def lan_address() -> str:
         return socket.gethostname()
 
 
+def hosting(args) -> bool:
+    """Other machines may join: the server does not listen on a loopback address only."""
+    return args.host not in ("127.0.0.1", "localhost", "::1")
+
+
 def run(args: argparse.Namespace) -> int:
     if isinstance(args.bots, tuple) and args.players is None:
         args.players = len(args.bots) + 1      # a list of opponents is the whole table
+    args.asked = Asked.of(args)
+    args.game = args.game or DEFAULT_GAME
     try:
         args.engine, args.players, args.options = chosen_table(args)
         args.levels = computer_levels(args.bots, args.level, args.engine.INFO.id, args.players,
@@ -100,13 +119,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"governor play: cannot start the server: {e.strerror or e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\nInterrupted: your game is saved; {command('play')} offers to resume it.", file=sys.stderr)
+        print(f"\nInterrupted: your game is saved; {command('play', *_resume_flags(args))} offers to resume it.",
+              file=sys.stderr)
         return 130
+
+
+def _ports(folder: Path, args) -> list[int]:
+    """The ports to try, in order: the one asked for; for a host, the one it had last (friends'
+    clients come back there first), then LAN_PORT, then any free one; else any free one."""
+    if args.port is not None:
+        return [args.port]
+    if not hosting(args):
+        return [0]
+    return list(dict.fromkeys(p for p in (last_host_port(folder), LAN_PORT, 0) if p is not None))
 
 
 async def _start_server(folder: str, args):
     from server.app import Server   # the server's public entry point (docs/development.md)
-    ports = [args.port] if args.port is not None else [DEFAULT_PORT, 0]
+    ports = _ports(Path(folder), args)
     # What friends on the network hear it as (announced only when they can reach it).
     announce = f"{args.name}'s {args.engine.INFO.title}"
     for i, p in enumerate(ports):
@@ -115,11 +145,15 @@ async def _start_server(folder: str, args):
         server = Server(folder, args.host, p, rate=LAN_RATE, burst=2 * int(LAN_RATE), turn_time=0,
                         announce=announce)
         try:
-            return server, await server.start()
+            port = await server.start()
         except OSError:
             await server.stop()     # releases its hold on the data directory
             if i == len(ports) - 1:
                 raise
+            continue
+        if hosting(args):
+            keep_host_port(Path(folder), port)
+        return server, port
 
 
 async def _play(args) -> int:
@@ -147,12 +181,17 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         resume = command("play", *_resume_flags(args)) if resumable else None
         try:
             session = None if args.new or not resumable else \
-                await offer_resume(link, args.data_dir, server)
+                await offer_resume(link, args, server)
             if session is not None:
                 await link.close()
-                return await _seat(args, player, session, None, resume)
+                table = server.tables.get(session.table)
+                invite = _tell_others(args, port, session.table, server) \
+                    if table is not None and not table.private else ""
+                return await _seat(args, player, session, None, resume, invite)
+            free = args.players - 1 - args.bots
+            # alone against computer players: nobody else has anything to find in the lobby
             table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options,
-                                      levels=args.levels)
+                                      levels=args.levels, private=not free)
             session = await sit(link, table, args.name, args.data_dir)
         except EOFError:
             await link.close()
@@ -161,20 +200,26 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
         except BaseException:
             await link.close()
             raise
-        _tell_others(args, port, table, server)
+        invite = _tell_others(args, port, table, server)
         print(f"You are seat {session.seat + 1} at table {table}, as {session.name}, against "
               f"{', '.join(args.levels) or 'nobody yet'}.")
-        return await _seat(args, player, session, link, resume)
+        return await _seat(args, player, session, link, resume, invite)
     finally:
-        await server.stop()
+        # friends at the table are told why their connection closes, and that the game waits
+        await server.stop(farewell=FAREWELL)
 
 
-async def _seat(args, player: Terminal, session: SeatSession, link, resume: str | None) -> int:
-    """The seat played to its end: on the full screen on a terminal, else in plain lines."""
+async def _seat(args, player: Terminal, session: SeatSession, link, resume: str | None, invite: str = "") -> int:
+    """The seat played to its end: on the full screen on a terminal, else in plain lines.
+    `invite`: how friends join, kept in sight on the full screen."""
+    after = (f"Your friends are disconnected; the game is saved: {resume} offers to resume it, and "
+             "their clients find it again." if invite and resume else "")
     if not args.auto and fullscreen.wanted(args.plain):
         return await fullscreen.play_seat(player.url, session=session, link=link,
-                                          resumable=bool(resume), resume=resume)
-    return await play_seat(player, session=session, link=link, intro=False, resume=resume or "")
+                                          resumable=bool(resume), resume=resume, invite=invite,
+                                          leave_words=f"Leave this game? {after}" if after else None)
+    return await play_seat(player, session=session, link=link, intro=False, resume=resume or "",
+                           after_leaving=after)
 
 
 def _auto(args) -> AutoAnswers | None:
@@ -194,37 +239,98 @@ def _resume_flags(args) -> list[str]:
     return flags
 
 
-def _tell_others(args, port: int, table: str, server) -> None:
+def _tell_others(args, port: int, table: str, server) -> str:
+    """Say how others join (or watch) the table; the line that says how friends join, for the
+    full screen to keep in sight ("" when no seat is for them or nobody else can reach it)."""
     public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
-    free = args.players - 1 - args.bots
+    seats = server.tables[table].seats if table in server.tables else []
+    free = sum(1 for s in seats if s.human and s.token_hash is None)
+    friends = sum(1 for s in seats if s.human) > 1
+    join = command('join', f'ws://{public}:{port}', '--table', table)
+    if not friends:
+        print(f"Others can watch with: {command('watch', f'ws://{public}:{port}', table)}")
+        return ""
     if free:
-        print(f"Friends can join with: {command('join', f'ws://{public}:{port}', '--table', table)}")
+        print(f"Friends can join with: {join}")
         if server.announcement is not None:
             print(f"  or with {command('join')} alone, which finds {server.announcement.name!r} on this network")
-        if args.host in ("127.0.0.1", "localhost", "::1"):
+        if not hosting(args):
             print("  (the server listens on this machine only: start with --host 0.0.0.0 "
                   "so other machines can join)")
         elif server.announcement is None:
             print(f"  (not announced on the local network: {server.not_announced})")
         print(f"The game starts when {plural(free, 'more player')} "
               f"{'has' if free == 1 else 'have'} joined.")
-    else:
-        print(f"Others can watch with: {command('watch', f'ws://{public}:{port}', table)}")
+    if not hosting(args):
+        return ""
+    found = f", or {command('join')} alone" if server.announcement is not None else ""
+    return f"Friends join with: {join}{found}"
 
 
-async def offer_resume(link, data_dir: Path, server) -> SeatSession | None:
-    """The seat of an unfinished game of this server (the one kept in the data folder), if the
-    player wants to resume it; its address is brought up to date (the port may have changed)."""
-    key = link.welcome["key"]
-    saved = [s for s in SeatSession.unfinished(data_dir)
-             if s.server_key == key and s.table in server.tables]
-    if not saved:
+@dataclass(frozen=True)
+class Asked:
+    """What `governor play`'s flags asked for, of the table: an unfinished game is offered to
+    resume only when it matches every part given (None: not given, anything matches)."""
+    game: str | None
+    players: int | None
+    options: dict
+    bots: int | None
+    levels: tuple[str, ...] | None     # every computer seat's level, as a list, when given
+    level: str | None                  # the level of them all (--level)
+
+    @classmethod
+    def of(cls, args) -> "Asked":
+        options = {name[len("option_"):]: value for name, value in vars(args).items()
+                   if name.startswith("option_") and value is not None}
+        spec = args.bots
+        return cls(args.game, args.players, options, len(spec) if isinstance(spec, tuple) else spec,
+                   tuple(sorted(spec)) if isinstance(spec, tuple) else None, args.level)
+
+    def matches(self, t: dict) -> bool:
+        """Whether a table's lobby entry (its game, options and seats) is what was asked."""
+        seats = [s for s in t.get("seats", []) if isinstance(s, dict)]
+        levels = sorted(str(s["bot"]) for s in seats if s.get("bot"))
+        options = t.get("options") if isinstance(t.get("options"), dict) else {}
+        return ((self.game is None or t.get("game") == self.game)
+                and (self.players is None or len(seats) == self.players)
+                and all(options.get(name) == value for name, value in self.options.items())
+                and (self.bots is None or len(levels) == self.bots)
+                and (self.levels is None or tuple(levels) == self.levels)
+                and (self.level is None or all(lv == self.level for lv in levels)))
+
+
+async def offer_resume(link, args, server) -> SeatSession | None:
+    """The seat of an unfinished game of this server (the one kept in the data folder) that
+    matches what was asked, if the player picks one to resume; its address is brought up to
+    date (the port may have changed). Several are listed to choose from."""
+    saved = [(s, server.tables[s.table].summary()) for s in SeatSession.unfinished(args.data_dir, link.welcome["key"])
+             if s.table in server.tables]
+    matching = [(s, t) for s, t in saved if args.asked.matches(t)]
+    others = len(saved) - len(matching)
+    if others:
+        print(f"({plural(others, 'other unfinished game')} of yours {'does' if others == 1 else 'do'} not "
+              "match the game, players and options asked for here: asked with theirs, "
+              f"{command('play', *_resume_flags(args))} offers them.)")
+    if not matching:
         return None
-    listed = {table_id(t): t for t in await link.tables()}
-    for s in saved:
-        what = describe_table(listed[s.table]) if s.table in listed else f"table {s.table}"
-        print(f"You have an unfinished game: {what}; you are seat {s.seat + 1}, {s.name}.")
-        answer = (await ask_once("Resume it? [Y/n] ")).strip().lower()
-        if answer in ("", "y", "yes"):
-            return s.moved_to(link.url)
-    return None
+    if len(matching) == 1:
+        s, t = matching[0]
+        print(f"You have an unfinished game: {describe_table(t)}; you are seat {s.seat + 1}, {s.name}.")
+        while True:
+            answer = (await ask_once("Resume it? [Y/n] ")).strip().lower()
+            if answer in ("", "y", "yes"):
+                return s.moved_to(link.url)
+            if answer in ("n", "no"):
+                return None
+            print(f"{answer[:20]!r} is not an answer: y resumes it, n starts a new game.")
+    print("You have unfinished games that match:")
+    for i, (s, t) in enumerate(matching, 1):
+        print(f"  {i}. {describe_table(t)}; you are seat {s.seat + 1}, {s.name}")
+    while True:
+        answer = (await ask_once(f"Resume which (1-{len(matching)}), or n for a new game? ")).strip().lower()
+        if answer in ("n", "no"):
+            return None
+        picked = number_in(answer, 1, len(matching))
+        if picked is not None:
+            return matching[picked - 1][0].moved_to(link.url)
+        print(f"{answer[:20]!r} is not one of the choices: a number from 1 to {len(matching)}, or n.")

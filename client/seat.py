@@ -7,23 +7,37 @@ for good after the deal was fixed leaves a record of what it signed, called aban
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import time
+import urllib.parse
 
 from protocol import wire
 from protocol.messages import printable
 from protocol.shown import Shown
+from protocol.signing import fingerprint
 
 from .errors import ClientError
 from .hints import command
 from .link import (DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Link, ServerRefused, close_code, close_reason,
                    why_dropped)
-from .session import SeatSession, save_record
+from .session import SeatSession, normalize_url, save_record
 from .table import Outcome, Table
 
 # seconds between tries while a cluster moves the table to another process: within the server's
 # default quota of hellos that may read the database (watch_rate, 1 a second)
 MOVING_RETRY = 1.0
 RESYNC_AFTER = 1.0      # after a reconnect, how long to wait for the server's snapshot before asking
+LOOKUP_EVERY = 10.0     # seconds between two looks for the server's key on the local network
+HOST_LEFT = "host_left"  # the notice a `governor play` says to its friends as its host leaves (protocol/wire.py)
+
+
+def on_local_network(url: str) -> bool:
+    """Whether a server address is one of a local network (or this machine's), where a server
+    that moved may be heard announcing itself."""
+    try:
+        return ipaddress.ip_address(urllib.parse.urlsplit(url).hostname or "").is_private
+    except ValueError:
+        return False
 
 
 class Leave(Exception):
@@ -57,8 +71,15 @@ class SeatRunner:
     `run()` returns an Outcome; the record is saved in the data directory."""
 
     def __init__(self, session: SeatSession, player: Player, *, link: Link | None = None,
-                 patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None) -> None:
+                 patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None,
+                 lookup=None) -> None:
         self.session = session
+        # `lookup(fingerprint)`: the addresses where a server announces that key on the local
+        # network (client/discover.py), asked when nobody answers where the server was
+        self.lookup = lookup
+        self.looked_at: float | None = None
+        self.heard: set[str] = set()     # addresses found by the lookup, not yet proven by a welcome
+        self.host_left = ""              # the host's words, when its server said it stops
         self.rate = link.rate if link is not None else rate
         self.cafile = link.cafile if link is not None else cafile
         self.player = player
@@ -123,7 +144,10 @@ class SeatRunner:
                                           f"{close_reason(e) or 'unknown token'}") from None
                     if self.table.ended:
                         break
-                    self.player.connection("reconnecting", why_dropped(e))
+                    if self.host_left:
+                        self.player.connection("host_left", self.host_left)
+                    else:
+                        self.player.connection("reconnecting", why_dropped(e))
             return await self._finish()
         except ClientError as e:
             if e.code == "connection_lost" and (kept := self._keep_abandoned()):
@@ -161,11 +185,15 @@ class SeatRunner:
             delay = self.backoff.next_delay()
             if delay is None:
                 self.player.connection("lost", "gave up reconnecting")
+                resume = command('join', self.session.url, '--table', self.session.table)
+                if self.host_left:
+                    raise ClientError("host_left", f"{self.host_left} It did not come back in "
+                                      f"{self.backoff.patience:.0f} s; when it does, resume with `{resume}`.")
                 raise ClientError("connection_lost", f"lost the connection to {self.session.url} and could not get it back "
-                                  f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with "
-                                  f"`{command('join', self.session.url, '--table', self.session.table)}`.")
+                                  f"in {self.backoff.patience:.0f} s. Your seat is saved: resume with `{resume}`.")
             await asyncio.sleep(min(delay, MOVING_RETRY) if moving else delay)
-            link = Link(self.addresses.current, self.rate, self.cafile)
+            at = self.addresses.current
+            link = Link(at, self.rate, self.cafile)
             try:
                 welcome = await link.open(self.session.token, self.table.held)
             except ServerRefused as e:
@@ -180,11 +208,21 @@ class SeatRunner:
                 moving = close_code(e) == wire.CLOSE_MOVED or link.at != link.url
                 if not moving:    # nobody answers there (a cluster's process that died): try another
                     self.addresses.unreachable()
+                    await self._look_for_server()
                 continue
             if self.session.server_key and welcome["key"] != self.session.server_key:
                 await link.close()
+                if at in self.heard:      # a claim heard on the network that did not hold
+                    self.heard.discard(at)
+                    self.addresses.drop(at)
+                    continue
                 raise ClientError("other_key", "the server at this address now has another key "
                                   f"({welcome['server']}): it is not the server this match started on")
+            if at in self.heard:          # the server moved there (a host started again on another port)
+                self.heard.clear()
+                self.addresses.moved(at)
+                self.session.moved_to(at)
+            self.host_left = ""
             self.link = link
             self.online = True
             self._learn(welcome)
@@ -198,6 +236,24 @@ class SeatRunner:
                 self.table.want_snapshot = True
                 self.resync_at = time.monotonic() + RESYNC_AFTER
             return
+
+    async def _look_for_server(self) -> None:
+        """Nobody answers where the server was: look for its key on the local network (now and
+        then), in case it is there at another address."""
+        if self.session.server_key is None or not on_local_network(self.session.url):
+            return
+        now = time.monotonic()
+        if self.looked_at is not None and now - self.looked_at < LOOKUP_EVERY:
+            return
+        self.looked_at = now
+        lookup = self.lookup
+        if lookup is None:
+            from .discover import addresses_of    # multicast DNS is loaded only when needed
+            lookup = addresses_of
+        urls = [normalize_url(u) for u in await lookup(fingerprint(self.session.server_key))]
+        fresh = [u for u in urls if u not in self.addresses.urls]
+        if self.addresses.heard(fresh):
+            self.heard.update(fresh)
 
     async def _serve(self) -> None:
         link = self.link
@@ -223,6 +279,8 @@ class SeatRunner:
                         await link.send(self.table.act(action, self.deciding_seq))
                 if recv in done:
                     msg = recv.result()
+                    if msg["type"] == "notice" and msg["code"] == HOST_LEFT:
+                        self.host_left = msg["message"]
                     for out in self.table.feed(msg):
                         await link.send(out)
                     self._changed()

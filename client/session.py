@@ -1,8 +1,9 @@
 """Every file the client reads or writes, and nothing else does: the client data directory, the
 saved seat (`SeatSession`: token, secret seed, and every signed message received, so a killed
-client resumes its seat), the match records written when a match ends (and read by `governor
-verify`), the certificates trusted with --cafile, the operator key of `governor admin`, and the scratch folder of the server that
-`governor play` runs in-process."""
+client resumes its seat; found by its server's key and table), the match records written when a
+match ends (and read by `governor verify`), the certificates trusted with --cafile, the operator
+key of `governor admin`, and the scratch folder of the server that `governor play` runs
+in-process, with the port its host had last."""
 from __future__ import annotations
 
 import argparse
@@ -125,12 +126,16 @@ url is gone, by a client started again too); the
     cluster: list[str] = field(default_factory=list)  # the server's processes, as its welcomes named them
 
     @staticmethod
-    def key(url: str, table: str) -> str:
-        return hashlib.sha256(f"{normalize_url(url)}\0{table}".encode()).hexdigest()[:20]
+    def key(server_key: bytes | None, table: str, url: str = "") -> str:
+        """The name of a seat's files: by the server's key and the table, not by its address, so
+        that a server found again at another address (a `governor play` started again on another
+        port) has the same seat; a seat saved without the key is named by its address."""
+        what = server_key.hex() if server_key else normalize_url(url)
+        return hashlib.sha256(f"{what}\0{table}".encode()).hexdigest()[:20]
 
     @property
     def path(self) -> Path:
-        return self.data_dir / "sessions" / f"{self.key(self.url, self.table)}.json"
+        return self.data_dir / "sessions" / f"{self.key(self.server_key, self.table, self.url)}.json"
 
     @property
     def msgs_path(self) -> Path:
@@ -205,34 +210,43 @@ url is gone, by a client started again too); the
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
                 committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False),
                 cluster=[u for u in data.get("cluster", []) if isinstance(u, str)])
+        if path != s.path and not s.path.exists():
+            # saved by a client that named seats by their address: named by the server's key now
+            for old, new in zip((path, path.with_suffix(".msgs"), path.with_suffix(".log"), path.with_suffix(".shown")),
+                                (s.path, s.msgs_path, s.log_path, s.shown_path)):
+                if old.exists():
+                    old.replace(new)
         s.messages = _read_messages(s.msgs_path)
         s.log = _read_log(s.log_path)
         s.steps = _read_steps(s.shown_path)
         return s
 
     @classmethod
-    def find(cls, data_dir: Path, url: str, table: str) -> "SeatSession | None":
-        path = Path(data_dir) / "sessions" / f"{cls.key(url, table)}.json"
-        return cls.load(path) if path.exists() else None
+    def find(cls, data_dir: Path, table: str, *, server_key: bytes | None = None,
+             url: str | None = None) -> "SeatSession | None":
+        """The saved seat at `table` of the server with this key, or else of the server last
+        reached at `url` (its address when saved, or one of its cluster's)."""
+        for s in cls.unfinished(data_dir, server_key):
+            if s.table == table and (server_key is not None or url is None or s.reached_at(url)):
+                return s
+        return None
+
+    def reached_at(self, url: str) -> bool:
+        """Whether the seat's server was last reached at `url`, or named it as one of its cluster's."""
+        return normalize_url(url) in [normalize_url(u) for u in (self.url, *self.cluster)]
 
     def moved_to(self, url: str) -> "SeatSession":
-        """This seat, its server now at `url` (`governor play`'s server may get another port
-        each time): saved under its new address, the old files removed."""
-        if normalize_url(url) == normalize_url(self.url):
-            return self
-        old = (self.path, self.msgs_path, self.log_path, self.shown_path)
-        self.url = normalize_url(url)
-        self.save()
-        for p in old:
-            try:
-                p.unlink()
-            except FileNotFoundError:
-                pass
+        """This seat, its server now at `url` (a `governor play` started again may have another
+        port; a friend's client found it by its key): saved with its new address."""
+        if normalize_url(url) != normalize_url(self.url):
+            self.url = normalize_url(url)
+            self.save()
         return self
 
     @classmethod
-    def unfinished(cls, data_dir: Path, url: str | None = None) -> list["SeatSession"]:
-        """Saved seats (at this server, or at any) whose match we have not seen end, newest first."""
+    def unfinished(cls, data_dir: Path, server_key: bytes | None = None) -> list["SeatSession"]:
+        """Saved seats (at the server with this key, or at any) whose match we have not seen end,
+        newest first."""
         folder = Path(data_dir) / "sessions"
         out = []
         for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) \
@@ -241,7 +255,7 @@ url is gone, by a client started again too); the
                 s = cls.load(path)
             except (OSError, ValueError, KeyError, record.RecordError):
                 continue
-            if not s.finished and (url is None or normalize_url(s.url) == normalize_url(url)):
+            if not s.finished and (server_key is None or s.server_key == server_key):
                 out.append(s)
         return out
 
@@ -422,6 +436,23 @@ def read_operator_key(path: str) -> str:
     """The operator key in its file, read as the server reads it; ValueError says what is wrong."""
     from server.operator import read_key     # the server's code: not imported by every command
     return read_key(path)
+
+
+HOST_PORT_FILE = "lan-port"     # in `governor play`'s server folder: the port its host had last
+
+
+def last_host_port(folder: Path) -> int | None:
+    """The port `governor play`'s server had the last time it hosted from `folder`, if it says."""
+    try:
+        text = (Path(folder) / HOST_PORT_FILE).read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
+
+
+def keep_host_port(folder: Path, port: int) -> None:
+    """Remember the port a host's server has, to take it again next time (friends come back there)."""
+    _write_whole(Path(folder) / HOST_PORT_FILE, f"{port}\n".encode())
 
 
 @contextmanager

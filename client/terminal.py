@@ -205,6 +205,8 @@ class Terminal(Player):
                 self.say(f"[connected to {self.url} again]", "dim")
         elif state == "reconnecting":
             self.say(f"[connection lost: {detail}; reconnecting…]", "warn")
+        elif state == "host_left":
+            self.say("[waiting for the host to come back…]", "warn")
         else:
             self.say(f"[connection lost: {detail}]", "warn")
 
@@ -351,11 +353,12 @@ def _duration(seconds: float) -> str:
 
 async def play_seat(player: Terminal, *, session: SeatSession, link: Link | None = None,
                     patience: float = PATIENCE, rate: float = PACE_RATE, cafile: str | None = None,
-                    intro: bool = True, resume: str | None = None) -> int:
+                    intro: bool = True, resume: str | None = None, after_leaving: str = "") -> int:
     """Play the seat to the end on this screen; the exit code of `join` and `play`. `resume` is
     the command that takes the seat up again after leaving (default: `governor join` of it);
     `governor play`, whose server lives in this process, gives its own, or "" when its game
-    cannot be resumed (its server's data is temporary)."""
+    cannot be resumed (its server's data is temporary). `after_leaving`: what leaving does, when
+    more than that (a host's friends are disconnected)."""
     url = session.url
     join_again = command("join", url, "--table", session.table)
     resume = join_again if resume is None else resume
@@ -371,6 +374,7 @@ async def play_seat(player: Terminal, *, session: SeatSession, link: Link | None
     else:
         after = ("A computer player takes your seat after the server's grace period; you can come "
                  f"back with: {resume}")
+    after = after_leaving or after
     player.leaving = f"If you leave, {after[0].lower()}{after[1:]}"
     try:
         try:

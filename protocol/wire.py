@@ -38,7 +38,10 @@ Once seated, per table:
   server -> notice {table, code, message}             something everyone at the table should know that
                                                       is no answer to anything: "bot_failed" (a
                                                       computer player's decision failed and a random
-                                                      legal move is played for it)
+                                                      legal move is played for it); "host_left" (a
+                                                      stopping `governor play`, its host gone, is
+                                                      about to close the connection: the game is
+                                                      kept and served again when the host is back)
   client -> chat {text}                               a line to the table; only a seated player may
                                                       send one (spectators read); not a command: no
                                                       ack, never signed, logged or stored
@@ -92,8 +95,11 @@ CLIENT = {
     # person); `levels`: one level per computer seat instead, in seat order.
     # `here`: a cluster's process creates it itself, rather than placing it on the least loaded
     # process (a redirect), as it does when the client was sent there by that redirect.
+    # `private`: the lobby never lists the table, open or finished (a game alone against bots);
+    # it is sat at, watched and resumed by its id all the same.
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
-               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False)},
+               "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False),
+               "private": (_BOOL, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},

@@ -4,7 +4,8 @@ music players use), so that `governor join` with no address finds it (client/dis
 The service is `_governor._tcp.local.`; its instance name is the one the server was given (a
 host's name, or a LAN party's "Ana's San Juan"), and its TXT record says what a client needs to
 dial it and to know it can talk to it: the protocol version, the scheme (wss with TLS) and the
-path, and the games this server offers. Only IPv4 addresses are announced, and only when the
+path, the games this server offers, and its key's fingerprint (a client whose server moved to
+another address finds it again by it). Only IPv4 addresses are announced, and only when the
 server can be reached from elsewhere: one bound to a loopback address has nobody to tell.
 """
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Announcement:
         return self.info.name.removesuffix("." + SERVICE)
 
     @classmethod
-    async def start(cls, name: str, host: str, port: int, tls: bool) -> Announcement:
+    async def start(cls, name: str, host: str, port: int, tls: bool, fingerprint: str = "") -> Announcement:
         """Announce the server listening on host:port; NotAnnounced says why not."""
         addresses = addresses_to_announce(host)
         if not addresses:
@@ -80,7 +81,7 @@ class Announcement:
                 SERVICE, f"{instance_name(name)}.{SERVICE}", port=port, parsed_addresses=addresses,
                 server=f"{machine}.local.",
                 properties={"proto": wire.VERSION, "scheme": "wss" if tls else "ws", "path": "/",
-                            "games": ",".join(games.GAMES)})
+                            "games": ",".join(games.GAMES), "key": fingerprint})
             await zeroconf.async_register_service(info, allow_name_change=True)
         except (OSError, ZeroconfError) as e:
             await zeroconf.async_close()

@@ -195,7 +195,7 @@ class Server:
         if self.announce is not None:
             try:
                 self.announcement = await Announcement.start(self.announce, self.host, self.port,
-                                                             self.tls is not None)
+                                                             self.tls is not None, self.fingerprint)
             except NotAnnounced as e:
                 self.not_announced = str(e)
         log.info("listening on %s (server key %s)", self.url, self.fingerprint,
@@ -230,9 +230,10 @@ class Server:
         return table
 
     def finished_now(self, table: Table) -> None:
-        """A table's match ended (called by the table's task): the lobby lists it."""
+        """A table's match ended (called by the table's task): the lobby lists it, unless it is private."""
         self.metrics.finished[table.status] += 1
-        self.finished.add(table.id, table.summary())
+        if not table.private:
+            self.finished.add(table.id, table.summary())
 
     def forget(self, table: Table) -> None:
         """A finished table nobody is at is no longer in use (called by the table's task): it
@@ -291,10 +292,14 @@ class Server:
             raise RuntimeError(f"another server is running on the data directory {self.data_dir}") from None
         self._lock_file = f
 
-    async def stop(self) -> None:
+    async def stop(self, farewell: tuple[str, str] | None = None) -> None:
         """Withdraw the announcement, close every connection with 1001 (going away), stop the
         tables, close the database. Moves being committed are finished; reads and replays, which
-        no accepted move waits for, are not waited for (server/background.py)."""
+        no accepted move waits for, are not waited for (server/background.py). `farewell`, an
+        error's (code, message), is said to everyone at a table first (`governor play`'s host
+        leaving: "host_left")."""
+        if farewell is not None:
+            await self._say_farewell(*farewell)
         if self.announcement is not None:
             await self.announcement.stop()
             self.announcement = None
@@ -327,6 +332,19 @@ class Server:
         if self._lock_file is not None:
             self._lock_file.close()
             self._lock_file = None
+
+    async def _say_farewell(self, code: str, message: str) -> None:
+        """Tell everyone at a table why the server stops, and close their connections once it
+        went out (a moment at most each: conn.py's flush)."""
+        closing = []
+        for table in list(self.tables.values()):
+            frame = wire.encode({"type": "notice", "table": table.id, "code": code, "message": message})
+            for conn in table.core.connections():
+                conn.push(frame)
+                closing.append(conn.close(wire.CLOSE_SHUTDOWN, message))
+        closing = [task for task in closing if task is not None]
+        if closing:
+            await asyncio.wait(closing, timeout=5)
 
     # ------------------------------------------------------------------ connections
 
@@ -550,8 +568,9 @@ class Server:
 
     def listing(self) -> list[dict]:
         """The open tables, oldest first (with a cluster, the other processes' too), then the
-        newest finished ones; from memory only."""
-        active = [(t.created, t.summary()) for t in self.tables.values() if t.active]
+        newest finished ones; from memory only. Private tables are never listed: they are watched
+        or resumed by their id."""
+        active = [(t.created, t.summary()) for t in self.tables.values() if t.active and not t.private]
         if self.cluster is not None:   # and those the other processes serve (a renewal old)
             active += [(created, entry) for created, entry in self.cluster.elsewhere if entry["id"] not in self.tables]
         listed = [entry for _, entry in sorted(active, key=lambda pair: pair[0])]
@@ -607,7 +626,8 @@ class Server:
         seats = [{"name": None, "player_id": None, "token_hash": None, "bot": None} for _ in range(humans)]
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
                    "token_hash": None, "bot": levels[i - humans]} for i in range(humans, n)]
-        row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time())
+        row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time(),
+                       private=msg.get("private", False))
         self._creating[conn.addr] += 1
         try:
             await self.store.create_table(row)

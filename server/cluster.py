@@ -103,7 +103,8 @@ class Cluster:
         if not self._taking:    # the server is stopping: it keeps its leases, and reads no more
             return
         await self.take_over()
-        self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()]
+        self.elsewhere = [(row.created, summary_of(row)) for row in await self.store.open_elsewhere()
+                          if not row.private]
         self.urls = await self.store.live_urls()
 
     async def take_over(self) -> None:

@@ -27,9 +27,10 @@ class Finished:
         self._entries: OrderedDict[str, dict] = OrderedDict()
 
     def load(self, rows: list[TableRow]) -> None:
-        """The newest finished tables in the database, oldest first (at start)."""
+        """The newest finished tables in the database, oldest first (at start); not the private ones."""
         for row in rows:
-            self.add(row.id, summary_of(row))
+            if not row.private:
+                self.add(row.id, summary_of(row))
 
     def add(self, table_id: str, entry: dict) -> None:
         """A table finished (or its entry changed: who is still at it)."""

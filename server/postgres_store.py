@@ -116,6 +116,10 @@ MIGRATIONS = [
     """
     ALTER TABLE processes ADD COLUMN renewed TIMESTAMPTZ NOT NULL DEFAULT now();
     """,
+    # 5: tables the lobby does not list (TableRow.private); every table before was listed.
+    """
+    ALTER TABLE tables ADD COLUMN private BOOLEAN NOT NULL DEFAULT false;
+    """,
 ]
 VERSION = len(MIGRATIONS)
 
@@ -383,10 +387,10 @@ class PostgresStore:
     async def create_table(self, row: TableRow) -> None:
         now = time.time()
         await self._write(Write(row.id, [(
-            "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
+            " private) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now))] + _token_rows(row.id, row.seats), new=True))
+             now, now, row.private))] + _token_rows(row.id, row.seats), new=True))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._write(Write(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
@@ -431,7 +435,7 @@ class PostgresStore:
 
     async def _tables(self, where: str, *args) -> list[TableRow]:
         rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"
-                                         " created FROM tables " + where, *args)
+                                         " created, private FROM tables " + where, *args)
         return [TableRow(*r) for r in rows]
 
     async def _read(self, how: str, query: str, *args):

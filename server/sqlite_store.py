@@ -103,8 +103,13 @@ def _v2_noted_seats(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO seat_tokens_noted (table_id) SELECT id FROM tables")
 
 
+def _v3_private(db: sqlite3.Connection) -> None:
+    """Tables the lobby does not list (TableRow.private); every table before was listed."""
+    db.execute("ALTER TABLE tables ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+
+
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [_v1_token_index, _v2_noted_seats]
+MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private]
 VERSION = len(MIGRATIONS)
 
 
@@ -251,10 +256,10 @@ class SQLiteStore:
     async def create_table(self, row: TableRow) -> None:
         now = time.time()
         await self._tx([(
-            "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
+            " private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now))] + _seats_indexed(row.id, row.seats))
+             row.server_seed, row.status, now, now, int(row.private)))] + _seats_indexed(row.id, row.seats))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._tx([("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
@@ -300,9 +305,9 @@ class SQLiteStore:
         return (row[0], row[1]) if row else None
 
     def _tables(self, where: str, *args) -> list[TableRow]:
-        rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created"
-                                " FROM tables " + where, args).fetchall()
-        return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8])
+        rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created,"
+                                " private FROM tables " + where, args).fetchall()
+        return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]))
                 for r in rows]
 
     async def log(self, table_id: str) -> list[LogRow]:

@@ -31,6 +31,7 @@ class TableRow:
     server_seed: bytes | None
     status: str                # waiting | playing | over | cancelled
     created: float
+    private: bool = False      # never listed in the lobby (a `governor play` alone against bots)
 
 
 @dataclass

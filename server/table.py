@@ -79,6 +79,10 @@ class Table:
         return self.core.active
 
     @property
+    def private(self) -> bool:
+        return self.core.private
+
+    @property
     def seats(self):
         return self.core.seats
 

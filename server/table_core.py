@@ -75,6 +75,7 @@ class TableCore:
         self.options = row.options
         self.bot_level = row.bot
         self.created = row.created
+        self.private = row.private      # never listed in the lobby
         self.seats = _seats(row)
         self.spectators: set = set()
         self.signer = signer

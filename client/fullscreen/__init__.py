@@ -14,6 +14,16 @@ from ..render import use_colour
 from ..session import SeatSession
 
 
+def _drop_typed_ahead() -> None:
+    """Forget the keys typed before the screen opens (in a lobby, a dialog just closed): none of
+    them answers a question its player has not seen."""
+    import termios
+    try:
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (OSError, ValueError, termios.error):
+        pass        # not a terminal: nothing typed ahead to forget
+
+
 def add_plain_argument(p) -> None:
     p.add_argument("--plain", action="store_true",
                    help="plain lines instead of the full-screen table (for screen readers; "
@@ -28,10 +38,11 @@ def wanted(plain: bool = False) -> bool:
 
 async def play_seat(url: str, *, session: SeatSession, link: Link | None = None, patience: float = PATIENCE,
                     rate: float = PACE_RATE, cafile: str | None = None, resumable: bool = True,
-                    resume: str | None = None) -> int:
+                    resume: str | None = None, invite: str = "", leave_words: str | None = None) -> int:
     """Play the seat to the end on the full screen; the exit code, as terminal.play_seat's.
     `resume`: the command that resumes the game when it is not `governor join` (`governor play`
-    keeps its own server's games)."""
+    keeps its own server's games); `invite`: how friends join, kept under the status line (a
+    host's); `leave_words`: the question `q` asks, when not the usual one."""
     from .app import TableApp
     from .bridge import play_job
     job = play_job(url, session, link=link, resumable=resumable, patience=patience, rate=rate, cafile=cafile,
@@ -40,7 +51,7 @@ async def play_seat(url: str, *, session: SeatSession, link: Link | None = None,
     words = "Leave this game? It is abandoned." if not resumable else \
         f"Leave this game? It is saved: {resume} offers to resume it." if resume else \
         "Leave the table? A computer plays your seat after the server's grace period; you can come back."
-    return await _run(TableApp(job, title=title, leave_words=words))
+    return await _run(TableApp(job, title=title, leave_words=leave_words or words, invite=invite))
 
 
 async def watch_table(link: Link, table: str, data_dir: Path, *, patience: float = PATIENCE) -> int:
@@ -66,6 +77,7 @@ async def replay(steps: list, heading: str) -> int:
 
 
 async def _run(app) -> int:
+    _drop_typed_ahead()
     code = await app.run_async()
     text = app.result[1]
     if text:

@@ -192,10 +192,12 @@ class TableApp(App):
         Binding("ctrl+q", "quit_table", show=False, priority=True),
     ]
 
-    def __init__(self, job, *, title: str = "", leave_words: str = "Leave this game?") -> None:
+    def __init__(self, job, *, title: str = "", leave_words: str = "Leave this game?", invite: str = "") -> None:
         super().__init__()
         self.job = job
         self.heading = title
+        self.invite = invite            # how friends join the host's table: a line under the status
+        self.status_rows = 1            # the status line, and the invitation's under it
         self.leave_words = leave_words
         self.renderer = None            # the Renderer, once the first view tells the game
         self.view: dict | None = None
@@ -306,7 +308,7 @@ class TableApp(App):
         the screen is TALL). When that cannot all be, the seat's own things are cut to the rows
         left (their first line tells the count: a hand says its size) with a note of how many
         lines are below, and the options scroll. True when the head is pinned."""
-        rows = size.height - 2                                  # the status line, the keys
+        rows = size.height - 1 - self.status_rows               # the keys line, the status lines
         bottom = self.query_one("#bottom")
         if self.screen.has_class("ended"):
             bottom.styles.height = max(rows * 3 // 4, 3)
@@ -638,17 +640,24 @@ class TableApp(App):
 
     def _status(self) -> None:
         parts = [self.heading] if self.heading else []
-        parts.append({"connected": "connected", "reconnecting": "reconnecting…",
-                      "lost": "disconnected"}.get(self.connection, self.connection))
+        parts.append({"connected": "connected", "reconnecting": "reconnecting…", "lost": "disconnected",
+                      "host_left": "the host left; the game is saved and resumes when the host comes back",
+                      }.get(self.connection, self.connection))
         if self.over:
-            parts.append("the match is over")
+            parts.append("the table stopped" if self.stopped else "the match is over")
         elif self.question is not None:
             parts.append("your turn")
         elif self.waiting:
             parts.append(self.waiting)
         if self.question is not None and not self.over and self.deadline is not None:
             parts.append(f"clock {time_left(self.deadline)}")
-        self.query_one("#status", Static).update(" · ".join(parts))
+        invite = f"\n{self.invite}" if self.invite and not self.over else ""
+        status = self.query_one("#status", Static)
+        rows = 1 + self._rows(self.invite, self.size.width - 2) if invite else 1
+        if rows != self.status_rows:
+            self.status_rows = status.styles.height = rows
+            self._draw_board()          # the rows left for the rest are fewer (or more)
+        status.update(" · ".join(parts) + invite)
 
     def on_descendant_focus(self, event) -> None:
         self._keys()        # Tab: the keys line says which pane has the focus

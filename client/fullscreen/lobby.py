@@ -144,7 +144,7 @@ class LobbyApp(App[Choice]):
         self.link = link
         self.data_dir = Path(data_dir)
         self.player = name
-        self.saved = SeatSession.unfinished(data_dir, link.url)
+        self.saved = SeatSession.unfinished(data_dir, link.welcome["key"])
         self.tables: list[dict] = []        # as listed, the ones waiting or being played
         self.lock = asyncio.Lock()          # one request on the link at a time
         self.listings = 0                   # listings received, for tests

@@ -76,7 +76,7 @@ async def test_the_plain_prompt_shows_the_time_really_left_after_a_resume(server
     # The server's clock runs on meanwhile: come back once it has used two seconds of it.
     await asyncio.to_thread(wait_for, lambda: server_time_left(server, table) < TURN - 2.0, LIMIT)
     out = io.StringIO()
-    again = SeatSession.find(data, link.url, table)
+    again = SeatSession.find(data, table, url=link.url)
     second = asyncio.ensure_future(SeatRunner(again, Terminal(link.url, Keyboard(Typed(), out=out), out=out),
                                               patience=10).run())
     try:

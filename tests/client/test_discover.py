@@ -2,7 +2,10 @@
 data, listed only when it is a server this client can join, and never shown with control
 characters or at any length. The announcements heard over a real network are tested in
 test_lan.py."""
+import asyncio
 import ipaddress
+import os
+import sys
 
 import pytest
 
@@ -95,3 +98,28 @@ def test_listen_takes_a_sensible_number_of_seconds(seconds, capsys):
     with pytest.raises(SystemExit) as e:
         main(["join", "--listen", seconds])
     assert e.value.code == 2 and "--listen is 0.1 to 60 seconds" in capsys.readouterr().err
+
+
+async def test_the_server_picked_takes_one_line_and_leaves_the_next_keys_to_the_lobby(monkeypatch, capsys):
+    """`join` with no address reads the pick and stops reading: what is typed next (a name in the
+    lobby's dialog) is the lobby's, and never waits, read by a thread left behind, to answer the
+    table's first question."""
+    from client import discover
+
+    async def one_server(seconds):
+        return [heard()], 0
+    monkeypatch.setattr(discover, "listen", one_server)
+    r, w = os.pipe()
+    os.write(w, b"1\nBo\n")
+    os.close(w)
+    stream = os.fdopen(r, "r")
+    monkeypatch.setattr(sys, "stdin", stream)
+    assert await discover.choose_server(0.1) == "ws://192.168.1.20:8765"
+    await asyncio.sleep(0.3)          # a reader left behind would have taken the next line by now
+    assert stream.readline() == "Bo\n"
+    assert "1. Ana's San Juan  ws://192.168.1.20:8765" in capsys.readouterr().out
+
+
+def test_the_announcement_names_the_servers_key():
+    assert heard(key=b"ab12:cd34").fingerprint == "ab12:cd34"
+    assert heard().fingerprint == ""

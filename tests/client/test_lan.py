@@ -6,6 +6,7 @@ Creating namespaces needs root (or CAP_NET_ADMIN): without it the tests are skip
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -21,7 +22,7 @@ import pytest
 from client.discover import MAX_HEARD
 
 from .hostile_announcer import FLOOD
-from .live import ROOT, first_line, wait_for
+from .live import ROOT, first_line, held_messages, wait_for
 from .test_tls import self_signed
 
 SERVER_IP, CLIENT_IP = "10.213.0.1", "10.213.0.2"
@@ -201,3 +202,36 @@ def test_join_hears_no_server_that_was_asked_not_to_announce_itself(lan, tmp_pat
     assert heard.text.count("No Governor server answered.") == 2
     assert "'1' is not one of the choices." in heard.text and url not in heard.text
     assert "announced" not in served.text
+
+
+def test_a_friends_client_finds_the_host_again_on_another_port_by_its_key(lan, tmp_path):
+    """The host leaves mid-game and starts again on another port: the friend's client, which
+    nobody answers at the old address any more, hears the server's key announced at the new one
+    and plays on there to the end, without being told the new address."""
+    ana, bo = tmp_path / "ana", tmp_path / "bo"
+
+    def host(port: str, answers: str = "") -> tuple[subprocess.Popen, Output]:
+        proc = lan.governor(lan.server, "play", "--auto", "--host", SERVER_IP, "--port", port, "--players", "2",
+                            "--bots", "0", "--name", "Ana", "--data-dir", str(ana), stdin=subprocess.PIPE)
+        proc.stdin.write(answers)
+        proc.stdin.close()
+        return proc, Output(proc)
+
+    first, said = host("0")
+    url, table = said.wait_for(rf"Friends can join with: .* join (ws://{SERVER_IP}:\d+) --table (\w+)").groups()
+    friend = lan.governor(lan.client, "join", url, "--table", table, "--bot", "random", "--no-input", "--json",
+                          "--think", "0.2", "--pace", "0", "--patience", "60", "--data-dir", str(bo))
+    played = Output(friend)
+    wait_for(lambda: held_messages(bo) >= 6, 30)          # the match is under way
+    first.send_signal(signal.SIGINT)
+    assert first.wait(30) == 130
+    second, back = host("0", answers="y\n")
+    moved = back.wait_for(rf"Connected to ws://{SERVER_IP}:(\d+)").group(1)
+    assert f":{moved}" not in url
+    back.wait_for(r"Resuming your seat")
+    assert friend.wait(90) == 0, friend.stderr.read()
+    result = json.loads(played.text.strip().splitlines()[-1])
+    assert result["finished"] and result["verified"] and result["table"] == table
+    assert second.wait(60) == 0
+    [saved] = [json.loads(p.read_text()) for p in (bo / "sessions").glob("*.json")] or [None]
+    assert saved is None          # the seat ended with its match: nothing kept to resume

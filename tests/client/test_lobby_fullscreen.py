@@ -6,6 +6,7 @@ dialog; `q` leaves. The seat taken goes on into the full-screen table."""
 import asyncio
 
 import pytest
+from textual.widgets import Input
 
 import games
 from client.fullscreen.app import TableApp
@@ -98,6 +99,22 @@ async def test_a_table_created_with_a_level_for_each_computer_player(server, tmp
     [t] = [t for t in await link.tables() if t["id"] == choice.table]
     assert t["game"] == "puertorico" and [s["bot"] for s in t["seats"]] == [None, "random", "heuristic"]
     assert t["seats"][0]["name"] == "Ana"
+    await link.close()
+
+
+async def test_the_name_dialog_has_the_keys_and_enter_sits_down(server, tmp_path):
+    table = await made_table(server)
+    link = await open_link(server.url, quiet=True, rate=0)
+    app = LobbyApp(link, tmp_path / "client")
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: app.tables)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Your name at the table" in screen_text(app))
+        assert isinstance(app.focused, Input) and app.focused.id == "name"    # typing goes there at once
+        await pilot.press("B", "o", "enter")
+        await until(pilot, lambda: app.return_value is not None)
+    choice = app.return_value
+    assert (choice.kind, choice.table, choice.session.name) == ("sit", table, "Bo")
     await link.close()
 
 

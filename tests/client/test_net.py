@@ -260,15 +260,37 @@ def test_torn_message_file_is_cut_back(tmp_path):
     assert path.read_bytes() == whole
 
 
-def test_sessions_are_found_by_url_and_table(tmp_path):
+def test_sessions_are_found_by_server_key_or_url_and_table(tmp_path):
     s = new_session(tmp_path)
-    assert SeatSession.find(tmp_path, "ws://127.0.0.1:9/", "t1").token == s.token
-    assert SeatSession.find(tmp_path, "ws://127.0.0.1:9", "t2") is None
-    assert [x.table for x in SeatSession.unfinished(tmp_path, "127.0.0.1:9")] == ["t1"]
+    s.server_key = b"k" * 32
+    s.save()
+    assert SeatSession.find(tmp_path, "t1", url="ws://127.0.0.1:9/").token == s.token
+    assert SeatSession.find(tmp_path, "t2", url="ws://127.0.0.1:9") is None
+    assert SeatSession.find(tmp_path, "t1", url="ws://127.0.0.1:10") is None
+    # the same server at another address: found by its key, and saved with its new address
+    moved = SeatSession.find(tmp_path, "t1", server_key=b"k" * 32).moved_to("ws://127.0.0.1:10")
+    assert moved.path == s.path and SeatSession.find(tmp_path, "t1", url="127.0.0.1:10").token == s.token
+    assert SeatSession.find(tmp_path, "t1", server_key=b"x" * 32) is None
+    assert [x.table for x in SeatSession.unfinished(tmp_path, b"k" * 32)] == ["t1"]
+    assert SeatSession.unfinished(tmp_path, b"x" * 32) == []
     assert (s.path.stat().st_mode & 0o777) == 0o600
     s.finished = True
     s.save()
-    assert SeatSession.unfinished(tmp_path, "ws://127.0.0.1:9") == []
+    assert SeatSession.unfinished(tmp_path, b"k" * 32) == []
+
+
+def test_a_seat_saved_by_its_address_is_named_by_its_server_key_once_read(tmp_path):
+    """Seats saved by an older client are named by address and table: read, they take the name
+    the server's key gives them, messages and log with them."""
+    s = new_session(tmp_path)
+    s.server_key = b"k" * 32
+    s.append_events([{"type": "x", "to": None, "text": "hello"}])
+    old = tmp_path / "sessions" / f"{SeatSession.key(None, 't1', s.url)}.json"
+    for suffix in (".json", ".msgs", ".log"):
+        s.path.with_suffix(suffix).rename(old.with_suffix(suffix))
+    [found] = SeatSession.unfinished(tmp_path, b"k" * 32)
+    assert found.path == s.path and found.path.exists() and not old.exists()
+    assert [e["text"] for e in found.log] == ["hello"]
 
 
 def test_backoff_grows_with_jitter_up_to_a_cap_then_gives_up(monkeypatch):

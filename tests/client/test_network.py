@@ -187,7 +187,7 @@ def test_a_refused_token_is_reported_not_retried(server, tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     from client.session import SeatSession
-    session = SeatSession.find(data, server.url, table)
+    session = SeatSession.find(data, table, url=server.url)
     session.token = "not-a-token"
     session.save()
     again = bot_seat(server.url, data, "--table", table)

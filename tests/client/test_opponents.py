@@ -118,6 +118,7 @@ async def test_the_lobby_refuses_a_long_name_before_it_creates_a_table(tmp_path,
 
     class Link:
         url = "ws://x:1"
+        welcome = {"key": b"k" * 32}       # a connected link's: the saved seats are found by it
         created = []
 
         async def tables(self):

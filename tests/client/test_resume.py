@@ -1,6 +1,7 @@
 """`governor play` keeps its game in the client's data folder: leave it, and the next start
 offers to resume it, on whatever port its server gets this time."""
 import json
+import re
 
 from tests.client.test_play import governor
 
@@ -31,8 +32,43 @@ def test_declining_or_new_starts_another_game(tmp_path):
     fresh = governor(tmp_path, "--players", "2", "--new", stdin="q\ny\n")
     assert "unfinished game" not in fresh.stdout and "You are seat 1" in fresh.stdout
     declined = governor(tmp_path, "--players", "2", stdin="n\nq\ny\n")
-    assert declined.stdout.count("You have an unfinished game:") == 2     # both games are kept
+    assert "You have unfinished games that match:" in declined.stdout     # both games are kept
+    assert re.findall(r"\n  (\d)\. \S+  San Juan, 2 seats", declined.stdout) == ["1", "2"]
     assert "You are seat 1" in declined.stdout
+
+
+def _offered(out: str) -> list[str]:
+    """The games a `governor play` offered to resume, as described."""
+    one = re.findall(r"You have an unfinished game: \S+  ([^;]+);", out)
+    several = re.findall(r"\n  \d\. \S+  ([^;]+);", out)
+    return one + several
+
+
+def test_only_games_that_match_what_was_asked_are_offered(tmp_path):
+    """Each flag given narrows the games offered (game, players, options, computer players); a
+    game that does not match is never offered, not even by default; several are listed to pick."""
+    assert governor(tmp_path, "--players", "2", stdin="q\ny\n").returncode == 0           # A: 2 seats, heuristic
+    three = governor(tmp_path, "--players", "3", stdin="q\ny\n")                          # B: 3 seats
+    assert _offered(three.stdout) == [] and "(1 other unfinished game of yours does not match" in three.stdout
+    expansion = governor(tmp_path, "--players", "2", "--expansion", stdin="q\ny\n")       # C: A's, with the expansion
+    assert _offered(expansion.stdout) == [] and "(2 other unfinished games" in expansion.stdout
+    random = governor(tmp_path, "--bots", "random", stdin="q\ny\n")                       # E: 2 seats, random
+    assert _offered(random.stdout) == [] and "(3 other unfinished games" in random.stdout
+    assert _offered(governor(tmp_path, "--game", "puertorico", stdin="q\ny\n").stdout) == []   # F
+
+    asked_two = governor(tmp_path, "--players", "2", "--level", "heuristic", stdin="n\nq\ny\n").stdout
+    assert len(_offered(asked_two)) == 2       # A and C: two seats, a heuristic player; not E
+    assert all(g.startswith("San Juan, 2 seats, 1 computer (heuristic)") for g in _offered(asked_two))
+    assert "Resume which (1-2), or n for a new game?" in asked_two
+    with_expansion = governor(tmp_path, "--expansion", "--players", "2", stdin="y\nq\ny\n").stdout
+    [c] = _offered(with_expansion)
+    assert "Resume it? [Y/n]" in with_expansion and c.endswith("[expansion]")
+    assert "Resuming your seat" in with_expansion
+    three_again = governor(tmp_path, "--players", "3", stdin="x\ny\nq\ny\n").stdout
+    assert [g.split(",")[:2] for g in _offered(three_again)] == [["San Juan", " 3 seats"]]
+    assert "'x' is not an answer" in three_again and "Resuming your seat" in three_again
+    everything = governor(tmp_path, stdin="n\nq\ny\n").stdout      # nothing asked: every game of yours
+    assert len(_offered(everything)) == 6     # A, B, C, E, F and the one asked_two started
 
 
 def test_a_second_play_on_the_same_folder_plays_but_cannot_be_resumed(tmp_path):

@@ -59,7 +59,7 @@ def test_a_seat_token_is_looked_up_by_an_index(tmp_path):
 
 
 async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp_path):
-    """A file of schema 0 (no token index) gets one, filled from the seats it holds."""
+    """A file of schema 0 (no token index, no private tables) gets one, filled from the seats it holds."""
     data = tmp_path / "old"
     data.mkdir()
     server = await make_server(data_dir=data, finished_cache=0)
@@ -67,7 +67,8 @@ async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp
     await server.stop()
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
     db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; DROP TABLE seat_tokens_noted;"
-                     "DROP TRIGGER seats_inserted; DROP TRIGGER seats_updated; PRAGMA user_version = 0;")
+                     "DROP TRIGGER seats_inserted; DROP TRIGGER seats_updated; ALTER TABLE tables DROP COLUMN private;"
+                     "PRAGMA user_version = 0;")
     db.close()
     server = await make_server(data_dir=data)
     db = sqlite3.connect(data / sqlite_store.DB_FILE)

@@ -124,6 +124,17 @@ async def test_a_new_table_reads_back_as_it_was_written(store):
     assert await store.log("t1") == []
 
 
+async def test_a_private_table_stays_private_open_and_finished(store):
+    await store.create_table(row("t1"))
+    private = row("t2")
+    private.private = True
+    await store.create_table(private)
+    assert [(r.id, r.private) for r in await store.open_tables()] == [("t1", False), ("t2", True)]
+    await finish(store, "t2")
+    assert (await store.finished_table("t2")).private is True
+    assert [(r.id, r.private) for r in await store.finished(10)] == [("t2", True)]
+
+
 async def test_seats_the_start_and_the_status_change_the_table(store):
     await store.create_table(row("t1"))
     seats = [seat("Ana", "h0"), seat("Bo", "h1")]
