@@ -286,7 +286,8 @@ class RealTerminal:
 
     def resize(self, cols: int, rows: int) -> None:
         """Change the terminal's size as a terminal window does: the pty's size (TIOCSWINSZ),
-        then SIGWINCH to the program's foreground process group."""
+        then SIGWINCH to the program's foreground process group (the kernel sends one too, to
+        a controlling terminal's group; sent here as well, so no program misses it)."""
         with self.lock:
             self.screen.resize(rows, cols)
         self._set_size(self.master, cols, rows)
