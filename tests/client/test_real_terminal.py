@@ -1,0 +1,95 @@
+"""The real program in a real terminal: the installed `governor play` in a pseudo-terminal read
+by a terminal emulator (tests/client/real_terminal.py), played with keys as a person types them.
+What only the whole program shows: its computer players really think in the bot worker
+processes it starts (the full screen must not break them), a whole game reaches its audited end,
+the screen follows the terminal's size, and leaving keeps the game for `governor play` to resume."""
+import re
+import urllib.request
+
+import pytest
+
+from .real_terminal import ASKING, SIZES, TerminalError, play_args, play_to_the_end
+
+# A computer player that could not decide: the table says so and plays a random move for it.
+FALLBACK = re.compile(r"failed|random move")
+# What the server counts of its bots not thinking in their worker processes (docs/hosting.md).
+BOT_TROUBLE = ("governor_bot_failures_total", "governor_bot_pool_failures_total",
+               "governor_bot_thread_decisions_total")
+LIMIT = 240     # seconds a whole game may take before it is called stuck (not a timing test)
+
+
+@pytest.mark.parametrize("game, size", [("sanjuan", SIZES[0]), ("puertorico", SIZES[1])])
+def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
+    term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), *size)
+    played = play_to_the_end(term, limit=LIMIT)
+
+    assert played.questions > 10, f"only {played.questions} questions answered:\n{played.end}"
+    assert "The match is over. VERIFIED" in played.end, f"no verified end:\n{played.end}"
+    # The bot worker pool started, and every decision came from it: none fell back to a random move.
+    assert played.workers >= 1, (f"no bot worker process ever ran under governor (pid {term.pid}); "
+                                 f"its processes now: {term.descendants()}\n{played.end}")
+    fallbacks = sorted(line for line in played.seen if FALLBACK.search(line))
+    assert not fallbacks, "a computer player fell back to random moves:\n" + "\n".join(fallbacks)
+    # The server (still up while the end is shown) counted no failure and no decision in a thread.
+    assert term.port() is not None, term.output[-2000:]
+    counted = bot_trouble(term.port())
+    assert not any(counted.values()), counted
+
+    term.enter()        # closes the end screen
+    assert term.wait_exit() == 0, term.text()
+    assert len(list((term.home / "client" / "records").glob("*.govrec"))) == 1
+
+
+def test_the_screen_follows_the_terminal_and_a_left_game_resumes(real_terminal):
+    """Resized while a question is open, the table draws the question and its keys at each size;
+    q and y leave, and the next `governor play` in the same home offers the game back."""
+    term = real_terminal(play_args("--players", "2", "--bots", "heuristic"), *SIZES[-1])
+    first = term.wait_for("your turn")
+    table = re.search(r"table (\w+)", first).group(1)
+    question = _question_line(first)
+    with pytest.raises(TerminalError) as failed:       # a wait that fails shows what was on the screen
+        term.wait_for("words no screen shows", timeout=0.5)
+    assert "'words no screen shows'" in str(failed.value) and f"table {table}" in str(failed.value)
+    for cols, rows in SIZES:       # from the largest to the smallest, and up again
+        term.resize(cols, rows)
+        # The status on the first row, the question, its keys on the last row: all in sight.
+        term.wait_until(lambda: "your turn" in (shown := term.lines())[0] and ASKING.search(shown[-1])
+                        and question in "\n".join(shown),
+                        f"the status, the question {question!r} and its keys at {cols}×{rows}")
+
+    term.type("q")
+    term.wait_for("Leave this game?")
+    term.type("y")
+    assert term.wait_exit() == 0, term.text()
+    assert "The game is saved" in term.flowing() and "offers to resume it" in term.flowing(), term.text()
+
+    again = real_terminal(play_args(new=False), 80, 24, home=term.home)
+    again.wait_for("Resume it? [Y/n]")
+    again.enter()
+    again.wait_for(f"table {table}")
+    again.wait_for("your turn")
+    again.type("q")
+    again.wait_for("Leave this game?")
+    again.type("y")
+    assert again.wait_exit() == 0, again.text()
+
+
+def bot_trouble(port: int) -> dict[str, float]:
+    """The server's /metrics: each BOT_TROUBLE family's samples added up."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    found = dict.fromkeys(BOT_TROUBLE, 0.0)
+    for line in text.splitlines():
+        name = re.split(r"[{ ]", line, maxsplit=1)[0]
+        if name in found:
+            found[name] += float(line.rsplit(" ", 1)[1])
+    assert set(BOT_TROUBLE) <= {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")}, text
+    return found
+
+
+def _question_line(screen: str) -> str:
+    """The question's words: the line under the rule above the question (without the log
+    beside it, and without the mark of a question too new to answer)."""
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if "────" in line)
+    return lines[at + 1].split("│")[0].replace("new question", "").strip()[:30]
