@@ -72,6 +72,7 @@ from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .postgres_store import PostgresStore
+from .private import make_private
 from .quotas import Quotas
 from .seats import hash_token
 from .settings import Limits, redacted
@@ -166,7 +167,7 @@ class Server:
 
     async def start(self) -> int:
         """Open the data directory, rebuild every unfinished table, listen. Returns the port."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.data_dir)     # the key and the database are for no other user (server/private.py)
         self._lock()
         self.signer = load_or_create(self.data_dir)
         await self.store.open()
@@ -283,7 +284,7 @@ class Server:
 
     def _lock(self) -> None:
         """One server per data directory: two would write the same logs."""
-        f = open(self.data_dir / "server.lock", "a+")
+        f = open(self.data_dir / "server.lock", "a+", opener=lambda path, flags: os.open(path, flags, 0o600))
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

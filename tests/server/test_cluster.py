@@ -216,6 +216,7 @@ async def admin(*args: str) -> tuple[int, str, str]:
 async def test_the_operator_sees_every_process_tables_and_closes_one_through_any_process(cluster, database, tmp_path):
     key = tmp_path / "operator.key"
     key.write_text("an-operator-key-long-enough-to-be-safe\n")
+    key.chmod(0o600)
     a, b = cluster(2, "--operator-key-file", str(key))
     lobby = await Raw.connect(a.url)
     on_a = await lobby.create(2, 1)
@@ -249,6 +250,7 @@ async def test_the_operator_sees_every_process_tables_and_closes_one_through_any
     # a wrong key is refused by the first process asked, and nothing is closed
     bad = tmp_path / "bad.key"
     bad.write_text("not-the-operator-key-at-all\n")
+    bad.chmod(0o600)
     code, out, err = await admin(b.url, "close", on_a, "--key-file", str(bad))
     assert code == 1 and "operator key" in err, (out, err)
     assert await owner(database, on_a) == a.url
