@@ -69,12 +69,10 @@ def server_address(text: str) -> str:
 
 
 def _private_dir(path: Path) -> Path:
-    """A directory only we can read: the sessions in it hold seat tokens and secret seeds."""
-    path.mkdir(parents=True, exist_ok=True)
-    try:
-        path.chmod(0o700)
-    except OSError:
-        pass
+    """A directory only we can read (tightened if it exists): the sessions hold seat tokens and
+    secret seeds, the records every card dealt to our seat."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
     return path
 
 
@@ -150,6 +148,7 @@ url is gone, by a client started again too); the
         return self.path.with_suffix(".shown")
 
     def save(self) -> None:
+        _private_dir(self.data_dir)
         _private_dir(self.path.parent)
         _write_json(self.path, {
             "url": self.url, "table": self.table, "seat": self.seat, "token": self.token,
@@ -347,7 +346,7 @@ def save_record(data_dir: Path, items: list[Signed], game_id: bytes | None, kind
     another `kind` of record gets its own name, so that none overwrites the record of one's own
     seat: "public" (a spectator's, the public entries only) or "refused" (the evidence of a
     server caught out). The same match saved again (a resumed seat) replaces its file."""
-    folder = Path(data_dir) / "records"
+    folder = _private_dir(_private_dir(Path(data_dir)) / "records")
     suffix = f"{'.' + kind if kind else ''}.govrec"
     if isinstance(game_id, bytes):
         short = game_id.hex()[:SHORT_ID]

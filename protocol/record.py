@@ -74,7 +74,10 @@ def write(path: str | os.PathLike, items: list[Signed], shown: Shown | None = No
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(dumps(items, shown))
+    # 0600: a player's record holds the cards dealt to their seat, for nobody else to read
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(dumps(items, shown))
     os.replace(tmp, path)
     return path
 

@@ -64,7 +64,7 @@ from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
 from .cluster import Cluster
-from .conn import Conn
+from .conn import Conn, client_address, network_of
 from .deciders import Deciders
 from .gate import HELD_REFUSALS, Gate, refusal
 from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
@@ -72,6 +72,8 @@ from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .postgres_store import PostgresStore
+from .private import make_private
+from .proxies import PROXY_MAX, PROXY_PREFIX, ProxyError, forwarded_for, networks, proxy_header, trusted
 from .quotas import Quotas
 from .seats import hash_token
 from .settings import Limits, redacted
@@ -107,13 +109,15 @@ class Server:
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
                  operator_key: str | None = None, announce: str | None = None, database: str = "sqlite",
-                 public_url: str | None = None, **limit_overrides) -> None:
+                 public_url: str | None = None, trusted_proxies: str | None = None, **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
         self.tls = tls
         self.public_url = public_url      # the address players reach it at, if not its own (a proxy, a name)
         self.announce = announce          # the name to announce on the local network (None: do not)
+        # the proxies whose word is taken for the client's address (server/proxies.py)
+        self.proxies = networks(trusted_proxies)
         self.announcement: Announcement | None = None
         self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
@@ -166,7 +170,7 @@ class Server:
 
     async def start(self) -> int:
         """Open the data directory, rebuild every unfinished table, listen. Returns the port."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.data_dir)     # the key and the database are for no other user (server/private.py)
         self._lock()
         self.signer = load_or_create(self.data_dir)
         await self.store.open()
@@ -186,7 +190,7 @@ class Server:
         # awaited between the two. The opening handshake's deadline is each connection's own
         # (_Counted), not websockets' one for all.
         self._ws = await serve(self._handler, self.host, self.port, open_timeout=None, process_request=self._http)
-        self.gate = Gate(self._ws.sockets, self.quotas.may_connect,
+        self.gate = Gate(self._ws.sockets, self._may_connect,
                          refusal(self.limits.conn_rate, self.limits.conn_burst), self._open_socket)
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
@@ -203,19 +207,19 @@ class Server:
         return self.port
 
     async def _sweep(self) -> None:
-        """Now and then, close waiting tables no person is at (they would hold the table limit),
-        and let the quotas forget addresses with nothing to remember."""
-        idle = self.limits.idle_table
+        """Now and then, close waiting tables no person is at, or that waited too long (they
+        would hold the table limit), and let the quotas forget addresses with nothing to remember."""
+        idle, lifetime = self.limits.idle_table, self.limits.waiting_table
         while True:
-            await asyncio.sleep(max(0.05, min(15.0, idle / 4)))
-            self._expire_waiting(idle)
+            await asyncio.sleep(max(0.05, min(15.0, idle / 4, lifetime / 4)))
+            self._expire_waiting(idle, lifetime)
             self.quotas.sweep(time.monotonic())
 
-    def _expire_waiting(self, idle: float) -> None:
+    def _expire_waiting(self, idle: float, lifetime: float) -> None:
         # not in _sweep's loop, whose sleep would keep the last table looked at from being freed
         for table in list(self.tables.values()):
             if table.status == "waiting":
-                table.post(Expire(idle))
+                table.post(Expire(idle, lifetime))
 
     def adopt(self, row: TableRow) -> Table:
         """A table from the database, in memory."""
@@ -284,7 +288,7 @@ class Server:
 
     def _lock(self) -> None:
         """One server per data directory: two would write the same logs."""
-        f = open(self.data_dir / "server.lock", "a+")
+        f = open(self.data_dir / "server.lock", "a+", opener=lambda path, flags: os.open(path, flags, 0o600))
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -348,6 +352,11 @@ class Server:
 
     # ------------------------------------------------------------------ connections
 
+    def _may_connect(self, ip: str) -> bool:
+        """Whether the gate lets a socket from `ip` in: a trusted proxy's always (its clients'
+        addresses are known only once it says them, and are counted then, in _handler)."""
+        return trusted(self.proxies, ip) or self.quotas.may_connect(client_address(ip))
+
     def _open_socket(self, sock: socket.socket) -> None:
         """A socket the gate let in: asyncio makes its transport (after TLS's handshake, if the
         server speaks TLS, which has `hello_timeout`), websockets its connection."""
@@ -385,6 +394,14 @@ class Server:
         ws.opened()
         conn = Conn(ws, self.limits.outbox, self.limits.rate, self.limits.burst, self.limits.chat_rate,
                     self.limits.chat_burst)
+        if ws.via_proxy:    # the client is who the proxy says (server/proxies.py)
+            ip = ws.proxied_ip or forwarded_for(self.proxies, ws.request.headers.get_all("X-Forwarded-For"))
+            if ip is not None:
+                conn.addr = client_address(ip)
+            if not self.quotas.may_connect(conn.addr):
+                await ws.close(wire.CLOSE_FLOODING, f"more than {self.limits.conn_rate:g} new connections a second "
+                                                    f"from your address (conn_rate)")
+                return
         if self._per_addr[conn.addr] >= self.limits.conns_per_addr:
             await ws.close(wire.CLOSE_TOO_MANY, f"more than {self.limits.conns_per_addr} connections from one address")
             return
@@ -614,7 +631,10 @@ class Server:
                                                         "open tables; join one or try later.")
         now = time.monotonic()
         mine = sum(t.active and t.creator == conn.addr for t in self.tables.values()) + self._creating[conn.addr]
-        refusal = self.quotas.refuse_table(conn.addr, mine, now)
+        net = network_of(conn.addr)
+        ours = sum(t.active and t.creator is not None and network_of(t.creator) == net for t in self.tables.values()) \
+            + sum(n for addr, n in self._creating.items() if network_of(addr) == net)
+        refusal = self.quotas.refuse_table(conn.addr, mine, ours, now)
         if refusal is not None:
             return self._error(conn, "too_many_tables", refusal)
         self.quotas.created_table(conn.addr, now)
@@ -671,6 +691,9 @@ class _Counted(ServerConnection):
         self.unheard: asyncio.Transport | None = None   # its transport until the client's first bytes
         self.hello_deadline = 0.0     # the event loop's time by which its hello must have come
         self._deadline: asyncio.TimerHandle | None = None
+        self.via_proxy = False        # from a trusted proxy (server/proxies.py)
+        self.proxied_ip: str | None = None    # the client's address, as its PROXY header said
+        self._proxy_line: bytes | None = None     # a PROXY header being read (plain connections only)
 
     def connection_made(self, transport) -> None:
         if self.owner.connections >= self.owner.max_connections:
@@ -684,15 +707,47 @@ class _Counted(ServerConnection):
         self.owner.unopened[self] = None
         self.counted = True
         self.unheard = transport
+        peer = transport.get_extra_info("peername")
+        self.via_proxy = bool(peer) and trusted(self.owner.proxies, peer[0])
+        if self.via_proxy and self.owner.tls is None:    # with TLS, the handshake comes first: no header
+            self._proxy_line = b""
         self.hello_deadline = self.loop.time() + self.owner.limits.hello_timeout * random.uniform(1, HELLO_SPREAD)
         self._deadline = self.loop.call_at(self.hello_deadline, self.cut_unopened)
 
     def data_received(self, data: bytes) -> None:
+        if self._proxy_line is not None:
+            data = self._proxy_header(data)
+            if not data:
+                return
         if self.unheard is not None:
             transport, self.unheard = self.unheard, None
             self.heard = True
             super().connection_made(transport)
         super().data_received(data)
+
+    def _proxy_header(self, data: bytes) -> bytes:
+        """A trusted proxy's first bytes: its PROXY header, if it sends one, is read off (the
+        client's address kept); what follows, or all of it without a header, is returned."""
+        line = self._proxy_line + data
+        if len(line) < len(PROXY_PREFIX) and PROXY_PREFIX.startswith(line):
+            self._proxy_line = line      # perhaps the start of a header
+            return b""
+        self._proxy_line = None
+        if not line.startswith(PROXY_PREFIX):
+            return line                  # no header: X-Forwarded-For, or the proxy's own address
+        end = line.find(b"\r\n", 0, PROXY_MAX)
+        if end < 0 and len(line) < PROXY_MAX:
+            self._proxy_line = line
+            return b""
+        try:
+            if end < 0:
+                raise ProxyError(f"no end of line within {PROXY_MAX} bytes")
+            self.proxied_ip = proxy_header(line[:end + 2])
+        except ProxyError as e:
+            log.warning("a trusted proxy's connection cut: its PROXY header is bad (%s)", e)
+            self.unheard.abort()
+            return b""
+        return line[end + 2:]
 
     def eof_received(self) -> bool | None:
         if self.unheard is not None:
@@ -820,7 +875,7 @@ def main(settings: dict) -> int:
     announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
     server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
                     announce=announce, database=settings["database"], public_url=settings["public_url"],
-                    **settings["limits"])
+                    trusted_proxies=settings["trusted_proxies"], **settings["limits"])
     try:
         return asyncio.run(_serve(server))
     except RuntimeError as e:

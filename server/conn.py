@@ -51,6 +51,17 @@ def client_address(ip: str) -> str:
     return str(ipaddress.ip_network(f"{address}/64", strict=False))
 
 
+def network_of(addr: str) -> str:
+    """The network a per-address limit's address (client_address) is in, for the limits that
+    count a neighbourhood: an IPv4 address's /24, an IPv6 /64's /56 (a home or an office is
+    given one; each of its /64s would otherwise count as a client of its own)."""
+    try:
+        net = ipaddress.ip_network(addr, strict=False)
+    except ValueError:
+        return addr
+    return str(net.supernet(new_prefix=24 if net.version == 4 else 56))
+
+
 class TokenBucket:
     """`rate` messages a second on average, `burst` at once."""
 

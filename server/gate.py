@@ -32,8 +32,6 @@ import socket
 from collections import deque
 from typing import Callable
 
-from .conn import client_address
-
 log = logging.getLogger("governor.server")
 
 ACCEPTS_PER_WAKE = 100       # sockets accepted at most each time a listening socket is ready (as asyncio)
@@ -91,7 +89,7 @@ class Gate:
                 self.loop.remove_reader(fd)
                 self.loop.call_later(RETRY_ACCEPT, self._again, fd)
                 return
-            if self.may_connect(client_address(peer[0])):
+            if self.may_connect(peer[0]):
                 self.open_socket(sock)
                 continue
             self.refusals += 1

@@ -42,8 +42,9 @@ class Detach:
 
 @dataclass(frozen=True, eq=False)
 class Expire:
-    """Close the table if it waited `idle` seconds with nobody at it."""
+    """Close the table if it waited `idle` seconds with nobody at it, or `lifetime` seconds in all."""
     idle: float
+    lifetime: float
 
 
 @dataclass(frozen=True, eq=False)

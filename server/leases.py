@@ -9,9 +9,13 @@ has expired, any process may take it over, and rebuilds the table from its log.
 Fencing: every write of a table checks, in its own transaction and before anything else, that
 this process still holds the table's lease with the epoch it was given (`fence`: once for all the
 tables whose writes commit together). It locks the lease row (FOR KEY SHARE), so a takeover, which
-locks the rows it takes FOR UPDATE first, waits until the write has committed and then rebuilds
-the table with it; a write that comes after a takeover is refused with LeaseLost and changes
-nothing. A process cut off from the database, or paused for longer than a lease, can therefore
+locks the rows it takes FOR UPDATE first, passes over that table while the write commits (SKIP
+LOCKED), and takes it at its next try, with the write in its log; a write that comes after a
+takeover is refused with LeaseLost and changes nothing. A takeover never waits for a lock: a
+process frozen inside a write (stopped with SIGSTOP, say) would otherwise hold up every takeover
+of every process, its own tables' and all the others'. Its transaction is ended by PostgreSQL
+after half a lease idle (postgres_store.session_settings), so its tables are free by the time
+their leases run out. A process cut off from the database, or paused for longer than a lease, can therefore
 never commit a move for a table another process now serves. A renewal only pushes back
 `expires` (an UPDATE of no key, whose lock FOR KEY SHARE does not conflict with): it never waits
 for the writes in flight, nor holds up the next ones, which FOR SHARE would make it do every
@@ -108,15 +112,14 @@ class Leases:
     async def take_expired(self, db: asyncpg.Connection) -> dict[str, int]:
         """Take over every expired lease of an open table (a new epoch each): table id -> epoch,
         held once `hold` is told (when the tables are read, and about to be served). The leases
-        are locked FOR UPDATE first, which waits for the writes in flight (their fence's lock)
-        and then finds each lease as it is after them. Two processes at it together never take
-        the same one: the second one waits for the first's locks, then finds the lease no longer
-        expired (or gone, its table finished)."""
+        are locked FOR UPDATE first; one a write in flight holds (its fence's lock), or another
+        takeover, is passed over, for a later try: none is ever waited for. Two processes at it
+        together never take the same one."""
         async with db.transaction():
             expired = [r[0] for r in await db.fetch(
                 "SELECT l.table_id FROM leases l JOIN tables t ON t.id = l.table_id"
                 " WHERE t.status NOT IN ('over', 'cancelled') AND l.expires <= now()"
-                " ORDER BY l.table_id FOR UPDATE OF l")]
+                " ORDER BY l.table_id FOR UPDATE OF l SKIP LOCKED")]
             if not expired:
                 return {}
             rows = await db.fetch(

@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import os
+import stat
 import time
 from pathlib import Path
 
@@ -30,20 +32,32 @@ from .inbox import CloseTable
 log = logging.getLogger("governor.server")
 
 KEY_MIN = 16        # characters: a key shorter than this is too easy to guess
+KEY_KINDS = 8       # different characters at least: "aaaaaaaaaaaaaaaa" is no key
+MAKE_KEY = "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
 REASON_MAX = 200
 
 
 def read_key(path: str | Path) -> str:
     """The operator key in its file (the first line, whitespace stripped), as the server and
-    `governor admin` read it; raises ValueError saying what is wrong with the file."""
+    `governor admin` read it; raises ValueError saying what is wrong with the file: one that
+    other users may read or change, or a key too short or of too few different characters."""
+    path = Path(path).expanduser()
     try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
+            text = f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read the operator key file {path}: {getattr(e, 'strerror', None) or e}") from None
+    if mode & 0o077:
+        raise ValueError(f"the operator key file {path} may be read or changed by other users (mode {mode:04o}); "
+                         f"make it yours alone: chmod 600 {path}")
     key = text.strip().splitlines()[0].strip() if text.strip() else ""
     if len(key) < KEY_MIN:
         raise ValueError(f"the operator key in {path} is {len(key)} characters long; it needs at least {KEY_MIN} "
-                         "(e.g. the output of: python3 -c 'import secrets; print(secrets.token_urlsafe(32))')")
+                         f"(e.g. the output of: {MAKE_KEY})")
+    if len(set(key)) < KEY_KINDS:
+        raise ValueError(f"the operator key in {path} has only {len(set(key))} different characters; it needs at "
+                         f"least {KEY_KINDS} (e.g. the output of: {MAKE_KEY})")
     return key
 
 

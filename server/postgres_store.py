@@ -19,6 +19,9 @@ The Store's guarantees, and how they are kept here:
   earlier one, and within a group the writes are carried out in the order they were asked for.
 - Reads never wait behind writes: they have a pool of connections of their own, so writes held up
   never hold up a read.
+- A process frozen inside a transaction (stopped, paused) holds its locks for half a lease at
+  most: every connection sets PostgreSQL's timeouts for an idle transaction and a lock wait
+  (session_settings), and a takeover skips the leases locked meanwhile.
 
 Schema versions: `schema_version` holds one row per migration applied; `MIGRATIONS` is the
 ordered list of them, and `open` applies the missing ones, each in one transaction, under an
@@ -157,15 +160,18 @@ class PostgresStore:
         """Connect and bring the schema up to date. Raises RuntimeError naming what is wrong when
         it cannot be done."""
         try:
-            db = await asyncpg.connect(self.url)
+            session = session_settings(self.leases.seconds)
+            # the migration's advisory lock may wait for another server's migration, however long
+            db = await asyncpg.connect(self.url, server_settings={**session, "lock_timeout": "0"})
             try:
                 await migrate(db)
             finally:
                 await db.close()
             self._writers = await asyncpg.create_pool(self.url, min_size=1, max_size=WRITERS, init=_codecs,
-                                                      reset=_as_it_was, server_settings={"synchronous_commit": "on"})
+                                                      reset=_as_it_was,
+                                                      server_settings={**session, "synchronous_commit": "on"})
             self._readers = await asyncpg.create_pool(self.url, min_size=1, max_size=READERS, init=_codecs,
-                                                      reset=_as_it_was)
+                                                      reset=_as_it_was, server_settings=session)
         except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as e:
             await self.close()
             raise RuntimeError(f"cannot open the database {redacted(self.url)}: {e}") from None
@@ -456,6 +462,24 @@ class PostgresStore:
                 raise ValueError(f"the log of table {table_id} has a gap at row {i}")
             out.append(LogRow(n, kind, seat, unpack(data)))
         return out
+
+
+def session_settings(lease: float) -> dict[str, str]:
+    """What every connection of a process whose leases last `lease` seconds sets, so that a
+    process frozen in the middle of a transaction (stopped, paused, its machine gone) holds no
+    lock for long: PostgreSQL ends a session left idle inside a transaction, and a statement that
+    waits for a lock, after half a lease (its transaction is rolled back, its locks let go), and
+    notices within a lease that the machine at the other end of a connection is gone (TCP
+    keepalives, on TCP connections). A takeover then finds the frozen process's leases free by
+    the time they run out. (Values in milliseconds and seconds, as PostgreSQL takes them.)"""
+    half = max(1, round(lease * 500))
+    return {
+        "lock_timeout": str(half),
+        "idle_in_transaction_session_timeout": str(half),
+        "tcp_keepalives_idle": str(max(1, round(lease / 2))),
+        "tcp_keepalives_interval": str(max(1, round(lease / 4))),
+        "tcp_keepalives_count": "2",
+    }
 
 
 async def _codecs(db: asyncpg.Connection) -> None:

@@ -15,8 +15,14 @@ address gets done however many connections it opens:
   a read counts as READ_WATCHES watches: fifteen connections switching between finished tables
   once made 20 replays in 15 s, each some 60-90 ms of a thread's CPU that the event loop
   shares, and tripled another table's p99.
+- tables per network: at most `tables_per_net` waiting or playing tables created from one IPv4
+  /24 or IPv6 /56 (network_of), whatever its addresses: 24 addresses of one network, or 24 /64s
+  of one home's /56, once filled the table limit.
 - wrong operator keys: at most `operator_failures` in any `operator_window` seconds; then the
   address's operator requests are refused unread until the window has passed (server/operator.py).
+  All addresses together may send `operator_failures_all` in that window, then every address is
+  refused so: many addresses cannot guess the key either, and one address alone never keeps
+  the operator out of another.
 
 An "address" is the client's IPv4 address, or the /64 network of its IPv6 address
 (conn.client_address).
@@ -27,8 +33,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from .conn import TokenBucket
+from .conn import TokenBucket, network_of
 
+ALL = "*"     # the wrong operator keys of every address together are counted under this name
 READ_WATCHES = 4      # watches a watch of a table read from the database counts as (at most the burst)
 
 
@@ -47,13 +54,16 @@ class Quotas:
 
     # -- tables
 
-    def refuse_table(self, addr: str, open_tables: int, now: float) -> str | None:
-        """Why `addr`, which created `open_tables` tables still waiting or playing, may not
-        create another now; None when it may."""
+    def refuse_table(self, addr: str, open_tables: int, net_tables: int, now: float) -> str | None:
+        """Why `addr`, which created `open_tables` tables still waiting or playing (and its
+        network, network_of, `net_tables`), may not create another now; None when it may."""
         lim = self.limits
         if open_tables >= lim.tables_per_addr:
             return (f"You have {open_tables} tables waiting or playing, the most one address may have here "
                     f"(tables_per_addr={lim.tables_per_addr}); join one, or wait until one ends.")
+        if net_tables >= lim.tables_per_net:
+            return (f"Your network ({network_of(addr)}) has {net_tables} tables waiting or playing, the most one "
+                    f"network may have here (tables_per_net={lim.tables_per_net}); join one, or wait until one ends.")
         times = _recent(self._created, addr, now, lim.table_window)
         if len(times) >= lim.tables_per_window:
             wait = times[0] + lim.table_window - now
@@ -83,16 +93,26 @@ class Quotas:
     # -- the operator key
 
     def refuse_operator(self, addr: str, now: float) -> str | None:
+        """Why an operator request from `addr` is refused unread now: its address sent too many
+        wrong keys, or all addresses together did (many addresses may not guess the key one
+        window's worth each); None when the key is to be looked at."""
         lim = self.limits
         times = _recent(self._wrong_keys, addr, now, lim.operator_window)
-        if len(times) < lim.operator_failures:
-            return None
-        wait = times[0] + lim.operator_window - now
-        return (f"{len(times)} wrong operator keys from your address in the last {lim.operator_window:g} s "
-                f"(operator_failures={lim.operator_failures}); try again in {wait:.0f} s.")
+        if len(times) >= lim.operator_failures:
+            wait = times[0] + lim.operator_window - now
+            return (f"{len(times)} wrong operator keys from your address in the last {lim.operator_window:g} s "
+                    f"(operator_failures={lim.operator_failures}); try again in {wait:.0f} s.")
+        every = _recent(self._wrong_keys, ALL, now, lim.operator_window)
+        if len(every) >= lim.operator_failures_all:
+            wait = every[0] + lim.operator_window - now
+            return (f"{len(every)} wrong operator keys from all addresses together in the last "
+                    f"{lim.operator_window:g} s (operator_failures_all={lim.operator_failures_all}); "
+                    f"try again in {wait:.0f} s.")
+        return None
 
     def operator_failed(self, addr: str, now: float) -> None:
         _recent(self._wrong_keys, addr, now, self.limits.operator_window).append(now)
+        _recent(self._wrong_keys, ALL, now, self.limits.operator_window).append(now)
 
     # -- housekeeping
 

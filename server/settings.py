@@ -24,6 +24,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from protocol import wire
 
+from .proxies import networks
+
 
 class SettingsError(ValueError):
     """A setting that cannot be used: the message names it and says why."""
@@ -42,6 +44,7 @@ class Limits:
     max_connections: int = 1000           # connections in all, counted from their first byte; over: cut at once
     max_tables: int = 100                 # tables waiting or playing at once
     tables_per_addr: int = 4              # of those, created from one IP address
+    tables_per_net: int = 12              # of those, created from one IPv4 /24 or IPv6 /56
     tables_per_window: int = 10           # tables one IP address may create ...
     table_window: float = 600.0           # ... in any this many seconds
     watch_rate: float = 1.0               # watch requests a second per IP address ...
@@ -51,6 +54,7 @@ class Limits:
     inbox: int = 1024                     # commands queued per table before "busy"
     hello_timeout: float = 10.0           # seconds at least from a socket's accept to its hello (server/app.py _Counted)
     idle_table: float = 60.0              # a waiting table no person is at is closed after this many seconds
+    waiting_table: float = 900.0          # a table still waiting for its players this long is closed, whoever is at it
     bot_seconds: float | None = None      # thinking time of searching bots (None: their default)
     bot_answer: float = 0.5               # seconds from a searching bot's question to its move at the
                                           # soonest, so that how long it thought tells nothing it saw
@@ -59,6 +63,7 @@ class Limits:
     chat_burst: int = 5                   # ... with this burst; over it: an error "slow_down"
     operator_failures: int = 5            # wrong operator keys one IP address may send ...
     operator_window: float = 600.0        # ... in any this many seconds; over: refused unread
+    operator_failures_all: int = 50       # wrong operator keys from all addresses together, in that window
     lease: float = 8.0                    # seconds a table's lease lasts unrenewed (PostgreSQL: server/leases.py)
 
 
@@ -110,6 +115,14 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
+def _proxies(value: str) -> str | None:
+    try:
+        networks(value)
+    except ValueError as e:
+        return f"trusted proxies are IP addresses or networks, separated by commas: {e}"
+    return None
+
+
 def _log_format(value: str) -> str | None:
     return None if value in ("text", "json") else "the log format is 'text' or 'json'"
 
@@ -131,6 +144,9 @@ SETTINGS = (
     Setting("public_url", None, str, "the address players join, when it is not the one the server listens "
             "on (a TLS proxy in front, a name): printed at start, and where the other processes on its "
             "PostgreSQL database send the players of its tables", _url, metavar="URL"),
+    Setting("trusted_proxies", None, str, "the proxies in front of the server (IP addresses or networks, "
+            "separated by commas): for a connection from one, the client's address is read from its PROXY "
+            "protocol header or X-Forwarded-For, for the per-address limits", _proxies, metavar="ADDRESSES"),
     Setting("log_format", "text", str, "the log on stderr: text lines, or json (one object a line)",
             _log_format, metavar="text|json"),
     Setting("announce", True, bool, "announce the server on the local network, so that `governor join` "

@@ -41,6 +41,7 @@ from pathlib import Path
 from protocol.codec import pack, unpack
 
 from .background import Background
+from .private import create_private
 from .store import LogRow, TableRow
 
 DB_FILE = "governor.db"
@@ -142,7 +143,8 @@ class SQLiteStore:
         await self._read(self._open_reader)
 
     def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        create_private(self.path)      # SQLite gives its -wal and -shm files the database's mode
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA synchronous={self.synchronous}")

@@ -175,8 +175,8 @@ class Table:
                 return core.attach(conn, seat, have, token_hash, now)
             case Detach(conn):
                 return core.detach(conn, now)
-            case Expire(idle):
-                return core.expire(idle, now)
+            case Expire(idle, lifetime):
+                return core.expire(idle, lifetime, now, time.time())
             case Commit(conn, commitment):
                 return core.commit(conn, commitment)
             case Reveal(conn, seed):

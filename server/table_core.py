@@ -493,18 +493,23 @@ class TableCore:
         out = self._start_grace(s) if self.status == "playing" else []
         return [Unbind(conn)] + out + self._to_everyone(self.status_frame())
 
-    def expire(self, idle: float, now: float) -> Effects:
+    def expire(self, idle: float, lifetime: float, now: float, wall: float) -> Effects:
         """A waiting table no person has been at for `idle` seconds (nobody sat down, or all who
-        did are disconnected) is closed, so that abandoned tables do not hold the server's table
-        limit."""
-        if (self.status != "waiting" or any(s.human and s.conn is not None for s in self.seats)
-                or now - self.touched < idle):
+        did are disconnected), or that has waited `lifetime` seconds since it was created (`wall`
+        is the time of day), is closed, so that abandoned tables, and tables held open by a
+        client that sits and waits, do not hold the server's table limit."""
+        if self.status != "waiting":
+            return []
+        if wall - self.created >= lifetime:
+            why = f"it waited {lifetime:.0f} s for its players"
+        elif not any(s.human and s.conn is not None for s in self.seats) and now - self.touched >= idle:
+            why = f"nobody has been at it for {idle:.0f} s"
+        else:
             return []
 
         def stored():
             self.status = "cancelled"
-            log.info("table %s: nobody has been at it for %.0f s; it is closed", self.id, idle,
-                     extra={"table": self.id, "status": "cancelled"})
+            log.info("table %s: %s; it is closed", self.id, why, extra={"table": self.id, "status": "cancelled"})
             return self._to_everyone(self.status_frame())
 
         return self._wait(SaveStatus("cancelled"), stored, lambda: [])

@@ -115,6 +115,7 @@ def test_a_bad_flag_is_refused_naming_it(flag, says, capsys):
 
 def test_an_operator_key_too_short_to_be_safe_is_refused(tmp_path, capsys):
     (tmp_path / "op.key").write_text("letmein\n")
+    (tmp_path / "op.key").chmod(0o600)
     assert main(["serve", "--operator-key-file", str(tmp_path / "op.key"), "--data-dir", str(tmp_path / "d")]) == 2
     assert "is 7 characters long; it needs at least 16" in capsys.readouterr().err
 
@@ -136,8 +137,9 @@ async def create_tables(port: int, n: int) -> list[dict]:
 
 
 def test_a_configured_server_logs_json_lines_and_is_operated_with_its_key(tmp_path):
-    (tmp_path / "op.key").write_text(KEY + "\n")
-    (tmp_path / "wrong.key").write_text(KEY[::-1] + "\n")
+    for name, key in (("op.key", KEY), ("wrong.key", KEY[::-1])):
+        (tmp_path / name).write_text(key + "\n")
+        (tmp_path / name).chmod(0o600)
     config = tmp_path / "governor.toml"
     config.write_text('port = 0\ndata_dir = "data"\nlog_format = "json"\noperator_key_file = "op.key"\n'
                       'public_url = "wss://from.the.file"\n[limits]\nmax_tables = 1\n')

@@ -21,7 +21,7 @@ from protocol.verify import verify
 
 from tests.client.live import bot_seat, governor, outcome
 
-from .rawclient import Raw
+from .rawclient import Raw, SeatPlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 2.0      # seconds: a killed process's tables are taken over within about this
@@ -216,6 +216,7 @@ async def admin(*args: str) -> tuple[int, str, str]:
 async def test_the_operator_sees_every_process_tables_and_closes_one_through_any_process(cluster, database, tmp_path):
     key = tmp_path / "operator.key"
     key.write_text("an-operator-key-long-enough-to-be-safe\n")
+    key.chmod(0o600)
     a, b = cluster(2, "--operator-key-file", str(key))
     lobby = await Raw.connect(a.url)
     on_a = await lobby.create(2, 1)
@@ -249,6 +250,7 @@ async def test_the_operator_sees_every_process_tables_and_closes_one_through_any
     # a wrong key is refused by the first process asked, and nothing is closed
     bad = tmp_path / "bad.key"
     bad.write_text("not-the-operator-key-at-all\n")
+    bad.chmod(0o600)
     code, out, err = await admin(b.url, "close", on_a, "--key-file", str(bad))
     assert code == 1 and "operator key" in err, (out, err)
     assert await owner(database, on_a) == a.url
@@ -270,3 +272,79 @@ async def test_a_killed_process_gets_no_new_table_once_half_its_lease_has_passed
     table = await raw.create(2, 1)      # kept by A, not sent to B
     assert await owner(database, table) == a.url
     await raw.close()
+
+
+async def test_a_process_paused_inside_a_write_holds_none_of_its_tables(cluster, database):
+    """A process stopped (SIGSTOP) between two statements of a write keeps its transaction open
+    and its leases locked: its tables still move to another process within the failover bound
+    (a lease and a renewal), and once it runs again it commits nothing for them."""
+    a, = cluster(1)
+    players = []
+    for i in range(3):      # three tables on A, Ana against a bot at each, well under way
+        lobby = await Raw.connect(a.url)
+        table = await lobby.create(2, 1)
+        await lobby.close()
+        players.append(SeatPlayer(a.url, table, "Ana", seed=i))
+        await players[-1].sit()
+    await asyncio.gather(*(p.play(until=lambda p: p.acks >= 3) for p in players))
+    tables = [p.table for p in players]
+    b, = cluster(1)
+    holder = await asyncpg.connect(database)
+    hold = holder.transaction()
+    await hold.start()
+    await holder.execute("LOCK TABLE log IN SHARE MODE")     # A's next moves wait inside their write ...
+    playing = [asyncio.create_task(p.play(until=lambda p: False, timeout=60)) for p in players]
+    try:
+        deadline = time.monotonic() + 10
+        while not await holder.fetchval("SELECT count(*) FROM pg_locks WHERE NOT granted"
+                                        " AND relation = 'log'::regclass"):
+            assert time.monotonic() < deadline, "A never began writing a move"
+            await asyncio.sleep(0.02)
+        a.proc.send_signal(signal.SIGSTOP)     # ... where A stops
+        paused = time.monotonic()
+    finally:
+        await hold.rollback()       # A's write goes on, and its transaction then waits for A
+        await holder.close()
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+    try:
+        # its tables move to B: within a lease (and a renewal, and the rebuilding), as if A were killed
+        while [await owner(database, t) for t in tables] != [b.url] * 3:
+            assert time.monotonic() - paused < 2 * LEASE, "the paused process still holds its tables"
+            await asyncio.sleep(0.1)
+        for p in players:           # their players are served there, and make a move; then wait
+            await p.resume(b.url)
+            await p.play(until=lambda p, acks=p.acks: p.acks > acks)
+            p.answering = False
+            await p.play(until=lambda p: p.view is not None and p.seat in p.view["to_act"] and p.view.get("prompt"))
+        await asyncio.sleep(0.5)    # the bots' moves are in
+        rows = await log_counts(database, tables)
+    finally:
+        a.proc.send_signal(signal.SIGCONT)
+    await asyncio.sleep(LEASE)      # A runs again: its write in flight, and any after it, are refused
+    assert await log_counts(database, tables) == rows      # nothing of A's was committed
+    for p in players:               # and A sends their players to B
+        raw = await Raw.connect(a.url)
+        await raw.send({"type": "watch", "table": p.table})
+        assert await raw.recv() == {"type": "redirect", "url": b.url, "table": p.table}
+        await raw.close()
+        p.answering = True
+    await asyncio.gather(*(p.play(timeout=120) for p in players))
+    for p in players:
+        assert p.report.ok, p.report
+    db = await asyncpg.connect(database)
+    for p in players:     # every move once, in order, the match over
+        ns = [r[0] for r in await db.fetch("SELECT n FROM log WHERE table_id = $1 ORDER BY n", p.table)]
+        assert ns == list(range(len(ns)))
+        assert await db.fetchval("SELECT status FROM tables WHERE id = $1", p.table) == "over"
+    await db.close()
+    assert a.proc.poll() is None        # and A still runs
+
+
+async def log_counts(database: str, tables: list[str]) -> list[int]:
+    db = await asyncpg.connect(database)
+    try:
+        return [await db.fetchval("SELECT count(*) FROM log WHERE table_id = $1", t) for t in tables]
+    finally:
+        await db.close()

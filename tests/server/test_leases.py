@@ -3,6 +3,8 @@ one database, each writing only the tables whose lease it holds."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 
 import asyncpg
 import pytest
@@ -110,7 +112,8 @@ async def test_renewing_keeps_the_leases_and_names_those_taken_over(database, pr
     await first.append("t1", 0, "act", 0, {})     # t1 is still its own
 
 
-async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_always_does(database, processes):
+async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_takes_its_table_after_it(
+        database, processes):
     first, second = await processes(), await processes()
     await first.create_table(row("t1"))
     db = await asyncpg.connect(database)
@@ -121,18 +124,52 @@ async def test_a_renewal_never_waits_for_a_write_in_flight_and_a_takeover_always
     # table's next write until the writes under way had committed)
     assert await asyncio.wait_for(first.renew("ws://127.0.0.1:1"), 5) == []
     await expire(database, "t1")
-    taking = asyncio.ensure_future(second.take_expired())
-    done, _ = await asyncio.wait([taking], timeout=0.5)
-    assert not done                       # the takeover waits for the write ...
+    # the takeover passes over the table while the write holds it, and waits for nothing ...
+    assert await asyncio.wait_for(second.take_expired(), 5) == []
     await db.execute("INSERT INTO log (table_id, n, kind, seat, data) VALUES ('t1', 0, 'act', 0, $1)",
                      pack({"n": "in flight"}))
     await write.commit()
     await db.close()
-    assert [r.id for r in await taking] == ["t1"]       # ... then takes the table with it
+    assert [r.id for r in await second.take_expired()] == ["t1"]       # ... then takes the table with it
     assert [r.data for r in await second.log("t1")] == [{"n": "in flight"}]
     with pytest.raises(LeaseLost):
         await first.append("t1", 1, "act", 0, {})
     await second.append("t1", 1, "act", 0, {"n": "second"})
+
+
+async def test_a_process_frozen_inside_a_write_holds_its_table_half_a_lease_at_most(database, processes):
+    """A process stopped (SIGSTOP) between two statements of a write leaves its transaction open,
+    the lease locked: PostgreSQL ends it after half a lease (the session's settings), and the
+    other tables are taken over meanwhile."""
+    first, second = await processes(lease=2.0), await processes(lease=2.0)
+    for tid in ("t1", "t2"):
+        await first.create_table(row(tid))
+    frozen = await first._writers.acquire()        # a write of first's, on its own connection ...
+    try:
+        tx = frozen.transaction()
+        await tx.start()
+        assert await first.leases.fence(frozen, ["t1"]) == set()
+        await frozen.execute("INSERT INTO log (table_id, n, kind, seat, data) VALUES ('t1', 0, 'act', 0, $1)",
+                             pack({"n": "frozen"}))
+        froze = time.monotonic()                   # ... and then not a word more from it
+        await expire(database, "t1", "t2")
+        assert [r.id for r in await asyncio.wait_for(second.take_expired(), 5)] == ["t2"]    # at once
+        taken = []
+        while not taken:
+            assert time.monotonic() - froze < 1.0 + 1.5, "the frozen write still holds its table"
+            await asyncio.sleep(0.05)
+            taken = [r.id for r in await asyncio.wait_for(second.take_expired(), 5)]
+        assert taken == ["t1"] and time.monotonic() - froze >= 0.9     # half a lease, not before
+        assert await second.log("t1") == []        # the frozen write was undone, never committed
+        with pytest.raises((asyncpg.PostgresError, asyncpg.InterfaceError)):
+            await tx.commit()                      # the process, going on, finds its session ended
+    finally:
+        with contextlib.suppress(asyncpg.InterfaceError):    # released by the pool once its session ended
+            await first._writers.release(frozen)
+    with pytest.raises(LeaseLost):
+        await first.append("t1", 0, "act", 0, {"n": "late"})
+    await second.append("t1", 0, "act", 0, {"n": "second"})
+    assert [r.data for r in await second.log("t1")] == [{"n": "second"}]
 
 
 async def test_tables_created_while_the_leases_are_renewed_are_never_counted_lost(database, processes):

@@ -493,3 +493,102 @@ async def test_a_table_nobody_sits_at_is_closed_after_a_while(make_server):
     [t] = (await raw.expect("tables"))["tables"]
     assert t["id"] == table and t["status"] == "cancelled"
     await raw.create(2)  # it no longer counts against the table limit
+
+
+# ---------------------------------------------------------------------- limits that fit real networks
+
+OPERATOR_KEY = "an-operator-key-long-enough-to-be-safe"
+
+
+async def via_proxy(server, client: str, proxy: str = "127.0.0.1") -> Raw:
+    """A connection from `proxy` that says it carries `client`'s (X-Forwarded-For)."""
+    return await Raw.connect(server.url, source=proxy, additional_headers={"X-Forwarded-For": f"10.9.9.9, {client}"})
+
+
+async def with_proxy_header(server, line: bytes) -> Raw:
+    """A connection that opens with a PROXY protocol header, as HAProxy sends it."""
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.sendall(line)
+    sock.setblocking(False)
+    return await Raw.connect(server.url, sock=sock)
+
+
+async def test_behind_a_trusted_proxy_each_client_is_counted_by_its_own_address(make_server):
+    server = await make_server(trusted_proxies="127.0.0.1, 192.0.2.0/24", conns_per_addr=2, tables_per_addr=1,
+                               tables_per_net=1000)
+    # through the proxy: 3 clients, each its own connections and tables
+    raws = [await via_proxy(server, f"203.0.113.{i}") for i in range(1, 4)]
+    for raw in raws:
+        await raw.create(2)
+    assert sorted(t.creator for t in server.tables.values()) == ["203.0.113.1", "203.0.113.2", "203.0.113.3"]
+    again = await via_proxy(server, "203.0.113.1")         # the same client again: its own limit
+    await again.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0})
+    assert "tables_per_addr=1" in (await again.expect("error"))["message"]
+    with pytest.raises(Closed) as third:                    # a third connection of that client
+        await via_proxy(server, "203.0.113.1")
+    assert third.value.code == wire.CLOSE_TOO_MANY
+    # a PROXY protocol header says who the client is, IPv6 too; the X-Forwarded-For of a peer
+    # the server does not trust counts for nothing: anyone may send it
+    headed = await with_proxy_header(server, b"PROXY TCP6 2001:db8:1:2::7 ::1 40000 8765\r\n")
+    await headed.create(2)
+    stranger = await via_proxy(server, "203.0.113.9", proxy="127.0.0.2")
+    await stranger.create(2)
+    creators = {t.creator for t in server.tables.values()}
+    assert "2001:db8:1:2::/64" in creators and "127.0.0.2" in creators and "203.0.113.9" not in creators
+    # a bad header from a trusted proxy is cut, not taken for a WebSocket request
+    with pytest.raises((OSError, InvalidMessage, EOFError)):
+        await with_proxy_header(server, b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n")
+    for raw in [*raws, again, headed, stranger]:
+        await raw.close()
+
+
+async def test_tables_are_limited_per_network_as_well_as_per_address(make_server):
+    server = await make_server(trusted_proxies="127.0.0.1", tables_per_addr=2, tables_per_net=3)
+    for client in ("198.51.100.1", "198.51.100.1", "198.51.100.2"):     # one /24
+        await (await via_proxy(server, client)).create(2)
+    late = await via_proxy(server, "198.51.100.3")
+    await late.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0})
+    refused = await late.expect("error")
+    assert refused["code"] == "too_many_tables" and "198.51.100.0/24" in refused["message"] \
+        and "tables_per_net=3" in refused["message"]
+    for client in ("2001:db8:0:1::1", "2001:db8:0:2::1", "2001:db8:0:3::1"):   # three /64s of one /56
+        await (await via_proxy(server, client)).create(2)
+    late = await via_proxy(server, "2001:db8:0:4::1")
+    await late.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0})
+    assert "2001:db8::/56" in (await late.expect("error"))["message"]
+    await (await via_proxy(server, "198.51.101.1")).create(2)     # the next network is another
+
+
+async def test_a_waiting_table_is_closed_after_its_lifetime_even_with_someone_at_it(make_server):
+    server = await make_server(waiting_table=0.5, idle_table=60)
+    raw = await Raw.connect(server.url)
+    table = await raw.create(2)
+    await raw.send({"type": "sit", "table": table, "name": "Ana"})
+    await raw.expect("seated")
+    deadline = time.monotonic() + 5
+    while (status := (await raw.expect("status"))["status"]) != "cancelled":     # Ana stays, reading
+        assert time.monotonic() < deadline and status == "waiting"
+    assert (await server.store.finished_table(table)).status == "cancelled"
+    await raw.close()
+
+
+async def test_wrong_operator_keys_hold_off_their_address_not_the_operator_and_many_addresses_not_forever(
+        make_server):
+    server = await make_server(operator_key=OPERATOR_KEY, trusted_proxies="127.0.0.1", operator_failures=3,
+                               operator_failures_all=5)
+
+    async def operator(client: str, key: str) -> dict:
+        raw = await via_proxy(server, client)
+        await raw.send({"type": "operator", "key": key, "do": "tables"})
+        reply = await raw.recv()
+        await raw.close()
+        return reply
+
+    for _ in range(3):      # a stranger behind the proxy sends wrong keys ...
+        assert (await operator("203.0.113.66", "not-the-operator-key"))["code"] == "bad_operator_key"
+    assert (await operator("203.0.113.66", OPERATOR_KEY))["code"] == "slow_down"       # ... and is held off
+    assert (await operator("203.0.113.5", OPERATOR_KEY))["type"] == "operator_tables"   # the operator is not
+    for _ in range(2):      # another stranger: five wrong keys in all, from two addresses
+        assert (await operator("198.51.100.7", "not-the-operator-key"))["code"] == "bad_operator_key"
+    refused = await operator("192.0.2.8", "yet-another-guess-at-it")       # nobody may guess now
+    assert refused["code"] == "slow_down" and "operator_failures_all=5" in refused["message"]

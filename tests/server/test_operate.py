@@ -3,8 +3,19 @@ operator's `tables` and `close` over a real WebSocket, with right and wrong keys
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import socket
+import subprocess
+import sys
 import urllib.error
 import urllib.request
+
+from websockets.asyncio.server import serve
+
+from protocol import wire
+from protocol.signing import fingerprint
+from server.app import Server
+from tests.client.live import ROOT
 
 from .rawclient import Raw, SeatPlayer, play_all
 
@@ -205,3 +216,60 @@ async def test_operator_requests_that_make_no_sense_are_refused(make_server):
     assert (reply["type"], reply["code"]) == ("error", "no_table")
     reply = await operator(server, {"key": KEY, "do": "close"})
     assert (reply["type"], reply["code"]) == ("error", "no_table")
+
+
+def outward_address() -> str:
+    """This machine's address on its network (not a loopback one): where a route out leaves from."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))      # no packet is sent: a route is chosen
+        return s.getsockname()[0]
+
+
+async def test_governor_admin_sends_the_key_over_ws_only_to_this_machine_unless_told(tmp_path):
+    server = Server(tmp_path / "data", "0.0.0.0", 0, operator_key=KEY, bot_processes=False)
+    await server.start()
+    try:
+        key_file = tmp_path / "operator.key"
+        key_file.write_text(KEY + "\n")
+        key_file.chmod(0o600)
+        outside = f"ws://{outward_address()}:{server.port}"
+        assert not ipaddress.ip_address(outward_address()).is_loopback
+
+        async def admin(url: str, *args: str) -> subprocess.CompletedProcess:
+            return await asyncio.get_running_loop().run_in_executor(None, lambda: subprocess.run(
+                [sys.executable, "-m", "client", "admin", url, "tables", "--key-file", str(key_file), *args],
+                cwd=ROOT, capture_output=True, text=True, timeout=30))
+
+        refused = await admin(outside)
+        assert refused.returncode == 2 and f"the operator key is not sent to {outside}: over ws://" in refused.stderr
+        assert "--insecure" in refused.stderr and server.metrics.messages["operator"] == 0    # nothing was sent
+        told = await admin(outside, "--insecure")
+        assert (told.returncode, told.stdout) == (0, "No open tables.\n"), told.stderr
+        near = await admin(f"ws://127.0.0.1:{server.port}")      # this machine: nobody on the way
+        assert (near.returncode, near.stdout) == (0, "No open tables.\n"), near.stderr
+        assert server.metrics.messages["operator"] == 2
+    finally:
+        await server.stop()
+
+
+async def test_governor_admin_follows_no_redirect_that_would_send_the_key_over_ws_elsewhere(tmp_path):
+    """A server (or whoever answers at its address) that sends the close on to a plain ws://
+    address of another machine gets no key sent there."""
+    async def redirecting(ws):
+        await ws.recv()
+        await ws.send(wire.encode({"type": "welcome", "version": wire.VERSION, "server": fingerprint(b"k" * 32),
+                                   "key": b"k" * 32}))
+        await ws.recv()
+        await ws.send(wire.encode({"type": "redirect", "url": "ws://192.0.2.77:8765", "table": "abcdef"}))
+        await ws.wait_closed()
+
+    async with serve(redirecting, "127.0.0.1", 0) as fake:
+        port = fake.sockets[0].getsockname()[1]
+        key_file = tmp_path / "operator.key"
+        key_file.write_text(KEY + "\n")
+        key_file.chmod(0o600)
+        done = await asyncio.get_running_loop().run_in_executor(None, lambda: subprocess.run(
+            [sys.executable, "-m", "client", "admin", f"ws://127.0.0.1:{port}", "close", "abcdef",
+             "--key-file", str(key_file)], cwd=ROOT, capture_output=True, text=True, timeout=30))
+    assert done.returncode == 1
+    assert "the operator key is not sent to ws://192.0.2.77:8765" in done.stderr, done.stderr
