@@ -16,7 +16,7 @@ from server.app import Server
 ROOT = Path(__file__).resolve().parents[2]
 # Tests play fast: the server's rate limit is raised and the clients do not pace themselves.
 FAST = {"rate": 2000.0, "burst": 4000,   # headless clients, all from one address
-        "tables_per_addr": 1000, "tables_per_window": 1000, "watch_rate": 2000.0, "watch_burst": 4000,
+        "tables_per_addr": 1000, "tables_per_net": 1000, "tables_per_window": 1000, "watch_rate": 2000.0, "watch_burst": 4000,
         "conn_rate": 2000.0, "conn_burst": 4000}
 
 

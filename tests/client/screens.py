@@ -19,3 +19,8 @@ def pane_text(app: App, selector: str) -> str:
     region = app.query_one(selector).region
     rows = screen_text(app).splitlines()[region.y:region.bottom]
     return "\n".join(row[region.x:region.right].rstrip() for row in rows)
+
+
+def pane_words(app: App, selector: str) -> str:
+    """A pane's words, its lines joined: what it says, however its width wrapped it."""
+    return " ".join(pane_text(app, selector).split())

@@ -43,7 +43,7 @@ async def test_full_screen_states_it_and_enter_goes_on():
 
     async def idle(app):
         await asyncio.Event().wait()
-    app = TableApp(idle)
+    app = TableApp(idle, settle=0)       # the Enter below comes at once: no question is new here
     async with app.run_test(size=(100, 30)) as pilot:
         answer = asyncio.get_running_loop().create_future()
         app.post_message(Ask(v, answer))

@@ -21,6 +21,7 @@ async def make_server(tmp_path):
         kw.setdefault("burst", 10_000)
         # ... and every test comes from one address: the tests of the per-address limits set theirs.
         kw.setdefault("tables_per_addr", 1000)
+        kw.setdefault("tables_per_net", 1000)
         kw.setdefault("tables_per_window", 1000)
         kw.setdefault("watch_rate", 10_000.0)
         kw.setdefault("watch_burst", 10_000)
