@@ -1,6 +1,6 @@
 # Two commands do everything: `make play` and `make test`.
 # Each creates .venv with the system python3 if needed and installs the project into it: `make
-# play` what playing needs, `make test` the test extras (pyproject.toml) as well.
+# play` what playing needs, `make test` the test extras (pyproject.toml: with the PostgreSQL driver) as well.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed

@@ -47,6 +47,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -63,7 +64,6 @@ from . import heap, logs
 from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
-from .cluster import Cluster
 from .conn import Conn, client_address, network_of
 from .deciders import Deciders
 from .gate import HELD_REFUSALS, Gate, refusal
@@ -71,7 +71,6 @@ from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
 from .listing import Finished, Packed
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
-from .postgres_store import PostgresStore
 from .private import make_private
 from .proxies import PROXY_MAX, PROXY_PREFIX, ProxyError, forwarded_for, networks, proxy_header, trusted
 from .quotas import Quotas
@@ -80,6 +79,9 @@ from .settings import Limits, redacted
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
 from .table import Table
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 log = logging.getLogger("governor.server")
 
@@ -95,6 +97,10 @@ HELLO_SPREAD = 1.5        # a connection's deadline for its hello: between hello
 # at each of its system calls (a send, a poll) and waits this long to have it back, so a reply
 # that took four of them while a replay ran waited some 20 ms for well under 1 ms of work.
 SWITCH_INTERVAL = 0.001
+
+
+class NoDriver(RuntimeError):
+    """A PostgreSQL database was asked for, and its driver is not installed."""
 
 
 def default_data_dir() -> Path:
@@ -125,10 +131,25 @@ class Server:
         # the data directory keeps the server key either way; the tables live in the data
         # directory's SQLite file, or in the PostgreSQL database of a postgresql:// URL
         self.database = database
-        self.store: Store = (SQLiteStore(self.data_dir, synchronous) if database == "sqlite"
-                             else PostgresStore(database, self.limits.lease))
-        # on PostgreSQL, the process keeps the leases of the tables it serves (server/cluster.py)
-        self.cluster = Cluster(self, self.store) if isinstance(self.store, PostgresStore) else None
+        self.store: Store
+        self.cluster: Cluster | None = None
+        if database == "sqlite":
+            self.store = SQLiteStore(self.data_dir, synchronous)
+        else:
+            # imported only here: their driver, asyncpg, is the optional extra `postgres`, which
+            # playing (on SQLite) never needs
+            try:
+                from .cluster import Cluster
+                from .postgres_store import PostgresStore
+            except ModuleNotFoundError as e:
+                if e.name != "asyncpg":
+                    raise
+                raise NoDriver("a PostgreSQL database needs the driver asyncpg, which is not installed: "
+                               "pip install 'governor[postgres]' (in a checkout of the source, `make test` "
+                               "installs it)") from None
+            self.store = store = PostgresStore(database, self.limits.lease)
+            # the process keeps the leases of the tables it serves (server/cluster.py)
+            self.cluster = Cluster(self, store)
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
@@ -873,9 +894,14 @@ def main(settings: dict) -> int:
     host, port = settings["host"], settings["port"]
     # Players on the network hear the server as its machine's name (client/discover.py).
     announce = f"Governor on {socket.gethostname().split('.')[0]}" if settings["announce"] else None
-    server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls, operator_key=operator_key,
-                    announce=announce, database=settings["database"], public_url=settings["public_url"],
-                    trusted_proxies=settings["trusted_proxies"], **settings["limits"])
+    try:
+        server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls,
+                        operator_key=operator_key, announce=announce, database=settings["database"],
+                        public_url=settings["public_url"], trusted_proxies=settings["trusted_proxies"],
+                        **settings["limits"])
+    except NoDriver as e:
+        print(f"governor serve: {e}", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_serve(server))
     except RuntimeError as e:

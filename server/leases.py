@@ -27,8 +27,10 @@ table is never written again, and any process may read it.
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
-import asyncpg
+if TYPE_CHECKING:     # the driver is an optional extra, and a SQLite server imports LeaseLost (server/table.py)
+    import asyncpg
 
 
 class LeaseLost(Exception):

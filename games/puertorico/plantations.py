@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+from games.events import say
+
 from .components import GOODS, PLANTATION_TILES
 
 MANIFEST: tuple[int, ...] = tuple(k for k, copies in enumerate(PLANTATION_TILES) for _ in range(copies))
@@ -42,25 +44,30 @@ def take_from_row(row: list[int], k: int) -> int:
     return tile
 
 
-def draw(s, rng) -> int | None:
+def draw(s, rng, ev: list | None) -> int | None:
     """The top face-down tile. An empty stack is rebuilt from the discard pile, sorted by id, with
-    the stream `plantations/reshuffle` k for its k-th rebuild; None when both are empty."""
+    the stream `plantations/reshuffle` k for its k-th rebuild, and everyone is told how many tiles
+    it holds (the discard pile is public; the new order is not); None when both are empty."""
     if not s.stack:
         if not s.discard:
             return None
         s.reshuffles += 1
-        s.stack = rng.shuffle("plantations/reshuffle", s.reshuffles, sorted(s.discard))[::-1]
+        pile = sorted(s.discard)
         s.discard = []
+        s.stack = rng.shuffle("plantations/reshuffle", s.reshuffles, pile)[::-1]
+        if ev is not None:
+            say(ev, "reshuffle", lambda n=len(pile): f"The plantation stack is empty: the {n} discarded "
+                f"plantation{'s are' if n != 1 else ' is'} shuffled into a new stack.")
     return s.stack.pop()
 
 
-def refill_row(s, rng) -> None:
+def refill_row(s, rng, ev: list | None) -> None:
     """End of the settler phase: the untaken tiles go to the discard pile, and N+1 tiles are
     turned face up; the stack is rebuilt from the discard pile when it runs out."""
     s.discard.extend(s.row)
     s.row = []
     for _ in range(len(s.players) + 1):
-        tile = draw(s, rng)
+        tile = draw(s, rng, ev)
         if tile is None:
             break   # the row stays short
         s.row.append(tile)

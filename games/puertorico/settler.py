@@ -31,7 +31,7 @@ def _turn(s: State, rng, ev: list | None) -> None:
             if _ask_take(s, seat):
                 return
         s.turn += 1
-    plantations.refill_row(s, rng)
+    plantations.refill_row(s, rng, ev)
     if ev is not None:
         say(ev, "row", lambda row=tuple(s.row): "New face-up plantations: "
             + (", ".join(GOODS[plantations.kind(t)] for t in row) or "none left") + ".")

@@ -1,17 +1,23 @@
 """The words games write: "an" before a vowel (one helper, games/text.py), in every event,
-question and explanation of random games of every game; San Juan's reshuffle of the discard pile into the supply
-told to everyone where it happens, by the count alone."""
+question and explanation of random games of every game; a reshuffle (San Juan's discard pile into
+the supply, Puerto Rico's discarded plantations into the stack) told to everyone where it happens,
+by the count alone."""
 from __future__ import annotations
 
 import re
 
+import pytest
+
 import games
 from games.events import Events
+from games.puertorico import plantations
+from games.puertorico.components import GOODS
 from games.sanjuan import rules as sanjuan_rules
 from games.sanjuan.cards import NAME
 from games.text import with_article
 from protocol.fairness import local_streams
 from tests.conformance.test_engine import random_game
+from tests.games.puertorico.scenario import make
 
 A_BEFORE_A_VOWEL = re.compile(r"\b[Aa]\s+[aeiouAEIOU]")
 
@@ -65,17 +71,38 @@ def test_the_reshuffle_is_told_to_everyone_by_its_count():
     assert sanjuan_rules._draw(s, rng, ev) is not None and len(ev) == 1     # no reshuffle: no word
 
 
-def test_a_seeded_game_logs_each_reshuffle_alike_every_time():
-    game = games.get("sanjuan")
+def test_the_plantation_stack_reshuffle_is_told_to_everyone_by_its_count():
+    """Puerto Rico's face-down stack runs out: the discarded plantations become a new one, and the
+    log says how many, naming no kind (the discard pile is on every board; the new order is not)."""
+    s, rng = make([{}, {}, {}], stack=[], discard=["coffee"])
+    ev = Events()
+    assert plantations.draw(s, rng, ev) is not None and s.reshuffles == 1 and s.stack == s.discard == []
+    assert [(e["type"], e["to"], e["text"]) for e in ev] == [
+        ("reshuffle", None, "The plantation stack is empty: the 1 discarded plantation is shuffled into a new stack.")]
+    assert plantations.draw(s, rng, ev) is None and s.reshuffles == 1 and len(ev) == 1    # nothing left: no word
+
+
+# game: (players, a seed whose random game reshuffles more than once, the words, what they must not name)
+RESHUFFLES = {
+    "sanjuan": (4, "reshuffle/0", r"The supply is empty: the discard pile's \d+ cards? are shuffled into a new "
+                r"supply\.", NAME),
+    "puertorico": (4, "reshuffle/1", r"The plantation stack is empty: the \d+ discarded plantations? (are|is) "
+                   r"shuffled into a new stack\.", GOODS),
+}
+
+
+@pytest.mark.parametrize("game_id", RESHUFFLES)
+def test_a_seeded_game_logs_each_reshuffle_alike_every_time(game_id):
+    players, seed, words, names = RESHUFFLES[game_id]
+    game = games.get(game_id)
     options = game.INFO.check_options({})
-    state, _, events = random_game(game, 4, options, "reshuffle/0")
+    state, _, events = random_game(game, players, options, seed)
     told = [e for e in events if e["type"] == "reshuffle"]
-    assert state.reshuffles > 0 and len(told) == state.reshuffles
+    assert state.reshuffles > 1 and len(told) == state.reshuffles
     assert all(e["to"] is None for e in told)
-    names = {name.lower() for name in NAME}
+    names = {name.lower() for name in names}
     for e in told:
-        assert re.fullmatch(r"The supply is empty: the discard pile's \d+ cards? are shuffled into a new "
-                            r"supply\.", e["text"]), e["text"]
+        assert re.fullmatch(words, e["text"]), e["text"]
         assert not any(name in e["text"].lower() for name in names)
-    again = [e["text"] for e in random_game(game, 4, options, "reshuffle/0")[2] if e["type"] == "reshuffle"]
+    again = [e["text"] for e in random_game(game, players, options, seed)[2] if e["type"] == "reshuffle"]
     assert again == [e["text"] for e in told]

@@ -363,13 +363,18 @@ def test_d21_an_empty_row_still_runs_the_settler_phase():
 
 def test_refill_rebuilds_the_stack_from_the_sorted_discard_pile():
     s, rng = make([{}, {}, {}], row=["corn", "sugar"], stack=["indigo"], discard=["coffee", "tobacco"])
-    play(s, rng, 0, "settler")
+    events = play(s, rng, 0, "settler")
     for _ in range(3):
-        answer(s, rng)
+        events += answer(s, rng)
     # The untaken row joins the discard pile; 1 from the stack, then reshuffle 1 of the pile.
     pile = sorted([42, 33, 0, 22])
     expected = rng.shuffle("plantations/reshuffle", 1, pile)
     assert s.row == [10] + expected[:3] and s.stack[::-1] == expected[3:] and s.reshuffles == 1
+    # Everyone is told, once, before the new row is shown.
+    told = [(e["type"], e["to"], e["text"]) for e in events if e["type"] in ("reshuffle", "row")]
+    assert told[0] == ("reshuffle", None,
+                       "The plantation stack is empty: the 4 discarded plantations are shuffled into a new stack.")
+    assert [t[0] for t in told] == ["reshuffle", "row"]
 
 
 def test_mayor_placement_asks_counts_and_says_so_in_its_prompt():
