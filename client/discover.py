@@ -7,13 +7,23 @@ names lose their control characters and are cut short before they are shown, and
 listed only when its address passes the same check as one typed on the command line
 (client/session.py). A flood of names cannot hide a real server: a server answers with its name,
 address and TXT record together, and those complete answers are listed whatever else was heard.
+
+Nor can anyone's name be trusted: a stranger may announce the name of a friend's server (whose
+own announcement then gets "-2"), and relay it. So each server is listed with its key's
+fingerprint, the key announced under each name is remembered (client/session.py), and the
+listing says so when two servers announce one name, when a name announces another key than
+before, and when a name or key heard with wss:// before now announces ws://. The server picked
+must then show the key it announced (join.py), or the client does not join it.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import ipaddress
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import ifaddr
 from zeroconf import Error as ZeroconfError, IPVersion, ServiceStateChange
@@ -28,7 +38,7 @@ from .answers import QUIT_WORDS, number_in
 from .errors import ClientError
 from .hints import command
 from .render import plural
-from .session import server_address
+from .session import Announced, keep_announced, read_announced, server_address
 from .terminal import ask_once
 
 LISTEN_SECONDS = 2.0     # how long `join` listens by default: servers answer a query at once
@@ -38,6 +48,7 @@ MAX_ASKED = 16           # names heard without their address and TXT record, ask
 MAX_LISTED = 20          # servers listed, by name
 NAME_CHARS = 40          # a server's name as listed
 MAX_GAMES = 8            # game ids read from one announcement
+KEY_GROUPS = 4           # groups of a key's fingerprint listed (the whole of it is checked)
 
 
 @dataclass(frozen=True)
@@ -48,9 +59,84 @@ class Found:
     games: tuple[str, ...]    # the titles of the games it offers that this client has
     fingerprint: str = ""     # its key's, as announced (a claim: the welcome proves the key)
 
+    @property
+    def tls(self) -> bool:
+        return self.url.startswith("wss://")
+
     def describe(self) -> str:
         offered = f"  ({', '.join(self.games)})" if self.games else ""
-        return f"{self.name}  {self.url}{offered}"
+        return f"{self.name}  key {short_key(self.fingerprint)}  {self.url}{offered}"
+
+
+def short_key(fingerprint: str) -> str:
+    """A key's fingerprint as listed: its first groups, enough to tell two keys apart by eye."""
+    return ":".join(fingerprint.split(":")[:KEY_GROUPS]) if fingerprint else "(none)"
+
+
+def _same_name(name: str) -> str:
+    """What a name is compared by: case aside, and without the "-2" that multicast DNS gives a
+    server whose name another had taken first."""
+    return re.sub(r"-\d+$", "", name).casefold()
+
+
+def warnings(servers: list[Found], remembered: dict[str, Announced]) -> list[str]:
+    """What the listing of `servers` (numbered from 1) must say: names announced by more than one
+    server, and names announcing another key, or ws:// where wss:// was heard, than before."""
+    out = []
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(servers, 1):
+        groups.setdefault(_same_name(s.name), []).append(i)
+    for numbers in groups.values():
+        if len(numbers) > 1:
+            which = ", ".join(f"{i}. {servers[i - 1].name} key {short_key(servers[i - 1].fingerprint)}" for i in numbers)
+            out.append(f"{len(numbers)} servers announce the same name ({which}): one may be a stranger's "
+                       "using another's name. Ask the host which key their server shows.")
+    for i, s in enumerate(servers, 1):
+        before = remembered.get(s.name)
+        if before is not None and before.key != s.fingerprint:
+            out.append(f"{i}. {s.name} announced a different key than on {before.since} (key "
+                       f"{short_key(before.key)}, now {short_key(s.fingerprint)}): it may not be the same server.")
+        if not s.tls and any(a.tls and (name == s.name or (s.fingerprint and a.key == s.fingerprint))
+                             for name, a in remembered.items()):
+            out.append(f"{i}. {s.name} was announced with wss:// (encrypted) before and now with ws://: "
+                       "what you send it, your seat's token too, would travel in clear. It may not be the same server.")
+    return out
+
+
+def heard_now(remembered: dict[str, Announced], servers: list[Found], today: str) -> dict[str, Announced]:
+    """What to remember once `servers` were heard: a new name with its key; a name heard again with
+    the same key, when, and whether with wss://. A name that announces another key keeps the key
+    it had (the warning stays until the person joins the server: joined), and names announced
+    by more than one server are not learnt from this listing."""
+    out = dict(remembered)
+    counts: dict[str, int] = {}
+    for s in servers:
+        counts[_same_name(s.name)] = counts.get(_same_name(s.name), 0) + 1
+    for s in servers:
+        before = out.get(s.name)
+        if before is None:
+            if counts[_same_name(s.name)] == 1:
+                out[s.name] = Announced(s.fingerprint, today, today, s.tls)
+        elif before.key == s.fingerprint:
+            out[s.name] = replace(before, seen=today, tls=before.tls or s.tls)
+        else:
+            out[s.name] = replace(before, seen=today)
+    return out
+
+
+def joined(remembered: dict[str, Announced], server: Found, today: str) -> dict[str, Announced]:
+    """What to remember once the person joined `server` and its welcome showed the key announced:
+    that key under its name, whatever was remembered before."""
+    before = remembered.get(server.name)
+    same = before is not None and before.key == server.fingerprint
+    out = dict(remembered)
+    out[server.name] = Announced(server.fingerprint, before.since if same else today, today,
+                                 server.tls or (same and before.tls))
+    return out
+
+
+def today() -> str:
+    return datetime.date.today().isoformat()
 
 
 def shortened(text: str, limit: int) -> str:
@@ -155,17 +241,21 @@ async def addresses_of(fingerprint: str, seconds: float = LISTEN_SECONDS) -> lis
     return [s.url for s in servers if fingerprint and s.fingerprint == fingerprint]
 
 
-async def choose_server(seconds: float, read=ask_once) -> str | None:
-    """The address of the server the person picks among those heard; None to quit. Each answer
-    is read by `read(prompt)`, which reads one line and stops reading: the keys typed next are the
-    lobby's, on the full screen, and no thread left reading takes them."""
+async def choose_server(seconds: float, data_dir: Path, read=ask_once) -> Found | None:
+    """The server the person picks among those heard; None to quit. What was heard is remembered
+    in `data_dir`. Each answer is read by `read(prompt)`, which reads one line and stops reading:
+    the keys typed next are the lobby's, on the full screen, and no thread left reading takes them."""
     while True:
         print(f"Listening for Governor servers on the local network ({seconds:g} s)...")
         servers, others = await listen(seconds)
+        remembered = read_announced(data_dir)
         if servers:
             print("Servers on this network:")
             for i, s in enumerate(servers, 1):
                 print(f"  {i:>2}. {s.describe()}")
+            for warning in warnings(servers, remembered):
+                print(f"  ! {warning}")
+            keep_announced(data_dir, heard_now(remembered, servers, today()))
         else:
             print("No Governor server answered.")
         if others:
@@ -181,5 +271,5 @@ async def choose_server(seconds: float, read=ask_once) -> str | None:
                 break
             picked = number_in(choice, 1, len(servers))
             if picked is not None:
-                return servers[picked - 1].url
+                return servers[picked - 1]
             print(f"{shortened(choice, 20)!r} is not one of the choices.")

@@ -27,14 +27,14 @@ import games
 from games.errors import IllegalAction
 
 from . import fullscreen
-from .discover import LISTEN_SECONDS, choose_server
+from .discover import LISTEN_SECONDS, Found, choose_server, joined, today
 from .errors import ClientError
 from .headless import play_headless
 from .interrupt import run_interruptibly
 from .link import ServerRefused, add_connection_arguments, open_link
 from .lobby import ask_name, lobby, player_name, sit
 from .render import use_colour
-from .session import SeatSession, default_data_dir, normalize_url, server_address
+from .session import SeatSession, default_data_dir, keep_announced, normalize_url, read_announced, server_address
 from .spectator import watch_table
 from .answers import number_in
 from .hints import command
@@ -140,6 +140,19 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
+async def check_announced_key(link, picked: Found, data_dir: Path) -> None:
+    """The server reached must be the one announced: the key its welcome shows, the key announced.
+    Else the link is closed and a ClientError names both; when it is, its key is remembered under
+    the name announced (client/discover.py)."""
+    shown = link.welcome["server"]
+    if shown != picked.fingerprint:
+        await link.close()
+        raise ClientError("wrong_key", f"{picked.name} announced the key {picked.fingerprint or '(none)'}, but "
+                                       f"the server at {picked.url} has the key {shown}: it is not the server "
+                                       "announced, so this client does not join it.")
+    keep_announced(data_dir, joined(read_announced(data_dir), picked, today()))
+
+
 def describe_created(args) -> str:
     """The table `--create` made, in words: its game, seats and computer players."""
     info = games.get(args.create).INFO
@@ -153,14 +166,16 @@ async def interactive(args) -> int:
     the table watched) to the end; the exit code. With no address, first the server heard on
     the network that the person picks."""
     keyboard = Keyboard()
+    picked = None        # the server picked among those announced, whose key the welcome must show
     if args.url is None:
         try:
-            args.url = await choose_server(args.listen)
+            picked = await choose_server(args.listen, args.data_dir)
         except EOFError:
             print("\nInput closed.")
             return 0
-        if args.url is None:
+        if picked is None:
             return 0
+        args.url = picked.url
     url = normalize_url(args.url)
     colour = use_colour(sys.stdout)
     if args.table:
@@ -168,6 +183,8 @@ async def interactive(args) -> int:
         if session is not None:
             return await _seat(args, url, session, keyboard, colour)
     link = await open_link(url, rate=args.pace, cafile=args.cafile)
+    if picked is not None:
+        await check_announced_key(link, picked, args.data_dir)
     print("Compare this fingerprint with the one the server shows: it names the server that signs your matches.")
     if args.table:      # a seat at this server, saved when it was at another address
         session = SeatSession.find(args.data_dir, args.table, server_key=link.welcome["key"])

@@ -2,7 +2,8 @@
 saved seat (`SeatSession`: token, secret seed, and every signed message received, so a killed
 client resumes its seat; found by its server's key and table), the match records written when a
 match ends (and read by `governor verify`), the certificates trusted with --cafile, the operator
-key of `governor admin`, and the scratch folder of the server that `governor play` runs
+key of `governor admin`, the keys servers announced on the local network under each name, and
+the scratch folder of the server that `governor play` runs
 in-process, with the port its host had last."""
 from __future__ import annotations
 
@@ -435,6 +436,43 @@ def read_operator_key(path: str) -> str:
     """The operator key in its file, read as the server reads it; ValueError says what is wrong."""
     from server.operator import read_key     # the server's code: not imported by every command
     return read_key(path)
+
+
+ANNOUNCED_FILE = "announced.json"
+MAX_ANNOUNCED = 200     # names remembered: the most recently heard (anyone can announce any name)
+
+
+@dataclass(frozen=True)
+class Announced:
+    """What this client remembers of a name heard on the local network (client/discover.py)."""
+    key: str           # the key fingerprint announced under it
+    since: str         # the day it was first heard with that key (YYYY-MM-DD)
+    seen: str          # the day it was last heard (which names are kept)
+    tls: bool          # heard with wss:// under this name and key
+
+
+def read_announced(data_dir: Path) -> dict[str, Announced]:
+    """The names heard announced before, with what was heard of each. A missing or damaged file
+    is nothing remembered: it only ever adds warnings, and is written anew."""
+    try:
+        data = json.loads((Path(data_dir) / ANNOUNCED_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out = {}
+    for name, v in list(data.items())[:MAX_ANNOUNCED]:
+        if isinstance(v, dict) and all(type(v.get(k)) is str for k in ("key", "since", "seen")) \
+                and type(v.get("tls")) is bool:
+            out[name] = Announced(v["key"], v["since"], v["seen"], v["tls"])
+    return out
+
+
+def keep_announced(data_dir: Path, heard: dict[str, Announced]) -> None:
+    """Remember these names, the most recently heard MAX_ANNOUNCED of them."""
+    kept = sorted(heard.items(), key=lambda kv: kv[1].seen, reverse=True)[:MAX_ANNOUNCED]
+    _write_json(_private_dir(Path(data_dir)) / ANNOUNCED_FILE,
+                {name: {"key": a.key, "since": a.since, "seen": a.seen, "tls": a.tls} for name, a in kept})
 
 
 HOST_PORT_FILE = "lan-port"     # in `governor play`'s server folder: the port its host had last

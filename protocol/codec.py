@@ -7,6 +7,7 @@ every failure becomes a DecodeError that says what was wrong.
 """
 from __future__ import annotations
 
+import re
 import threading
 
 import msgpack
@@ -89,22 +90,61 @@ _OPTIONS = dict(raw=False, strict_map_key=True, object_hook=_str_keys, ext_hook=
                 max_map_len=MAX_CONTAINER)
 
 
+class Budget:
+    """How many values a series of decodes may still make between them (the items of one record
+    file). A value costs Python objects of up to some 90 bytes whatever its size packed (an empty
+    map is one byte), so what decoding can cost in memory is bounded by counting values, not
+    bytes. Each list and map is counted with its items when it is complete: the items of the
+    containers still open are counted late, which the limits on one message's size keep small."""
+
+    def __init__(self, values: int) -> None:
+        self.limit = self.left = values
+
+    def take(self, n: int) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise DecodeError("too_many_values", f"it holds more than {self.limit} values in all")
+
+
+def _options(budget: Budget | None, **limits) -> dict:
+    options = dict(_OPTIONS, **limits)
+    if budget is not None:
+        def counted_list(items: list) -> list:
+            budget.take(len(items) + 1)
+            return items
+
+        def counted_map(obj: dict) -> dict:
+            budget.take(2 * len(obj) + 1)
+            return _str_keys(obj)
+        options.update(list_hook=counted_list, object_hook=counted_map)
+    return options
+
+
+_LIMITED = {"bin": ("byte string", "bytes"), "str": ("string", "bytes"), "array": ("list", "items"),
+            "map": ("map", "entries")}
+
+
 def reason(e: Exception) -> str:
     """Why msgpack refused some bytes, in words (some of its exceptions carry no text)."""
     if isinstance(e, DecodeError):
         return e.message
     if isinstance(e, ValueError) and "max_ext_len" in str(e):
         return "msgpack extension types are not allowed"  # max_ext_len=0 above: msgpack names the limit
+    over = re.fullmatch(r"(\d+) exceeds max_(bin|str|array|map)_len\((\d+)\)", str(e))
+    if over:
+        what, unit = _LIMITED[over[2]]
+        return f"a {what} of {over[1]} {unit}, over the limit of {over[3]}"
     if isinstance(e, (msgpack.StackError, RecursionError)):
         return f"containers nested too deeply ({type(e).__name__})"
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
-def unpack(data: bytes, max_size: int = MAX_MESSAGE):
+def unpack(data: bytes, max_size: int = MAX_MESSAGE, budget: Budget | None = None):
+    """One message; with a budget, each value decoded is taken from it."""
     if len(data) > max_size:
         raise DecodeError("bad_msgpack", f"message of {len(data)} bytes is over the limit of {max_size}")
     try:
-        return msgpack.unpackb(data, max_bin_len=max_size, **_OPTIONS)
+        return msgpack.unpackb(data, max_bin_len=max_size, **_options(budget))
     except DecodeError:
         raise
     except msgpack.ExtraData:
@@ -113,6 +153,7 @@ def unpack(data: bytes, max_size: int = MAX_MESSAGE):
         raise DecodeError("bad_msgpack", f"not a valid msgpack message ({reason(e)})") from None
 
 
-def unpacker(max_size: int) -> msgpack.Unpacker:
-    """A streaming decoder with the same limits, for files of many items."""
-    return msgpack.Unpacker(max_buffer_size=max_size, max_bin_len=MAX_MESSAGE, **_OPTIONS)
+def unpacker(max_size: int, budget: Budget | None = None, **limits) -> msgpack.Unpacker:
+    """A streaming decoder with the same limits (or tighter `limits`: max_array_len, ...), for
+    files of many items; with a budget, each value decoded is taken from it."""
+    return msgpack.Unpacker(max_buffer_size=max_size, **_options(budget, **{"max_bin_len": MAX_MESSAGE, **limits}))

@@ -9,7 +9,7 @@ from typing import NoReturn
 import games
 from games.errors import IllegalAction, Refused
 
-from .codec import DecodeError, unpack
+from .codec import MAX_MESSAGE, Budget, DecodeError, unpack
 from .fairness import PROTOCOL, entry_hash, lp, tag, u32
 
 
@@ -26,13 +26,16 @@ class Signed:
     body: dict = field(compare=False, repr=False, default=None)
 
     @classmethod
-    def parse(cls, kind: str, payload: bytes, sig: bytes) -> "Signed":
+    def parse(cls, kind: str, payload: bytes, sig: bytes, max_size: int = MAX_MESSAGE,
+              budget: Budget | None = None) -> "Signed":
+        """The message, its payload decoded (at most `max_size` bytes; its values taken from
+        `budget` when given); else ProtocolError."""
         if kind not in ("entry", "private"):
             raise ProtocolError("bad_kind", f"unknown message kind {kind!r}")
         if not isinstance(payload, bytes) or not isinstance(sig, bytes):
             raise ProtocolError("bad_message", "payload and signature must be bytes")
         try:
-            body = unpack(payload)
+            body = unpack(payload, max_size, budget)
         except DecodeError as e:
             raise ProtocolError("bad_payload", e.message) from None
         if not isinstance(body, dict) or not isinstance(body.get("t"), str) or type(body.get("seq")) is not int:

@@ -16,15 +16,20 @@ import msgpack
 
 from games.errors import Refused
 
-from .codec import DecodeError, pack, reason, unpack, unpacker
+from .codec import MAX_MESSAGE, Budget, DecodeError, pack, reason, unpack, unpacker
 from .messages import ProtocolError, Signed
 from .shown import Shown
 
 MAGIC = b"governor-record/1\n"
-# A whole match at the most players makes a record of about 64 KiB. Every byte of a hostile file
-# may become some 70 bytes of Python objects (a map of empty maps) before anything is refused, so
-# the limit keeps a generous margin over real records and no more.
+# A whole match at the most players makes a record of about 64 KiB, and what its client was shown
+# adds up to some 370 KiB (at protocol.shown's most steps). A hostile file is bounded in memory,
+# not only in bytes: one byte may decode to some 70 bytes of Python objects (an empty map), so the
+# values decoded from all of a file's items are counted (codec.Budget) and each item is kept small,
+# which bounds the values decoded before they are counted. Real records hold some 40,000 values.
 MAX_RECORD = 2 << 20
+MAX_ITEM = 64 << 10       # a signed message: a final entry listing 4096 moves takes about 40 KiB
+MAX_SHOWN = 512 << 10     # what the client was shown
+MAX_VALUES = 200_000      # values decoded from a whole record
 _KINDS = ("entry", "private")
 SHOWN = 2       # the kind of the client's own item, last in the file
 
@@ -45,24 +50,25 @@ def dumps(items: list[Signed], shown: Shown | None = None) -> bytes:
     return MAGIC + b"".join(dump_item(m) for m in items) + (dump_shown(shown) if shown is not None else b"")
 
 
-def parse_item(raw, n: int) -> Signed:
+def parse_item(raw, n: int, max_size: int = MAX_MESSAGE, budget: Budget | None = None) -> Signed:
     """Item number n of a record, as decoded from msgpack: a RecordError unless it is a
-    [kind, payload, signature] triple holding a well-formed signed message."""
+    [kind, payload, signature] triple holding a well-formed signed message (its payload at most
+    `max_size` bytes, its values taken from `budget` when given)."""
     # type() and not `in (0, 1)`: 1.0 and True equal 1 but are not a kind.
     if not (isinstance(raw, list) and len(raw) == 3 and type(raw[0]) is int and raw[0] in (0, 1)):
         raise RecordError("bad_record", f"item {n} is not a [kind, payload, signature] triple")
     try:
-        return Signed.parse(_KINDS[raw[0]], raw[1], raw[2])
+        return Signed.parse(_KINDS[raw[0]], raw[1], raw[2], max_size, budget)
     except ProtocolError as e:
         raise RecordError("bad_record", f"item {n}: {e.message}") from None
 
 
-def parse_shown(raw, n: int) -> Shown:
+def parse_shown(raw, n: int, budget: Budget | None = None) -> Shown:
     """Item n of a record, a [2, payload] pair: what the client was shown; else a RecordError."""
     if not (len(raw) == 2 and isinstance(raw[1], bytes)):
         raise RecordError("bad_record", f"item {n} is not a [2, payload] pair (what the client was shown)")
     try:
-        return Shown.from_map(unpack(raw[1]))
+        return Shown.from_map(unpack(raw[1], MAX_SHOWN, budget))
     except DecodeError as e:
         raise RecordError("bad_record", f"item {n} (what the client was shown): {e.message}") from None
     except ValueError as e:
@@ -93,7 +99,10 @@ def loads_all(data: bytes) -> tuple[list[Signed], Shown | None]:
         raise RecordError("bad_record", "not a Governor match record (it does not start with 'governor-record/1')")
     if len(data) > MAX_RECORD:
         raise RecordError("bad_record", f"the record is {len(data)} bytes, over the limit of {MAX_RECORD}")
-    reader = unpacker(len(data))
+    budget = Budget(MAX_VALUES)
+    # An item is [kind, payload, signature] (or [2, payload]): whatever else a hostile file puts
+    # there is decoded with its lists, maps and strings this small, and refused.
+    reader = unpacker(len(data), budget, max_bin_len=MAX_SHOWN, max_array_len=3, max_map_len=3, max_str_len=64)
     reader.feed(data[len(MAGIC):])
     items: list[Signed] = []
     shown: Shown | None = None
@@ -105,9 +114,9 @@ def loads_all(data: bytes) -> tuple[list[Signed], Shown | None]:
             if shown is not None:
                 raise RecordError("bad_record", f"item {n} follows what the client was shown, which comes last")
             if isinstance(raw, list) and raw and type(raw[0]) is int and raw[0] == SHOWN:
-                shown = parse_shown(raw, n)
+                shown = parse_shown(raw, n, budget)
             else:
-                items.append(parse_item(raw, n))
+                items.append(parse_item(raw, n, MAX_ITEM, budget))
     except (msgpack.UnpackException, ValueError, DecodeError) as e:
         raise RecordError("bad_record", f"item {len(items)} is not valid msgpack ({reason(e)})") from None
     if end != len(data) - len(MAGIC):

@@ -11,10 +11,12 @@ and a cancel whose reason the record contradicts fails.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from games.errors import IllegalAction, Refused
 
+from .codec import MAX_CONTAINER
 from .fairness import Streams, master_key, player_commit, server_commit
 from .messages import (ProtocolError, Signed, check_header, claimed_late, events_digest, printable, short_repr,
                        split_events)
@@ -162,6 +164,16 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     names = [s["name"] for s in seats]
     report.names = names
     report.checks.append(f"header signed by the server key, {len(seats)} seats, rules {info.rules_version}")
+
+    # Bounds that cost nothing to check, before a signature is: the final entry lists every move
+    # in one list, and each private message is one seat's, at one entry.
+    if len(entries) > MAX_CONTAINER + 4:
+        raise Mismatch(_name(len(entries) - 1, entries[-1].body, names),
+                       f"the record has {len(entries)} entries, and a match has at most {MAX_CONTAINER} "
+                       "moves (its final entry lists them all)")
+    if len(privates) > len(seats) * len(entries):
+        raise Mismatch("the private messages", f"there are {len(privates)} of them, more than one per seat "
+                                               f"and entry ({len(seats)} × {len(entries)})")
 
     # The hash chain: every entry signed, numbered, and pointing at the one before.
     for i, entry in enumerate(entries[1:], 1):
@@ -382,13 +394,20 @@ class _Seen:
         self.names = names
         self.wanted = {s.seq for s in shown.steps}
         self.views: dict[int, tuple[bytes, bytes, list[str]]] = {}   # seq -> view_digests
-        self.public: list[tuple[int, dict]] = []                       # (seq, public event), in order
+        self.public: list[dict] = []                                    # the public events, in order
+        self.public_seqs: list[int] = []                                # the entry of each of them
 
     def at(self, seq: int, state, public=()) -> None:
         """The match is at entry `seq` with this state; its move made these public events."""
-        self.public += [(seq, {"type": e["type"], "to": e["to"], "text": e["text"]}) for e in public]
+        self.public += [{"type": e["type"], "to": e["to"], "text": e["text"]} for e in public]
+        self.public_seqs += [seq] * len(public)
         if seq in self.wanted and seq not in self.views:
             self.views[seq] = view_digests(self.engine.view(state, self.shown.seat))
+
+    def _until(self, seq: int) -> int:
+        """How many public events the match had made by entry `seq` (a search, not a count: a
+        record's client may claim thousands of views)."""
+        return bisect_right(self.public_seqs, seq)
 
     def compare(self, entries: list[Signed], report: Report) -> None:
         seat = self.shown.seat
@@ -406,16 +425,16 @@ class _Seen:
                 raise Mismatch(where, f"the view shown to {printable(who)} is not the replay's: "
                                       f"{_fields_differ(st.fields, fields, keys)}")
             if st.snapshot:
-                before = [e for s, e in self.public if s <= st.seq]
+                before = self._until(st.seq)
                 count = len(st.events) // EVENT_DIGEST
-                want = before[len(before) - count:] if count <= len(before) else None
-                if want is None:
+                if count > before:
                     raise Mismatch(where, f"{count} public events were shown with the whole view there, more than "
-                                          f"the {len(before)} of the match so far")
+                                          f"the {before} of the match so far")
+                want = self.public[before - count:before]
             elif prev is None:
                 raise Mismatch(where, "a view update was applied with no view before it")
             else:
-                want = [e for s, e in self.public if prev.seq < s <= st.seq]
+                want = self.public[self._until(prev.seq):self._until(st.seq)]
             got = digests(st.events, EVENT_DIGEST)
             if len(got) != len(want):
                 raise Mismatch(where, f"{len(got)} public events were shown to {printable(who)} there, where the "

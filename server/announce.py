@@ -7,10 +7,15 @@ dial it and to know it can talk to it: the protocol version, the scheme (wss wit
 path, the games this server offers, and its key's fingerprint (a client whose server moved to
 another address finds it again by it). Only IPv4 addresses are announced, and only when the
 server can be reached from elsewhere: one bound to a loopback address has nobody to tell.
+
+A name another server already announces is not taken from it: multicast DNS gives this server
+the name with "-2" (or "-3", ...), and the server logs a warning naming the name it got, since a
+stranger's server may have taken its name to pass for it (clients warn too: client/discover.py).
 """
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 
 import ifaddr
@@ -19,6 +24,8 @@ from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 import games
 from protocol import wire
+
+log = logging.getLogger("governor.server")
 
 SERVICE = "_governor._tcp.local."
 WILDCARDS = ("", "0.0.0.0", "::")
@@ -76,9 +83,10 @@ class Announcement:
         except (OSError, ZeroconfError) as e:
             raise NotAnnounced(f"multicast DNS is not available: {e}") from None
         machine = socket.gethostname().split(".")[0] or "governor"
+        asked = instance_name(name)
         try:
             info = AsyncServiceInfo(
-                SERVICE, f"{instance_name(name)}.{SERVICE}", port=port, parsed_addresses=addresses,
+                SERVICE, f"{asked}.{SERVICE}", port=port, parsed_addresses=addresses,
                 server=f"{machine}.local.",
                 properties={"proto": wire.VERSION, "scheme": "wss" if tls else "ws", "path": "/",
                             "games": ",".join(games.GAMES), "key": fingerprint})
@@ -89,7 +97,13 @@ class Announcement:
         except BaseException:
             await zeroconf.async_close()
             raise
-        return cls(zeroconf, info)
+        announcement = cls(zeroconf, info)
+        if announcement.name != asked:
+            log.warning("another server on the local network announces the name %r: this one is announced "
+                        "as %r; if that server is not yours, someone may be passing for this one (its players "
+                        "should check the key fingerprint)", asked, announcement.name,
+                        extra={"asked": asked, "announced": announcement.name})
+        return announcement
 
     async def stop(self) -> None:
         """Withdraw the announcement (clients that heard it forget it) and close the sockets."""

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from client.cli import main
+from client.session import read_announced
 from client.discover import MAX_GAMES, NAME_CHARS, found, shortened
 from protocol import wire
 from server.announce import SERVICE
@@ -25,7 +26,7 @@ def heard(name="Ana's San Juan", addresses=("192.168.1.20",), port=8765, network
 def test_a_good_announcement_is_listed_with_its_address_and_games():
     f = heard()
     assert (f.name, f.url, f.games) == ("Ana's San Juan", "ws://192.168.1.20:8765", ("San Juan", "Puerto Rico"))
-    assert f.describe() == "Ana's San Juan  ws://192.168.1.20:8765  (San Juan, Puerto Rico)"
+    assert f.describe() == "Ana's San Juan  key (none)  ws://192.168.1.20:8765  (San Juan, Puerto Rico)"
     assert heard(scheme=b"wss").url == "wss://192.168.1.20:8765"
 
 
@@ -100,7 +101,7 @@ def test_listen_takes_a_sensible_number_of_seconds(seconds, capsys):
     assert e.value.code == 2 and "--listen is 0.1 to 60 seconds" in capsys.readouterr().err
 
 
-async def test_the_server_picked_takes_one_line_and_leaves_the_next_keys_to_the_lobby(monkeypatch, capsys):
+async def test_the_server_picked_takes_one_line_and_leaves_the_next_keys_to_the_lobby(monkeypatch, capsys, tmp_path):
     """`join` with no address reads the pick and stops reading: what is typed next (a name in the
     lobby's dialog) is the lobby's, and never waits, read by a thread left behind, to answer the
     table's first question."""
@@ -114,12 +115,125 @@ async def test_the_server_picked_takes_one_line_and_leaves_the_next_keys_to_the_
     os.close(w)
     stream = os.fdopen(r, "r")
     monkeypatch.setattr(sys, "stdin", stream)
-    assert await discover.choose_server(0.1) == "ws://192.168.1.20:8765"
+    assert (await discover.choose_server(0.1, tmp_path)).url == "ws://192.168.1.20:8765"
     await asyncio.sleep(0.3)          # a reader left behind would have taken the next line by now
     assert stream.readline() == "Bo\n"
-    assert "1. Ana's San Juan  ws://192.168.1.20:8765" in capsys.readouterr().out
+    assert "1. Ana's San Juan  key (none)  ws://192.168.1.20:8765" in capsys.readouterr().out
 
 
 def test_the_announcement_names_the_servers_key():
     assert heard(key=b"ab12:cd34").fingerprint == "ab12:cd34"
     assert heard().fingerprint == ""
+
+
+# --- keys: who is behind a name -------------------------------------------------------------
+
+KEY_A = "ab12:cd34:ef56:7890:1111:2222:3333:4444"
+KEY_B = "ff00:ee11:dd22:cc33:1111:2222:3333:4444"     # the same last groups: only the first are listed
+
+
+async def listing(monkeypatch, capsys, data_dir, *servers, answer="q") -> tuple[str, object]:
+    """`join`'s listing of these servers (as announced) with data_dir's memory, and what was picked."""
+    from client import discover
+
+    async def these(seconds):
+        return list(servers), 0
+
+    async def read(prompt):
+        return answer
+    monkeypatch.setattr(discover, "listen", these)
+    picked = await discover.choose_server(0.1, data_dir, read=read)
+    return capsys.readouterr().out, picked
+
+
+def test_each_server_is_listed_with_the_first_groups_of_its_key():
+    f = heard(key=KEY_A.encode())
+    assert f.describe() == "Ana's San Juan  key ab12:cd34:ef56:7890  ws://192.168.1.20:8765  (San Juan, Puerto Rico)"
+
+
+async def test_a_name_is_remembered_with_its_key_and_another_key_under_it_is_warned_of(monkeypatch, capsys, tmp_path):
+    from client.discover import today
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode()))
+    assert "!" not in out
+    assert read_announced(tmp_path)["Ana's San Juan"].key == KEY_A
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_B.encode(), addresses=("192.168.1.66",)))
+    assert "1. Ana's San Juan  key ff00:ee11:dd22:cc33  ws://192.168.1.66:8765" in out
+    assert (f"! 1. Ana's San Juan announced a different key than on {today()} (key ab12:cd34:ef56:7890, now "
+            "ff00:ee11:dd22:cc33): it may not be the same server.") in out
+    # The key first heard stays remembered: the stranger's is warned of every time it is heard.
+    assert read_announced(tmp_path)["Ana's San Juan"].key == KEY_A
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_B.encode()))
+    assert "announced a different key" in out
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode()))
+    assert "!" not in out
+
+
+async def test_two_servers_announcing_one_name_are_both_listed_and_the_collision_said(monkeypatch, capsys, tmp_path):
+    squatter = heard(key=KEY_B.encode(), addresses=("192.168.1.66",))
+    real = heard(name="Ana's San Juan-2", key=KEY_A.encode())
+    out, picked = await listing(monkeypatch, capsys, tmp_path, squatter, real, answer="2")
+    assert "1. Ana's San Juan  key ff00:ee11:dd22:cc33  ws://192.168.1.66:8765" in out
+    assert "2. Ana's San Juan-2  key ab12:cd34:ef56:7890  ws://192.168.1.20:8765" in out
+    assert ("! 2 servers announce the same name (1. Ana's San Juan key ff00:ee11:dd22:cc33, 2. Ana's San Juan-2 "
+            "key ab12:cd34:ef56:7890): one may be a stranger's using another's name.") in out
+    assert picked == real
+    assert read_announced(tmp_path) == {}      # neither is learnt while both are heard
+
+
+@pytest.mark.parametrize("later", [heard(key=KEY_A.encode()),                                # the same name and key
+                                   heard(name="Bo's table", key=KEY_A.encode()),           # the key, another name
+                                   heard(key=KEY_B.encode())])                              # the name, another key
+async def test_ws_where_wss_was_heard_before_is_flagged(monkeypatch, capsys, tmp_path, later):
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode(), scheme=b"wss"))
+    assert "!" not in out
+    out, _ = await listing(monkeypatch, capsys, tmp_path, later)
+    assert (f"! 1. {later.name} was announced with wss:// (encrypted) before and now with ws://: what you send it, "
+            "your seat's token too, would travel in clear.") in out
+
+
+async def test_wss_heard_again_is_not_flagged(monkeypatch, capsys, tmp_path):
+    await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode(), scheme=b"wss"))
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode(), scheme=b"wss"))
+    assert "!" not in out
+
+
+class FakeLink:
+    def __init__(self, key: str) -> None:
+        self.welcome = {"server": key}
+        self.closed = False
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+async def test_the_server_picked_must_show_the_key_it_announced(tmp_path):
+    from client.errors import ClientError
+    from client.join import check_announced_key
+    picked = heard(key=KEY_A.encode())
+    link = FakeLink(KEY_B)
+    with pytest.raises(ClientError) as e:
+        await check_announced_key(link, picked, tmp_path)
+    assert link.closed
+    assert (f"Ana's San Juan announced the key {KEY_A}, but the server at ws://192.168.1.20:8765 has the key "
+            f"{KEY_B}: it is not the server announced, so this client does not join it.") in str(e.value)
+    assert read_announced(tmp_path) == {}
+    with pytest.raises(ClientError, match="announced the key \\(none\\)"):
+        await check_announced_key(FakeLink(KEY_B), heard(), tmp_path)
+
+
+async def test_joining_the_server_announced_remembers_its_key_under_its_name(monkeypatch, capsys, tmp_path):
+    from client.join import check_announced_key
+    await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode()))
+    picked = heard(key=KEY_B.encode())          # the host made a new key, and says so
+    link = FakeLink(KEY_B)
+    await check_announced_key(link, picked, tmp_path)
+    assert not link.closed and read_announced(tmp_path)["Ana's San Juan"].key == KEY_B
+    out, _ = await listing(monkeypatch, capsys, tmp_path, picked)
+    assert "!" not in out
+
+
+def test_a_damaged_memory_of_names_is_nothing_remembered(tmp_path):
+    (tmp_path / "announced.json").write_text('{"Ana": {"key": 5}, "Bo": "x"')
+    assert read_announced(tmp_path) == {}
+    (tmp_path / "announced.json").write_text('{"Ana": {"key": 5}, "Bo": {"key": "k", "since": "d", "seen": "d", "tls": false}}')
+    assert list(read_announced(tmp_path)) == ["Bo"]

@@ -121,6 +121,11 @@ def serve(lan: Lan, tmp_path, *flags: str) -> tuple[str, Output]:
     return url, out
 
 
+def short_key(served: Output) -> str:
+    """The first groups of the key the server printed, as `join` lists them."""
+    return ":".join(served.wait_for(r"server key fingerprint: (\S+)").group(1).split(":")[:4])
+
+
 def listed(text: str) -> list[str]:
     """The servers a `join` listed, one line each."""
     listing = text.split("Servers on this network:\n", 1)[1].split("\nType a number", 1)[0]
@@ -141,7 +146,7 @@ def test_join_with_no_address_finds_a_served_game_and_sits_at_it(lan, tmp_path):
     join.stdin.write("1\n1\n")
     join.stdin.flush()
     heard.wait_for(r"\(\? for help, q to quit\)")        # the game began: Bo is asked a question
-    assert listed(heard.text) == [f"1. Governor on {MACHINE}  {url}  (San Juan, Puerto Rico)"]
+    assert listed(heard.text) == [f"1. Governor on {MACHINE}  key {short_key(served)}  {url}  (San Juan, Puerto Rico)"]
     assert re.search(rf"\n +1\. {table}  San Juan, 2 seats, 1 free, waiting", heard.text)
     join.stdin.close()
     assert join.wait(20) == 0
@@ -166,8 +171,10 @@ def test_join_lists_a_lan_party_and_makes_what_strangers_announce_harmless(lan, 
     heard.wait_for(r"\(\? for help, q to quit\)")        # Bo sat at Ana's table: the game began
     # Ana's game, and the stranger's joinable entry with its name and games made harmless, dialled
     # at its address on this network; not the server that was asked not to announce itself.
-    assert listed(heard.text) == [f"1. Ana's San Juan  ws://{SERVER_IP}:{port}  (San Juan, Puerto Rico)",
-                                  f"2. Zedevil spoof  ws://{SERVER_IP}:4242  (San Juan)"]
+    ana, zed = listed(heard.text)
+    assert re.fullmatch(rf"1\. Ana's San Juan  key [0-9a-f]{{4}}(:[0-9a-f]{{4}}){{3}}  ws://{SERVER_IP}:{port}  "
+                        r"\(San Juan, Puerto Rico\)", ana), ana
+    assert zed == f"2. Zedevil spoof  key (none)  ws://{SERVER_IP}:4242  (San Juan)"
     assert quiet_url not in heard.text
     others = int(heard.wait_for(r"\((\d+) other announcements heard and not listed").group(1))
     assert FLOOD <= others <= MAX_HEARD
@@ -179,7 +186,7 @@ def test_join_lists_a_lan_party_and_makes_what_strangers_announce_harmless(lan, 
 
 def test_a_server_with_tls_is_listed_and_joined_with_wss(lan, tmp_path):
     cert, key = self_signed(tmp_path, address=SERVER_IP)
-    url, _ = serve(lan, tmp_path, "--cert", str(cert), "--key", str(key))
+    url, served = serve(lan, tmp_path, "--cert", str(cert), "--key", str(key))
     assert url.startswith("wss://")
     join = lan.governor(lan.client, "join", "--plain", "--listen", "1", "--cafile", str(cert),
                         "--data-dir", str(tmp_path / "bo"), stdin=subprocess.PIPE)
@@ -187,7 +194,7 @@ def test_a_server_with_tls_is_listed_and_joined_with_wss(lan, tmp_path):
     join.stdin.write("1\nq\n")
     join.stdin.close()
     assert join.wait(20) == 0
-    assert listed(heard.text) == [f"1. Governor on {MACHINE}  {url}  (San Juan, Puerto Rico)"]
+    assert listed(heard.text) == [f"1. Governor on {MACHINE}  key {short_key(served)}  {url}  (San Juan, Puerto Rico)"]
     assert f"Connected to {url}, server key fingerprint" in heard.text and "lobby> " in heard.text
 
 

@@ -32,3 +32,34 @@ async def test_a_server_on_loopback_says_why_it_is_not_announced(make_server):
 async def test_a_server_asked_not_to_announce_says_nothing_about_it(make_server):
     server = await make_server()
     assert server.announcement is None and server.not_announced is None
+
+
+async def test_a_name_another_server_announces_is_not_taken_and_the_name_got_is_logged(caplog):
+    """Multicast DNS gives the second server "-2"; it says so at warning level, naming both."""
+    from server.announce import Announcement
+    if not addresses_to_announce("0.0.0.0"):
+        pytest.skip("this machine has no IPv4 address but loopback to announce on")
+    first = await Announcement.start("Ana's San Juan", "0.0.0.0", 9701, False, "ab12")
+    try:
+        with caplog.at_level("INFO", logger="governor.server"):
+            second = await Announcement.start("Ana's San Juan", "0.0.0.0", 9702, False, "cd34")
+        try:
+            assert (first.name, second.name) == ("Ana's San Juan", "Ana's San Juan-2")
+        finally:
+            await second.stop()
+    finally:
+        await first.stop()
+    warned = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1
+    assert ("another server on the local network announces the name \"Ana's San Juan\": this one is announced "
+            "as \"Ana's San Juan-2\"") in warned[0].getMessage()
+
+
+async def test_a_name_nobody_else_announces_is_taken_without_a_warning(caplog):
+    from server.announce import Announcement
+    if not addresses_to_announce("0.0.0.0"):
+        pytest.skip("this machine has no IPv4 address but loopback to announce on")
+    with caplog.at_level("INFO", logger="governor.server"):
+        only = await Announcement.start("Bo's own", "0.0.0.0", 9703, False, "ab12")
+    await only.stop()
+    assert only.name == "Bo's own" and not [r for r in caplog.records if r.levelname == "WARNING"]
