@@ -1,9 +1,11 @@
 """Computer players' decisions, made outside the event loop.
 
 A bot sees only its seat's view (prompt included) and is made fresh for every decision with
-`bots.make(game, level, seed)`. Searching bots are CPU-bound, so by default decisions run in a pool of
-worker processes, never on the event loop. A thread pool is available for embedding and tests
-(`processes=False`).
+`bots.make(game, level, seed)`. Searching bots (`bots.SEARCHING`) are CPU-bound, so by default
+their decisions run in a pool of worker processes, never on the event loop (a thread pool is
+available for embedding and tests: `processes=False`). The other levels decide in a fraction of a
+millisecond (docs/hosting.md, `bot_answer`): they are decided in a thread of this process at once,
+so that they never wait behind a search.
 
 The workers are shared fairly. Each decision belongs to an owner (the client that created its
 table). A free worker goes to the waiting owner served longest ago (a newcomer first), and no
@@ -40,6 +42,8 @@ from contextlib import contextmanager
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
+
+import bots
 
 log = logging.getLogger("governor.server")
 
@@ -142,6 +146,7 @@ class Deciders:
         self.seconds = seconds
         self._pool: Executor | None = None
         self._thread_pool: Executor | None = None
+        self._quick_pool: Executor | None = None
         self.failures = 0               # process pools that failed and were replaced (/metrics)
         self.thread_decisions = 0       # decisions made in a thread although processes were asked (/metrics)
         self._waiting: dict[str, deque] = {}   # owner -> its decisions not handed to a worker yet
@@ -156,8 +161,14 @@ class Deciders:
         return max(1, self.workers - 1)
 
     def submit(self, level: str, seed: int, view: dict, owner: str = "") -> asyncio.Future:
-        """The decision of a fresh bot of `level` on `view`, a future; it waits its `owner`'s turn
-        for a worker."""
+        """The decision of a fresh bot of `level` on `view`, a future. A searching level waits its
+        `owner`'s turn for a worker. Any other level decides in a fraction of a millisecond, so it
+        is decided in a thread at once and never waits behind somebody's search."""
+        if level not in bots.SEARCHING:
+            task = asyncio.ensure_future(self._quick(level, seed, view))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return task
         decision = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(owner, deque()).append((level, seed, view, decision))
         self._dispatch()
@@ -208,6 +219,14 @@ class Deciders:
                 if owner not in self._waiting:
                     del self._served[owner]   # nothing here: it comes back as a newcomer
             self._dispatch()
+
+    async def _quick(self, level: str, seed: int, view: dict) -> list:
+        try:
+            if self._quick_pool is None:     # its own threads: those of searches may all be busy
+                self._quick_pool = ThreadPoolExecutor(2, thread_name_prefix="governor-quick-bot")
+            return await asyncio.get_running_loop().run_in_executor(self._quick_pool, decide, level, seed, view)
+        except Exception as e:
+            raise BotFailed(f"it raised {type(e).__name__}", e) from e
 
     async def _decide(self, level: str, seed: int, view: dict) -> list:
         """The decision, from the pool; on a fresh pool if that one failed; in a thread if that
@@ -276,7 +295,7 @@ class Deciders:
             log.error("the bot worker pool failed (%r); a new one will be started", exc)
 
     def shutdown(self) -> None:
-        for pool in (self._pool, self._thread_pool):
+        for pool in (self._pool, self._thread_pool, self._quick_pool):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = self._thread_pool = None
+        self._pool = self._thread_pool = self._quick_pool = None

@@ -123,8 +123,8 @@ def test_bot_workers_think_at_a_lower_priority_than_the_server_with_their_start_
 class Held:
     """Stands in for the long search of the attacker's `ismcts` bots: each such decision holds
     its worker until the test lets one go, then plays a random move (what it would have chosen
-    does not matter here). Every other level decides for real at once. Records the levels in the
-    order their decisions reached a worker."""
+    does not matter here). Every other level decides for real at once. Records, in the order
+    their decisions reached a worker, the level and the person at the bot's table."""
 
     def __init__(self, decide) -> None:
         self.real = decide
@@ -133,8 +133,9 @@ class Held:
         self.lock = threading.Lock()
 
     def decide(self, level, seed, view, seconds=None):
+        person = next(p["name"] for p in view["players"] if not p["name"].startswith("Bot"))
         with self.lock:
-            self.started.append(level)
+            self.started.append(f"{level} {person.rstrip('0123456789')}")
         if level == "ismcts":
             assert self.go.acquire(timeout=30), "a held decision was never let go"
             level = "random"
@@ -157,9 +158,9 @@ async def wait_until(predicate, timeout: float = 10) -> None:
 
 async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_server, monkeypatch):
     """One address's tables of searching bots hold both workers and queue a third decision; a
-    table created from another address gets the next free worker for its bot, ahead of that
-    queue: its bot's move is broadcast after one of the attacker's decisions ends, never after
-    the attacker's whole queue (with a first-come queue it would wait for the held third)."""
+    table created from another address, with a searching bot too, gets the next free worker for
+    its bot, ahead of that queue: its bot thinks once one of the attacker's decisions ends, never
+    after the attacker's whole queue (with a first-come queue it would wait for the held third)."""
     held = Held(deciders_module.decide)
     monkeypatch.setattr(deciders_module, "decide", held.decide)
     server = await make_server(bot_workers=2)
@@ -174,9 +175,9 @@ async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_s
         await wait_until(lambda: all(bot_to_act(p) for p in flood))     # three decisions asked for ...
         await wait_until(lambda: len(held.started) == 2)                # ... two of them thinking
         await asyncio.sleep(0.2)
-        assert held.started == ["ismcts", "ismcts"]                     # the third is queued
+        assert held.started == ["ismcts Eve", "ismcts Eve"]             # the third is queued
 
-        victim_table = await (await Raw.connect(server.url, source="127.0.0.2")).create(2, bots=1, bot="heuristic")
+        victim_table = await (await Raw.connect(server.url, source="127.0.0.2")).create(2, bots=1, bot="ismcts")
         ana = SeatPlayer(server.url, victim_table, "Ana", seed=7)
         await ana.sit()
         await ana.play(until=bot_to_act)             # Ana moves until it is her bot's turn alone
@@ -185,10 +186,30 @@ async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_s
         assert ana.seq == seq and len(held.started) == 2    # both workers held: her bot waits
 
         held.go.release()                            # one of the attacker's decisions ends
+        await wait_until(lambda: len(held.started) == 3)
+        assert held.started == ["ismcts Eve", "ismcts Eve", "ismcts Ana"]   # ahead of the queued third
+        for _ in range(3):
+            held.go.release()
         await ana.play(until=lambda p: p.seq > seq, timeout=10)   # her bot's move is broadcast
-        assert held.started[:3] == ["ismcts", "ismcts", "heuristic"]   # ahead of the queued third
     finally:
         for _ in range(100):
             held.go.release()
         for t in tasks:
             t.cancel()
+
+
+async def test_a_quick_bot_never_waits_behind_a_search(gate):
+    """Every worker thinks for another owner's searching bots: a heuristic bot's decision is made
+    at once all the same, beside them, in a thread of the server."""
+    pool = Deciders(workers=1, processes=False)
+    searching = [pool.submit("ismcts", f"a{i}", {}, owner="A") for i in range(3)]
+    try:
+        assert await started(gate, 1) == ["a0"]        # the one worker thinks for A
+        quick = pool.submit("heuristic", "b0", {}, owner="B")
+        gate.let_go("b0")
+        assert await asyncio.wait_for(quick, 5) == ["b0"]
+        assert not any(f.done() for f in searching) and pool.thread_decisions == 0
+    finally:
+        for i in range(3):
+            gate.let_go(f"a{i}")
+        pool.shutdown()

@@ -334,10 +334,10 @@ async def main():
     engine = games.get("sanjuan")
     state = engine.setup(["a", "b"], {}, local_streams(0))
     view = engine.view(state, engine.to_act(state)[0])
-    pool = Deciders(workers=1, processes=True)
+    pool = Deciders(workers=1, processes=True, seconds=0.1)
     real, sys.stderr = sys.stderr, Capture()
     try:
-        action = await asyncio.wait_for(pool.submit("heuristic", 1, view), 60)
+        action = await asyncio.wait_for(pool.submit("ismcts", 1, view), 60)
         where = "process" if pool._pool is not None and pool._pool._processes else "none"
     finally:
         sys.stderr = real
@@ -362,15 +362,15 @@ async def test_a_pool_that_cannot_start_is_replaced_then_the_decision_is_made_in
     engine = games.get("sanjuan")
     state = engine.setup(["a", "b"], {}, local_streams(0))
     view = engine.view(state, engine.to_act(state)[0])
-    pool = Deciders(workers=1, processes=True)
+    pool = Deciders(workers=1, processes=True, seconds=0.1)
 
     def cannot_start():
         raise ValueError("bad value(s) in fds_to_keep")
 
     monkeypatch.setattr(deciders, "_tracker_running", cannot_start)
     try:
-        first = await asyncio.wait_for(pool.submit("heuristic", 1, view), 30)
-        second = await asyncio.wait_for(pool.submit("heuristic", 2, view), 30)
+        first = await asyncio.wait_for(pool.submit("ismcts", 1, view), 30)
+        second = await asyncio.wait_for(pool.submit("ismcts", 2, view), 30)
     finally:
         pool.shutdown()
     assert isinstance(first, list) and isinstance(second, list)    # made, in a thread
