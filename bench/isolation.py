@@ -117,7 +117,8 @@ def seed_database(data_dir: Path, finished: int, replayable: int) -> list[str]:
                  for pid, name in players]
         tables.append((tid, GAME, "{}", "random", json.dumps(seats), game_id, server_seed, "over", now + n, now + n))
         tokens += [(s["token_hash"], tid, i) for i, s in enumerate(seats)]
-    db.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tables)
+    db.executemany("INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created,"
+                   " updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tables)
     db.executemany("INSERT INTO seat_tokens VALUES (?, ?, ?)", tokens)
     db.execute("DELETE FROM seat_tokens_noted")     # indexed just above, as the store itself does
     packed = [(n, kind, seat, pack(data)) for n, (kind, seat, data) in enumerate(rows)]
