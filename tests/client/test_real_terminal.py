@@ -8,7 +8,8 @@ import urllib.request
 
 import pytest
 
-from .real_terminal import ASKING, SIZES, TerminalError, play_args, play_to_the_end
+from .real_terminal import (ASKING, SIZES, Asked, TerminalError, asked_in_record, play_args, play_to_the_end,
+                            unlike_record, wait_for_table)
 
 # A computer player that could not decide: the table says so and plays a random move for it.
 FALLBACK = re.compile(r"failed|random move")
@@ -16,12 +17,17 @@ FALLBACK = re.compile(r"failed|random move")
 BOT_TROUBLE = ("governor_bot_failures_total", "governor_bot_pool_failures_total",
                "governor_bot_thread_decisions_total")
 LIMIT = 240     # seconds a whole game may take before it is called stuck (not a timing test)
+LOG_ROWS = 8    # the log's rows from 100×32 on (client/fullscreen/app.py)
 
 
-@pytest.mark.parametrize("game, size", [("sanjuan", SIZES[0]), ("puertorico", SIZES[1])])
-def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
-    term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), *size)
-    played = play_to_the_end(term, limit=LIMIT)
+@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
+def test_a_whole_game_against_a_heuristic_bot_read_at_every_size(real_terminal, game):
+    """Each question at the next of the three sizes (the terminal resized between questions):
+    what a person needs is all in sight (wait_for_table's checks), and the questions shown are
+    the record's, every option in sight or the list's scroll bar."""
+    term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), *SIZES[0])
+    asked: list[Asked] = []
+    played = play_to_the_end(term, limit=LIMIT, at_question=read_at_every_size(game, asked))
 
     assert played.questions > 10, f"only {played.questions} questions answered:\n{played.end}"
     assert "The match is over. VERIFIED" in played.end, f"no verified end:\n{played.end}"
@@ -37,7 +43,28 @@ def test_a_whole_game_against_a_heuristic_bot(real_terminal, game, size):
 
     term.enter()        # closes the end screen
     assert term.wait_exit() == 0, term.text()
-    assert len(list((term.home / "client" / "records").glob("*.govrec"))) == 1
+    records = list((term.home / "client" / "records").glob("*.govrec"))
+    assert len(records) == 1, records
+    assert {a.size for a in asked} == set(SIZES), [a.size for a in asked]
+    seat = int(re.search(r"seat (\d+)", asked[0].screen).group(1)) - 1     # the status line's
+    problems = unlike_record(asked, asked_in_record(records[0], seat))
+    assert not problems, "\n".join(problems)
+
+
+def read_at_every_size(game: str, asked: list[Asked]):
+    """play_to_the_end's reader of each question: the terminal at the next size, the table
+    drawn whole there (a log of LOG_ROWS from 100×32 on, holding text from the third question),
+    the question kept in `asked`."""
+    def at_question(term, text: str) -> str:
+        cols, rows = SIZES[len(asked) % len(SIZES)]
+        if (term.screen.columns, term.screen.lines) != (cols, rows):
+            term.resize(cols, rows)
+        big = cols >= 100 and rows >= 32
+        table = wait_for_table(term, f"question {len(asked) + 1} drawn whole at {cols}×{rows}", game=game,
+                               log_rows=LOG_ROWS * big, logged=LOG_ROWS * (big and len(asked) >= 2))
+        asked.append(Asked((cols, rows), table.words, table.numbers, table.scrolls, table.look.text))
+        return table.look.text
+    return at_question
 
 
 def test_the_screen_follows_the_terminal_and_a_left_game_resumes(real_terminal):
