@@ -277,6 +277,14 @@ class RealTerminal:
                 self._write(c.encode())
                 time.sleep(self.key_gap)
 
+    def type_at(self, *timed: tuple[float, str], start: float | None = None) -> None:
+        """Each key (a name of KEYS, or a character) at its time, in seconds after `start` (a
+        time.monotonic(); default now): keys pressed a known moment after another."""
+        start = time.monotonic() if start is None else start
+        for at, key in sorted(timed, key=lambda t: t[0]):
+            time.sleep(max(0.0, start + at - time.monotonic()))
+            self._write(KEYS.get(key, key).encode())
+
     def enter(self) -> None:
         self.type("enter")
 
@@ -731,13 +739,15 @@ def _asking(text: str) -> str:
 
 
 def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.0,
-                    at_question: Callable[[RealTerminal, str], str] | None = None) -> Played:
+                    at_question: Callable[[RealTerminal, str], str] | None = None,
+                    questions: int | None = None) -> Played:
     """Answer every question of the seat on the full screen until the end screen: wait for a
     question to be shown and to take answers (no longer marked new: a person's time to read it),
     type `answer(term, text)`'s keys, and wait for the screen to take them (typed again if it did not
     change within RETYPE seconds: a key the table dropped). `at_question(term, text)`, where
     given, reads each question first (once, not again for keys typed again) and returns the
-    screen to answer from (it may resize the terminal). Counts the bot workers under the
+    screen to answer from (it may resize the terminal). `questions`: stop once that many are
+    answered, before the end (`Played.end` is then ""). Counts the bot workers under the
     program as it goes. TerminalError (with the screen) when the game has not ended after
     `limit` seconds."""
     played = Played()
@@ -760,6 +770,8 @@ def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.
         text = term.wait_until(asking, "question or end of the game", left())
         if OVER in text:
             played.end = text
+            return played
+        if questions is not None and played.questions >= questions:
             return played
         new = CONFIRM not in text and text != untaken
         if new and at_question is not None:

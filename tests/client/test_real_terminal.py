@@ -4,9 +4,12 @@ What only the whole program shows: its computer players really think in the bot 
 processes it starts (the full screen must not break them), a whole game reaches its audited end,
 the screen follows the terminal's size, and leaving keeps the game for `governor play` to resume."""
 import re
+import time
 import urllib.request
 
 import pytest
+
+from client.answers import QUESTION_SETTLE, SETTLING
 
 from .real_terminal import (ASKING, SIZES, Asked, TerminalError, asked_in_record, play_args, play_to_the_end,
                             unlike_record, wait_for_table)
@@ -99,6 +102,82 @@ def test_the_screen_follows_the_terminal_and_a_left_game_resumes(real_terminal):
     again.wait_for("Leave this game?")
     again.type("y")
     assert again.wait_exit() == 0, again.text()
+
+
+@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
+def test_a_narrow_terminal_still_shows_the_question_and_its_keys(real_terminal, game):
+    """A pane of tmux, 60×20: every question drawn with its status, words, options (or their
+    scroll bar) and keys line, the program playing on without an error, and leaving cleanly."""
+    term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), 60, 20)
+    read = []
+
+    def at_question(term, text: str) -> str:
+        read.append(wait_for_table(term, f"question {len(read) + 1} drawn whole at 60×20", game=game))
+        return read[-1].look.text
+    played = play_to_the_end(term, at_question=at_question, questions=8)
+    assert played.questions == 8 and not played.end, played.end
+    term.type("q")
+    term.wait_for("Leave this game?")
+    term.type("y")
+    assert term.wait_exit() == 0, term.text()
+    assert b"Traceback" not in term.output, term.output[-3000:].decode(errors="replace")
+
+
+# The settle window, as a person meets it: keys pressed this long after an answer (a second
+# Enter, a number typed for the question before) land on the question the bots' quick moves
+# bring, and must not answer it.
+STRAYS = ((0.1, "enter"), (0.2, "2"), (0.3, "enter"))
+
+
+def test_keys_just_after_an_answer_never_answer_the_next_question(real_terminal):
+    """Full screen, against bots that move at once: after each Enter that answers, an Enter, a
+    number and an Enter 0.1, 0.2 and 0.3 s later. The server gets the one answer; the next
+    question stays open, and says it ignored a key; once settled, an Enter answers it."""
+    term = real_terminal(play_args("--players", "2", "--bots", "random"), *SIZES[1])
+    wait_for_table(term, "the first question")
+    sent = answers(term)
+    noted = 0
+    for round in range(1, 4):
+        start = time.monotonic()
+        term.type_at((0.0, "enter"), *STRAYS, start=start)
+        table = wait_for_table(term, f"the question after answer {round}, settled")
+        assert answers(term) == sent + 1, f"round {round}: {answers(term) - sent} answers:\n{table.look.text}"
+        sent += 1
+        noted += SETTLING in table.look.text
+    # A key that came before the next question opened is dropped without a word; one after, with one.
+    assert noted, "no question said it ignored a key"
+    term.enter()
+    term.wait_until(lambda: answers(term) == sent + 1, "the answer to a settled question")
+
+
+def test_a_line_just_after_an_answer_never_answers_the_next_question_in_plain_mode(real_terminal):
+    """`--plain`: a line typed 0.2 s after an answer is dropped, with a note saying so, and the
+    server gets the one answer; a line typed once the next question settled answers it."""
+    term = real_terminal(play_args("--players", "2", "--bots", "random", "--plain"), 100, 40)
+    for round in range(1, 3):
+        prompt(term)
+        sent = answers(term)
+        typed = len(term.output)
+        term.type_at((0.0, "1"), (0.0, "enter"), (0.2, "1"), (0.2, "enter"))
+        prompt(term)
+        said = term.output[typed:].decode(errors="replace")
+        assert re.search(r'\(Ignored "1": (this question had just appeared|typed before this question appeared)',
+                         said), f"round {round}: no note of the line ignored:\n{term.text()}"
+        assert answers(term) == sent + 1, f"round {round}: {answers(term) - sent} answers:\n{term.text()}"
+
+
+def prompt(term) -> None:
+    """Wait for the plain mode's prompt, then as long as a question takes to settle."""
+    term.wait_until(lambda: term.lines()[term.screen.cursor.y].startswith(">"), "the prompt")
+    time.sleep(QUESTION_SETTLE + 0.1)
+    term.wait_until(lambda: term.lines()[term.screen.cursor.y].startswith(">"), "the prompt, settled")
+
+
+def answers(term) -> int:
+    """The answers the server got from its clients (acts, /metrics): the person's, bots' are not sent."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{term.port()}/metrics", timeout=10) as r:
+        found = re.search(r'^governor_messages_total\{type="act"\} (\d+)', r.read().decode(), re.M)
+    return int(found.group(1)) if found else 0
 
 
 def bot_trouble(port: int) -> dict[str, float]:
