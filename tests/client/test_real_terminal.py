@@ -11,8 +11,8 @@ import pytest
 
 from client.answers import QUESTION_SETTLE, SETTLING
 
-from .real_terminal import (ASKING, SIZES, Asked, TerminalError, asked_in_record, play_args, play_to_the_end,
-                            unlike_record, wait_for_table)
+from .real_terminal import (ASKING, SIZES, Asked, TerminalError, asked_in_record, first_option, play_args,
+                            play_to_the_end, unlike_record, wait_for_table)
 
 # A computer player that could not decide: the table says so and plays a random move for it.
 FALLBACK = re.compile(r"failed|random move")
@@ -21,11 +21,12 @@ BOT_TROUBLE = ("governor_bot_failures_total", "governor_bot_pool_failures_total"
                "governor_bot_thread_decisions_total")
 LIMIT = 240     # seconds a whole game may take before it is called stuck (not a timing test)
 LOG_ROWS = 8    # the log's rows from 100×32 on (client/fullscreen/app.py)
+SAME_SIZE = 4   # questions read at one size before the next: a resize redraws everything, which takes time
 
 
 @pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
 def test_a_whole_game_against_a_heuristic_bot_read_at_every_size(real_terminal, game):
-    """Each question at the next of the three sizes (the terminal resized between questions):
+    """The questions at the three sizes in turn (the terminal resized between questions):
     what a person needs is all in sight (wait_for_table's checks), and the questions shown are
     the record's, every option in sight or the list's scroll bar."""
     term = real_terminal(play_args("--game", game, "--players", "2", "--bots", "heuristic"), *SIZES[0])
@@ -55,11 +56,11 @@ def test_a_whole_game_against_a_heuristic_bot_read_at_every_size(real_terminal, 
 
 
 def read_at_every_size(game: str, asked: list[Asked]):
-    """play_to_the_end's reader of each question: the terminal at the next size, the table
-    drawn whole there (a log of LOG_ROWS from 100×32 on, holding text from the third question),
-    the question kept in `asked`."""
+    """play_to_the_end's reader of each question: the terminal at the next size every SAME_SIZE
+    questions, the table drawn whole there (a log of LOG_ROWS rows from 100×32 on, holding text
+    from the third question), the question kept in `asked`."""
     def at_question(term, text: str) -> str:
-        cols, rows = SIZES[len(asked) % len(SIZES)]
+        cols, rows = SIZES[len(asked) // SAME_SIZE % len(SIZES)]
         if (term.screen.columns, term.screen.lines) != (cols, rows):
             term.resize(cols, rows)
         big = cols >= 100 and rows >= 32
@@ -134,19 +135,20 @@ def test_keys_just_after_an_answer_never_answer_the_next_question(real_terminal)
     number and an Enter 0.1, 0.2 and 0.3 s later. The server gets the one answer; the next
     question stays open, and says it ignored a key; once settled, an Enter answers it."""
     term = real_terminal(play_args("--players", "2", "--bots", "random"), *SIZES[1])
-    wait_for_table(term, "the first question")
+    table = wait_for_table(term, "the first question")
     sent = answers(term)
     noted = 0
     for round in range(1, 4):
-        start = time.monotonic()
-        term.type_at((0.0, "enter"), *STRAYS, start=start)
+        keys = first_option(term, table.look.text)      # ends with the Enter that answers
+        term.type(*keys[:-1])
+        term.type_at((0.0, keys[-1]), *STRAYS)
         table = wait_for_table(term, f"the question after answer {round}, settled")
         assert answers(term) == sent + 1, f"round {round}: {answers(term) - sent} answers:\n{table.look.text}"
         sent += 1
         noted += SETTLING in table.look.text
     # A key that came before the next question opened is dropped without a word; one after, with one.
     assert noted, "no question said it ignored a key"
-    term.enter()
+    term.type(*first_option(term, table.look.text))
     term.wait_until(lambda: answers(term) == sent + 1, "the answer to a settled question")
 
 
