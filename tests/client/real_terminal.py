@@ -506,7 +506,7 @@ def read_table(look: Look) -> Table:
     side = min(bars)
     left = [look.rows[y][:side].rstrip() for y in middle]
     words = 0
-    while words < len(left) and left[words].strip() and look.cells[rule + 1 + words][_first_char(left[words])][1]:
+    while words < len(left) and left[words].strip() and look.cells[rule + 1 + words][_indent(left[words])][1]:
         words += 1
     ground = look.cells[rule][0][0]           # the screen's own background, under the rule
     listed = words
@@ -528,7 +528,7 @@ def read_table(look: Look) -> Table:
                  left[listed:], right[:border], right[border].strip("─ "), right[border + 1:-1])
 
 
-def _first_char(row: str) -> int:
+def _indent(row: str) -> int:
     return len(row) - len(row.lstrip())
 
 
