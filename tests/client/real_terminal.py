@@ -212,8 +212,8 @@ class RealTerminal:
         """The screen now, with each cell's background and boldness: for the table's checks below."""
         with self.lock:
             buffer, width = self.screen.buffer, self.screen.columns
-            return Look(list(self.screen.display),
-                        [[(buffer[y][x].bg, buffer[y][x].bold) for x in range(width)] for y in range(self.screen.lines)])
+            return Look(list(self.screen.display), [[(buffer[y][x].bg, buffer[y][x].bold) for x in range(width)]
+                                                    for y in range(self.screen.lines)])
 
     def flowing(self) -> str:
         """The screen's text with the lines the terminal wrapped joined again (a row filled to
