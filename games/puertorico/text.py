@@ -197,8 +197,10 @@ class Text:
             stats = _pack([line] + goods, "", " ", width)
         else:
             who = self.paint(name.strip(), "you") if seat == v["seat"] else name.strip()
-            stats = [f"{mark}{who}" + (f"  {role}" if role else "")] + _pack(
-                [" ".join(n.split()) for n in numbers] + goods, "    ", " · ", width)
+            head = [f"{mark}{who}" + (f"  {role}" if role else "")]
+            if _width(head[0]) >= width:        # the roles on a line of their own
+                head = [f"{mark}{who}", f"    {role}"]
+            stats = head + _pack([" ".join(n.split()) for n in numbers] + goods, "    ", " · ", width)
         if width >= 60:               # each label left of its items
             return (stats + _pack((island or ["empty"]) + [f"· San Juan {p['san_juan']}"], f"  {island_label}  ",
                                   width=width)

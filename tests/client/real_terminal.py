@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import errno
 import fcntl
+import itertools
 import os
 import re
 import signal
@@ -31,6 +32,7 @@ import termios
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
@@ -206,6 +208,13 @@ class RealTerminal:
     def text(self) -> str:
         return "\n".join(self.lines())
 
+    def look(self) -> Look:
+        """The screen now, with each cell's background and boldness: for the table's checks below."""
+        with self.lock:
+            buffer, width = self.screen.buffer, self.screen.columns
+            return Look(list(self.screen.display), [[(buffer[y][x].bg, buffer[y][x].bold) for x in range(width)]
+                                                    for y in range(self.screen.lines)])
+
     def flowing(self) -> str:
         """The screen's text with the lines the terminal wrapped joined again (a row filled to
         its last column goes on in the next): what a program printed, whatever the width."""
@@ -267,6 +276,14 @@ class RealTerminal:
             for c in chars:
                 self._write(c.encode())
                 time.sleep(self.key_gap)
+
+    def type_at(self, *timed: tuple[float, str], start: float | None = None) -> None:
+        """Each key (a name of KEYS, or a character) at its time, in seconds after `start` (a
+        time.monotonic(); default now): keys pressed a known moment after another."""
+        start = time.monotonic() if start is None else start
+        for at, key in sorted(timed, key=lambda t: t[0]):
+            time.sleep(max(0.0, start + at - time.monotonic()))
+            self._write(KEYS.get(key, key).encode())
 
     def enter(self) -> None:
         self.type("enter")
@@ -418,6 +435,279 @@ def any_option(rnd) -> Callable[[RealTerminal, str], list[str]]:
     return keys
 
 
+# ---------------------------------------------------------------- the table as a person reads it
+
+@dataclass
+class Look:
+    """The screen at one moment: its rows, each as wide as the screen, and each cell's
+    background colour and boldness (what tells the question's words, the options list and its
+    scroll bar apart, where the text alone does not)."""
+    rows: list[str]
+    cells: list[list[tuple[str, bool]]]
+
+    @property
+    def lines(self) -> list[str]:
+        return [row.rstrip() for row in self.rows]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return len(self.rows[0]), len(self.rows)
+
+
+@dataclass
+class Table:
+    """The full-screen table's parts, as read from a Look (`read_table`): rows of text, each
+    without its pane's padding."""
+    look: Look
+    rule: int                   # the row of the rule above the question
+    side: int                   # the column of the line between the question and the side column
+    board: list[str]            # the rows above the rule, under the status line
+    question: list[str]         # the question's words (bold), row by row
+    options: list[str]          # the options list's rows (an option may take two)
+    numbers: list[int]          # the numbers of the options in sight, top to bottom
+    scrolls: bool               # the options list shows a scroll bar: more options than rows
+    mine_scrolls: bool          # so does the pane of the seat's own things: more lines than rows
+    after: list[str]            # the question column's rows under the options (the help line first)
+    mine: list[str]             # the seat's own things (the pane over the log)
+    hint: str                   # the line under them (its "N more lines below" when they are cut)
+    log: list[str]              # the log pane's rows, under the seat's own things
+
+    @property
+    def words(self) -> str:
+        """The question's words, with the mark of a question too new to answer taken off."""
+        return " ".join(" ".join(self.question).replace(NEW, "").split())
+
+
+class Unreadable(ValueError):
+    """A screen whose parts are not where the table puts them; the message says which."""
+
+
+def read_table(look: Look) -> Table:
+    """The parts of the full-screen table on `look`: the rule above the question is the lowest
+    row of "─" the screen's width; the side column starts at the column that holds "│" on
+    every row between it and the keys line; in the question's column, the bold rows are the
+    question's words, the rows with the options list's own background its options (the list
+    is scrolled where its right edge has another background: its scroll bar)."""
+    cols, height = look.size
+    rules = [y for y, line in enumerate(look.lines) if line == "─" * cols]
+    if not rules:
+        raise Unreadable("no rule across the screen above the question")
+    rule = rules[-1]
+    middle = range(rule + 1, height - 1)
+    if not middle:
+        raise Unreadable("no row between the rule above the question and the keys line")
+    bars = set.intersection(*({x for x, c in enumerate(look.rows[y]) if c == "│"} for y in middle))
+    if not bars:
+        raise Unreadable("no line between the question and the column beside it")
+    side = min(bars)
+    left = [look.rows[y][:side].rstrip() for y in middle]
+    words = 0
+    while words < len(left) and left[words].strip() and look.cells[rule + 1 + words][_indent(left[words])][1]:
+        words += 1
+    ground = look.cells[rule][0][0]           # the screen's own background, under the rule
+    listed = words
+    while listed < len(left) and look.cells[rule + 1 + listed][0][0] != ground:
+        listed += 1
+    options = left[words:listed]
+    scrolls = any(look.cells[rule + 1 + i][side - 1][0] != look.cells[rule + 1 + i][0][0]
+                  for i in range(words, listed))
+    # The side column's rows without the line, the panes' padding and their scroll bar's column.
+    right = [look.rows[y][side + 2:-1].rstrip() for y in middle]
+    border = next((i for i, row in enumerate(right) if row.startswith("─")), None)
+    if border is None:
+        raise Unreadable("no line under the seat's own things in the side column")
+    pane = look.cells[rule + 1][side + 2][0]         # the side column's background
+    mine_scrolls = any(look.cells[y][cols - 1][0] != pane for y in range(rule + 1, rule + 1 + border))
+    return Table(look, rule, side, [row[1:-1].rstrip() for row in look.rows[1:rule]],
+                 [row.strip() for row in left[:words]], options,
+                 [int(m.group(1)) for row in options if (m := OPTION.match(row))], scrolls, mine_scrolls,
+                 left[listed:], right[:border], right[border].strip("─ "), right[border + 1:-1])
+
+
+def _indent(row: str) -> int:
+    return len(row) - len(row.lstrip())
+
+
+def table_problems(look: Look, game: str = "", log_rows: int = 0, logged: int = 0) -> list[str]:
+    """What a person at an open question could not read on `look`, in sentences ([]: all is
+    there): the status line on the first row; the keys line on the last; the question's words;
+    its options numbered in order (the "none" entry, 0, last), with the help line under them,
+    so the list is not cut by the screen's edge; the seat's own things whole, or the hint of
+    the lines below where their pane scrolls; `game`'s own checks (San Juan: the whole hand,
+    `hand_problems`; Puerto Rico: the building table and the cities in whole rows,
+    `row_problems`); a log pane of at least `log_rows` rows, `logged` of them with text."""
+    problems = []
+    lines = look.lines
+    if not re.match(r"\s*table \w+ · seat \d+", lines[0]):
+        problems.append(f"the status line is not on the first row: {lines[0]!r}")
+    if not ASKING.search(lines[-1]):
+        problems.append(f"the keys line is not on the last row: {lines[-1]!r}")
+    try:
+        table = read_table(look)
+    except Unreadable as e:
+        return problems + [str(e)]
+    if not table.question:
+        problems.append("the question's words are not under the rule")
+    numbers = table.numbers
+    counted = numbers[:-1] if len(numbers) > 1 and numbers[-1] == 0 else numbers   # 0: none, last
+    if counted != list(range(counted[0], counted[0] + len(counted)) if counted else []):
+        problems.append(f"the options are not numbered in order: {numbers}")
+    if not (table.after and table.after[0].strip()):
+        problems.append("no help line under the options: the question is cut by the screen's edge")
+    if table.mine_scrolls and not HIDDEN.search(table.hint):
+        problems.append(f"your own things scroll, with no hint of the lines below: {table.hint!r}")
+    if game == "sanjuan":
+        problems += hand_problems(table)
+    elif game == "puertorico":
+        problems += row_problems(table.board) + row_problems(table.mine)
+    if len(table.log) < log_rows:
+        problems.append(f"the log has {len(table.log)} rows, fewer than {log_rows}")
+    if sum(bool(row.strip()) for row in table.log) < logged:
+        problems.append(f"the log shows fewer than {logged} lines")
+    return problems
+
+
+HAND = re.compile(r"Your hand \((\d+) cards?")
+HIDDEN = re.compile(r"(\d+) more lines? below")
+
+
+def hand_problems(table: Table) -> list[str]:
+    """San Juan: the hand over the log, its heading "Your hand (N cards …" and a line for each
+    of the N cards (a card's line starts two spaces in, a long one goes on further in; the
+    lines after the cards, as the ones under the chapel, start at the edge), or as many as fit
+    and the hint of the lines below."""
+    heading = next((i for i, row in enumerate(table.mine) if HAND.match(row)), None)
+    if heading is None:
+        return ["no \"Your hand (N cards\" heading beside the question"]
+    count = int(HAND.match(table.mine[heading]).group(1))
+    listed = list(itertools.takewhile(lambda row: row.startswith("  "), table.mine[heading + 1:]))
+    cards = sum(1 for row in listed if re.match(r"  [^ (]", row))     # not "(empty)", not a card's rest
+    hidden = HIDDEN.search(table.hint)
+    if hidden is None and cards != count:
+        return [f"the hand holds {count} cards but {cards} are in sight, and no hint of more lines below"]
+    if hidden is not None and not cards < count <= cards + int(hidden.group(1)):
+        return [f"the hand holds {count} cards, {cards} are in sight and {table.hint!r}"]
+    return []
+
+
+BUILDING = re.compile(r"(?P<name>[A-Z][a-z]+(?: [a-z]+)*) +(?:\d{1,2}(?: ×\d)?|–)")
+CITY = re.compile(r"( *)city +\d+/12(?:  (.*))?$")
+ITEM = re.compile(r"[a-z][a-z ]*[a-z] [○●]+")
+
+
+def row_problems(rows: list[str]) -> list[str]:
+    """Puerto Rico: the building table's rows and the cities' rows, whole on each screen row.
+    A row of the table holds as many cells (a building with its price and copies, or the
+    legend "←") as the others, each cell whole (the last row may hold one less: the last
+    column is the shortest, and the legend then has a row of its own, "↑"); a city's buildings
+    (each with its circles) stand on its row and on the rows under it further in, none broken
+    across two."""
+    from games.puertorico.components import BUILDINGS    # the building names: the game's own
+    names = {b.name for b in BUILDINGS}
+    problems, cells_in = [], []
+    for row in rows:
+        cells = [cell.strip() for cell in row.split(" │ ")]
+        first = BUILDING.fullmatch(cells[0])
+        if not first or first.group("name") not in names:
+            if any(name in row for name in names) or row.strip().startswith("←"):
+                problems.append(f"a piece of the building table out of its row: {row.strip()!r}")
+            continue
+        cells_in.append(len(cells))
+        for cell in cells:
+            found = BUILDING.fullmatch(cell)
+            if not (cell.startswith("← ") or found and found.group("name") in names):
+                problems.append(f"a cell of the building table cut: {cell!r} in {row.strip()!r}")
+    if cells_in and (any(n != cells_in[0] for n in cells_in[:-1]) or not 0 <= cells_in[0] - cells_in[-1] <= 1):
+        problems.append(f"the building table's rows hold {cells_in} cells: a row was split")
+    for at, row in enumerate(rows):
+        city = CITY.match(row)
+        if not city:
+            continue
+        items = city.group(2) or ""
+        for below in rows[at + 1:]:
+            if not (below.startswith(city.group(1) + "    ") and below.strip()[:1].islower()):
+                break
+            items += "  " + below.strip()
+        for item in filter(None, (i.strip() for i in items.split("  "))):
+            if item != "empty" and not ITEM.fullmatch(item):
+                problems.append(f"a building of a city broken across two rows: {item!r} in {row.strip()!r}")
+    return problems
+
+
+def wait_for_table(term: RealTerminal, what: str, timeout: float = 15.0, **checks) -> Table:
+    """Wait for the table to show an open question that takes answers, drawn whole (the same on
+    two looks in a row) at the terminal's size, with nothing `table_problems(look, **checks)`
+    misses; TerminalError with the last problems and the screen after `timeout` seconds."""
+    seen = [None, []]
+
+    def ready() -> Table | None:
+        look = term.look()
+        before, seen[0] = seen[0], look.rows
+        if look.rows != before or look.size != (term.screen.columns, term.screen.lines) or not _asking(look.text):
+            return None
+        seen[1] = table_problems(look, **checks)
+        return None if seen[1] else read_table(look)
+    try:
+        return term.wait_until(ready, what, timeout)
+    except TerminalError as e:
+        raise TerminalError(f"{e}\nwhat is missing: " + "; ".join(seen[1])) from None
+
+
+@dataclass
+class Asked:
+    """A question as the screen showed it (`Table`), for comparing with the record afterwards."""
+    size: tuple[int, int]
+    words: str
+    numbers: list[int]
+    scrolls: bool
+    screen: str
+
+
+def asked_in_record(path: Path, seat: int) -> list[dict]:
+    """The questions `seat` (from 0) was asked, in order: the prompt of its view before each of
+    its moves, replayed from the record as `governor replay` does."""
+    from client.replay import frames
+    from client.session import read_record
+    from protocol.messages import printable
+    from protocol.verify import verify
+    items, shown = read_record(str(path))
+    report = verify(items, shown)
+    assert report.ok, report.text()
+    steps, _ = frames(items, seat)
+    moves = [m for m in items if m.kind == "entry"][-1].body["moves"]
+    return [printable(steps[i].view["prompt"]) for i, (who, _) in enumerate(moves) if who == seat]
+
+
+def entries(prompt: dict) -> list[int]:
+    """The numbers a question's options are shown with: from its first number (1, or the first
+    count where they are counts), and 0 for "none" where nothing may be picked."""
+    from client.render import first_number
+    first = first_number(prompt)
+    return [first + i for i in range(len(prompt["options"]))] + [0] * (prompt["min"] == 0 < prompt["max"])
+
+
+def unlike_record(asked: list[Asked], prompts: list[dict]) -> list[str]:
+    """Where the questions shown differ from the ones the record says were asked: a question's
+    words not all in sight, or an option missing from sight while the list shows no scroll bar."""
+    if len(asked) != len(prompts):
+        return [f"{len(asked)} questions shown, the record asked {len(prompts)}"]
+    problems = []
+    for n, (shown, prompt) in enumerate(zip(asked, prompts), 1):
+        words = " ".join(prompt["text"].split())
+        where = f"question {n} at {shown.size[0]}×{shown.size[1]}"
+        if shown.words != words:
+            problems.append(f"{where}: {shown.words!r} shown, the question is {words!r}\n{shown.screen}")
+        want = entries(prompt)
+        if shown.numbers != want and not (shown.scrolls and shown.numbers == want[:len(shown.numbers)]):
+            problems.append(f"{where}: options {shown.numbers} in sight (scroll bar: {shown.scrolls}), "
+                            f"the question has {want}\n{shown.screen}")
+    return problems
+
+
 class Played:
     """What a seat played to the end on the full screen saw: the questions answered, the most
     bot worker processes seen at once under the program, every line the screen showed (the log
@@ -448,11 +738,16 @@ def _asking(text: str) -> str:
     return ""
 
 
-def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.0) -> Played:
+def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.0,
+                    at_question: Callable[[RealTerminal, str], str] | None = None,
+                    questions: int | None = None) -> Played:
     """Answer every question of the seat on the full screen until the end screen: wait for a
     question to be shown and to take answers (no longer marked new: a person's time to read it),
     type `answer(term, text)`'s keys, and wait for the screen to take them (typed again if it did not
-    change within RETYPE seconds: a key the table dropped). Counts the bot workers under the
+    change within RETYPE seconds: a key the table dropped). `at_question(term, text)`, where
+    given, reads each question first (once, not again for keys typed again) and returns the
+    screen to answer from (it may resize the terminal). `questions`: stop once that many are
+    answered, before the end (`Played.end` is then ""). Counts the bot workers under the
     program as it goes. TerminalError (with the screen) when the game has not ended after
     `limit` seconds."""
     played = Played()
@@ -462,6 +757,7 @@ def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.
         return max(0.1, end - time.monotonic())
 
     shown = [""]
+    untaken = ""        # the screen the keys typed last did not change
 
     def asking() -> str:
         """The screen, once it asks and is drawn whole: the same on two looks in a row."""
@@ -475,12 +771,17 @@ def play_to_the_end(term: RealTerminal, answer=first_option, limit: float = 120.
         if OVER in text:
             played.end = text
             return played
+        if questions is not None and played.questions >= questions:
+            return played
+        new = CONFIRM not in text and text != untaken
+        if new and at_question is not None:
+            text = at_question(term, text)
         keys = ["y"] if CONFIRM in text else answer(term, text)
         term.type(*keys)
-        if CONFIRM not in text:
-            played.questions += 1
+        played.questions += new
         took = time.monotonic() + min(RETYPE, left())
         while played.look(term) == text and time.monotonic() < took:
             time.sleep(POLL)
+        untaken = text if played.look(term) == text else ""     # the keys are typed again
         if time.monotonic() > end:
             term.fail(f"the game is not over after {limit:.0f} s ({played.questions} questions answered)")
