@@ -16,8 +16,9 @@ import asyncpg
 import pytest
 
 from client.link import Link
-from protocol import record
+from protocol import record, wire
 from protocol.verify import verify
+from websockets.sync.client import connect
 
 from tests.client.live import bot_seat, governor, outcome
 
@@ -54,6 +55,22 @@ class Process:
             self.proc.wait(10)
 
 
+def formed(processes: list[Process], within: float = 3 * LEASE) -> None:
+    """Until every process names them all as the cluster's in its welcome: a client learns the
+    cluster's addresses from the welcomes it gets, and one that came before a process was known
+    would never try it (each process reads who is alive every quarter of a lease)."""
+    deadline = time.monotonic() + within
+    for p in processes:
+        while True:
+            with connect(p.url, compression=None) as ws:
+                ws.send(wire.encode({"type": "hello", "version": wire.VERSION}))
+                welcome = wire.decode(ws.recv(), wire.SERVER, wire.MAX_SERVER_FRAME)
+            if set(welcome.get("cluster", ())) >= {q.url for q in processes}:
+                break
+            assert time.monotonic() < deadline, f"{p.url} names only {welcome.get('cluster')} of the cluster"
+            time.sleep(0.1)
+
+
 FAST = ["rate=10000", "burst=10000", "conn_rate=10000", "conn_burst=10000", "tables_per_addr=1000",
         "tables_per_window=1000", "watch_rate=10000", "watch_burst=10000"]
 
@@ -65,6 +82,7 @@ def cluster(tmp_path, database):
     def start(n, *args):
         for _ in range(n):
             started.append(Process(tmp_path / f"server{len(started)}", database, *args))
+        formed(started)
         return started[-n:]
 
     yield start
