@@ -278,8 +278,14 @@ class Text(Protocol):
 
     A game without them keeps plain `?` (help on the question's options)."""
 
-    def board(self, view: dict) -> str:
-        """Everything the view shows but its prompt."""
+    def board(self, view: dict, width: int) -> str:
+        """Everything the view shows but its prompt, its lines broken to fit `width` columns
+        (never inside a city or a row of a table)."""
+
+    def parts(self, view: dict, width: int) -> tuple[str, str, str]:
+        """The board in three, as the full screen lays it out: its head (the round, the roles,
+        the common supply: kept in sight), the rest (what may scroll) and the seat's own things
+        (a hand, a player's block: shown beside the question); "" for a part there is none of."""
 
     def result(self, result: dict, names: list[str]) -> str:
         """The score table of a `Result`."""

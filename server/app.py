@@ -320,8 +320,8 @@ class Server:
     async def stop(self, farewell: tuple[str, str] | None = None) -> None:
         """Withdraw the announcement, close every connection with 1001 (going away), stop the
         tables, close the database. Moves being committed are finished; reads and replays, which
-        no accepted move waits for, are not waited for (server/background.py). `farewell`, an
-        error's (code, message), is said to everyone at a table first (`governor play`'s host
+        no accepted move waits for, are not waited for (server/background.py). `farewell`, a
+        notice's (code, message), is said to everyone at a table first (`governor play`'s host
         leaving: "host_left")."""
         if farewell is not None:
             await self._say_farewell(*farewell)

@@ -7,7 +7,7 @@ available for embedding and tests: `processes=False`). The other levels decide i
 millisecond (docs/hosting.md, `bot_answer`): they are decided in a thread of this process at once,
 so that they never wait behind a search.
 
-The workers are shared fairly. Each decision belongs to an owner (the client that created its
+The workers are shared fairly. Each searching decision belongs to an owner (the client that created its
 table). A free worker goes to the waiting owner served longest ago (a newcomer first), and no
 owner has more than all workers but one thinking at once while another owner waits. So one client with a dozen
 tables of searching bots queues behind itself, and another table's bot waits at most for one
@@ -81,13 +81,13 @@ def _start_worker(parent: int) -> None:
 
 
 @contextmanager
-def _born_ignoring_ctrl_c(processes: bool):
+def _born_ignoring_ctrl_c():
     """Worker processes started in here begin life with Ctrl-C ignored (an ignored signal stays
     ignored through exec, and Python leaves an ignored SIGINT alone as it starts), so that a
     Ctrl-C that comes while a worker is still starting, before _start_worker runs, prints no
     traceback either. Only the main thread may change a handler; a Ctrl-C in the few
     milliseconds a worker takes to start is lost."""
-    old = signal.getsignal(signal.SIGINT) if processes else None
+    old = signal.getsignal(signal.SIGINT)
     if old is None or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -125,6 +125,11 @@ class BotFailed(Exception):
         super().__init__(f"{public}: {cause!r}")
         self.public = public
 
+    @classmethod
+    def raised(cls, e: Exception) -> "BotFailed":
+        """The bot (or its thread) raised `e`: named by its type alone."""
+        return cls(f"it raised {type(e).__name__}", e)
+
 
 class _PoolFailed(Exception):
     """The pool, not the bot, failed to make a decision: another pool or a thread may."""
@@ -142,7 +147,6 @@ class Deciders:
                  seconds: float | None = None) -> None:
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
         self.processes = processes      # think in worker processes (False: threads, as asked or after failures)
-        self.fell_back = False          # processes were asked for, and failed: threads from now on
         self.seconds = seconds
         self._pool: Executor | None = None
         self._thread_pool: Executor | None = None
@@ -154,6 +158,11 @@ class Deciders:
         self._served: dict[str, int] = {}      # owner with work here -> when it last got a worker
         self._clock = 0                           # counts the decisions handed to workers
         self._tasks: set[asyncio.Task] = set()    # the loop keeps only weak references to tasks
+
+    @property
+    def fell_back(self) -> bool:
+        """Processes were asked for, and failed twice: threads from now on."""
+        return self.failures >= 2
 
     @property
     def per_owner(self) -> int:
@@ -226,7 +235,7 @@ class Deciders:
                 self._quick_pool = ThreadPoolExecutor(2, thread_name_prefix="governor-quick-bot")
             return await asyncio.get_running_loop().run_in_executor(self._quick_pool, decide, level, seed, view)
         except Exception as e:
-            raise BotFailed(f"it raised {type(e).__name__}", e) from e
+            raise BotFailed.raised(e) from e
 
     async def _decide(self, level: str, seed: int, view: dict) -> list:
         """The decision, from the pool; on a fresh pool if that one failed; in a thread if that
@@ -244,7 +253,7 @@ class Deciders:
             return await asyncio.get_running_loop().run_in_executor(self._threads(), decide, level, seed, view,
                                                                     self.seconds)
         except Exception as e:
-            raise BotFailed(f"it raised {type(e).__name__}", e) from e
+            raise BotFailed.raised(e) from e
 
     async def _in_pool(self, level: str, seed: int, view: dict) -> list:
         """One try in the process pool; _PoolFailed when the pool, not the bot, failed."""
@@ -252,7 +261,7 @@ class Deciders:
         try:
             _tracker_running()     # before the pool, whose queues register with the tracker
             pool = self._executor()
-            with _born_ignoring_ctrl_c(True):      # the pool may start a worker here
+            with _born_ignoring_ctrl_c():      # the pool may start a worker here
                 work = loop.run_in_executor(pool, decide, level, seed, view, self.seconds)
         except Exception as e:    # a broken pool, or worker processes that cannot start
             self._replace(self._pool, e)
@@ -263,7 +272,7 @@ class Deciders:
             self._replace(pool, e)
             raise _PoolFailed() from e
         except Exception as e:
-            raise BotFailed(f"it raised {type(e).__name__}", e) from e
+            raise BotFailed.raised(e) from e
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -286,8 +295,7 @@ class Deciders:
             self._pool = None
             pool.shutdown(wait=False)
         self.failures += 1
-        if self.failures >= 2:
-            self.fell_back = True
+        if self.fell_back:
             log.error("bot worker processes keep failing (%r); bots think in threads from now on. A program "
                       "that embeds the server needs the `if __name__ == '__main__':` guard", exc)
             self.processes = False

@@ -645,7 +645,6 @@ class TableApp(App):
         else:
             self.set_focus(None)
         self._close_help()
-        self._keys()
         if self.question is not None:
             self._show_cursor()
 

@@ -67,7 +67,7 @@ def _draw(s: State, rng, ev: list | None) -> int | None:
         s.deck = rng.shuffle("deck/reshuffle", s.reshuffles, pile)[::-1]
         if ev is not None:
             say(ev, "reshuffle", lambda n=len(pile): f"The supply is empty: the discard pile's {n} "
-                f"card{'s' * (n != 1)} are shuffled into a new supply.")
+                f"card{'s are' if n != 1 else ' is'} shuffled into a new supply.")
     return s.deck.pop()
 
 

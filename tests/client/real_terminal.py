@@ -288,12 +288,6 @@ class RealTerminal:
     def enter(self) -> None:
         self.type("enter")
 
-    def arrow(self, direction: str, times: int = 1) -> None:
-        self.type(*[direction] * times)
-
-    def digits(self, n: int) -> None:
-        self.type(str(n))
-
     def _write(self, data: bytes) -> None:
         if self.exit_code() is not None:
             self.fail(f"the program ended (exit code {self.exit_code()}) before the key {data!r}")

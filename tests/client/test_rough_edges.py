@@ -155,7 +155,7 @@ def test_bot_workers_are_born_ignoring_ctrl_c():
     from server.deciders import _born_ignoring_ctrl_c
     before = signal.getsignal(signal.SIGINT)
     probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
-    with _born_ignoring_ctrl_c(True):
+    with _born_ignoring_ctrl_c():
         inside = subprocess.run(probe, capture_output=True, text=True).stdout
     assert inside.strip() == "True"
     assert signal.getsignal(signal.SIGINT) is before       # the server's own Ctrl-C is back
