@@ -194,7 +194,7 @@ async def listen(seconds: float) -> tuple[list[Found], int]:
     try:
         zeroconf = AsyncZeroconf(ip_version=IPVersion.V4Only)
     except (OSError, ZeroconfError) as e:
-        raise ClientError(f"cannot listen on the local network: {e}") from None
+        raise ClientError("no_multicast", f"cannot listen on the local network: {e}") from None
     heard: list[str] = []
 
     def on_change(zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:

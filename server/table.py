@@ -339,7 +339,12 @@ class Table:
         if e is None:
             move = BotMove(ask.seat, ask.key, list(decision.result()))
         else:
-            log.error("table %s: the %s bot of seat %d failed: %r", self.id, ask.level, ask.seat, e, exc_info=e)
+            # What failed, by name, at error level; its text and traceback (which may name a card
+            # the bot holds) only at debug: `governor play`'s server logs where its host reads.
+            cause = e.__cause__ if isinstance(e, BotFailed) and e.__cause__ is not None else e
+            log.error("table %s: the %s bot of seat %d failed: %s (%s)", self.id, ask.level, ask.seat,
+                      e.public if isinstance(e, BotFailed) else "it failed", type(cause).__name__)
+            log.debug("table %s: the bot's failure in full", self.id, exc_info=e)
             move = BotMove(ask.seat, ask.key, None, e.public if isinstance(e, BotFailed) else "it failed")
         loop = asyncio.get_running_loop()
         hold = asked + self.server.limits.bot_answer - loop.time() if ask.level in bots.SEARCHING else 0

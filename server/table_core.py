@@ -792,7 +792,10 @@ class TableCore:
         try:
             return self._accept("act", index, {"action": action}, then=_nothing, failed=lambda: self._random_move(s))
         except (IllegalAction, ProtocolError) as e:
-            log.error("table %s: the move %r of the bot of seat %d was refused (%s)", self.id, action, index, e)
+            # Its code alone at error level: the move and the refusal's sentence may name what the
+            # bot holds, and `governor play`'s server logs where its host reads.
+            log.error("table %s: the move of the bot of seat %d was refused (%s)", self.id, index, e.code)
+            log.debug("table %s: the refused move of seat %d: %r (%s)", self.id, index, action, e)
             # The code only: the refusal's sentence may name what the bot holds.
             return self._bot_failed(s, f"its move was refused ({e.code})")
 

@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
+from client import discover
 from client.cli import main
+from client.errors import ClientError
 from client.session import read_announced
 from client.discover import MAX_GAMES, NAME_CHARS, found, shortened
 from protocol import wire
@@ -237,3 +239,13 @@ def test_a_damaged_memory_of_names_is_nothing_remembered(tmp_path):
     assert read_announced(tmp_path) == {}
     (tmp_path / "announced.json").write_text('{"Ana": {"key": 5}, "Bo": {"key": "k", "since": "d", "seen": "d", "tls": false}}')
     assert list(read_announced(tmp_path)) == ["Bo"]
+
+
+async def test_a_machine_that_cannot_listen_on_the_network_is_told_so(monkeypatch):
+    def no_multicast(*args, **kw):
+        raise OSError(19, "No such device")
+    monkeypatch.setattr(discover, "AsyncZeroconf", no_multicast)
+    with pytest.raises(ClientError) as refused:
+        await discover.listen(0.1)
+    assert refused.value.code == "no_multicast" and "cannot listen on the local network" in str(refused.value)
+    assert await discover.addresses_of("aa:bb", 0.1) == []      # a seat looking for its server goes on

@@ -97,7 +97,7 @@ async def test_a_token_whose_seat_was_given_away_meanwhile_does_not_take_it(serv
 
 # ---------------------------------------------------------------------- 2. the server's own moves
 
-async def test_a_bot_whose_decision_fails_plays_a_random_move_and_the_table_is_told(server, monkeypatch):
+async def test_a_bot_whose_decision_fails_plays_a_random_move_and_the_table_is_told(server, monkeypatch, caplog):
     """Every decision of the bot raises, in the worker and again in the thread it is retried in:
     each time the table is told in words that name no card (the exception's text is not shown),
     /metrics counts it, and the match goes on to a verified end."""
@@ -118,6 +118,10 @@ async def test_a_bot_whose_decision_fails_plays_a_random_move_and_the_table_is_t
                and "Silver" not in n["message"] for n in failures), failures[0]
     metrics = exposition(server)
     assert f'governor_bot_failures_total{{level="random"}} {len(failures)}' in metrics
+    # Logged at error level by name, never with the error's text (`governor play` logs where its host reads).
+    errors = [r for r in caplog.records if r.levelname == "ERROR" and "bot of seat" in r.getMessage()]
+    assert errors and all("KeyError" in r.getMessage() and "Silver" not in r.getMessage() and not r.exc_info
+                          for r in errors), [r.getMessage() for r in errors]
 
 
 async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(server, monkeypatch):
