@@ -1,13 +1,25 @@
 """Rules engines, one package per title, each with the same contract (games/contract.py).
 
 Nothing under games/ does I/O, reads a clock, keeps global state or makes its own randomness.
-Adding a game is one package under games/ and its name in the line below.
+Adding a game is one package under games/ and its name in the line below. Registering checks it
+against the contract (a TypeError names every part missing or malformed) and gives it the
+contract's defaults of what it leaves out (contract.DEFAULTS), so that everywhere the package is
+imported it offers every name of the contract.
 """
 from importlib import import_module
 
+from games.contract import complete
 from games.errors import IllegalAction
 
-GAMES = {g.INFO.id: g for g in (import_module(f"games.{name}") for name in ("sanjuan", "puertorico"))}
+GAMES: dict = {}
+
+
+def register(game) -> None:
+    """Add a game (a module with the contract's names) to the registry, by its INFO.id."""
+    complete(game)
+    if game.INFO.id in GAMES:
+        raise TypeError(f"a game called {game.INFO.id!r} is registered already")
+    GAMES[game.INFO.id] = game
 
 
 def get(name: str):
@@ -17,4 +29,7 @@ def get(name: str):
         raise IllegalAction("unknown_game", f"No game called {name!r}; there is: {', '.join(GAMES)}.") from None
 
 
-__all__ = ["GAMES", "IllegalAction", "get"]
+for _name in ("sanjuan", "puertorico"):
+    register(import_module(f"games.{_name}"))
+
+__all__ = ["GAMES", "IllegalAction", "get", "register"]

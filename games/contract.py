@@ -22,12 +22,15 @@ the terminal rendering of their views.
 """
 from __future__ import annotations
 
+import hashlib
+from copy import deepcopy
 from dataclasses import dataclass
+from inspect import signature
 from typing import Any, Callable, NotRequired, Protocol, TypedDict
 
-from games.choice import BACK
+from games.choice import BACK, all_picks, pick_uniform
 from games.errors import IllegalAction
-from games.events import Event
+from games.events import Event, visible
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,9 @@ class Info:
     rules_version: str       # bumped whenever an old match could replay differently; records name it
     tiebreak: str            # the tie-break rule in words, for score tables
     options: tuple[Option, ...] = ()
+    # What the game does that not every game does, as OpenSpiel's GameType declares it, for
+    # clients and tests to go by: whether some prompt offers the move [BACK].
+    offers_back: bool = False
 
     @property
     def players(self) -> range:
@@ -78,9 +84,11 @@ class Info:
         return min(4, self.max_players)
 
     def variants(self) -> list[dict]:
-        """The option sets worth testing and measuring: the defaults, and every switch on."""
+        """The option sets worth testing and measuring: the defaults, every switch on, and each
+        other value of each number option (the rest at their defaults)."""
         every_switch = {o.name: True for o in self.options if o.type is bool}
-        return [self.check_options({})] + ([self.check_options(every_switch)] if every_switch else [])
+        numbers = [{o.name: v} for o in self.options if o.type is int for v in o.choices if v != o.default]
+        return [self.check_options(o) for o in [{}, *([every_switch] if every_switch else []), *numbers]]
 
     def check_players(self, n) -> int:
         if type(n) is not int or n not in self.players:
@@ -135,10 +143,12 @@ class Prompt(TypedDict):
 class Result(TypedDict):
     """Scores at the end (or so far). `scores[seat]` maps each score part to points, with the
     sum as "total"; `tiebreak[seat]` is the value the tie-break compares; `winners` are the seats
-    that share the win."""
+    that share the win; `rounds`, where the game counts rounds, how many were played (the score
+    table says it)."""
     scores: list[dict[str, int]]
     tiebreak: list
     winners: list[int]
+    rounds: NotRequired[int]
 
 
 # The fields of a seat's view that only that seat may see (a game puts its own things under
@@ -148,7 +158,9 @@ PRIVATE = ("you", "prompt")
 
 class View(TypedDict, total=False):
     """The envelope of every view; a game adds its own fields beside these. `seat` is None for a
-    spectator, who gets no `prompt`. `result` is there once `over`."""
+    spectator, who gets no `prompt`. `result` is there once `over`. A game whose players choose
+    roles names the role being played as `role` (None between roles) and the seat that chose it
+    as `chooser`: a client asks before a seat picks nothing in the phase of its own role."""
     game: str
     seat: int | None
     to_act: list[int]
@@ -157,6 +169,8 @@ class View(TypedDict, total=False):
     options: dict
     over: bool
     result: Result
+    role: str | None
+    chooser: int | None
 
 
 def check_prompt(p) -> None:
@@ -192,6 +206,7 @@ def check_result(r, seats: int) -> None:
     assert isinstance(r.get("tiebreak"), list) and len(r["tiebreak"]) == seats, "a tie-break value per seat"
     w = r.get("winners")
     assert isinstance(w, list) and w and all(type(i) is int and 0 <= i < seats for i in w), "winners are seats"
+    assert type(r.get("rounds", 0)) is int, "rounds, where given, is a whole number"
 
 
 def check_view(v, game: str, seat: int | None, seats: int) -> None:
@@ -212,6 +227,9 @@ def check_view(v, game: str, seat: int | None, seats: int) -> None:
         assert seat in v["to_act"], "a seat with a prompt is to act"
     if v["over"]:
         check_result(v.get("result"), seats)
+    assert "role" not in v or v["role"] is None or isinstance(v["role"], str), "view['role'] is a word or None"
+    assert "chooser" not in v or v["chooser"] is None or (type(v["chooser"]) is int and 0 <= v["chooser"] < seats), \
+        "view['chooser'] is a seat or None"
 
 
 class Search(Protocol):
@@ -350,3 +368,118 @@ class Game(Protocol):
     search: Callable[..., Search] | None  # makes the search support (its keywords: the policy's)
     bots: dict[str, Callable[..., Any]]   # the game's own bot levels (e.g. "heuristic"): seed -> bot
     Text: Callable[..., Text]            # Text(options, paint): the board and score table as text
+
+
+# ---------------------------------------------------------------- registration
+
+def _manifest_hash(game) -> Callable:
+    def manifest_hash(options: dict) -> bytes:
+        """SHA-256 of the manifest as text, one line `id key` per card: what the deal permutes."""
+        return hashlib.sha256("".join(f"{i} {key}\n" for i, key in enumerate(game.manifest(options))).encode()).digest()
+    return manifest_hash
+
+
+def _view(game) -> Callable:
+    def view(state, seat: int | None = None) -> View:
+        return game.views(state, [seat])[0]
+    return view
+
+
+def _legal(game) -> Callable:
+    def legal(state, seat: int) -> list[list]:
+        """Every pick within the prompt's bounds (they grow combinatorially: a search samples)."""
+        p = game.prompt(state, seat) if seat in game.to_act(state) else None
+        return all_picks(p["options"], p["min"], p["max"]) if p else []
+    return legal
+
+
+def _random_action(game) -> Callable:
+    def random_action(state, seat: int, rnd) -> list:
+        if seat not in game.to_act(state):
+            raise IllegalAction("not_your_turn", f"Seat {seat!r} owes no decision now.")
+        p = game.prompt(state, seat)
+        return pick_uniform(p["options"], p["min"], p["max"], rnd)
+    return random_action
+
+
+def _random_move(game) -> Callable:
+    def random_move(state, seat: int, rnd, rng) -> None:
+        game.apply(state, seat, game.random_action(state, seat, rnd), rng, events=False)
+    return random_move
+
+
+# What a game may leave out, as every game would write it: name -> the function made from the
+# game's other names. A game writes its own where it knows a faster way (the big games draw a
+# random move from their pending decision without building its prompt).
+DEFAULTS: dict[str, Callable[[Any], Any]] = {
+    "view": _view,
+    "legal": _legal,
+    "random_action": _random_action,
+    "random_move": _random_move,
+    "visible_events": lambda game: visible,
+    "copy": lambda game: deepcopy,
+    "manifest_hash": _manifest_hash,
+    "dealt": lambda game: lambda state, seat: None,          # nothing dealt privately
+    "private_room": lambda game: lambda view: None,         # a seat's own fields hide nothing
+    "bots": lambda game: {},                                # only the "random" level
+    "search": lambda game: None,                            # no "ismcts" level
+}
+
+# Every function of the contract with the arguments it is called with (by position; `apply`
+# also takes `events=`), which a game's function must accept.
+FUNCTIONS = {"setup": 3, "to_act": 1, "prompt": 2, "legal": 2, "random_action": 3, "random_move": 4,
+             "apply": 4, "view": 2, "views": 2, "visible_events": 2, "result": 1, "dump": 1, "load": 1,
+             "copy": 1, "manifest": 1, "manifest_hash": 1, "dealt": 2, "permute_hidden": 3,
+             "private_room": 1, "Text": 2}
+
+
+def _takes(f, n: int, **keywords) -> bool:
+    try:
+        signature(f).bind(*[None] * n, **keywords)
+    except TypeError:
+        return False
+    except ValueError:       # no signature to read (a builtin): take it as it says
+        return True
+    return True
+
+
+def problems(game) -> list[str]:
+    """Everything `game` (a module, or any object with the contract's names) lacks or has in a
+    wrong form, as phrases; empty when it is a game. DEFAULTS fill in what it leaves out."""
+    out = []
+    info = getattr(game, "INFO", None)
+    if not isinstance(info, Info):
+        out.append("INFO is missing or not a games.contract.Info")
+    elif not (info.id.isascii() and info.id.isidentifier() and info.id.islower()):
+        out.append(f"INFO.id {info.id!r} is not a lower-case name (it is a key on the wire and in records)")
+    elif not 1 <= info.min_players <= info.max_players:
+        out.append(f"INFO's players {info.min_players} to {info.max_players} are no range of seats")
+    for name, args in FUNCTIONS.items():
+        f = getattr(game, name, None)
+        if f is None:
+            if name not in DEFAULTS:
+                out.append(f"{name} is missing")
+        elif not callable(f):
+            out.append(f"{name} is not a function")
+        elif not _takes(f, args, **({"events": False} if name == "apply" else {})):
+            out.append(f"{name} does not take {args} argument{'s' * (args != 1)}"
+                       + (" and events=" if name == "apply" else ""))
+    bots = getattr(game, "bots", {})
+    if not isinstance(bots, dict) or not all(isinstance(k, str) and callable(v) for k, v in bots.items()):
+        out.append("bots is not a map of level names to bot makers")
+    search = getattr(game, "search", None)
+    if search is not None and not callable(search):
+        out.append("search is neither None nor a maker of search support")
+    return out
+
+
+def complete(game) -> None:
+    """Check `game` against the contract, naming every missing or malformed part at once in a
+    TypeError, then give it the DEFAULTS of what it leaves out."""
+    wrong = problems(game)
+    if wrong:
+        what = getattr(getattr(game, "INFO", None), "id", None) or getattr(game, "__name__", repr(game))
+        raise TypeError(f"{what} is not a game of the contract (games/contract.py): " + "; ".join(wrong) + ".")
+    for name, make in DEFAULTS.items():
+        if not hasattr(game, name):
+            setattr(game, name, make(game))

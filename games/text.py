@@ -38,7 +38,8 @@ def score_table(result: dict, names: list[str], tiebreak: str, paint=plain, alwa
     won = " and ".join(names[i] for i in result["winners"])
     # No verb: "You wins" would read badly, and "You" is the default name at the table.
     title = "Winner" if len(result["winners"]) == 1 else "Winners, sharing the win"
-    lines.append(paint(f"{title}: {won}, after {plural(result['rounds'], 'round')}.", "you"))
+    after = f", after {plural(result['rounds'], 'round')}" if "rounds" in result else ""
+    lines.append(paint(f"{title}: {won}{after}.", "you"))
     return lines
 
 

@@ -10,6 +10,7 @@ INFO = Info(
     # which the record commits to): records name it.
     rules_version="puertorico-1/2",
     tiebreak="most doubloons plus goods; still tied, the tied players share the win",
+    offers_back=True,       # the placement of colonists and the storage (docs/development.md)
     # No table options: two players always play the official two-player game (D17), the
     # edition is the seed's (D16).
 )

@@ -7,7 +7,6 @@ discard pile, where they decide what a reshuffle deals.
 """
 from __future__ import annotations
 
-import hashlib
 
 from games.events import say
 
@@ -23,11 +22,6 @@ def kind(tile: int) -> int:
 
 def manifest_keys() -> list[str]:
     return [GOODS[k] for k in MANIFEST]
-
-
-def manifest_hash() -> bytes:
-    """SHA-256 of the manifest as text, one line `id key` per tile: what the deal permutes."""
-    return hashlib.sha256("".join(f"{i} {GOODS[k]}\n" for i, k in enumerate(MANIFEST)).encode()).digest()
 
 
 def in_play(removed_per_kind: int) -> list[int]:

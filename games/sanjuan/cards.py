@@ -5,7 +5,6 @@ The hot paths of the engine index these tuples instead of looking at objects.
 """
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,12 +133,6 @@ PRODUCTION_CARD = {e: tuple([PRODUCTION[k] for k in CARD_KIND[e]]) for e in (Fal
 
 def cathedral_id(expansion: bool) -> int | None:
     return len(MANIFEST[True]) if expansion else None
-
-
-def manifest_hash(expansion: bool) -> bytes:
-    """SHA-256 of the manifest as text, one line `id key` per card: what the deal permutes."""
-    lines = "".join(f"{i} {KEY[k]}\n" for i, k in enumerate(MANIFEST[expansion]))
-    return hashlib.sha256(lines.encode()).digest()
 
 
 def catalog(expansion: bool) -> dict:

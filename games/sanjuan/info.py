@@ -10,6 +10,7 @@ INFO = Info(
     # which the record commits to): records name it.
     rules_version="sanjuan-2e/4",
     tiebreak="most cards in hand plus goods; still tied, the tied players share the win",
+    offers_back=True,       # the build, from its second step (docs/development.md)
     options=(
         Option("expansion", False, 'add "The New Buildings"'),
         Option("setup_variant", False, "deal more starting cards and let everyone keep 4"),

@@ -5,8 +5,6 @@ VP chip totals are shown too (D15): every chip comes from a public load.
 """
 from __future__ import annotations
 
-from games.choice import all_picks, pick_uniform
-from games.events import visible
 from games.text import with_article
 
 from . import mayor
@@ -38,10 +36,6 @@ def _player(s: State, seat: int) -> dict:
         # All of it is public (D15), so every view carries it.
         "score": score_seat(p),
     }
-
-
-def view(s: State, seat: int | None = None) -> dict:
-    return views(s, [seat])[0]
 
 
 def views(s: State, seats: list[int | None]) -> list[dict]:
@@ -96,9 +90,6 @@ def _placing(s: State) -> str | None:
     if s.pending is None or s.pending[1] != "place":
         return None
     return mayor.groups(s.players[s.pending[0]])[s.group][0]
-
-
-visible_events = visible     # every event is public; kept general so a private one would stay private
 
 
 # ---------------------------------------------------------------- prompts
@@ -249,25 +240,3 @@ _PROMPTS = {"role": _role, "hacienda": _hacienda, "settle": _settle,
             "build": _build, "university": _bonus_colonist("University"),
             "craftsman": _craftsman, "sell": _sell, "load": _load, "warehouse": _warehouse,
             "windrose": _windrose}
-
-
-def legal(s: State, seat: int) -> list[list]:
-    """Every legal action of the seat, each a list of picked options."""
-    if s.pending is None or s.pending[0] != seat:
-        return []
-    _, _, options, lo, hi = s.pending
-    return all_picks(options, lo, hi)
-
-
-def random_action(s: State, seat: int, rnd) -> list:
-    """A uniformly random legal action, cheap enough for random playouts."""
-    _, _, options, lo, hi = s.pending
-    return pick_uniform(options, lo, hi, rnd)
-
-
-def private_room(view: dict) -> None:
-    """None: a seat's own field (`prompt`) hides nothing. Puerto Rico keeps nothing from one seat
-    that another sees (only the order of the plantation stack, from everyone), so a question
-    depends on public things only, and so does its length (server/broadcast.py)."""
-    return None
-

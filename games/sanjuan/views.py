@@ -9,8 +9,6 @@ id: ids map to kinds through the public manifest.
 """
 from __future__ import annotations
 
-from games.choice import all_picks, pick_uniform
-from games.events import visible
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
 from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
@@ -24,10 +22,6 @@ def _cards(s: State, ids) -> list[list]:
 
 def _prices(tile) -> dict[str, int]:
     return dict(zip(GOODS, tile))
-
-
-def view(s: State, seat: int | None = None) -> dict:
-    return views(s, [seat])[0]
 
 
 def views(s: State, seats: list[int | None]) -> list[dict]:
@@ -107,9 +101,6 @@ def _you(s: State, seat: int) -> dict:
         "building": ([s.build[0], s.build[1], list(s.build[2])]
                      if s.build is not None and s.order[s.turn] == seat else None),
     }
-
-
-visible_events = visible     # the events a seat may see, as every game has them
 
 
 # ---------------------------------------------------------------- prompts
@@ -200,22 +191,6 @@ def _labels(s: State, options, notes) -> tuple[list[str], list[str]]:
     help_texts = [ROLE_TEXT.get(value, "") if isinstance(value, str) else KINDS[s.kinds[value]].text
                   for value in options]
     return labels, help_texts
-
-
-def legal(s: State, seat: int) -> list[list]:
-    """Every legal action of the seat, each a list of picked options. The number of actions grows
-    combinatorially for multi-card picks; searches may prefer to sample from the prompt."""
-    decision = s.pending.get(seat)
-    if decision is None:
-        return []
-    _, options, lo, hi = decision
-    return all_picks(options, lo, hi)
-
-
-def random_action(s: State, seat: int, rnd) -> list:
-    """A uniformly random legal action, cheap enough for random playouts in a search."""
-    _, options, lo, hi = s.pending[seat]
-    return pick_uniform(options, lo, hi, rnd)
 
 
 # ---------------------------------------------------------------- frame lengths
