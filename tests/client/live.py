@@ -59,17 +59,18 @@ class LiveServer:
         return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}"
 
 
-def governor(*args: str, **kw) -> subprocess.Popen:
+def governor(*args: str, program: str = "client", **kw) -> subprocess.Popen:
+    """`governor ARGS` (`python -m client`), or another module that runs it (`program`)."""
     env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "client", *args], cwd=ROOT, env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", program, *args], cwd=ROOT, env=env, text=True,
                             stdin=kw.pop("stdin", subprocess.DEVNULL), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, **kw)
 
 
-def bot_seat(url: str, data_dir: Path, *args: str) -> subprocess.Popen:
+def bot_seat(url: str, data_dir: Path, *args: str, **kw) -> subprocess.Popen:
     """A headless client whose seat a random bot plays."""
     return governor("join", url, "--bot", "random", "--no-input", "--json", "--pace", "0",
-                    "--data-dir", str(data_dir), *args)
+                    "--data-dir", str(data_dir), *args, **kw)
 
 
 def first_line(proc: subprocess.Popen, timeout: float = 20, stream: str = "stdout") -> str:

@@ -1,5 +1,5 @@
-"""The conformance suite runs against every registered game, and High Card (highcard.py), a game
-kept here and registered only while a test of it runs: `game` is each in turn, and `table` each
+"""The conformance suite runs against every registered game, and the games kept here
+(kept.py: High Card, highcard.py), and registered only while a test of it runs: `game` is each in turn, and `table` each
 (players, options) worth playing: every player count with each of the game's variants (the
 defaults, every switch on, each other value of each number option)."""
 from __future__ import annotations
@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 
 import games
-from tests.conformance import highcard
-
-KEPT_HERE = (highcard,)
+from tests.conformance.kept import KEPT_HERE
 
 
 def tables(engine) -> list[tuple[int, dict]]:

@@ -13,6 +13,7 @@ from protocol import record
 from protocol.harness import play_match
 from protocol.verify import verify
 from tests.client.live import LiveServer, bot_seat, first_line, governor, outcome
+from tests.conformance.kept import KEPT_HERE
 from tests.protocol.test_tamper import forge
 
 
@@ -51,14 +52,19 @@ def live(tmp_path_factory):
 
 
 def test_a_real_server_plays_a_whole_match_with_a_spectator(game, live, tmp_path):
+    """The server in this process, the seats and the spectator in processes of their own (a game
+    kept here: the `governor` that registers it)."""
     info = game.INFO
     players = info.min_players
-    switches = [f"--{o.name.replace('_', '-')}" for o in info.options if o.type is bool]
+    program = "tests.conformance.kept" if game in KEPT_HERE else "client"
+    # Every switch on, and every number option at its largest.
+    flags = [f"--{o.name.replace('_', '-')}" for o in info.options if o.type is bool]
+    flags += [a for o in info.options if o.type is int for a in (f"--{o.name.replace('_', '-')}", str(max(o.choices)))]
     creator = bot_seat(live.url, tmp_path / "c0", "--create", info.id, "--seats", str(players), "--bots", "0",
-                       "--think", "0.005", *switches)
+                       "--think", "0.005", *flags, program=program)
     table = first_line(creator)
-    watcher = governor("watch", live.url, table, "--data-dir", str(tmp_path / "w"))
-    joiners = [bot_seat(live.url, tmp_path / f"c{i}", "--table", table, "--think", "0.005")
+    watcher = governor("watch", live.url, table, "--data-dir", str(tmp_path / "w"), program=program)
+    joiners = [bot_seat(live.url, tmp_path / f"c{i}", "--table", table, "--think", "0.005", program=program)
                for i in range(1, players)]
     results = [outcome(p) for p in [creator, *joiners]]
     assert all(r["verified"] and r["finished"] for r in results)
