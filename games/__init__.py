@@ -15,10 +15,17 @@ GAMES: dict = {}
 
 
 def register(game) -> None:
-    """Add a game (a module with the contract's names) to the registry, by its INFO.id."""
+    """Add a game (a module with the contract's names) to the registry, by its INFO.id. Its
+    options become command-line flags beside every other game's: an option of a name another
+    game has must be the same kind of option (one flag sets both)."""
     complete(game)
     if game.INFO.id in GAMES:
         raise TypeError(f"a game called {game.INFO.id!r} is registered already")
+    clashes = [f"{o.name} ({other.INFO.title}'s is another kind of option)" for other in GAMES.values()
+               for o in game.INFO.options for theirs in other.INFO.options
+               if theirs.name == o.name and (theirs.type, theirs.default, theirs.choices) != (o.type, o.default, o.choices)]
+    if clashes:
+        raise TypeError(f"{game.INFO.id} has options that are one flag with another game's: {'; '.join(clashes)}")
     GAMES[game.INFO.id] = game
 
 
