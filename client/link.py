@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from protocol import wire
 from protocol.messages import printable
 from protocol.signing import fingerprint
+from server.conn import TokenBucket
 
 from .errors import ClientError
 from .session import normalize_url, read_cafile
@@ -51,22 +52,15 @@ def add_connection_arguments(p: argparse.ArgumentParser) -> None:
 
 class Pace:
     """Keeps our messages under the server's rate limit (it closes a flooding connection): at
-    most `burst` at once, `rate` a second on average. Only fast bots ever wait here."""
+    most `burst` at once, `rate` a second on average, the server's own bucket. Only fast bots
+    ever wait here."""
 
     def __init__(self, rate: float = PACE_RATE, burst: int = PACE_BURST) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.last = time.monotonic()
+        self.bucket = TokenBucket(rate, burst)
 
     async def take(self) -> None:
-        while True:
-            now = time.monotonic()
-            self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-            self.last = now
-            if self.tokens >= 1:
-                self.tokens -= 1
-                return
-            await asyncio.sleep((1 - self.tokens) / self.rate)
+        while not self.bucket.take():
+            await asyncio.sleep(self.bucket.wait())
 
 
 class Link:

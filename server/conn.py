@@ -63,7 +63,8 @@ def network_of(addr: str) -> str:
 
 
 class TokenBucket:
-    """`rate` messages a second on average, `burst` at once."""
+    """`rate` messages a second on average, `burst` at once: the server's limits, and the pace a
+    client keeps under them (client/link.py)."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
@@ -81,6 +82,10 @@ class TokenBucket:
             return False
         self.tokens -= cost
         return True
+
+    def wait(self, cost: float = 1) -> float:
+        """Seconds until the bucket holds `cost` (at most the burst) again, from when last taken."""
+        return max(0.0, min(cost, self.burst) - self.tokens) / self.rate
 
     def full(self) -> bool:
         """As good as a fresh bucket: the burst is whole again."""

@@ -162,3 +162,15 @@ async def test_the_server_takes_no_extension_a_client_offers(server):
     async with connect(server.url, compression="deflate") as client:
         assert client.protocol.extensions == []
         assert "Sec-WebSocket-Extensions" not in client.response.headers
+
+
+def test_a_drained_bucket_says_how_long_until_it_holds_a_message_again():
+    """The client's pace (client/link.py) sleeps this long between tries: never 0 while empty,
+    so it does not spin, and 0 once a message's worth is there."""
+    from server.conn import TokenBucket
+    bucket = TokenBucket(rate=4, burst=2)
+    assert bucket.wait() == 0 and bucket.take() and bucket.take()
+    bucket.tokens = 0.0
+    assert bucket.wait() == 0.25 and bucket.wait(2) == 0.5 and bucket.wait(9) == 0.5   # at most the burst
+    bucket.tokens = 1.0
+    assert bucket.wait() == 0
