@@ -14,6 +14,7 @@ import textwrap
 import time
 
 import games
+from games.text import plural
 from protocol.messages import printable
 
 from .errors import ClientError
@@ -28,10 +29,6 @@ _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "w
 def use_colour(stream) -> bool:
     """ANSI colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
     return stream.isatty() and not os.environ.get("NO_COLOR")
-
-
-def plural(k: int, word: str) -> str:
-    return f"{k} {word}{'s' * (k != 1)}"
 
 
 class Renderer:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 from games.events import say
-from games.text import with_article
+from games.text import plural, with_article
 
 from .board import (build_cost, building_prices, colonist_available, free_spaces, occupied, take_bonus_colonist,
                     trigger_end)
 from .components import BUILDINGS, BY_KEY, QUARRY, UNIVERSITY
 from .state import State
-from .words import count
 
 
 def start(s: State, rng, ev: list | None) -> None:
@@ -72,7 +71,7 @@ def on_build(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
         p.city[b] = 0
         if ev is not None:
             say(ev, "build", lambda who=s.names[seat], b=b, cost=cost:
-                f"{who} builds {with_article(BUILDINGS[b].name.lower())} for {count(cost, 'doubloon')}.")
+                f"{who} builds {with_article(BUILDINGS[b].name.lower())} for {plural(cost, 'doubloon')}.")
         if not free_spaces(p):
             trigger_end(s, ev, f"{s.names[seat]} has filled the 12th city space")
         if occupied(p, UNIVERSITY) and colonist_available(s):

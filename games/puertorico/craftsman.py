@@ -4,11 +4,11 @@ received; last, the craftsman may take one more barrel of a kind he received (D4
 from __future__ import annotations
 
 from games.events import say
+from games.text import plural
 
 from .board import occupied, production
 from .components import CRAFTSMAN_EXTRA_BARRELS, FACTORY, FACTORY_BONUS, GOODS
 from .state import State
-from .words import count
 
 
 def start(s: State, rng, ev: list | None) -> None:
@@ -39,7 +39,7 @@ def _produce(s: State, seat: int, ev: list | None) -> tuple[int, ...]:
     if ev is not None:
         say(ev, "produce", lambda who=s.names[seat], bonus=bonus:
             f"{who} produces {', '.join(f'{k} {GOODS[g]}' for g, k in got) or 'nothing'}"
-            + (f" and takes {count(bonus, 'doubloon')} (factory)." if bonus else "."))
+            + (f" and takes {plural(bonus, 'doubloon')} (factory)." if bonus else "."))
     return tuple([g for g, _ in got])
 
 

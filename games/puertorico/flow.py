@@ -11,11 +11,11 @@ from __future__ import annotations
 from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn
 from games.errors import IllegalAction
 from games.events import Event, Events, say
+from games.text import plural
 
 from . import builder, captain, craftsman, mayor, settler, trader
 from .components import PROSPECTOR_DOUBLOONS, ROLE_OF, TABLES
 from .state import State
-from .words import count
 
 
 def _prospector(s: State, rng, ev: list | None) -> None:
@@ -23,7 +23,7 @@ def _prospector(s: State, rng, ev: list | None) -> None:
     s.players[s.chooser].doubloons += PROSPECTOR_DOUBLOONS
     if ev is not None:
         say(ev, "prospector", lambda who=s.names[s.chooser]:
-            f"{who} takes {count(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
+            f"{who} takes {plural(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
 
 
 # _ORDERS[n][first]: the seats in clockwise turn order from `first`.
@@ -77,7 +77,7 @@ def _on_role(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     s.order = turn_order(len(s.players), seat)
     if ev is not None:
         say(ev, "role", lambda who=s.names[seat], role=s.role, money=money:
-            f"{who} picks the {role}" + (f" and takes {count(money, 'doubloon')} from it." if money else "."))
+            f"{who} picks the {role}" + (f" and takes {plural(money, 'doubloon')} from it." if money else "."))
     PHASES[s.role](s, rng, ev)
 
 

@@ -12,11 +12,11 @@ from functools import lru_cache
 from operator import itemgetter
 
 from games.events import say
+from games.text import plural
 
 from .board import trigger_end
 from .components import BUILDINGS, BY_KEY, MAYOR_EXTRA_COLONISTS, TILE_KINDS
 from .state import Player, State
-from .words import count
 
 
 def start(s: State, rng, ev: list | None) -> None:
@@ -48,7 +48,7 @@ def _hand_out(s: State, ev: list | None) -> None:
         s.players[seat].san_juan += share(ship, n, offset)
     s.colonist_ship = 0
     if ev is not None:
-        say(ev, "mayor", lambda ship=ship: f"The ship's {count(ship, 'colonist')} go ashore.")
+        say(ev, "mayor", lambda ship=ship: f"The ship's {plural(ship, 'colonist')} go ashore.")
     s.turn = 0
     _next_placement(s, ev)
 
@@ -215,4 +215,4 @@ def _refill(s: State, ev: list | None) -> None:
         trigger_end(s, ev, "The colonists ran out")
     if ev is not None:
         say(ev, "mayor", lambda ship=s.colonist_ship:
-            f"The colonist ship carries {count(ship, 'colonist')} for the next mayor.")
+            f"The colonist ship carries {plural(ship, 'colonist')} for the next mayor.")

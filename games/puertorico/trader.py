@@ -3,12 +3,11 @@ barrel while the trading house has room; a full house is emptied at the end."""
 from __future__ import annotations
 
 from games.events import say
-from games.text import with_article
+from games.text import plural, with_article
 
 from .board import occupied, sale_price
 from .components import GOODS, OFFICE, TRADING_HOUSE_SPACES
 from .state import State
-from .words import count
 
 
 def start(s: State, rng, ev: list | None) -> None:
@@ -62,7 +61,7 @@ def on_sell(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
         s.house.append(good)
         if ev is not None:
             say(ev, "trade", lambda who=s.names[seat], good=picks[0], price=price:
-                f"{who} sells {with_article(good)} for {count(price, 'doubloon')}.")
+                f"{who} sells {with_article(good)} for {plural(price, 'doubloon')}.")
     else:
         if ev is not None:
             say(ev, "trade", lambda who=s.names[seat]: f"{who} sells nothing.")

@@ -5,7 +5,7 @@ VP chip totals are shown too (D15): every chip comes from a public load.
 """
 from __future__ import annotations
 
-from games.text import with_article
+from games.text import plural, with_article
 
 from . import mayor
 from .board import build_cost, city_used, occupied, sale_price
@@ -16,7 +16,6 @@ from .flow import back_label, to_act
 from .plantations import kind
 from .scoring import result, score_seat
 from .state import State
-from .words import count
 
 
 def _player(s: State, seat: int) -> dict:
@@ -113,7 +112,7 @@ def prompt(s: State, seat: int) -> dict | None:
 def _role(s, seat, p, options):
     def describe(card):
         money = s.roles[card]
-        label = f"Take the {ROLE_OF[card]}" + (f" (+{count(money, 'doubloon')})" if money else "")
+        label = f"Take the {ROLE_OF[card]}" + (f" (+{plural(money, 'doubloon')})" if money else "")
         return label, ROLE_TEXT[ROLE_OF[card]]
     return "Which role do you take? Its phase starts with you, and you get its privilege.", describe
 
@@ -130,7 +129,7 @@ def _settle(s, seat, p, options):
             return ("Take a quarry",
                     "Each occupied quarry takes 1 doubloon off a building, up to the building's column.")
         return (f"Take {with_article(o)} plantation",
-                f"Grows {o} ({_MADE_BY[o]}); the trading house pays {count(PRICE[GOODS.index(o)], 'doubloon')}.")
+                f"Grows {o} ({_MADE_BY[o]}); the trading house pays {plural(PRICE[GOODS.index(o)], 'doubloon')}.")
     return "Settler: take a face-up plantation for your island, or none.", describe
 
 
@@ -159,7 +158,7 @@ def _bonus_colonist(building: str):
 def _mayor(s, seat, p, options):
     return ("Mayor: take 1 colonist from the supply (your privilege)?",
             lambda o: ("Take 1 colonist from the supply",
-                       f"It joins the {count(s.colonist_ship, 'colonist')} of the ship before everyone places them."))
+                       f"It joins the {plural(s.colonist_ship, 'colonist')} of the ship before everyone places them."))
 
 
 def _place(s, seat, p, options):
@@ -171,8 +170,8 @@ def _place(s, seat, p, options):
     def describe(k):
         rest = unplaced - k
         circles_shown = f"{'●' * k}{'○' * (circles - k)}"
-        return (f"{count(k, 'colonist')}  {circles_shown}" + (f"  ({rest} left to place)" if rest else ""),
-                f"{count(k, 'colonist')} on your {name} ({count(circles, 'circle')}); colonists who "
+        return (f"{plural(k, 'colonist')}  {circles_shown}" + (f"  ({rest} left to place)" if rest else ""),
+                f"{plural(k, 'colonist')} on your {name} ({plural(circles, 'circle')}); colonists who "
                 "find no circle later wait in San Juan.")
     return (f"Mayor: how many colonists on your {name}? {options[0]}–{options[-1]} "
             f"(you have {unplaced} to place)", describe)
@@ -184,9 +183,9 @@ def _build(s, seat, p, options):
     def describe(key):
         b = BUILDINGS[BY_KEY[key]]
         price = build_cost(p, b.index, builder)
-        return (f"Build the {b.name.lower()} for {count(price, 'doubloon') if price else 'free'}",
-                f"{b.vp} VP, cost {b.cost}, {count(b.circles, 'circle')}. {b.text}")
-    return f"Builder: build one building, or none. You have {count(p.doubloons, 'doubloon')}.", describe
+        return (f"Build the {b.name.lower()} for {plural(price, 'doubloon') if price else 'free'}",
+                f"{b.vp} VP, cost {b.cost}, {plural(b.circles, 'circle')}. {b.text}")
+    return f"Builder: build one building, or none. You have {plural(p.doubloons, 'doubloon')}.", describe
 
 
 def _craftsman(s, seat, p, options):
@@ -198,7 +197,7 @@ def _craftsman(s, seat, p, options):
 def _sell(s, seat, p, options):
     def describe(o):
         price = sale_price(p, GOODS.index(o), seat == s.chooser)
-        return (f"Sell 1 {o} for {count(price, 'doubloon')}",
+        return (f"Sell 1 {o} for {plural(price, 'doubloon')}",
                 f"You hold {p.goods[GOODS.index(o)]} {o}; the trading house pays {PRICE[GOODS.index(o)]} "
                 "plus your bonuses.")
     return "Trader: sell one barrel to the trading house, or none.", describe
@@ -225,7 +224,7 @@ def _load(s, seat, p, options):
 def _warehouse(s, seat, p, options):
     def describe(o):
         return (f"Keep all {p.goods[GOODS.index(o)]} {o} in a warehouse", "None of them goes back.")
-    return (f"Captain: your warehouses keep {count(s.pending[3], 'kind')} whole; which?", describe)
+    return (f"Captain: your warehouses keep {plural(s.pending[3], 'kind')} whole; which?", describe)
 
 
 def _windrose(s, seat, p, options):

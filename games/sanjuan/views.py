@@ -9,6 +9,7 @@ id: ids map to kinds through the public manifest.
 """
 from __future__ import annotations
 
+from games.text import plural
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
 from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
@@ -105,10 +106,6 @@ def _you(s: State, seat: int) -> dict:
 
 # ---------------------------------------------------------------- prompts
 
-def _count(k: int, what: str) -> str:
-    return f"{k} {what}{'s' * (k != 1)}"
-
-
 def prompt(s: State, seat: int) -> dict | None:
     """What the seat must decide, as data a client renders without knowing the rules: pick
     between `min` and `max` distinct values of `options`; `labels` names each for people (with a
@@ -141,20 +138,20 @@ def prompt(s: State, seat: int) -> dict | None:
         text = (f"Black market: discard {lo if lo == hi else f'{lo} to {hi}'} of your goods, "
                 "each paying 1 card of the cost; a good beyond the cost only empties its building.")
     elif kind == "pay":
-        text = f"Pay {_count(lo, 'card')} for your {NAME[s.kinds[s.build[0]]].lower()}."
+        text = f"Pay {plural(lo, 'card')} for your {NAME[s.kinds[s.build[0]]].lower()}."
     elif kind == "produce":
-        text = f"Producer phase: produce on up to {_count(hi, 'empty building')}."
+        text = f"Producer phase: produce on up to {plural(hi, 'empty building')}."
         notes = [GOODS[GOOD[s.kinds[b]]] for b in options]
     elif kind == "sell":
-        text = f"Trader phase: sell up to {_count(hi, 'good')}."
+        text = f"Trader phase: sell up to {plural(hi, 'good')}."
         tile = current_tile(s)
         notes = [f"sells for {sale_price(tile, s.kinds[b])}" for b in options]
     elif kind == "keep" and s.stage == "deal":
         text = f"Keep 4 of your {len(options)} starting cards."
     elif kind == "keep":
-        text = f"Councillor phase: keep {_count(lo, 'card')} of those you drew."
+        text = f"Councillor phase: keep {plural(lo, 'card')} of those you drew."
     elif kind == "discard":
-        text = f"Archive: discard {_count(lo, 'card')} from your whole hand."
+        text = f"Archive: discard {plural(lo, 'card')} from your whole hand."
     elif kind == "office":
         text = "Office building: discard up to 2 cards, then draw as many."
     elif kind == "chapel":
@@ -163,7 +160,7 @@ def prompt(s: State, seat: int) -> dict | None:
         text = ("Bank, once a game: put any number of cards under your bank (1 VP each at the end). "
                 "Pick none to keep it for later.")
     elif kind == "limit":
-        text = f"Hand limit {hand_limit_now}: discard {_count(lo, 'card')}."
+        text = f"Hand limit {hand_limit_now}: discard {plural(lo, 'card')}."
     else:  # pragma: no cover - every kind the rules create is named above
         raise AssertionError(kind)
     labels, help_texts = _labels(s, options, notes)
