@@ -30,31 +30,53 @@ def residence_sets(kinds: list[int]) -> int:
     return total
 
 
+def guild_hall_bonus(kinds: list[int]) -> int:
+    """1 per production building, 1 more per kind of them."""
+    production = [k for k in kinds if PRODUCTION[k]]
+    return len(production) + len(set(production))
+
+
+def city_hall_bonus(kinds: list[int]) -> int:
+    """1 per violet (not production) building, the city hall among them."""
+    return sum(1 for k in kinds if not PRODUCTION[k])
+
+
+def residence_bonus(kinds: list[int]) -> int:
+    return sum(SET_VALUES[:residence_sets(kinds)])
+
+
+def cathedral_bonus(others_six: int) -> int:
+    """By the six-cost buildings of the other players."""
+    return CATHEDRAL_BONUS[min(others_six, len(CATHEDRAL_BONUS) - 1)]
+
+
+PALACE_SHARE = 4    # the palace scores a quarter of every other point, rounded down
+
+
 def score_seat(s: State, seat: int) -> dict:
     """Each part of a seat's score; `total` is their sum with the palace counted last."""
     p = s.players[seat]
     kinds = [s.kinds[b] for b in p.city]
     owned = set(kinds)
-    production = [k for k in kinds if PRODUCTION[k]]
     parts = {
         "buildings": sum(VP[k] for k in kinds),
         # Cards under a covered chapel (or bank, harbor) still score.
         "chapel": len(p.chapel),
         "bank": len(p.bank),
         "harbor": len(p.harbor),
-        "guild_hall": len(production) + len(set(production)) if GUILD_HALL in owned else 0,
-        "city_hall": len(kinds) - len(production) if CITY_HALL in owned else 0,
+        "guild_hall": guild_hall_bonus(kinds) if GUILD_HALL in owned else 0,
+        "city_hall": city_hall_bonus(kinds) if CITY_HALL in owned else 0,
         "triumphal_arch": ARCH_BONUS[len(owned & MONUMENTS)] if TRIUMPHAL_ARCH in owned else 0,
-        "residence": sum(SET_VALUES[:residence_sets(kinds)]) if RESIDENCE in owned else 0,
+        "residence": residence_bonus(kinds) if RESIDENCE in owned else 0,
         "cathedral": 0,
         "palace": 0,
     }
     if CATHEDRAL in owned:
         others = sum(1 for i, q in enumerate(s.players) if i != seat
                      for b in q.city if COST[s.kinds[b]] == 6)
-        parts["cathedral"] = CATHEDRAL_BONUS[min(others, 4)]
+        parts["cathedral"] = cathedral_bonus(others)
     if PALACE in owned:
-        parts["palace"] = sum(parts.values()) // 4
+        parts["palace"] = sum(parts.values()) // PALACE_SHARE
     parts["total"] = sum(parts.values())
     return parts
 

@@ -16,8 +16,9 @@ from games.sanjuan.cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTE
                                  PALACE, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION, QUARRY,
                                  RESIDENCE, SMITHY, TAVERN, TILES, TOWER, TRADING_POST,
                                  TRIUMPHAL_ARCH, VP, WELL)
-from games.sanjuan.rules import discounter, sale_price
-from games.sanjuan.scoring import ARCH_BONUS, CATHEDRAL_BONUS, residence_sets
+from games.sanjuan.rules import END_BUILDINGS, discounter, sale_price
+from games.sanjuan.scoring import (ARCH_BONUS, PALACE_SHARE, cathedral_bonus, city_hall_bonus, guild_hall_bonus,
+                                   residence_bonus)
 
 # Cards a production building earns per round through producer and trader, by good; later copies
 # earn less because only so many goods can be produced and sold per phase.
@@ -43,8 +44,8 @@ def card_value(rounds_left: float) -> float:
 
 
 def rounds_left(most_buildings: int) -> float:
-    """Rough rounds to go, from the biggest city (the game ends when one has 12)."""
-    left = 12 - most_buildings
+    """Rough rounds to go, from the biggest city (the game ends when one is full)."""
+    left = END_BUILDINGS - most_buildings
     return (left if left > 0.5 else 0.5) * 0.9     # max(), without the call: every playout step asks
 
 
@@ -85,22 +86,22 @@ BONUS_KINDS = frozenset({GUILD_HALL, CITY_HALL, TRIUMPHAL_ARCH, PALACE, RESIDENC
 
 
 def bonus(kind: int, city: list[int], hand, rl: float, others6: int = 0, score: float = 0.0) -> float:
-    """The end-of-game bonus of a building in BONUS_KINDS, as the city may stand then."""
+    """The end-of-game bonus of a building in BONUS_KINDS, as the city may stand then: the rules'
+    bonus of the city as it is with the building, and what the rounds left may add."""
     if kind == GUILD_HALL:
-        prod = [k for k in city if PRODUCTION[k]]
-        return len(prod) + len(set(prod)) + 0.4 * rl
+        return guild_hall_bonus(city) + 0.4 * rl
     if kind == CITY_HALL:
-        return 1 + (len(city) - production_count(city)) + 0.4 * rl
+        return city_hall_bonus([*city, kind]) + 0.4 * rl
     if kind == TRIUMPHAL_ARCH:
         have = {k for k in city if k in MONUMENTS}
         later = {k for k in hand if k in MONUMENTS} - have
         return ARCH_BONUS[min(3, len(have) + (len(later) + 1) // 2)] if have or later else 1
     if kind == PALACE:
-        return (score + 6 + 1.2 * rl) / 4
+        return (score + 6 + 1.2 * rl) / PALACE_SHARE
     if kind == RESIDENCE:
-        return sum((4, 3, 2, 1)[:residence_sets([*city, kind])]) + 0.3 * rl
+        return residence_bonus([*city, kind]) + 0.3 * rl
     if kind == CATHEDRAL:
-        return CATHEDRAL_BONUS[min(4, others6 + int(rl / 4))]
+        return cathedral_bonus(others6 + int(rl / 4))
     if kind == BANK:
         return 2.5
     if kind == PARK:
