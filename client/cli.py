@@ -39,7 +39,7 @@ def _seed(text: str) -> str:
 def _table_arguments(p: argparse.ArgumentParser) -> None:
     from .table_options import add_table_arguments      # the games and bots: only for a table
     add_table_arguments(p)
-    p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same cards")
+    p.add_argument("--seed", type=_seed, help="replay a deal: the same seed deals the same game")
 
 
 def version() -> str:
@@ -70,7 +70,8 @@ def command_module(name: str):
 def parser(only: str | None = None) -> argparse.ArgumentParser:
     """`governor`'s parser, every subcommand's arguments in it; with `only`, that subcommand's
     alone (the others are listed, their modules not imported)."""
-    top = argparse.ArgumentParser(prog=program(), description="Seyfarth's role-selection games in the terminal, with dealing anyone can audit.")
+    top = argparse.ArgumentParser(prog=program(), description="Card and board games in the terminal, alone or over a network, "
+                                  "with dealing anyone can audit.")
     top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     for name, help_line in COMMANDS.items():

@@ -68,7 +68,7 @@ def chosen_table(args: argparse.Namespace) -> tuple[object, int, dict]:
 
 def bots_value(text: str) -> int | tuple[str, ...]:
     """argparse type of `--bots`: a count of computer players ("2"), or one level per computer
-    seat ("heuristic,ismcts"); the game, known later, checks the levels (computer_levels)."""
+    seat ("random,heuristic"); the game, known later, checks the levels (computer_levels)."""
     text = text.strip()
     if text.isascii() and text.isdigit():
         if len(text) > 2:
@@ -77,9 +77,14 @@ def bots_value(text: str) -> int | tuple[str, ...]:
     names = tuple(w.strip().lower() for w in text.split(","))
     if not all(names) or not all(n.isascii() and n.isalpha() and len(n) <= 20 for n in names):
         raise argparse.ArgumentTypeError(
-            f"--bots is a number of computer players or their levels, e.g. 2 or heuristic,ismcts "
+            f"--bots is a number of computer players or their levels, e.g. 2 or {_example()} "
             f"({', '.join(bots.all_levels())}), not {text[:40]!r}")
     return names
+
+
+def _example() -> str:
+    """Two levels some game has, as --bots takes them: the last two, the strongest."""
+    return ",".join(bots.all_levels()[-2:])
 
 
 def levels_help() -> str:
@@ -96,10 +101,10 @@ def add_bot_arguments(p: argparse.ArgumentParser, what: str) -> None:
     """`--bots` and `--level`, with the same meaning wherever a table is set up; the levels are
     described below the options."""
     p.add_argument("--bots", type=bots_value, default=None, metavar="N|LEVELS",
-                   help=f"{what}, or their levels, one per computer player, e.g. --bots heuristic,ismcts")
+                   help=f"{what}, or their levels, one per computer player, e.g. --bots {_example()}")
     p.add_argument("--level", type=str.lower, default=None, metavar="LEVEL",
                    help="the level of computer players given by number (default: the game's own "
-                        "player, heuristic)")
+                        "first player, or random for a game without one)")
     p.epilog = ((p.epilog + "\n\n") if p.epilog else "") + "Levels of computer players:\n" + levels_help()
 
 
