@@ -2,11 +2,11 @@
 `Table` is fed one decoded server message at a time, checks the signed messages through a
 PlayerExchange (docs/fairness.md §4–5), applies snapshots and deltas (protocol.diff), keeps the
 game log and, as digests, every view and public event it showed (protocol.shown, for the audit),
-returns the messages to send back (commit, reveal, resync), and says when our seat owes an answer and builds the command for it. What must
-outlive the process, it hands to the seat's `SeatSession`, which writes it to disk at once (every
-signed message, log line and view shown, for a resumed seat and its audit), and a record refused
-mid-match is saved where `governor verify` finds it. `Outcome` is how a match ended for this
-client."""
+returns the messages to send back (commit, reveal, resync), and says when our seat owes an answer
+and builds the command for it. What must outlive the process, it hands to the seat's `SeatSession`,
+which writes it to disk at once (every signed message, log line and view shown, for a resumed seat
+and its audit), and a record refused mid-match is saved where `governor verify` finds it. `Outcome`
+is how a match ended for this client."""
 from __future__ import annotations
 
 import math
