@@ -41,20 +41,24 @@ def _words(game, players: int, options: dict, seed: str) -> list[str]:
     state, _, events = random_game(game, players, options, seed, check=questions)
     view = game.view(state, 0)
     text = game.Text(options, lambda words, _style: words)
-    told = [text.board(view), *(text.explain(view, name) or "" for name in text.names(view))]
+    told = [text.board(view, 100)]
+    if hasattr(text, "explain"):       # optional (games/contract.Text)
+        told += [text.explain(view, name) or "" for name in text.names(view)]
     return [e["text"] for e in events] + asked + told
 
 
 def test_no_game_writes_a_before_a_vowel():
+    every = []
     for game in games.GAMES.values():
         words = []
         for players in range(game.INFO.min_players, game.INFO.max_players + 1):
             for options in game.INFO.variants():
                 words += _words(game, players, options, f"words/{players}")
         wrong = sorted({w for w in words if A_BEFORE_A_VOWEL.search(w)})
-        assert not wrong, wrong[:5]
-        # The check saw the words it is about: "an" before a vowel is written somewhere.
-        assert any(re.search(r"\ban [aeiou]", w) for w in words), game.INFO.id
+        assert not wrong, (game.INFO.id, wrong[:5])
+        every += words
+    # The check saw the words it is about: "an" before a vowel is written somewhere.
+    assert any(re.search(r"\ban [aeiou]", w) for w in every)
 
 
 def test_the_reshuffle_is_told_to_everyone_by_its_count():
