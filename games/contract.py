@@ -16,6 +16,10 @@ Three kinds of thing make up the contract:
   `Prompt`, every result a `Result`. `check_view` and `check_result` hold a game to them (the
   conformance suite calls them on every view of random games).
 
+`games.register` holds a game to all this when it is registered (`problems` names every part
+missing or malformed, at once) and gives it the `DEFAULTS` of what it leaves out: the names every
+game would write the same way, from its others.
+
 Games may also bring `Search` support (determinize a seat's view, a fast playout policy, a
 position estimate) that the generic ISMCTS bot uses, their own rule-of-thumb bots, and `Text`,
 the terminal rendering of their views.
