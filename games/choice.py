@@ -100,7 +100,7 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
     and hi is legal, so draw the size weighted by how many subsets have it, then the subset.
     Random playouts call this once per decision, hence the short cuts."""
     # floor(), not int(), of a draw in [0, 1) times a count: the same whole number for a number
-    # that is not negative, where Python 3.11's int() costs three times as many instructions.
+    # that is not negative, and Python 3.11's int() of a float takes a longer way to it.
     n = len(options)
     if hi == 1:  # the commonest decisions: one option, or one or none (n + 1 actions)
         x = floor(rnd.random() * (n + 1 - lo)) - 1 + lo
@@ -123,7 +123,7 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
         return tuple(rnd.sample(options, size))
     # random.sample's own draw for a population this small, written out: the same picks from the
     # same generator (tests/games/test_choice.py holds them equal), without the checks and set-up
-    # that were most of random.sample's steps (2.5% of a random San Juan game's instructions).
+    # that are most of random.sample's steps for a population this small.
     pool = list(options)
     getrandbits = rnd.getrandbits
     out = []

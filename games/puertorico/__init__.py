@@ -17,12 +17,11 @@ Randomness comes only from `rng`, an object with named streams (protocol.fairnes
 
 The options and rules that every random game runs many times make their lists in plain loops, not
 comprehensions, and hand tuple() a list rather than a generator: in Python 3.11 a comprehension is
-a function made and called each time (a generator is also resumed for every item), and each one
-replaced took 0.2 to 2% off a random game's instructions. For the same reason the hottest of those
-rules take the smaller or larger of two numbers by a comparison, not with min() or max() (rules
-that run rarely keep them, which read better): in Python 3.11 these
-builtins parse their arguments as keywords, over 1,000 machine instructions a call, and the
-placement's bounds alone asked them 1,300 times a game (8% of its instructions).
+a function made and called each time (a generator is also resumed for every item). For the same
+reason the hottest of those rules, the placement's bounds first, take the smaller or larger of two
+numbers by a comparison, not with min() or max() (rules that run rarely keep them, which read
+better): in Python 3.11 these builtins parse their arguments as keywords, which costs many times
+the comparison. What a random game costs: docs/benchmarks.md, 'Engine speed'.
 """
 from . import plantations
 from .flow import apply, random_move, to_act

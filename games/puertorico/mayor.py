@@ -66,8 +66,8 @@ def groups(p: Player) -> tuple[tuple[str, int], ...]:
 
 
 # A placement asks its groups again at every question, and a board's tiles and buildings do not
-# change while it is placed: so each board's groups are made once (making them anew was 5% of a
-# random game's instructions), and kept for the few thousand boards seen last.
+# change while it is placed: so each board's groups are made once, not at every question, and
+# kept for the few thousand boards seen last.
 @lru_cache(maxsize=4096)
 def _groups(tiles: tuple[int, ...], buildings: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
     out = [(TILE_KINDS[k], n) for k, n in enumerate(tiles) if n]
