@@ -1,9 +1,9 @@
 """Finished tables nobody is at, kept built: a match is replayed from its log once, not at every
 watch.
 
-Replaying a finished match re-signs every message of it (10 to 60 ms of CPU). Fifteen clients
-switching between finished tables once made every other table wait for those replays. A table
-whose last spectator or player left now rests here, match and all, until someone asks for it
+Replaying a finished match re-signs every message of it, many milliseconds of CPU: clients
+switching between finished tables would make every other table wait for those replays. A table
+whose last spectator or player left rests here, match and all, until someone asks for it
 again (it is taken out and is in use again) or, the cache being full, the table used longest ago
 is dropped; the database still has it.
 """

@@ -3,12 +3,12 @@ accept, before anything is made for it.
 
 asyncio's own accept makes, for every socket it accepts, a task, a transport and its protocol
 (websockets': a connection, a handshake parser, a logger), and only then could the server look at
-the address: some 250 µs of the event loop's time for a socket cut at once, which one address
-reconnecting in a loop turned into a third of a core (6,155 sockets in 15 s). The gate accepts
+the address: the event loop's time for a socket cut at once, which one address reconnecting in a
+loop would multiply into a large share of a core. The gate accepts
 the listening sockets' connections itself. A socket from an address over `conn_rate` is sent a
 fixed HTTP 429 and closed: a few system calls in all, and a client that reads it learns why
 (`Retry-After` says when to try again). Any other socket is handed to asyncio (TLS, if the server
-speaks it, starts only then) and to websockets, which open it as before.
+speaks it, starts only then) and to websockets, which open it as they would have.
 
 The refusal comes REFUSAL_DELAY after the accept, not at once: a client that waits for its
 answer before it tries again (as clients do) then tries about once a second per connection it

@@ -2,16 +2,16 @@
 
 CPython frees an object as soon as nothing refers to it; its cyclic collector is only for objects
 that refer to one another in a cycle that nothing else refers to. Each of its passes holds the
-event loop, and every table's next command, for as long as it walks: at 300 tables of think 1 s,
-a young pass walked what every table had made since the last one and still kept, and a full
-pass the whole heap, three or four pauses of 100 to 120 ms every 30 s, with p99's target at 50 ms
-(docs/benchmarks.md, 'Server').
+event loop, and every table's next command, for as long as it walks: a young pass walks what
+every table made since the last one and still keeps, a full pass the whole heap, and at hundreds
+of tables a full pass alone outlasts p99's target of 50 ms (docs/benchmarks.md, 'Server capacity
+and latency per action').
 
-A server at play makes no cyclic garbage: a full collection after 20 s of 60 tables found none.
-What it made when a connection or a table went is now taken apart as it goes:
+A server at play makes no cyclic garbage (tests/server/test_heap.py holds it to that). What
+would make cycles when a connection or a table goes is taken apart as it goes:
 
-- a closed connection no longer names its table (TableCore.detach), which keeps what it sent to
-  it (its views, each naming the connection): the table and its connections were one cycle;
+- a closed connection stops naming its table (TableCore.detach), which keeps what it sent to
+  it (its views, each naming the connection): the table and its connections would be one cycle;
 - a lost socket transport drops the bound methods of its own it keeps (`_let_transports_go`);
 - a lost connection closes websockets' parser, a generator of its protocol's that refers to the
   protocol, and drops the traceback of the exception that stopped it if it was cut short, which
@@ -23,13 +23,13 @@ bounded, should anything leave cycles unforeseen: every CHECK seconds, when the 
 collector tracks have grown by as many as were alive after the last full collection (GROWTH at
 least), a full collection runs. That happens a few times while a server fills up to its load,
 the heap doubling in between, at most once every CHECK seconds; at a steady load, seldom (the
-count never goes below zero, so it can creep up under churn). Each holds the loop 1 to 2 µs
-an object (half a second at 300 tables, 290,000 objects).
+count never goes below zero, so it can creep up under churn). Each holds the loop for as long
+as it walks every object, which at hundreds of tables is a long pause: hence seldom.
 
 A bot worker process (server/deciders.py) does not play tables: a search makes and drops cyclic
 trees, so its collector runs, but what start-up made is frozen out of its sight and its young
 generation is collected less often (`settle_worker`): a full collection that walked every module
-as well as the search's caches took tens of milliseconds in the middle of a timed decision.
+as well as the search's caches would take a share of a timed decision's budget.
 """
 from __future__ import annotations
 
