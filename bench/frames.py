@@ -18,7 +18,7 @@ those are also swept over what they could have carried: the acts of SAMPLED othe
 the rejects of SAMPLED other picks not offered; all of one length tells nothing of which.
 
 Reported per table: bytes per match to the seats with the padding and without it (the same
-matches again, encoded as before frames were padded), the share of (move, seat) pairs whose
+matches again, encoded without the padding), the share of (move, seat) pairs whose
 frames differ in length between the two worlds, and the share of moves whose acts or rejects
 take more than one length by what they carry, with the padding and without it. The last line
 is one JSON object.

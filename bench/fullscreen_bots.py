@@ -8,8 +8,8 @@ picks at random among the options in sight; each game's record is audited with `
 --json`, which says who won. Then `governor selfplay` plays the same lineup (random, heuristic,
 random, in the same seats) for N games from the seed S. It prints how often the heuristic bot
 won in each, with 95% Wilson intervals: the same within the intervals means the computer
-players of a full-screen game think as well as they do in selfplay (they once played random
-moves there, unseen by every test). A win shared by k tied players counts 1/k. The deals of
+players of a full-screen game think as well as they do in selfplay (a bot falling back to
+random moves there would win about a third). A win shared by k tied players counts 1/k. The deals of
 `governor play` are fair, not seeded: the two series are not the same deals, only as many.
 Each played game also says how many bot worker processes ran under `governor` and whether the
 screen ever told of a bot that failed. The last line printed is one JSON object.

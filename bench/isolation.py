@@ -6,7 +6,7 @@
 `governor serve` runs in a process of its own, as users run it (its default limits, its log,
 its collector settled after start-up: server/heap.py), on a data directory seeded with
 --finished finished matches (--replayable of them with their whole log, so that they can be
-watched; the rest are table records only, which are what a token lookup or a listing once read).
+watched; the rest are table records only, which is what a token lookup or a listing reads).
 The victim: two tables of two headless clients each (bench/players.py's seats, from 127.0.0.1)
 play on and on, each decision after a think time drawn from [0, 2 × think] seconds (with the
 default, a client stays under the server's 20 messages a second). Beside it, each attack runs in turn in a process of
