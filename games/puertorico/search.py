@@ -30,8 +30,8 @@ def progress(round_: int, taken: int, n: int) -> int:
 class Search:
     searched = frozenset({"role", "build", "settle", "load", "craftsman", "sell"})
     tree_kinds = frozenset({"role"})
-    # Half San Juan's: a paired series against three heuristic players at 400 iterations
-    # (docs/benchmarks.md, 'Tournaments') gained about a point of margin and six of win rate over 0.7.
+    # Half San Juan's: it won more than 0.7 in a paired series against three heuristic players
+    # (docs/benchmarks.md, 'Computer players: speed and strength').
     exploration = 0.35
     apply = staticmethod(lambda s, seat, action, streams: apply(s, seat, action, streams, events=False))
     sampler = staticmethod(Determinizer)
