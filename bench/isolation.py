@@ -48,7 +48,6 @@ import resource
 import secrets
 import socket
 import sqlite3
-import sys
 import tempfile
 import time
 from pathlib import Path

@@ -58,8 +58,9 @@ def test_a_game_registered_twice_is_refused():
 
 def test_an_option_named_as_another_game_s_of_another_kind_is_refused():
     """Options of one name are one flag (client/table_options.py): they must agree on what it takes."""
-    info = lambda *options: Info(id="highcard", title="High Card", min_players=2, max_players=2,
-                                 rules_version="h/1", tiebreak="", options=options)
+    def info(*options):
+        return Info(id="highcard", title="High Card", min_players=2, max_players=2,
+                    rules_version="h/1", tiebreak="", options=options)
     for clash in (Option("expansion", 3, "a number", (3, 4)), Option("expansion", True, "on unless --no-expansion")):
         with pytest.raises(TypeError, match=r"one flag with another game's: expansion \(San Juan's is another kind"):
             games.register(a_game(INFO=info(clash)))

@@ -80,7 +80,8 @@ async def test_a_thinking_bot_never_delays_another_table(make_server):
     await lobby.close()
     ana = TimedPlayer(server.url, slow, "Ana", seed=0)
     await ana.sit()
-    thinking = lambda p: sum(b - a for a, b in waits_for(p.log, 1))
+    def thinking(p):
+        return sum(b - a for a, b in waits_for(p.log, 1))
     await ana.play(until=lambda p: p.view is not None and p.view["to_act"] == [1], timeout=60)
 
     bo, cy = TimedPlayer(server.url, fast, "Bo", seed=1), TimedPlayer(server.url, fast, "Cy", seed=2)

@@ -373,7 +373,8 @@ def test_producer_answers_in_any_order_same_state():
                    {"city": ["silver_smelter"]}, {"city": ["tobacco_storage"]}])
     start_round(s, rng, governor=2)
     sanjuan.apply(s, 2, ["producer"], rng)
-    c = lambda seat, k: card(s, seat, k, "city")
+    def c(seat, k):
+        return card(s, seat, k, "city")
     done = check_simultaneous(s, rng, {0: [c(0, "sugar_mill")], 1: [c(1, "coffee_roaster")],
                                        2: [c(2, "silver_smelter")], 3: [c(3, "tobacco_storage")]})
     t = top(s, 4)                                     # order 2, 3, 0, 1
@@ -469,7 +470,8 @@ def test_market_stand_one_card_when_selling_two():
     ])
     trader(s, rng, 0, (1, 1, 1, 2, 2))
     t = top(s, 7)
-    both = lambda seat: [card(s, seat, "indigo_plant", "city"), card(s, seat, "sugar_mill", "city")]
+    def both(seat):
+        return [card(s, seat, "indigo_plant", "city"), card(s, seat, "sugar_mill", "city")]
     done = check_simultaneous(s, rng, {0: both(0), 1: both(1), 2: [card(s, 2, "indigo_plant", "city")]})
     assert done.players[0].hand == t[0:3]             # 1 + 1 + market stand
     assert done.players[1].hand == t[3:6]             # 1 + 1 + market stand (not the trader)
