@@ -103,8 +103,8 @@ def draw_uniform(options, lo: int, hi: int, rnd: random.Random) -> tuple:
     # that is not negative, and Python 3.11's int() of a float takes a longer way to it.
     n = len(options)
     if hi == 1:  # the commonest decisions: one option, or one or none (n + 1 actions)
-        x = floor(rnd.random() * (n + 1 - lo)) - 1 + lo
-        return (options[x],) if x >= 0 else ()
+        i = floor(rnd.random() * (n + 1 - lo)) - 1 + lo
+        return (options[i],) if i >= 0 else ()
     size = lo
     if lo != hi:
         # Subsets of size k number comb(n, k): draw a size with those weights.

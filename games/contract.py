@@ -51,7 +51,7 @@ class Option:
             raise ValueError(f"option {self.name}: a switch (bool) or a number with its choices, the default among them")
 
     @property
-    def type(self) -> type:
+    def type(self) -> type[bool] | type[int]:
         return type(self.default)
 
     def check(self, value) -> bool | int:

@@ -13,7 +13,7 @@ or a search's playout (`apply(..., events=False)`) has no reader, so it makes no
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Callable
+from typing import Any, Callable
 
 
 class Event(tuple):
@@ -39,7 +39,8 @@ class Event(tuple):
         words = tuple.__getitem__(self, 2)
         return words if isinstance(words, str) else words()
 
-    def __getitem__(self, key: str):
+    # Read by name only, never by index (the tuple is storage), so it narrows tuple's signature.
+    def __getitem__(self, key: str) -> Any:  # type: ignore[override]
         if key == "text":
             return self.text
         if key == "type":
@@ -59,7 +60,7 @@ class Event(tuple):
     def __ne__(self, other) -> bool:
         return not self == other
 
-    __hash__ = None     # equal to a map, which has no hash either
+    __hash__ = None  # type: ignore[assignment]  # equal to a map, which has no hash either
 
     def __repr__(self) -> str:
         return repr(self.as_dict())
@@ -117,7 +118,12 @@ class Events(list):
         return list.pop(self._made(), *args)
 
 
-def say(ev: list, kind: str, text: str | Callable[[], str], to: int | None = None) -> None:
+# Words are called with no arguments; the type says `...` because the engines' lambdas carry the
+# moment's values as defaults, which mypy cannot match against Callable[[], str].
+Words = str | Callable[..., str]
+
+
+def say(ev: list, kind: str, text: Words, to: int | None = None) -> None:
     """Add an event to the move's list (Events): `text` is its words, or a function of nothing
     that writes them when they are first read. A move nobody will read the events of (an
     engine's `random_move`, its `apply` with `events=False`) has no list: the engines then make

@@ -187,8 +187,7 @@ def _ask_windrose(s: State, seat: int, ev: list | None) -> bool:
         if name not in s.stored:
             rest.append(name)
     if len(rest) > 1:
-        rest = tuple(rest)
-        s.pending = (seat, "windrose", rest, 1, 1)
+        s.pending = (seat, "windrose", tuple(rest), 1, 1)
         return True
     _store(s, seat, rest[0] if rest else None, ev)
     return False
@@ -203,7 +202,7 @@ def back_label(s: State) -> str:
 
 def go_back(s: State) -> None:
     """The warehouse question again, as _next_storer asked it."""
-    seat = s.pending[0]
+    seat = s.asked()[0]
     p = s.players[seat]
     s.stored = ()
     s.pending = (seat, "warehouse", _held(p.goods), warehouse_kinds(p), warehouse_kinds(p))
@@ -253,6 +252,7 @@ def _unload(s: State, ev: list | None) -> None:
     """The captain's last duty: full ships are emptied into the supply (R1:338)."""
     for i, (good, load) in enumerate(s.ships):
         if load == s.ship_sizes[i]:
+            assert good is not None, "a full ship holds a good"
             s.barrels[good] += load
             s.ships[i] = (None, 0)
             if ev is not None:

@@ -12,14 +12,14 @@ from .state import State
 
 
 def start(s: State, rng, ev: list | None) -> None:
-    received = ()
+    received: tuple[int, ...] = ()
     for seat in s.order:
         got = _produce(s, seat, ev)
         if seat == s.chooser:
             received = got
     options = tuple(GOODS[g] for g in received if s.barrels[g])
     if options:
-        s.pending = (s.chooser, "craftsman", options, 0, 1)
+        s.pending = (s.role_chooser(), "craftsman", options, 0, 1)
 
 
 def _produce(s: State, seat: int, ev: list | None) -> tuple[int, ...]:

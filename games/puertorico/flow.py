@@ -20,9 +20,10 @@ from .state import State
 
 def _prospector(s: State, rng, ev: list | None) -> None:
     """The prospector has no action: the picker takes 1 doubloon (R1:376)."""
-    s.players[s.chooser].doubloons += PROSPECTOR_DOUBLOONS
+    chooser = s.role_chooser()
+    s.players[chooser].doubloons += PROSPECTOR_DOUBLOONS
     if ev is not None:
-        say(ev, "prospector", lambda who=s.names[s.chooser]:
+        say(ev, "prospector", lambda who=s.names[chooser]:
             f"{who} takes {plural(PROSPECTOR_DOUBLOONS, 'doubloon')} (prospector).")
 
 
@@ -129,7 +130,7 @@ GOING_BACK = {
 
 def back_label(s: State) -> str:
     """Where the move back takes the seat to act, for people; empty when it is not offered."""
-    kind = s.pending[1]
+    kind = s.asked()[1]
     return GOING_BACK[kind][0](s) if kind in GOING_BACK else ""
 
 

@@ -21,7 +21,7 @@ from .state import Player, State
 
 def start(s: State, rng, ev: list | None) -> None:
     if s.colonist_supply:   # D2: a yes/no, only while the supply has a colonist
-        s.pending = (s.chooser, "mayor", ("colonist",), 0, 1)
+        s.pending = (s.role_chooser(), "mayor", ("colonist",), 0, 1)
         return
     _hand_out(s, ev)
 
@@ -138,14 +138,14 @@ def first_question(p: Player) -> int | None:
 def back_label(s: State) -> str:
     """A placement is told to the others only once it is whole (_finish_seat): from its second
     question on, the placing seat may start it again. Empty when that is not offered."""
-    p = s.players[s.pending[0]]
+    p = s.players[s.asked()[0]]
     return "place your colonists again from the first question" if s.group != first_question(p) else ""
 
 
 def go_back(s: State) -> None:
     """Every colonist off the board and the placement asked from the start, as _next_placement
     began it."""
-    seat = s.pending[0]
+    seat = s.asked()[0]
     p = s.players[seat]
     p.san_juan += sum(p.worked) + sum(p.city.values())
     p.worked = [0] * len(TILE_KINDS)

@@ -8,6 +8,8 @@ Roles get some uniform noise, so that playouts do not all follow one line.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from . import plantations
 from .board import build_cost, colonists, free_spaces, island_filled, occupied, production, sale_price
 from .builder import build_options
@@ -31,11 +33,11 @@ UNSTAFFED = 0.7      # how much of its worth an unstaffed circle keeps: colonist
 # A barrel, as the heuristic values one: shipped for a VP, or sold at the house's price.
 GOOD_WORTH = tuple(max(WEIGHTS["ship_barrel"], p * DOUBLOON) for p in PRICE)
 # Income per round of an occupied violet building, in VP equivalents (guesses).
-VIOLET_RATE = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
+_VIOLET_RATE_BY_KEY = {"small_market": 0.35, "hacienda": 0.25, "construction_hut": 0.25,
                "small_warehouse": 0.35, "hospice": 0.35, "office": 0.35, "large_market": 0.55,
                "large_warehouse": 0.45, "factory": 0.8, "university": 0.3, "harbor": 0.9,
                "wharf": 0.9}
-VIOLET_RATE = tuple(VIOLET_RATE.get(b.key, 0.0) for b in BUILDINGS)
+VIOLET_RATE = tuple(_VIOLET_RATE_BY_KEY.get(b.key, 0.0) for b in BUILDINGS)
 LARGE = frozenset(b for b, _, _ in BONUSES)
 BONUS_OF = {b: bonus for b, _, bonus in BONUSES}
 # Per building index, looked up rather than read off the Building: the playouts ask them often.
@@ -88,7 +90,7 @@ class Board:
         self.island = island_filled(p)
         self.points = score_seat(p)["total"]
         self.slots = tuple(_slots(p, cap))
-        self.staffed = {}           # colonists -> _staffed_worth(self.slots, colonists)
+        self.staffed: dict[int, float] = {}   # colonists -> _staffed_worth(self.slots, colonists)
         # estimate(), term by term in its order: each city building's (constant, rate, factor),
         # worth constant + rate * rounds left * factor; each good's worth per round left.
         terms = []
@@ -98,13 +100,13 @@ class Board:
             elif GOOD_OF[b] is None and VIOLET_RATE[b]:
                 terms.append((0.0, VIOLET_RATE[b], 0.8 if staff else UNSTAFFED * 0.8))
         self.city_terms = tuple(terms)
-        terms = []
+        worths = []
         for g, k in enumerate(made):
             pairs = p.tiles[g] if g == CORN else min(p.tiles[g], cap[g])
             w = GOOD_WORTH[g] * (k + UNSTAFFED * max(0, pairs - k)) * 0.45
             if w:
-                terms.append(w)
-        self.made_terms = tuple(terms)
+                worths.append(w)
+        self.made_terms = tuple(worths)
         # _tile_value() of each good before its rounds: with 4 rounds left or fewer, and with more.
         self.tile_rates = tuple(tuple(PLANTATION * (1.0 if k == CORN or cap[k] > p.tiles[k] else idle)
                                       * GOOD_WORTH[k] for k in range(len(GOODS)))
@@ -138,7 +140,7 @@ def board(p) -> Board:
                                  p.chips + p.paper), Board, p)
 
 
-def building_worth(s, p, b: int, rl: float, cap: list[int]) -> float:
+def building_worth(s, p, b: int, rl: float, cap: Sequence[int]) -> float:
     """What building b adds to the board by the game's end: printed VP, its bonus as the board
     stands for a large one, its income over the rounds left. `cap`: the board's capacity."""
     building = BUILDINGS[b]
@@ -208,7 +210,8 @@ def _placement(p) -> tuple[int, ...]:
     tiles, city = p.tiles, p.city
     left = colonists(p)
     cap = capacity(city)
-    units = []    # (worth per colonist, good of a pair or a single group's name, how many)
+    # (worth per colonist, good of a pair or a single group's name, how many)
+    units: list[tuple[float, int | str, int]] = []
     for g in range(1, len(GOODS)):
         pairs = min(tiles[g], cap[g])
         if pairs:
@@ -223,7 +226,7 @@ def _placement(p) -> tuple[int, ...]:
     units.sort(key=lambda u: -u[0])
     want: dict[str, int] = {}
     for _, what, k in units:
-        if type(what) is int:       # pairs: one on a plantation, one in a building of its good
+        if isinstance(what, int):   # pairs: one on a plantation, one in a building of its good
             take = min(k, left // 2)
             want[GOODS[what]] = take
             left -= 2 * take
@@ -245,7 +248,7 @@ def _place(s, seat, options):
 
 # ---------------------------------------------------------------- roles
 
-def _slots(p, cap: list[int]) -> list[tuple[float, int]]:
+def _slots(p, cap: Sequence[int]) -> list[tuple[float, int]]:
     """A board's circles as (worth per colonist per round, colonists it takes), best first (the
     heuristic's slots, roughly): production pairs at half a barrel a colonist, corn a barrel,
     violet buildings their rate, a large building its bonus, quarries a little."""
@@ -261,7 +264,7 @@ def _slots(p, cap: list[int]) -> list[tuple[float, int]]:
     return slots
 
 
-def _staffed_worth(slots: list[tuple[float, int]], colonists: int) -> float:
+def _staffed_worth(slots: Sequence[tuple[float, int]], colonists: int) -> float:
     """What the slots make per round with this many colonists on the best of them."""
     worth = 0.0
     for per, cost in slots:
@@ -317,15 +320,15 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
         role = ROLE_OF[card]
         v = s.roles[card] * dv * ROLE_MONEY
         if role == "craftsman":
-            mine = boards[seat]
-            extra = max((GOOD_WORTH[g] for g, k in mine.making if s.barrels[g] > k), default=0.0)
-            v += _made(s, mine) + extra - OTHERS * sum(_made(s, boards[i]) for i in range(n) if i != seat)
+            own = boards[seat]
+            extra = max((GOOD_WORTH[g] for g, k in own.making if s.barrels[g] > k), default=0.0)
+            v += _made(s, own) + extra - OTHERS * sum(_made(s, boards[i]) for i in range(n) if i != seat)
         elif role == "trader":
             sold = _trade(s, seat)
             v += (sold[seat] - OTHERS * (sum(sold) - sold[seat])) * dv
         elif role == "captain":
-            mine = sum(me.goods)
-            v += 0.8 * (mine + 1 if mine else 0) - 0.4 * OTHERS * sum(sum(q.goods) for i, q in enumerate(players)
+            held = sum(me.goods)
+            v += 0.8 * (held + 1 if held else 0) - 0.4 * OTHERS * sum(sum(q.goods) for i, q in enumerate(players)
                                                                       if i != seat)
         elif role == "builder":
             options = build_options(s, seat, True)
@@ -418,7 +421,7 @@ def estimates(s) -> list[float]:
 
 
 def _estimate(p, b: Board, rl: float) -> float:
-    total = b.points
+    total: float = b.points
     for constant, rate, factor in b.city_terms:
         total += constant + rate * rl * factor
     for worth in b.made_terms:

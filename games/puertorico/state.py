@@ -6,11 +6,13 @@ Slotted classes with a hand-written `copy`, because bots copy states thousands o
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .components import BUILDINGS, GOODS, TILE_KINDS
 
 # A pending decision: (seat, kind, options, lo, hi). The seat picks between lo and hi distinct
 # options, and every such pick is legal: all constraints are folded into options and bounds.
-Decision = tuple
+Decision = tuple[int, str, tuple, int, int]
 
 
 class Player:
@@ -83,6 +85,16 @@ class State:
         self.decisions = 0
         self.over = False
 
+    def role_chooser(self) -> int:
+        """Who chose the role being played, for what runs only during its phase."""
+        assert self.chooser is not None, "no role is being played"
+        return self.chooser
+
+    def asked(self) -> Decision:
+        """The decision pending, for what runs only while one is (the move back and its label)."""
+        assert self.pending is not None, "no decision is pending"
+        return self.pending
+
     def copy(self) -> "State":
         s = State.__new__(State)
         s.names = self.names
@@ -133,7 +145,7 @@ _PLAIN_FIELDS = ("governor", "round", "role", "chooser", "turn", "stack", "row",
 
 def dump(s: State) -> dict:
     """The whole state as plain data. `load(dump(s))` is an equal state."""
-    data = {"game": "puertorico", "names": list(s.names)}
+    data: dict[str, Any] = {"game": "puertorico", "names": list(s.names)}
     for f in _PLAIN_FIELDS:
         value = getattr(s, f)
         data[f] = list(value) if isinstance(value, list) else value

@@ -167,8 +167,8 @@ class Text:
         """The lines of the players in `seats` (all of them unless told), in `width` columns."""
         names = [p["name"] + (" (you)" if seat == v["seat"] else "") for seat, p in enumerate(v["players"])]
         longest = max(map(len, names))
-        seats = range(len(v["players"])) if seats is None else seats
-        return [line for seat in seats
+        shown = range(len(v["players"])) if seats is None else seats
+        return [line for seat in shown
                 for line in self.player(v, seat, v["players"][seat], names[seat].ljust(longest), width)]
 
     def role_width(self, v: dict) -> int:
@@ -273,10 +273,11 @@ class Text:
         return "\n".join(_wrap(text, ""))
 
     def explain_quarry(self, v: dict) -> str:
+        mine = self.price_for(v)
         text = ("Quarry: an island tile. While a colonist works it, it takes 1 doubloon off every "
                 "building you build, up to the building's column (1 to 4 quarries count). The settler "
                 f"may take one instead of a plantation, and so may an owner of a working construction "
-                f"hut. {v['quarries']} left" + (f"; you work {self.price_for(v)[0]}." if v["seat"] is not None else "."))
+                f"hut. {v['quarries']} left" + (f"; you work {mine[0]}." if mine is not None else "."))
         return "\n".join(_wrap(text, ""))
 
     def explain_role(self, v: dict, role: str) -> str:

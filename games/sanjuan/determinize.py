@@ -66,7 +66,7 @@ class _Template:
         cathedral = cathedral_id(expansion)
         s.cathedral = view["cathedral"][0] if view["cathedral"] else None
         assert s.cathedral in (None, cathedral)
-        known = set()
+        known: set[int] = set()
         self.goods = []       # per player: its buildings holding a good
         for p, pv in zip(s.players, view["players"]):
             p.city = _ids(pv["city"])
@@ -129,14 +129,16 @@ def _set_pending(s: State, t: _Template, rnd: random.Random, answered) -> bool:
     mine = (prompt["kind"], tuple(prompt["options"]), prompt["min"], prompt["max"]) if prompt else None
     if s.over:
         return True
-    if s.stage == "role":
-        s.pending = {s.chooser: ("role", tuple(s.roles_left), 1, 1)}
-    elif s.stage == "library":
-        s.pending = {s.chooser: ("library", ("use", "save"), 1, 1)}
+    if s.stage in ("role", "library"):
+        chooser = s.chooser
+        assert chooser is not None, "a view in these stages names the seat choosing"
+        s.pending = {chooser: ("role", tuple(s.roles_left), 1, 1) if s.stage == "role"
+                     else ("library", ("use", "save"), 1, 1)}
     elif s.stage in BUILD_STAGES:
         actor = to_act[0]
         s.turn = s.order.index(actor)
         if actor == seat:
+            assert mine is not None, "the seat to act has a prompt"
             s.pending = {seat: mine}
             b = v["you"]["building"]
             s.build = (b[0], b[1], tuple(b[2])) if b is not None else None

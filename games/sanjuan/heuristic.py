@@ -135,7 +135,7 @@ class Seat:
         if "builder" in roles:
             # The privilege saves cards (and may make a build possible at all).
             with_p, without = self.best_builds(doubled)
-            others_build = 0
+            others_build: float = 0
             for hand, _, _ in self.others:
                 others_build += 0.8 if hand >= 3 else 0.3
             out["builder"] = ((with_p - w["build_anyway"] * without) + (doubled * cv if with_p > 0 else 0)
@@ -270,7 +270,7 @@ class HeuristicBot(RulesOfThumb):
     def _keep(self, k: Seat, options, lo, hi):
         h = k.holds([c for c in options])
         # Held twice a city card is worth nothing: value a kept pair one by one.
-        picks = []
+        picks: list[int] = []
         for c in sorted(options, key=lambda c: -h[c]):
             if len(picks) == lo:
                 break

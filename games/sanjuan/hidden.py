@@ -8,7 +8,7 @@ def _hidden_places(s: State, seat: int | None) -> list[tuple]:
     """(container, index or key) of every card `seat` may not identify (a spectator: None).
     Supply, discard pile, goods and harbor cards are hidden from everyone; hands, chapels, banks
     and councillor draws from all but their owner."""
-    out = [(s.deck, i) for i in range(len(s.deck))] + [(s.discard, i) for i in range(len(s.discard))]
+    out: list[tuple] = [(s.deck, i) for i in range(len(s.deck))] + [(s.discard, i) for i in range(len(s.discard))]
     for j, p in enumerate(s.players):
         out += [(p.goods, b) for b in p.goods]
         out += [(p.harbor, i) for i in range(len(p.harbor))]

@@ -251,11 +251,11 @@ def estimate(s, seat: int, rl: float) -> float:
             prod.append(V.GOOD_RATE[GOOD[k]])
     prod.sort(reverse=True)
     nprod = len(prod)
-    income = 0
+    income: float = 0
     for i, r in enumerate(prod):
         income += r * V.COPY_FACTOR[i if i < V.LAST_COPY else V.LAST_COPY]
     rates = V.city_rates(nprod)
-    total = len(p.chapel) + len(p.bank) + len(p.harbor)
+    total: float = len(p.chapel) + len(p.bank) + len(p.harbor)
     for k in city:
         total += VP[k]
         if not PRODUCTION[k]:

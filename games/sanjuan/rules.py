@@ -19,6 +19,8 @@ which read better. What a random game costs: docs/benchmarks.md, 'Engine speed'.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 from games.events import Event, Events, say
@@ -30,7 +32,7 @@ from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
                     PRODUCTION_CARD, QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
 from .info import INFO
-from .state import ROLES, Decision, Player, State
+from .state import ROLES, Build, Decision, Player, State
 
 SIMULTANEOUS = frozenset({"deal", "office", "chapel", "bank", "limit", "produce", "sell", "council"})
 END_BUILDINGS = 12
@@ -42,7 +44,7 @@ def card_name(s: State, card: int) -> str:
     return NAME[s.kinds[card]]
 
 
-def _names(kinds: list, cards) -> str:
+def _names(kinds: Sequence[int], cards: Iterable[int]) -> str:
     return ", ".join([NAME[kinds[c]] for c in cards]) or "nothing"
 
 
@@ -217,11 +219,7 @@ def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
 def _sell_decision(s: State, seat: int, p: Player) -> Decision | None:
     if not p.goods:
         return None
-    goods = []
-    for b in p.city:
-        if b in p.goods:
-            goods.append(b)
-    goods = tuple(goods)
+    goods = tuple([b for b in p.city if b in p.goods])
     cap = trade_cap(privilege(s, seat), p.active)
     return ("sell", goods, 0, cap if cap < len(goods) else len(goods))
 
@@ -410,6 +408,7 @@ def _on_library(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None
 
 
 def _start_phase(s: State, rng, ev: list | None) -> None:
+    assert s.role is not None and s.chooser is not None, "a phase starts once its role is chosen"
     s.order = _ORDERS[len(s.players)][s.chooser]
     _PHASES[s.role](s, rng, ev)
 
@@ -594,12 +593,11 @@ def min_build_cost(s: State, seat: int, card: int) -> int:
     p = s.players[seat]
     kind = s.kinds[card]
     priv = privilege(s, seat)
-    best = None
+    needs = []
     for cover in [None, *_cover_targets(s, p, kind)]:
         need, goods = _cost(s, p, kind, priv, cover)
-        need = max(0, need - black_market_discount(p.active, len(goods)))
-        best = need if best is None else min(best, need)
-    return best
+        needs.append(max(0, need - black_market_discount(p.active, len(goods))))
+    return min(needs)
 
 
 def build_decision(s: State, seat: int) -> Decision:
@@ -649,14 +647,20 @@ def _on_build(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     _ask_black_market(s, seat, rng, ev)
 
 
+def build_under_way(s: State) -> Build:
+    """The build under way: s.build is set from the choice of the building until the build ends."""
+    assert s.build is not None, "no build is under way"
+    return s.build
+
+
 def _on_cover(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
-    card = s.build[0]
+    card = build_under_way(s)[0]
     s.build = (card, picks[0] if picks else None, ())
     _ask_black_market(s, seat, rng, ev)
 
 
 def _ask_black_market(s: State, seat: int, rng, ev: list | None) -> None:
-    card, cover, _ = s.build
+    card, cover, _ = build_under_way(s)
     p = s.players[seat]
     kind = s.kinds[card]
     need, goods = _cost(s, p, kind, privilege(s, seat), cover)
@@ -671,7 +675,7 @@ def _ask_black_market(s: State, seat: int, rng, ev: list | None) -> None:
 
 
 def _on_black_market(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
-    card, cover, _ = s.build
+    card, cover, _ = build_under_way(s)
     s.build = (card, cover, picks)
     need = _cost(s, s.players[seat], s.kinds[card], privilege(s, seat), cover)[0]
     _ask_payment(s, seat, need - len(picks), rng, ev)
@@ -679,13 +683,13 @@ def _on_black_market(s: State, seat: int, picks: tuple, rng, ev: list | None) ->
 
 def _ask_payment(s: State, seat: int, cost: int, rng, ev: list | None) -> None:
     """`cost`: the cards still to pay once the black market has taken its goods."""
-    card = s.build[0]
+    card = build_under_way(s)[0]
     if cost < 0:
         cost = 0
-    payable = s.players[seat].hand[:]
-    if card in payable:     # the cathedral is built from outside the hand
-        payable.remove(card)
-    payable = tuple(payable)
+    hand = s.players[seat].hand[:]
+    if card in hand:     # the cathedral is built from outside the hand
+        hand.remove(card)
+    payable = tuple(hand)
     if 0 < cost < len(payable):
         s.stage = "pay"
         s.pending = {seat: ("pay", payable, cost, cost)}
@@ -718,7 +722,7 @@ def _go_back(s: State, seat: int) -> None:
 
 
 def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list | None) -> None:
-    card, cover, goods = s.build
+    card, cover, goods = build_under_way(s)
     s.build = None
     p = s.players[seat]
     kinds = s.kinds
@@ -812,12 +816,14 @@ def _resolve_producer(s: State, rng, ev: list | None) -> None:
 
 # ---------------------------------------------------------------- trader
 
-def current_tile(s: State) -> tuple[int, ...] | None:
-    return TILES[s.tiles[(s.tiles_turned - 1) % len(s.tiles)]] if s.tiles_turned else None
+def current_tile(s: State) -> tuple[int, ...]:
+    """The trading tile turned last (each trader phase turns one before anything reads it)."""
+    assert s.tiles_turned, "no trading tile is turned before the first trader phase"
+    return TILES[s.tiles[(s.tiles_turned - 1) % len(s.tiles)]]
 
 
 # What the trader announces for each tile; five fixed sentences, so they are written once.
-_TILE_TEXT = {tile: "The trading house pays " + ", ".join(f"{g} {v}" for g, v in zip(GOODS, tile)) + "."
+_TILE_TEXT: dict[tuple[int, ...], str] = {tile: "The trading house pays " + ", ".join(f"{g} {v}" for g, v in zip(GOODS, tile)) + "."
               for tile in TILES}
 
 
@@ -884,7 +890,7 @@ def _start_councillor(s: State, rng, ev: list | None) -> None:
                     if ev is not None:
                         say(ev, "produce", lambda who=s.names[seat]: f"{who}'s customs office receives a good.")
     s.stage = "council"
-    decisions = [None] * len(s.players)   # by seat: the cards are drawn in turn order
+    decisions: list[Decision | None] = [None] * len(s.players)   # by seat: the cards are drawn in turn order
     for seat in s.order:
         p = s.players[seat]
         cards = _draw_n(s, rng, council_draw(privilege(s, seat)), ev)
@@ -898,7 +904,7 @@ def _start_councillor(s: State, rng, ev: list | None) -> None:
         else:
             p.drawn = cards
         decisions[seat] = _council_decision(s, seat, p, len(cards))
-    pending = {}
+    pending: dict[int, Decision] = {}
     for seat, decision in enumerate(decisions):    # in seat order, as s.pending is kept (to_act)
         if decision is not None:
             pending[seat] = decision
@@ -937,6 +943,7 @@ def _resolve_councillor(s: State, rng, ev: list | None) -> None:
 
 def _start_prospector(s: State, rng, ev: list | None) -> None:
     kinds = s.kinds
+    assert s.chooser is not None, "the prospector's phase follows its choice"
     _give(s, s.chooser, privilege(s, s.chooser), "prospector", rng, ev)
     # Then, clockwise from the prospector, each owner's gold mine, then goldsmith. Turned cards are public.
     for seat in s.order:
@@ -1108,7 +1115,7 @@ def _why_not(s: State, seat: int, kind: str, value) -> IllegalAction:
             return IllegalAction("not_your_building", f"Card {value} is not one of your buildings.")
         if kinds[value] == CRANE:
             return IllegalAction("cannot_cover_crane", "The crane cannot be covered.")
-        if kinds[value] == kinds[s.build[0]]:
+        if kinds[value] == kinds[build_under_way(s)[0]]:
             return IllegalAction("same_building", "A building cannot be covered by the same building.")
         return IllegalAction("cannot_pay", "Covering that building still leaves you unable to pay.")
     if kind in ("sell", "black_market") and is_card:

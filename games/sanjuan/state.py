@@ -11,7 +11,10 @@ ROLES = ("builder", "producer", "trader", "councillor", "prospector")
 
 # A pending decision: (kind, options, lo, hi). The seat picks between lo and hi distinct options,
 # and every such pick is legal: all constraints are folded into the options and the bounds.
-Decision = tuple
+Decision = tuple[str, tuple, int, int]
+
+# A build under way: (card, the building its crane covers or None, the goods the black market discards).
+Build = tuple[int, int | None, tuple[int, ...]]
 
 
 class Player:
@@ -76,7 +79,7 @@ class State:
         self.turn = 0                      # index into order: whose build it is
         self.pending: dict[int, Decision] = {}   # in seat order (rules.to_act reads it so)
         self.answers: dict[int, tuple] = {}
-        self.build: tuple | None = None    # (card, covered card or None, black market goods)
+        self.build: Build | None = None
         self.cathedral = cathedral_id(expansion)
         self.decisions = 0
         self.over = False

@@ -12,7 +12,7 @@ from __future__ import annotations
 from games.text import plural
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
-from .rules import back_label, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
+from .rules import back_label, build_under_way, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
 from .scoring import result, score_seat
 from .state import State
 
@@ -129,7 +129,7 @@ def prompt(s: State, seat: int) -> dict | None:
         notes = [f"cost {COST[s.kinds[c]]}, you pay {min_build_cost(s, seat, c)}, "
                  f"{VP[s.kinds[c]]} VP" for c in options]
     elif kind == "cover":
-        what = NAME[s.kinds[s.build[0]]].lower()
+        what = NAME[s.kinds[build_under_way(s)[0]]].lower()
         text = (f"Crane: choose one of your buildings to cover with the {what}; it leaves play and "
                 "its cost is taken off." + (" You must cover one to afford it." if lo else
                                             " Pick none to build it beside the others."))
@@ -138,7 +138,7 @@ def prompt(s: State, seat: int) -> dict | None:
         text = (f"Black market: discard {lo if lo == hi else f'{lo} to {hi}'} of your goods, "
                 "each paying 1 card of the cost; a good beyond the cost only empties its building.")
     elif kind == "pay":
-        text = f"Pay {plural(lo, 'card')} for your {NAME[s.kinds[s.build[0]]].lower()}."
+        text = f"Pay {plural(lo, 'card')} for your {NAME[s.kinds[build_under_way(s)[0]]].lower()}."
     elif kind == "produce":
         text = f"Producer phase: produce on up to {plural(hi, 'empty building')}."
         notes = [GOODS[GOOD[s.kinds[b]]] for b in options]
