@@ -21,11 +21,17 @@ $(TEST_STAMP): $(STAMP)
 	@$(PIP) -e '.[test]' $(LOGGED)
 	@touch $(TEST_STAMP)
 
-.PHONY: play test bench selfplay
+.PHONY: play check test bench selfplay
 play: $(STAMP)
 	@$(VENV)/bin/governor play $(ARGS)
 
-test: $(TEST_STAMP)
+# Lint and types before the tests (pyproject.toml says what each covers): any finding, in the
+# tool's own words, stops the build.
+check: $(TEST_STAMP)
+	$(VENV)/bin/ruff check --quiet .
+	$(VENV)/bin/mypy
+
+test: check
 	$(VENV)/bin/python -m pytest -q $(ARGS)
 
 bench: $(STAMP)
