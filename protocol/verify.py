@@ -14,6 +14,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from games.contract import places
 from games.errors import IllegalAction, Refused
 
 from .codec import MAX_CONTAINER
@@ -61,6 +62,7 @@ class Report:
     names: list[str] = field(default_factory=list)
     scores: list[int] | None = None
     winners: list[int] | None = None
+    places: list[int] | None = None   # each seat's final place in the replay's result (0 the first)
     seats_checked: list[int] = field(default_factory=list)
     refused: bool = False          # not judged: the record's rules are not the ones this code replays
     hidden_unchecked: bool = False  # a public record: the players' hidden cards were not checked
@@ -317,6 +319,7 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
         if end.get("winners") != result["winners"]:
             raise Mismatch(end_name, "the winners differ from the replay's")
         report.scores, report.winners = totals, result["winners"]
+        report.places = places(result)
         report.checks.append("the final scores and winners equal the replay's")
     else:
         if not engine.to_act(state):
