@@ -18,7 +18,6 @@ then by fingerprint; equal ratings share a rank.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 
@@ -130,7 +129,7 @@ class Standings:
 
     def as_dict(self) -> dict:
         return {
-            "games": {game: {"title": _title(game), "matches": self.matches[game], "players": [
+            "games": {game: {"title": title(game), "matches": self.matches[game], "players": [
                 {"rank": p.rank, "name": p.name, "fingerprint": p.fingerprint, "key": p.key.hex(),
                  "rating": str(p.rating), "mu": round(p.mu, 6), "sigma": round(p.sigma, 6), "games": p.games}
                 for p in players]} for game, players in self.games.items()},
@@ -142,7 +141,7 @@ class Standings:
         lines = []
         for game, players in self.games.items():
             n = self.matches[game]
-            lines.append(f"{_title(game)}: {n} rated match{'es' * (n != 1)}")
+            lines.append(f"{title(game)}: {n} rated match{'es' * (n != 1)}")
             rows = [("rank", "name", "fingerprint", "rating", "games")] + [
                 (str(p.rank), printable(p.name), p.fingerprint, str(p.rating), str(p.games)) for p in players]
             width = [max(len(r[c]) for r in rows) for c in range(5)]
@@ -196,12 +195,8 @@ def standings(judged: list[Judged]) -> Standings:
     return out
 
 
-def digest(data: bytes) -> str:
-    """A record's bytes, named (a record with no better name: one given as bytes)."""
-    return hashlib.sha256(data).hexdigest()[:16]
-
-
-def _title(game: str) -> str:
+def title(game: str) -> str:
+    """A game's title, by its id (a verified record names a game this code has)."""
     try:
         return games.get(game).INFO.title
     except IllegalAction:

@@ -97,9 +97,10 @@ CLIENT = {
     # process (a redirect), as it does when the client was sent there by that redirect.
     # `private`: the lobby never lists the table, open or finished (a game alone against bots);
     # it is sat at, watched and resumed by its id all the same.
+    # `rated`: the match counts for ratings when every seat holds a player key (docs/playing.md).
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
                "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False),
-               "private": (_BOOL, False)},
+               "private": (_BOOL, False), "rated": (_BOOL, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},

@@ -73,6 +73,7 @@ from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .private import make_private
 from .proxies import PROXY_MAX, PROXY_PREFIX, ProxyError, forwarded_for, networks, proxy_header, trusted
+from .published import MAX_VISITORS, Published
 from .quotas import Quotas
 from .seats import hash_token
 from .settings import Limits, redacted
@@ -115,7 +116,8 @@ class Server:
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
                  operator_key: str | None = None, announce: str | None = None, database: str = "sqlite",
-                 public_url: str | None = None, trusted_proxies: str | None = None, **limit_overrides) -> None:
+                 public_url: str | None = None, trusted_proxies: str | None = None, records_port: int | None = None,
+                 **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
@@ -125,6 +127,9 @@ class Server:
         # the proxies whose word is taken for the client's address (server/proxies.py)
         self.proxies = networks(trusted_proxies)
         self.announcement: Announcement | None = None
+        # the port of the finished matches' records and the standings page (None: not served)
+        self.records_port = records_port
+        self.published: Published | None = None
         self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
@@ -201,7 +206,7 @@ class Server:
             for row in await self.store.open_tables():
                 self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self.finished.load(await self.store.finished(LISTED_FINISHED))
-        spare = SPARE_FILES + HELD_REFUSALS
+        spare = SPARE_FILES + HELD_REFUSALS + (MAX_VISITORS if self.records_port is not None else 0)
         files = raise_file_limit(self.limits.max_connections + spare)
         if files < self.limits.max_connections + spare:
             self.max_connections = max(1, files - spare)
@@ -215,6 +220,9 @@ class Server:
                          refusal(self.limits.conn_rate, self.limits.conn_burst), self._open_socket)
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
+        if self.records_port is not None:
+            self.published = Published(self.data_dir, self.fingerprint, self.metrics)
+            self.records_port = await self.published.start(self.host, self.records_port, self.tls)
         if self.cluster is not None:
             await self.cluster.run(self.public_url or self.url)
         if self.announce is not None:
@@ -259,6 +267,8 @@ class Server:
         self.metrics.finished[table.status] += 1
         if not table.private:
             self.finished.add(table.id, table.summary())
+            if self.published is not None and table.core.exchange is not None:
+                self.published.add(table.id, table.core.exchange.log)
 
     def forget(self, table: Table) -> None:
         """A finished table nobody is at is no longer in use (called by the table's task): it
@@ -335,6 +345,9 @@ class Server:
             self.cluster.stop()
         if self.gate is not None:
             self.gate.close()
+        if self.published is not None:
+            await self.published.stop()
+            self.published = None
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
             for connection in list(self.unopened):   # nothing to lose: no hello yet
@@ -668,7 +681,7 @@ class Server:
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
                    "token_hash": None, "bot": levels[i - humans]} for i in range(humans, n)]
         row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time(),
-                       private=msg.get("private", False))
+                       private=msg.get("private", False), rated=msg.get("rated", False))
         self._creating[conn.addr] += 1
         try:
             await self.store.create_table(row)
@@ -856,6 +869,9 @@ async def _serve(server: Server) -> int:
     print(f"listening on {server.url}", flush=True)
     if server.public_url:
         print(f"players join {server.public_url}", flush=True)
+    if server.published is not None:
+        scheme = "https" if server.tls else "http"
+        print(f"records and standings on {scheme}://{server.host}:{server.records_port}/", flush=True)
     if server.announcement is not None:
         print(f"announced on the local network as {server.announcement.name!r}", flush=True)
     elif server.not_announced is not None:
@@ -898,6 +914,7 @@ def main(settings: dict) -> int:
         server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls,
                         operator_key=operator_key, announce=announce, database=settings["database"],
                         public_url=settings["public_url"], trusted_proxies=settings["trusted_proxies"],
+                        records_port=settings["records_port"] if settings["records"] else None,
                         **settings["limits"])
     except NoDriver as e:
         print(f"governor serve: {e}", file=sys.stderr)

@@ -123,6 +123,10 @@ MIGRATIONS = [
     """
     ALTER TABLE tables ADD COLUMN private BOOLEAN NOT NULL DEFAULT false;
     """,
+    # 6: tables whose match counts for ratings (TableRow.rated); no table before did.
+    """
+    ALTER TABLE tables ADD COLUMN rated BOOLEAN NOT NULL DEFAULT false;
+    """,
 ]
 VERSION = len(MIGRATIONS)
 
@@ -394,9 +398,9 @@ class PostgresStore:
         now = time.time()
         await self._write(Write(row.id, [(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            " private, rated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now, row.private))] + _token_rows(row.id, row.seats), new=True))
+             now, now, row.private, row.rated))] + _token_rows(row.id, row.seats), new=True))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._write(Write(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
@@ -441,7 +445,7 @@ class PostgresStore:
 
     async def _tables(self, where: str, *args) -> list[TableRow]:
         rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"
-                                         " created, private FROM tables " + where, *args)
+                                         " created, private, rated FROM tables " + where, *args)
         return [TableRow(*r) for r in rows]
 
     async def _read(self, how: str, query: str, *args):

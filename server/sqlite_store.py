@@ -109,8 +109,13 @@ def _v3_private(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE tables ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
 
 
+def _v4_rated(db: sqlite3.Connection) -> None:
+    """Tables whose match counts for ratings (TableRow.rated); no table before did."""
+    db.execute("ALTER TABLE tables ADD COLUMN rated INTEGER NOT NULL DEFAULT 0")
+
+
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private]
+MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private, _v4_rated]
 VERSION = len(MIGRATIONS)
 
 
@@ -259,9 +264,9 @@ class SQLiteStore:
         now = time.time()
         await self._tx([(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " private, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now, int(row.private)))] + _seats_indexed(row.id, row.seats))
+             row.server_seed, row.status, now, now, int(row.private), int(row.rated)))] + _seats_indexed(row.id, row.seats))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._tx([("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
@@ -308,9 +313,9 @@ class SQLiteStore:
 
     def _tables(self, where: str, *args) -> list[TableRow]:
         rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created,"
-                                " private FROM tables " + where, args).fetchall()
-        return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]))
-                for r in rows]
+                                " private, rated FROM tables " + where, args).fetchall()
+        return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]),
+                         bool(r[10])) for r in rows]
 
     async def log(self, table_id: str) -> list[LogRow]:
         return await self._read(self._log, table_id)

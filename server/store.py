@@ -32,6 +32,7 @@ class TableRow:
     status: str                # waiting | playing | over | cancelled
     created: float
     private: bool = False      # never listed in the lobby (a `governor play` alone against bots)
+    rated: bool = False        # its match counts for ratings (if every seat holds a player key)
 
 
 @dataclass

@@ -76,6 +76,7 @@ class TableCore:
         self.bot_level = row.bot
         self.created = row.created
         self.private = row.private      # never listed in the lobby
+        self.rated = row.rated          # the match counts for ratings (docs/playing.md)
         self.seats = _seats(row)
         self.spectators: set = set()
         self.signer = signer
@@ -118,7 +119,7 @@ class TableCore:
 
     def summary(self) -> dict:
         out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
-               "status": self.status}
+               "status": self.status, "rated": self.rated}
         if self.broken:
             out["frozen"] = self.broken
         return out
@@ -829,7 +830,7 @@ def _seats(row: TableRow) -> list[Seat]:
 def summary_of(row: TableRow) -> dict:
     """A table's entry in a listing, from its record (a finished table not in memory)."""
     return {"id": row.id, "game": row.game, "options": row.options, "seats": seat_info(_seats(row)),
-            "status": row.status}
+            "status": row.status, "rated": row.rated}
 
 
 def _nothing() -> Effects:

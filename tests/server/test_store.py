@@ -135,6 +135,17 @@ async def test_a_private_table_stays_private_open_and_finished(store):
     assert [(r.id, r.private) for r in await store.finished(10)] == [("t2", True)]
 
 
+async def test_a_rated_table_stays_rated_open_and_finished(store):
+    await store.create_table(row("t1"))
+    rated = row("t2")
+    rated.rated = True
+    await store.create_table(rated)
+    assert [(r.id, r.rated) for r in await store.open_tables()] == [("t1", False), ("t2", True)]
+    await finish(store, "t2")
+    assert (await store.finished_table("t2")).rated is True
+    assert [(r.id, r.rated) for r in await store.finished(10)] == [("t2", True)]
+
+
 async def test_seats_the_start_and_the_status_change_the_table(store):
     await store.create_table(row("t1"))
     seats = [seat("Ana", "h0"), seat("Bo", "h1")]
