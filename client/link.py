@@ -202,12 +202,14 @@ class Link:
         return [t for t in (await self.request({"type": "list"}, ("tables",)))["tables"] if isinstance(t, dict)]
 
     async def create(self, game: str, seats: int, bots: int, options: dict,
-                     levels: list[str] | None = None, private: bool = False) -> str:
+                     levels: list[str] | None = None, private: bool = False, rated: bool = False) -> str:
         """A new table; `levels` names the level of each of its `bots` computer seats; a
-        `private` one is never listed in the lobby."""
+        `private` one is never listed in the lobby; a `rated` one's match counts for ratings."""
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
         if private:
             msg["private"] = True
+        if rated:
+            msg["rated"] = True
         if levels and len(set(levels)) == 1:
             msg["bot"] = levels[0]       # one level for all: what every server version understands
         elif levels:

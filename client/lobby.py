@@ -97,9 +97,10 @@ async def ask_choice(keyboard: Keyboard, question: str, choices: list[str], defa
         print(f"Please type one of {', '.join(choices)}.")
 
 
-async def table_spec(ask) -> tuple[str, int, list[str], dict] | None:
+async def table_spec(ask) -> tuple[str, int, list[str], dict, bool] | None:
     """The create dialog's questions, the same in plain lines and on the full screen: (game,
-    seats, each computer player's level, the table's options), or None when backed out.
+    seats, each computer player's level, the table's options, rated), or None when backed out.
+    Only a table of people is asked whether it is rated: a computer player's match never counts.
     `ask(question, choices, default, about=None)` returns the index picked, or None."""
     ids = list(games.GAMES)
     k = await ask("Game", [games.GAMES[g].INFO.title for g in ids], 0) if len(ids) > 1 else 0
@@ -138,7 +139,13 @@ async def table_spec(ask) -> tuple[str, int, list[str], dict] | None:
         if value is None:
             return None
         options[o.name] = value
-    return game, seats, levels, options
+    rated = False
+    if not levels:
+        k = await ask("Rated (the match counts for every player's rating)?", ["no", "yes"], 0)
+        if k is None:
+            return None
+        rated = bool(k)
+    return game, seats, levels, options, rated
 
 
 async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
@@ -188,9 +195,12 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
 async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
     async def asked(question, choices, default, about=None):
         return await ask_choice(keyboard, question, choices, default, about)
-    game, seats, levels, options = await table_spec(asked)
+    spec = await table_spec(asked)
+    if spec is None:
+        return None
+    game, seats, levels, options, rated = spec
     try:
-        table = await link.create(game, seats, len(levels), options, levels=levels)
+        table = await link.create(game, seats, len(levels), options, levels=levels, rated=rated)
     except ServerRefused as e:
         print(f"The server refused: {e}")
         return None

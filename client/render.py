@@ -209,6 +209,8 @@ def describe_table(t: dict) -> str:
     if computers:
         parts.append(f"{computers} computer ({', '.join(dict.fromkeys(levels))})")
     parts.append(f"{free} free" if free else "full")
+    if t.get("rated") is True:
+        parts.append("rated")
     parts.append(str(t.get("status", t.get("state", "?"))))
     line = f"{t.get('id', t.get('table', '?'))}  " + ", ".join(parts)
     if people:
