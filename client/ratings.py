@@ -19,6 +19,8 @@ import stat
 import urllib.error
 import urllib.parse
 import urllib.request
+from concurrent.futures import ProcessPoolExecutor
+from itertools import chain
 from pathlib import Path
 
 from protocol.record import MAX_RECORD
@@ -28,6 +30,7 @@ INDEX = "records.json"            # a server's list of its records (server/publi
 MAX_INDEX = 16 << 20              # bytes of that list read at most
 RECORD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 TIMEOUT = 30.0                    # seconds a server may take over one answer
+BATCH = 256                       # records read before they are audited, on every core
 
 
 class Unreachable(Exception):
@@ -57,17 +60,37 @@ def from_folder(folder: str) -> list[Judged]:
     root = Path(folder)
     if not root.is_dir():
         raise Unreachable(f"{folder!r} is not a folder")
-    judged = []
-    for path in _files(root):
+
+    def read(path: Path) -> tuple[str, bytes] | Judged:
         name = path.relative_to(root).as_posix()
         try:
             data = _read(path)
         except OSError as e:
-            judged.append(Judged(name, UNREADABLE, f"it cannot be read: {e.strerror or e}"))
-            continue
-        judged.append(judge(name, data) if data is not None else
-                      Judged(name, UNREADABLE, "it is not a regular file"))
+            return Judged(name, UNREADABLE, f"it cannot be read: {e.strerror or e}")
+        return (name, data) if data is not None else Judged(name, UNREADABLE, "it is not a regular file")
+
+    return judge_all(read(path) for path in _files(root))
+
+
+def judge_all(records) -> list[Judged]:
+    """Each (name, bytes) judged, a Judged passed on as it is; audited on every core, BATCH
+    records at a time (so that no more than those are held in memory at once)."""
+    judged: list[Judged] = []
+    batch: list[tuple[str, bytes]] = []
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for item in chain(records, [None]):     # None: the end, the last batch
+            if isinstance(item, Judged):
+                judged.append(item)
+            elif item is not None:
+                batch.append(item)
+            if batch and (item is None or len(batch) == BATCH):
+                judged += pool.map(_judge, batch, chunksize=max(1, len(batch) // (4 * (os.cpu_count() or 1))))
+                batch = []
     return judged
+
+
+def _judge(named: tuple[str, bytes]) -> Judged:
+    return judge(*named)
 
 
 def _files(root: Path) -> list[Path]:
@@ -103,18 +126,16 @@ def from_url(url: str) -> list[Judged]:
     names = index.get("records") if isinstance(index, dict) else None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise Unreachable(f"{url} does not list records ({INDEX} holds no list of names)")
-    judged = []
-    for name in names:
+
+    def download(name: str) -> tuple[str, bytes] | Judged:
         if not RECORD_NAME.fullmatch(name):
-            judged.append(Judged(name[:80], UNREADABLE, "the server lists a name that is no record file's"))
-            continue
+            return Judged(name[:80], UNREADABLE, "the server lists a name that is no record file's")
         try:
-            data = _get(urllib.parse.urljoin(base, "records/" + name), MAX_RECORD + 1)
+            return name, _get(urllib.parse.urljoin(base, "records/" + name), MAX_RECORD + 1)
         except OSError as e:
-            judged.append(Judged(name, UNREADABLE, f"it could not be downloaded: {_why(e)}"))
-            continue
-        judged.append(judge(name, data))
-    return judged
+            return Judged(name, UNREADABLE, f"it could not be downloaded: {_why(e)}")
+
+    return judge_all(download(name) for name in names)
 
 
 def _get(url: str, limit: int) -> bytes:
