@@ -29,7 +29,7 @@ test: $(TEST_STAMP) browser
 	$(VENV)/bin/python -m pytest -q $(ARGS)
 
 # The standings page is tested in a real headless browser, Chromium from the system's packages
-# (tests/client/test_standings_page.py): installed here with apt-get when it is missing and we
+# (tests/client/test_ratings.py): installed here with apt-get when it is missing and we
 # are root; otherwise said, and that test fails naming it.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \

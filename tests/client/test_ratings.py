@@ -1,15 +1,24 @@
 """`governor ratings FOLDER|URL`: every record audited, hostile files reported one by one, and
 nothing but verified rated matches among key holders counted."""
+import importlib.util
 import json
 import os
+import random
+import shutil
 import subprocess
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
 from client.cli import main
+from client.ratings import judge_all
 from protocol import record
+from protocol.messages import Signed
+from protocol.standings import standings
 
-from .live import governor
+from .live import ROOT, first_line, governor, outcome, wait_for
 
 RUN = 120       # seconds: ratings of a handful of files ends in one or two; past this it hangs
 
@@ -93,3 +102,160 @@ def test_a_server_that_lists_no_records_is_said(tmp_path):
     finally:
         http.kill()
         http.wait()
+
+
+# ---------------------------------------------------------------------- rated matches
+
+def _bench_ratings():
+    spec = importlib.util.spec_from_file_location("bench_ratings", ROOT / "bench" / "ratings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A real `governor serve` with its records port, and the matches finished there: three rated
+    ones between players with keys (one of them named with HTML), and one with a computer player.
+    Yields (records URL, the players' names)."""
+    home = tmp_path_factory.mktemp("served")
+    serve = governor("serve", "--port", "0", "--records", "--records-port", "0", "--no-announce",
+                     "--data-dir", str(home / "server"), "--limit", "rate=10000", "--limit", "burst=10000")
+    try:
+        lines = [first_line(serve) for _ in range(4)]
+        url = next(line.split()[-1] for line in lines if line.startswith("listening on "))
+        records = next(line.split()[-1] for line in lines if line.startswith("records and standings on "))
+        names = {"ana": "<i>Ana</i> & co", "bo": "Bo", "cy": "Cy"}
+        for who in names:       # each player's key made once, before they play at once
+            assert main(["whoami", "--data-dir", str(home / who)]) == 0
+        seats = []
+        for first, second in (("ana", "bo"), ("bo", "cy"), ("cy", "ana")):
+            creator = seat(url, home / first, names[first], "--create", "sanjuan", "--seats", "2", "--bots", "0",
+                           "--rated")
+            seats += [creator, seat(url, home / second, names[second], "--table", first_line(creator))]
+        seats.append(seat(url, home / "dee", "Dee", "--create", "puertorico", "--seats", "2", "--bots", "1",
+                          "--rated"))
+        for proc in seats:
+            assert outcome(proc, timeout=180)["verified"] is True
+        wait_for(lambda: len(json.loads(urllib.request.urlopen(records + "records.json").read())["records"]) == 4,
+                 timeout=60)
+        yield records, names
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+
+
+def seat(url: str, data: Path, name: str, *args: str) -> subprocess.Popen:
+    return governor("join", url, "--bot", "heuristic", "--no-input", "--json", "--pace", "0",
+                    "--data-dir", str(data), "--name", name, *args)
+
+
+@pytest.fixture(scope="module")
+def two_hundred(served, tmp_path_factory):
+    """200 records: 196 rated matches made in-process (bench/ratings.py) and the 4 of the server."""
+    folder = tmp_path_factory.mktemp("two-hundred")
+    _bench_ratings().rated_records(folder, 196, seed="suite")
+    url, _ = served
+    for name in json.loads(urllib.request.urlopen(url + "records.json").read())["records"]:
+        (folder / name).write_bytes(urllib.request.urlopen(url + "records/" + name).read())
+    assert len(list(folder.iterdir())) == 200
+    return folder
+
+
+def test_200_records_give_the_same_standings_in_any_order_and_on_a_copy(two_hundred, tmp_path):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for path in sorted(two_hundred.iterdir(), reverse=True):       # written in the other order
+        shutil.copyfile(path, copy / path.name)
+    code, out, _ = ratings(str(two_hundred))
+    assert code == 0
+    code2, out2, _ = ratings(str(copy))
+    assert (code2, out2) == (code, out)
+    assert "200 records: 199 counted, 1 left out" in out       # the match with a computer player
+    judged = judge_all((p.name, p.read_bytes()) for p in sorted(two_hundred.iterdir()))
+    orders = [judged, judged[::-1], random.Random(3).sample(judged, len(judged))]
+    texts = {standings(list(j)).text() for j in orders}
+    dumped = {json.dumps(standings(list(j)).as_dict(), sort_keys=True, ensure_ascii=False) for j in orders}
+    assert texts == {out.rstrip("\n")} and len(dumped) == 1
+    tables = standings(judged).as_dict()["games"]
+    assert tables["sanjuan"]["matches"] + tables["puertorico"]["matches"] == 199
+    assert sum(p["games"] for g in tables.values() for p in g["players"]) == sum(
+        len(j.match.keys) for j in judged if j.match is not None)
+
+
+def test_a_tampered_record_is_named_and_left_out(two_hundred, tmp_path):
+    names = sorted(p.name for p in two_hundred.iterdir() if p.name.startswith("match-"))[:6]
+    for name in names:
+        shutil.copyfile(two_hundred / name, tmp_path / name)
+    items = record.loads((two_hundred / names[2]).read_bytes())
+    forged = items[7].sig[:10] + bytes([items[7].sig[10] ^ 1]) + items[7].sig[11:]
+    items[7] = Signed(items[7].kind, items[7].payload, forged, items[7].body)
+    (tmp_path / names[2]).write_bytes(record.dumps(items))
+    code, out, _ = ratings(str(tmp_path), "--json")
+    result = json.loads(out)
+    assert code == 1
+    assert result["counted"] == 5 and [(j["record"], j["verdict"]) for j in result["left_out"]] == [(names[2], "failed")]
+    assert result["left_out"][0]["why"].startswith("entry 7 ")
+    assert sum(g["matches"] for g in result["games"].values()) == 5
+    honest = standings(judge_all((n, (two_hundred / n).read_bytes()) for n in names if n != names[2])).as_dict()
+    assert result["games"] == honest["games"]      # as if the tampered record were not there
+
+
+def test_the_standings_page_in_a_real_browser_shows_what_ratings_computes(served):
+    url, names = served
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.fail("Chromium is not installed, and the standings page is tested in it: install it with "
+                    "`apt-get install chromium` (`make test` does, when run as root)")
+    shown = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", url],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    page = Page()
+    page.feed(shown.stdout)
+    code, out, _ = ratings(url, "--json")
+    assert code == 0
+    computed = json.loads(out)
+    assert page.tables == {game: [[str(p["rank"]), p["name"], p["fingerprint"], p["rating"], str(p["games"])]
+                                  for p in g["players"]] for game, g in computed["games"].items()}
+    assert computed["games"]["sanjuan"]["matches"] == 3 and "puertorico" not in computed["games"]
+    assert {row[1] for row in page.tables["sanjuan"]} == {names["ana"], "Bo", "Cy"}
+    assert "i" not in page.elements            # a name is text, never markup
+    assert [row[1] for row in page.records].count("yes") == 3
+    [unrated] = [row for row in page.records if row[1] != "yes"]
+    assert unrated[1].startswith("no: not rated, seat 2 (Bot 1) was a computer player")
+
+
+class Page(HTMLParser):
+    """The standings tables of a page as the browser holds it (rows of cell texts), its records
+    table, and every element's name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.records: list[list[str]] = []
+        self.elements: set[str] = set()
+        self._rows: list[list[str]] | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.add(tag)
+        attrs = dict(attrs)
+        if tag == "table":
+            self._rows = self.tables.setdefault(attrs["data-game"], []) if attrs.get("class") == "standings" \
+                else self.records
+        elif tag == "tr" and self._rows is not None:
+            self._rows.append([])
+        elif tag == "td":
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell is not None:
+            self._rows[-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "table":
+            self._rows[:] = [row for row in self._rows if row]     # the head's row has no cells
+            self._rows = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
