@@ -63,20 +63,20 @@ class Published:
         self.index: bytes | None = None          # until the records kept are judged
         self.visitors = 0
         self._http = None
-        self._loading: asyncio.Task | None = None
+        self._work: set[asyncio.Task] = set()    # publishing and judging under way
 
     async def start(self, host: str, port: int, tls: ssl.SSLContext | None) -> int:
         """Listen on the records port, and judge the records kept (on the worker). Returns the port."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._http = await asyncio.start_server(self._visit, host, port, ssl=tls, limit=MAX_HEAD,
                                                 ssl_handshake_timeout=OPEN_TIMEOUT if tls else None)
-        self._loading = asyncio.get_running_loop().create_task(self._refresh(self._load))
+        self._start(self._load)
         return self._http.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
         self.worker.cut()
-        if self._loading is not None:
-            self._loading.cancel()
+        for task in list(self._work):
+            task.cancel()
         if self._http is not None:
             self._http.close()
             await self._http.wait_closed()
@@ -84,8 +84,12 @@ class Published:
 
     def add(self, table_id: str, entries: list[Signed]) -> None:
         """A listed table's match ended: publish its public record, then judge it."""
-        data = record.dumps(entries)
-        asyncio.get_running_loop().create_task(self._refresh(self._publish, table_id + SUFFIX, data))
+        self._start(self._publish, table_id + SUFFIX, record.dumps(entries))
+
+    def _start(self, work, *args) -> None:
+        task = asyncio.get_running_loop().create_task(self._refresh(work, *args))
+        self._work.add(task)
+        task.add_done_callback(self._work.discard)
 
     # ---------------------------------------------------------------- on the worker's thread
 
