@@ -75,6 +75,7 @@ class SaveSeats(Persist):
 class SaveStart(Persist):
     game_id: bytes
     server_seed: bytes
+    started: int               # unix seconds: the signed header names it
 
 
 @dataclass(frozen=True, eq=False)

@@ -123,8 +123,10 @@ MIGRATIONS = [
     """
     ALTER TABLE tables ADD COLUMN private BOOLEAN NOT NULL DEFAULT false;
     """,
-    # 6: tables whose match counts for ratings (TableRow.rated); no table before did.
+    # 6: when each match started and whether it is rated (TableRow.started, TableRow.rated): the
+    # signed header of a bgfair/v2 match names both, and a rebuilt match must sign the same one.
     """
+    ALTER TABLE tables ADD COLUMN started BIGINT;
     ALTER TABLE tables ADD COLUMN rated BOOLEAN NOT NULL DEFAULT false;
     """,
 ]
@@ -398,18 +400,18 @@ class PostgresStore:
         now = time.time()
         await self._write(Write(row.id, [(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private, rated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            " private, rated, started) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now, row.private, row.rated))] + _token_rows(row.id, row.seats), new=True))
+             now, now, row.private, row.rated, row.started))] + _token_rows(row.id, row.seats), new=True))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._write(Write(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
                                             (seats, time.time(), table_id))] + _token_rows(table_id, seats)))
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
         await self._write(Write(table_id, [(
-            "UPDATE tables SET game_id = $1, server_seed = $2, status = 'playing', updated = $3 WHERE id = $4",
-            (game_id, server_seed, time.time(), table_id))]))
+            "UPDATE tables SET game_id = $1, server_seed = $2, started = $3, status = 'playing', updated = $4"
+            " WHERE id = $5", (game_id, server_seed, started, time.time(), table_id))]))
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._write(Write(table_id, status=status))
@@ -445,7 +447,7 @@ class PostgresStore:
 
     async def _tables(self, where: str, *args) -> list[TableRow]:
         rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"
-                                         " created, private, rated FROM tables " + where, *args)
+                                         " created, private, rated, started FROM tables " + where, *args)
         return [TableRow(*r) for r in rows]
 
     async def _read(self, how: str, query: str, *args):

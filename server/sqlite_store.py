@@ -109,13 +109,15 @@ def _v3_private(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE tables ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
 
 
-def _v4_rated(db: sqlite3.Connection) -> None:
-    """Tables whose match counts for ratings (TableRow.rated); no table before did."""
+def _v4_started_rated(db: sqlite3.Connection) -> None:
+    """When each match started and whether it is rated (TableRow.started, TableRow.rated): the
+    signed header of a bgfair/v2 match names both, and a rebuilt match must sign the same one."""
+    db.execute("ALTER TABLE tables ADD COLUMN started INTEGER")
     db.execute("ALTER TABLE tables ADD COLUMN rated INTEGER NOT NULL DEFAULT 0")
 
 
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private, _v4_rated]
+MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private, _v4_started_rated]
 VERSION = len(MIGRATIONS)
 
 
@@ -264,18 +266,18 @@ class SQLiteStore:
         now = time.time()
         await self._tx([(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " private, rated, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now, int(row.private), int(row.rated)))] + _seats_indexed(row.id, row.seats))
+             row.server_seed, row.status, now, now, int(row.private), int(row.rated), row.started))] + _seats_indexed(row.id, row.seats))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._tx([("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
                                     (json.dumps(seats), time.time(), table_id))] + _seats_indexed(table_id, seats))
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
         await self._tx([(
-            "UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
-            (game_id, server_seed, time.time(), table_id))])
+            "UPDATE tables SET game_id = ?, server_seed = ?, started = ?, status = 'playing', updated = ? WHERE id = ?",
+            (game_id, server_seed, started, time.time(), table_id))])
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._tx([("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
@@ -313,9 +315,9 @@ class SQLiteStore:
 
     def _tables(self, where: str, *args) -> list[TableRow]:
         rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created,"
-                                " private, rated FROM tables " + where, args).fetchall()
+                                " private, rated, started FROM tables " + where, args).fetchall()
         return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]),
-                         bool(r[10])) for r in rows]
+                         bool(r[10]), r[11]) for r in rows]
 
     async def log(self, table_id: str) -> list[LogRow]:
         return await self._read(self._log, table_id)

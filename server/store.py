@@ -32,7 +32,8 @@ class TableRow:
     status: str                # waiting | playing | over | cancelled
     created: float
     private: bool = False      # never listed in the lobby (a `governor play` alone against bots)
-    rated: bool = False        # its match counts for ratings (if every seat holds a player key)
+    rated: bool = False        # the table's choice: its match counts for ratings (the header's `rated`)
+    started: int | None = None  # unix seconds the match started (the header's `started`), once it has
 
 
 @dataclass
@@ -64,8 +65,9 @@ class Store(Protocol):
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         """The seats of a waiting table changed: someone sat down or left."""
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
-        """The match starts with this game id and server seed; the table's status is `playing`."""
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
+        """The match starts with this game id and server seed at unix time `started` (which its
+        signed header names); the table's status is `playing`."""
 
     async def set_status(self, table_id: str, status: str) -> None:
         """The table's new status."""

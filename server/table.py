@@ -225,8 +225,8 @@ class Table:
             match write:
                 case SaveSeats(seats):
                     await store.update_seats(tid, seats)
-                case SaveStart(game_id, server_seed):
-                    await store.start_table(tid, game_id, server_seed)
+                case SaveStart(game_id, server_seed, started):
+                    await store.start_table(tid, game_id, server_seed, started)
                 case SaveStatus(status):
                     await store.set_status(tid, status)
                 case AppendRow(n, kind, seat, data, status):

@@ -34,6 +34,7 @@ import base64
 import logging
 import random
 import secrets
+import time
 from collections import deque
 from typing import Callable
 
@@ -68,7 +69,8 @@ class TableCore:
     `log_loaded` or `log_not_loaded`."""
 
     def __init__(self, row: TableRow, signer, *, turn_time: float = 0.0, grace: float = 60.0, now: float = 0.0,
-                 random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> None:
+                 random_bytes: Callable[[int], bytes] = secrets.token_bytes,
+                 wall: Callable[[], float] = time.time) -> None:
         self.id = row.id
         self.game = row.game
         self.engine = games.get(row.game)
@@ -76,13 +78,15 @@ class TableCore:
         self.bot_level = row.bot
         self.created = row.created
         self.private = row.private      # never listed in the lobby
-        self.rated = row.rated          # the match counts for ratings (docs/playing.md)
         self.seats = _seats(row)
         self.spectators: set = set()
         self.signer = signer
         self.turn_time = turn_time          # seconds per question (0: no clock)
         self.grace = grace                  # seconds a player away keeps the seat before the bot plays it
         self.random_bytes = random_bytes
+        self.wall = wall                    # the time of day, read once: when the match starts
+        self.rated = row.rated
+        self.started_at = row.started       # unix seconds, in the signed header
         self.game_id = row.game_id
         self.server_seed = row.server_seed
         self.status = row.status
@@ -190,7 +194,8 @@ class TableCore:
         """The match before its first input; with the same game id, seeds and key, it signs the
         same messages every time."""
         return ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
-                              self.signer, game_id=self.game_id, server_seed=self.server_seed)
+                              self.signer, game_id=self.game_id, server_seed=self.server_seed, rated=self.rated,
+                              started=self.started_at or 0)
 
     def _build(self, rows: list[LogRow]) -> None:
         """The match from its log: every signed message comes out exactly as first sent. A
@@ -641,11 +646,11 @@ class TableCore:
 
     def _start(self) -> Effects:
         """Every seat is taken: the match starts with a fresh game id and server seed."""
-        game_id, server_seed = self.random_bytes(16), self.random_bytes(SEED_BYTES)
+        game_id, server_seed, started = self.random_bytes(16), self.random_bytes(SEED_BYTES), int(self.wall())
 
         def stored():
             try:
-                self.game_id, self.server_seed = game_id, server_seed
+                self.game_id, self.server_seed, self.started_at = game_id, server_seed, started
                 self.exchange = self._new_exchange()
                 self.status = "playing"
                 log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats),
@@ -656,7 +661,7 @@ class TableCore:
                 return self.freeze("its match could not be started")
             return out + [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
 
-        return self._wait(SaveStart(game_id, server_seed), stored, lambda: self.freeze("its match could not be "
+        return self._wait(SaveStart(game_id, server_seed, started), stored, lambda: self.freeze("its match could not be "
                                                                                        "started"))
 
     def drive(self) -> Effects:

@@ -437,7 +437,7 @@ def test_a_restarted_table_rebuilds_its_match_from_the_log_byte_for_byte():
     seat, conn = mover(shell, conns)
     shell.feed(core.act(conn, 1, core.seq, move(core, seat)))
     row = TableRow(core.id, core.game, core.options, core.bot_level, [s.record() for s in core.seats],
-                   core.game_id, core.server_seed, core.status, core.created)
+                   core.game_id, core.server_seed, core.status, core.created, started=core.started_at)
     again = Shell(TableCore(row, SIGNER, grace=60.0))
     again.rows = list(shell.rows)
     effects = again.feed(again.core.restore())
@@ -476,7 +476,7 @@ def test_a_finished_match_rebuilt_from_its_log_keeps_what_it_shows_and_no_more()
     shown = [e for effect in shell.done if isinstance(effect, Show) for e in effect.events]
     assert len(shown) > EVENTS_IN_SNAPSHOT
     row = TableRow(core.id, core.game, core.options, core.bot_level, [s.record() for s in core.seats],
-                   core.game_id, core.server_seed, core.status, core.created)
+                   core.game_id, core.server_seed, core.status, core.created, started=core.started_at)
     again = Shell(TableCore(row, SIGNER, grace=60.0))
     again.rows = list(shell.rows)
     again.feed(again.core.restore())
