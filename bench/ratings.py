@@ -36,6 +36,7 @@ from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, Signer, commit_p
 POOL = ("Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo")
 GAMES = ("sanjuan", "puertorico")
 START = 1_780_000_000        # the first match's start, unix seconds; each next one ten minutes later
+PLAYERS = 2                  # at most, at a table: the fewer, the shorter the match (and its audit)
 
 
 def _derived(seed: str, label: str) -> bytes:
@@ -52,7 +53,7 @@ def rated_match(seed: str, i: int) -> bytes:
     game = rnd.choice(GAMES)
     engine = games.get(game)
     info = engine.INFO
-    n = rnd.choice([p for p in info.players if p <= 4])
+    n = rnd.choice([p for p in info.players if p <= PLAYERS])
     who = rnd.sample(range(len(POOL)), n)
     keys = [_signer(seed, f"player/{k}") for k in who]
     seats = [(f"{i}/{k}", POOL[k]) for k in who]

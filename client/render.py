@@ -15,7 +15,7 @@ import time
 
 import games
 from protocol.messages import printable
-from protocol.signing import fingerprint
+from protocol.signing import PUBLIC_KEY_BYTES, fingerprint
 
 from .errors import ClientError
 
@@ -189,7 +189,7 @@ def named(name: str, fingerprint: str | None) -> str:
 def seat_fingerprint(seat: dict) -> str | None:
     """The fingerprint of the player key a server lists for a seat (`key`), or None."""
     key = seat.get("key")
-    return fingerprint(key) if isinstance(key, bytes) and len(key) == 32 else None     # an Ed25519 public key
+    return fingerprint(key) if isinstance(key, bytes) and len(key) == PUBLIC_KEY_BYTES else None
 
 
 def seats_line(seats: list, me: int | None = None) -> str:

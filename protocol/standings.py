@@ -26,7 +26,7 @@ from openskill.models import PlackettLuce
 import games
 from games.errors import IllegalAction
 
-from .messages import printable
+from .messages import printable, seat_keys
 from .record import RecordError, loads_all
 from .signing import fingerprint
 from .verify import verify
@@ -34,7 +34,6 @@ from .verify import verify
 # openskill's Plackett-Luce defaults, pinned: ratings must not change with the installed version.
 MODEL = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "kappa": 0.0001, "tau": 25.0 / 300.0,
          "margin": 0.0, "limit_sigma": False, "balance": False}
-KEY_BYTES = 32
 
 COUNTED, FAILED, UNREADABLE, UNRATED, DUPLICATE = "counted", "failed", "unreadable", "not rated", "duplicate"
 
@@ -74,20 +73,17 @@ def judge(record: str, data: bytes) -> Judged:
     if not report.ok:
         return Judged(record, FAILED, f"{'not checked' if report.refused else report.where}: {report.what}")
     header = items[0].body
+    if header["protocol"] == "bgfair/v1":
+        return Judged(record, UNRATED, "a bgfair/v1 record, from before players had keys: never rated")
     if report.places is None:
         return Judged(record, UNRATED, "the match was cancelled")
-    if header.get("rated") is not True:
+    if header["rated"] is not True:
         return Judged(record, UNRATED, "the table was not rated")
-    seats = header["seats"]
-    for i, seat in enumerate(seats):
-        key = seat.get("key")
-        if not isinstance(key, bytes) or len(key) != KEY_BYTES:
-            return Judged(record, UNRATED, f"seat {i + 1} ({printable(seat['name'])}) was a computer player "
-                                           "or held no player key")
-    started = header.get("started")
-    if type(started) is not int:
-        return Judged(record, UNRATED, "the header says no start time")
-    match = Match(header["game"], started, header["game_id"], items[0].hash, tuple(s["key"] for s in seats),
+    seats, keys = header["seats"], seat_keys(header)
+    for i, (seat, key) in enumerate(zip(seats, keys)):
+        if key is None:
+            return Judged(record, UNRATED, f"seat {i + 1} ({printable(seat['name'])}) was a computer player")
+    match = Match(header["game"], header["started"], header["game_id"], items[0].hash, tuple(keys),
                   tuple(s["name"] for s in seats), tuple(report.places))
     return Judged(record, COUNTED, match=match)
 
@@ -181,8 +177,6 @@ def standings(judged: list[Judged]) -> Standings:
                 p = players.setdefault(key, Player(key, name, MODEL["mu"], MODEL["sigma"], 0))
                 p.name = name
                 p.games += 1
-            # A key seated twice at one table plays as two teams of one, each rated on its own
-            # place; the later seat's new rating is kept (the record allows it; a server may not).
             teams = [[model.rating(mu=players[k].mu, sigma=players[k].sigma)] for k in m.keys]
             rated = model.rate(teams, ranks=list(m.places))
             for key, (r,) in zip(m.keys, rated):
