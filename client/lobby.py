@@ -13,7 +13,7 @@ import games
 from .answers import QUIT_WORDS, number_in
 from .link import Link, ServerRefused
 from .render import describe_table
-from .session import SeatSession
+from .session import SeatSession, player_key
 from .terminal import Keyboard, ask_once
 
 
@@ -43,9 +43,11 @@ async def ask_name(keyboard: Keyboard | None, default: str = "Player") -> str:
 
 
 async def sit(link: Link, table: str, name: str, data_dir: Path) -> SeatSession:
-    """Take a free seat; the session is saved (with a fresh secret seed) before anything else."""
-    reply = await link.request({"type": "sit", "table": table, "name": name}, ("seated",))
-    session = SeatSession(Path(data_dir), link.url, reply["table"], reply["seat"], reply["token"],
+    """Take a free seat with our player key; the session is saved (with a fresh secret seed)
+    before anything else."""
+    key = player_key(Path(data_dir)).public_key
+    reply = await link.request({"type": "sit", "table": table, "name": name, "key": key}, ("seated",))
+    session = SeatSession(Path(data_dir), link.url, reply["table"], reply["seat"],
                           reply["player_id"], name, os.urandom(32), server_key=link.welcome["key"])
     session.save()
     return session

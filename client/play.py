@@ -251,7 +251,7 @@ def _tell_others(args, port: int, table: str, server) -> str:
     full screen to keep in sight ("" when no seat is for them or nobody else can reach it)."""
     public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
     seats = server.tables[table].seats if table in server.tables else []
-    free = sum(1 for s in seats if s.human and s.token_hash is None)
+    free = sum(1 for s in seats if s.human and s.key is None)
     friends = sum(1 for s in seats if s.human) > 1
     join = command('join', f'ws://{public}:{port}', '--table', table)
     if not friends:

@@ -149,18 +149,6 @@ class Unbind:
     conn: object
 
 
-@dataclass(frozen=True)
-class RegisterToken:
-    """A seat token's hash now names this seat, server-wide."""
-    token_hash: str
-    seat: int
-
-
-@dataclass(frozen=True)
-class UnregisterToken:
-    token_hash: str
-
-
 # ---------------------------------------------------------------------- bots
 
 
@@ -183,4 +171,4 @@ class BotFailure:
 
 
 Effect = (StartTimer | CancelTimer | TellClock | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
-          | Unbind | RegisterToken | UnregisterToken | AskBot | BotFailure)
+          | Unbind | AskBot | BotFailure)

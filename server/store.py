@@ -26,7 +26,7 @@ class TableRow:
     game: str
     options: dict
     bot: str                   # the level of computer seats and stand-ins
-    seats: list[dict]          # [{name, player_id, token_hash, bot}]
+    seats: list[dict]          # [{name, player_id, key (hex, a person's seat), bot}]
     game_id: bytes | None      # None until the match starts
     server_seed: bytes | None
     status: str                # waiting | playing | over | cancelled
@@ -86,10 +86,6 @@ class Store(Protocol):
 
     async def finished(self, limit: int) -> list[TableRow]:
         """The newest `limit` finished tables, oldest first."""
-
-    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        """(table id, seat) of a seat token's hash at a finished table, or None. Open tables'
-        tokens are in the server's memory; this is for players coming back to a finished match."""
 
     async def log(self, table_id: str) -> list[LogRow]:
         """The table's log, in order; raises if a row is missing."""
