@@ -77,8 +77,9 @@ class Seat:
 
 
 def seat_info(seats: list[Seat]) -> list[dict]:
-    """The seats as everyone may see them (listings and status messages)."""
+    """The seats as everyone may see them (listings and status messages): a person's with their
+    player key, whose fingerprint clients show beside the name."""
     return [{"name": s.name, "bot": s.bot, "connected": s.bot is not None or s.conn is not None,
              "standin": s.standin, "out_of_time": s.human and s.out_of_time,
-             "server_seed": s.human and s.own_seed is not None}
+             "server_seed": s.human and s.own_seed is not None, **({"key": s.key} if s.key else {})}
             for s in seats]
