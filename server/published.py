@@ -70,7 +70,7 @@ class Published:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._http = await asyncio.start_server(self._visit, host, port, ssl=tls, limit=MAX_HEAD,
                                                 ssl_handshake_timeout=OPEN_TIMEOUT if tls else None)
-        self._start(self._load)
+        self._start("the records kept could not be judged", self._load)
         return self._http.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -84,23 +84,26 @@ class Published:
 
     def add(self, table_id: str, entries: list[Signed]) -> None:
         """A listed table's match ended: publish its public record, then judge it."""
-        self._start(self._publish, table_id + SUFFIX, record.dumps(entries))
+        name = table_id + SUFFIX
+        self._start(f"the record {name} could not be published", self._publish, name, record.dumps(entries))
 
-    def _start(self, work, *args) -> None:
-        task = asyncio.get_running_loop().create_task(self._refresh(work, *args))
+    def _start(self, failure: str, work, *args) -> None:
+        """`work(*args)` on the worker, then its page and list in use; `failure` is what is logged
+        if it fails."""
+        task = asyncio.get_running_loop().create_task(self._refresh(failure, work, *args))
         self._work.add(task)
         task.add_done_callback(self._work.discard)
 
     # ---------------------------------------------------------------- on the worker's thread
 
-    async def _refresh(self, work, *args) -> None:
+    async def _refresh(self, failure: str, work, *args) -> None:
         try:
             page, index = await self.worker.run(work, *args)
         except asyncio.CancelledError:
             return      # the server is stopping
-        except Exception:
+        except Exception as e:
             self.metrics.records_failed += 1
-            log.exception("the records could not be published or judged")
+            log.error("%s: %s", failure, e, exc_info=not isinstance(e, OSError))   # a disk's trouble needs no traceback
             return
         self.page, self.index = page, index
 

@@ -6,6 +6,7 @@ import logging
 
 from protocol import record
 from protocol.verify import verify
+from server.metrics import exposition
 from server.published import MAX_VISITORS
 
 from .rawclient import Raw, SeatPlayer, play_all
@@ -113,3 +114,26 @@ async def test_a_finished_match_is_published_public_and_listed_as_not_rated(make
     assert f'<a href="records/{name}">{name}</a>'.encode() in page
     assert b"no: not rated" in page and b"<b>Ana</b>" not in page
     assert (server.data_dir / "records" / name).read_bytes() == data
+
+
+async def test_a_record_that_cannot_be_written_is_logged_and_counted(make_server, caplog):
+    server = await make_server(records_port=0)
+    port = server.records_port
+    assert await listed(port) == []
+    folder = server.data_dir / "records"
+    folder.rmdir()
+    folder.write_text("a file where the folder was")       # no record can be written in it now
+    raw = await Raw.connect(server.url)
+    table = await raw.create(2, bots=1)
+    await raw.close()
+    ana = SeatPlayer(server.url, table, "Ana")
+    await ana.sit()
+    await play_all([ana])
+    for _ in range(500):
+        if server.metrics.records_failed:
+            break
+        await asyncio.sleep(0.02)
+    assert "governor_records_failed_total 1" in exposition(server).splitlines()
+    [error] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert error.startswith(f"the record {table}.govrec could not be published: [Errno 20] Not a directory")
+    assert await listed(port) == []        # the page and the list as they were
