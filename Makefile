@@ -35,7 +35,8 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "Installing chromium with apt-get for the standings page's test (the first time only)…"; \
-	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } > /tmp/governor-chromium.log 2>&1 \
+	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } \
+	      > /tmp/governor-chromium.log 2>&1 \
 	      || { cat /tmp/governor-chromium.log; echo "Installing chromium failed: see above."; exit 1; }; \
 	  else \
 	    echo "The standings page's test needs Chromium, which is not installed: install it with"; \

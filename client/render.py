@@ -213,7 +213,8 @@ def seats_line(seats: list, me: int | None = None) -> str:
             state = "connected"
         else:
             state = "away"
-        parts.append(f"{named(name, seat_fingerprint(s)) if name else 'computer'}{' (you)' if i == me else ''}: {state}")
+        who = named(name, seat_fingerprint(s)) if name else "computer"
+        parts.append(f"{who}{' (you)' if i == me else ''}: {state}")
     return "Seats — " + "; ".join(parts) if parts else ""
 
 

@@ -178,7 +178,8 @@ class Published:
         found = RECORD_PATH.fullmatch(path)
         if found:
             try:
-                return 200, await asyncio.to_thread(_read, self.folder / found.group(1).decode()), "application/octet-stream"
+                data = await asyncio.to_thread(_read, self.folder / found.group(1).decode())
+                return 200, data, "application/octet-stream"
             except FileNotFoundError:
                 pass
             except OSError as e:
