@@ -2,9 +2,9 @@
 
     python bench/ratings.py [--records N] [--seed S] [--folder DIR] [--json]
 
-Makes N rated matches among a pool of players, each with its own key, played by the games' own
-computer players through the server's side of the exchange (every commitment, seed and move signed
-by its player's key as a client signs it), and writes each match's public record to DIR (a fresh
+Makes N rated 2-player matches (four in five San Juan) among a pool of players, each with its own
+key, played by the games' own computer players through the server's side of the exchange (every
+commitment, seed and move signed by its player's key as a client signs it), and writes each match's public record to DIR (a fresh
 temporary folder by default). Then runs `governor ratings DIR` and prints how long it took, and the
 last line is one JSON object. `rated_records` is what the tests make their records with: the same
 seed makes the same records, byte for byte.
@@ -34,7 +34,7 @@ from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, Signer, commit_p
                               reveal_payload)
 
 POOL = ("Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo")
-GAMES = ("sanjuan", "puertorico")
+GAMES = {"sanjuan": 4, "puertorico": 1}   # how often each is drawn: a Puerto Rico match is twice as long
 START = 1_780_000_000        # the first match's start, unix seconds; each next one ten minutes later
 PLAYERS = 2                  # at most, at a table: the fewer, the shorter the match (and its audit)
 
@@ -50,7 +50,7 @@ def _signer(seed: str, label: str) -> Signer:
 def rated_match(seed: str, i: int) -> bytes:
     """The public record of rated match i of the pool: its game, players and moves drawn from the seed."""
     rnd = random.Random(f"{seed}/{i}")
-    game = rnd.choice(GAMES)
+    game = rnd.choices(list(GAMES), weights=list(GAMES.values()))[0]
     engine = games.get(game)
     info = engine.INFO
     n = rnd.choice([p for p in info.players if p <= PLAYERS])
