@@ -91,3 +91,14 @@ def test_the_lobby_asks_for_the_game_and_each_of_its_options(two_games, capsys):
     assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
     assert link.created == ("toy", 5, 0, {"long_game": False, "rounds": 4}, True)
     assert "Rated (the match counts for every player's rating)? (1. no, 2. yes) [no]" in capsys.readouterr().out
+
+
+def test_rated_is_for_a_table_of_people_that_one_creates(capsys):
+    from client.cli import main
+
+    assert main(["play", "--rated", "--plain"]) == 2          # every other seat a computer by default
+    assert ("governor play: a rated table is a table of people (a computer player's match never counts): "
+            "add --bots 0.") in capsys.readouterr().err
+    assert main(["join", "ws://127.0.0.1:9", "--rated", "--bot", "random", "--no-input"]) == 2
+    assert "--seats, --bots, --level and --rated describe a table you create: add --create GAME." in \
+        capsys.readouterr().err
