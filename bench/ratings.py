@@ -47,8 +47,9 @@ def _signer(seed: str, label: str) -> Signer:
     return Signer(Ed25519PrivateKey.from_private_bytes(_derived(seed, label)))
 
 
-def rated_match(seed: str, i: int) -> bytes:
-    """The public record of rated match i of the pool: its game, players and moves drawn from the seed."""
+def rated_match(seed: str, i: int, away: tuple[int, ...] = ()) -> bytes:
+    """The public record of rated match i of the pool: its game, players and moves drawn from the
+    seed. The seats `away` never come: the server makes their seeds and their moves."""
     rnd = random.Random(f"{seed}/{i}")
     game = rnd.choices(list(GAMES), weights=list(GAMES.values()))[0]
     engine = games.get(game)
@@ -65,13 +66,18 @@ def rated_match(seed: str, i: int) -> bytes:
     own = [_derived(match, f"seed/{s}") for s in range(n)]
     for s, (pid, _) in enumerate(seats):
         commitment = player_commit(ex.game_id, pid, own[s])
-        ex.commit(s, commitment, keys[s].sign(SIG_COMMIT, commit_payload(header, s, commitment)))
+        sig = None if s in away else keys[s].sign(SIG_COMMIT, commit_payload(header, s, commitment))
+        ex.commit(s, commitment, sig)
     for s in range(n):
-        ex.reveal(s, own[s], keys[s].sign(SIG_REVEAL, reveal_payload(header, s, own[s])))
+        ex.reveal(s, own[s], None if s in away else keys[s].sign(SIG_REVEAL, reveal_payload(header, s, own[s])))
     deciders = [bots.make(game, "heuristic", f"{match}/{s}") for s in range(n)]
     while ex.phase == "play":
         s = engine.to_act(ex.state)[0]
-        move = pack(list(deciders[s].choose(engine.view(ex.state, s))))
+        action = deciders[s].choose(engine.view(ex.state, s))
+        if s in away:
+            ex.act(s, action)
+            continue
+        move = pack(list(action))
         seen = len(ex.log) - 1
         ex.act_signed(s, seen, move, keys[s].sign(SIG_MOVE, move_payload(header, s, ex.log[seen].hash, move)))
     return record.dumps(ex.log)

@@ -3,9 +3,10 @@
 Every record is audited first (protocol.verify), and only what the audit's replay says is used:
 the final places come from the rules engine's result (games.contract.places), never from the
 record's own claims. A match counts when its record verifies, ends with a final entry, its header
-says `rated` and every seat holds a player key (a computer seat never does). A record that fails
-its audit, cannot be read, or is not a rated match among key holders is named with the reason,
-and left out.
+says `rated`, every seat holds a player key (a computer seat never does) and every player signed
+their commitment to the match (a server can make a seed, and moves, for a player away; it cannot
+make a match of players who never sat at it). A record that fails its audit, cannot be read, or
+is not such a match is named with the reason, and left out.
 
 The counted matches of each game are rated in the order of (started, game_id, header hash), so
 the same records give the same standings whatever order they come in; the same match in two
@@ -80,9 +81,15 @@ def judge(record: str, data: bytes) -> Judged:
     if header["rated"] is not True:
         return Judged(record, UNRATED, "the table was not rated")
     seats, keys = header["seats"], seat_keys(header)
+    # The commitment set, verified: each player's signature over its commitment to this very
+    # header, or None where the server made the seat's seed.
+    signed = next(m.body for m in items if m.kind == "entry" and m.body["t"] == "commits")["sigs"]
     for i, (seat, key) in enumerate(zip(seats, keys)):
         if key is None:
             return Judged(record, UNRATED, f"seat {i + 1} ({printable(seat['name'])}) was a computer player")
+        if signed[i] is None:
+            return Judged(record, UNRATED, f"{printable(seat['name'])} (seat {i + 1}) never signed this match: the "
+                                           "server made their seed, so the record does not show they played")
     match = Match(header["game"], header["started"], header["game_id"], items[0].hash, tuple(keys),
                   tuple(s["name"] for s in seats), tuple(report.places))
     return Judged(record, COUNTED, match=match)

@@ -18,7 +18,8 @@ from client.ratings import judge_all
 from client.session import player_key
 from protocol import record
 from protocol.messages import Signed
-from protocol.standings import standings
+from protocol.standings import judge, standings
+from protocol.verify import verify
 
 from .live import ROOT, first_line, governor, outcome, wait_for
 
@@ -262,3 +263,16 @@ class Page(HTMLParser):
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
+
+
+def test_a_match_a_player_never_signed_is_not_counted():
+    """A server can make the seed and the moves of a player away; a match whose player never
+    signed their commitment to it does not show that player ever sat there."""
+    bench = _bench_ratings()
+    signed, unsigned = bench.rated_match("away", 0), bench.rated_match("away", 0, away=(1,))
+    assert judge("a.govrec", signed).verdict == "counted"
+    judged = judge("b.govrec", unsigned)
+    name = record.loads(unsigned)[0].body["seats"][1]["name"]
+    assert (judged.verdict, judged.why) == ("not rated", f"{name} (seat 2) never signed this match: the server made "
+                                                         "their seed, so the record does not show they played")
+    assert verify(record.loads(unsigned)).ok        # an honest record all the same
