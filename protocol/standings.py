@@ -73,7 +73,8 @@ def judge(record: str, data: bytes) -> Judged:
     report = verify(items, shown)
     if not report.ok:
         return Judged(record, FAILED, f"{'not checked' if report.refused else report.where}: {report.what}")
-    header = items[0].body
+    entries = [m for m in items if m.kind == "entry"]     # a record may hold private messages among them
+    header = entries[0].body
     if header["protocol"] == "bgfair/v1":
         return Judged(record, UNRATED, "a bgfair/v1 record, from before players had keys: never rated")
     if report.places is None:
@@ -83,14 +84,14 @@ def judge(record: str, data: bytes) -> Judged:
     seats, keys = header["seats"], seat_keys(header)
     # The commitment set, verified: each player's signature over its commitment to this very
     # header, or None where the server made the seat's seed.
-    signed = next(m.body for m in items if m.kind == "entry" and m.body["t"] == "commits")["sigs"]
+    signed = entries[1].body["sigs"]
     for i, (seat, key) in enumerate(zip(seats, keys)):
         if key is None:
             return Judged(record, UNRATED, f"seat {i + 1} ({printable(seat['name'])}) was a computer player")
         if signed[i] is None:
             return Judged(record, UNRATED, f"{printable(seat['name'])} (seat {i + 1}) never signed this match: the "
                                            "server made their seed, so the record does not show they played")
-    match = Match(header["game"], header["started"], header["game_id"], items[0].hash, tuple(keys),
+    match = Match(header["game"], header["started"], header["game_id"], entries[0].hash, tuple(keys),
                   tuple(s["name"] for s in seats), tuple(report.places))
     return Judged(record, COUNTED, match=match)
 

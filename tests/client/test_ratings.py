@@ -276,3 +276,14 @@ def test_a_match_a_player_never_signed_is_not_counted():
     assert (judged.verdict, judged.why) == ("not rated", f"{name} (seat 2) never signed this match: the server made "
                                                          "their seed, so the record does not show they played")
     assert verify(record.loads(unsigned)).ok        # an honest record all the same
+
+
+def test_a_record_whose_first_item_is_a_private_message_is_judged_by_its_header(unrated):
+    """The audit takes a record's private messages wherever they stand among its entries: a
+    file that starts with one is judged like the same record in order."""
+    items = record.loads(unrated)
+    first_private = next(i for i, m in enumerate(items) if m.kind == "private")
+    moved = [items[first_private]] + items[:first_private] + items[first_private + 1:]
+    assert verify(record.loads(record.dumps(moved))).ok
+    judged = judge("moved.govrec", record.dumps(moved))
+    assert (judged.verdict, judged.why) == ("not rated", "the table was not rated")
