@@ -345,10 +345,11 @@ def test_chi_square_randbelow_110_against_one_byte_modulo():
 # --- C10–C13 (docs/fairness.md §9), built again from the spec text and signed with libsodium -----
 
 import nacl.signing  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey  # noqa: E402
 
 from protocol.codec import pack  # noqa: E402
 from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, SIG_SEAT, Signer, commit_payload,  # noqa: E402
-                              move_payload, reveal_payload, seat_payload)
+                              move_payload, reveal_payload, seat_payload, verify_signature)
 
 
 def ref_signed_message(purpose: str, *fields) -> bytes:
@@ -362,7 +363,6 @@ def ref_signed_message(purpose: str, *fields) -> bytes:
 def test_player_signatures_match_an_independent_ed25519():
     seed = bytes(range(0x40, 0x60))
     theirs = nacl.signing.SigningKey(seed)
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     ours = Signer(Ed25519PrivateKey.from_private_bytes(seed))
     assert bytes(theirs.verify_key) == ours.public_key
     server_key = bytes(nacl.signing.SigningKey(bytes(range(0x20))).verify_key)
@@ -378,4 +378,8 @@ def test_player_signatures_match_an_independent_ed25519():
     ]
     for purpose, payload, message in cases:
         assert fairness.tag(purpose) + payload == message, purpose
-        assert ours.sign(purpose, payload) == theirs.sign(message).signature, purpose
+        sig = ours.sign(purpose, payload)            # OpenSSL's signing, through `cryptography`
+        assert sig == theirs.sign(message).signature, purpose
+        # and OpenSSL's verification agrees with ours (libsodium's)
+        Ed25519PublicKey.from_public_bytes(ours.public_key).verify(sig, message)
+        assert verify_signature(ours.public_key, purpose, payload, sig)
