@@ -21,7 +21,7 @@ $(TEST_STAMP): $(STAMP)
 	@$(PIP) -e '.[test]' $(LOGGED)
 	@touch $(TEST_STAMP)
 
-.PHONY: play check test bench selfplay
+.PHONY: play check test bench selfplay browser
 play: $(STAMP)
 	@$(VENV)/bin/governor play $(ARGS)
 
@@ -31,8 +31,24 @@ check: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --quiet .
 	$(VENV)/bin/mypy
 
-test: check
+test: check browser
 	$(VENV)/bin/python -m pytest -q $(ARGS)
+
+# The standings page is tested in a real headless browser, Chromium from the system's packages
+# (tests/client/test_ratings.py): installed here with apt-get when it is missing and we
+# are root; otherwise said, and that test fails naming it.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing chromium with apt-get for the standings page's test (the first time only)…"; \
+	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } \
+	      > /tmp/governor-chromium.log 2>&1 \
+	      || { cat /tmp/governor-chromium.log; echo "Installing chromium failed: see above."; exit 1; }; \
+	  else \
+	    echo "The standings page's test needs Chromium, which is not installed: install it with"; \
+	    echo "  sudo apt-get install chromium    (Debian, Ubuntu; elsewhere your system's chromium package)"; \
+	    echo "Until then that test fails."; \
+	  fi; }
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/engine.py

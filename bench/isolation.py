@@ -6,7 +6,7 @@
 `governor serve` runs in a process of its own, as users run it (its default limits, its log,
 its collector settled after start-up: server/heap.py), on a data directory seeded with
 --finished finished matches (--replayable of them with their whole log, so that they can be
-watched; the rest are table records only, which is what a token lookup or a listing reads).
+watched; the rest are table records only, which is what a listing reads).
 The victim: two tables of two headless clients each (bench/players.py's seats, from 127.0.0.1)
 play on and on, each decision after a think time drawn from [0, 2 × think] seconds (with the
 default, a client stays under the server's 20 messages a second). Beside it, each attack runs in turn in a process of
@@ -14,7 +14,7 @@ its own, from other loopback addresses (127.0.0.2 and up: other clients as far a
 per-address limits go), within every per-connection limit, each right after a quiet window of
 the same length (the victim's own p99 then: this machine's speed drifts as others use it):
 
-    token   8 connections saying hello with unknown seat tokens, over and over
+    claim   8 connections saying hello to claim a seat of a table that does not exist, over and over
     list    8 connections asking for the table list, 19 times a second each
     table   4 connections creating tables as fast as their rate allows; then another address
             tries to create one
@@ -64,20 +64,22 @@ from protocol import wire  # noqa: E402
 from protocol.codec import pack  # noqa: E402
 from protocol.exchange import ServerExchange  # noqa: E402
 from protocol.fairness import player_commit  # noqa: E402
-from protocol.signing import load_or_create  # noqa: E402
+from protocol.signing import Signer, load_or_create  # noqa: E402
 
 GAME = "sanjuan"
-ATTACKS = ("token", "list", "table", "watch", "slow", "idle", "bots")
+ATTACKS = ("claim", "list", "table", "watch", "slow", "idle", "bots")
 TARGET_MS = 50.0
 
 
 # ---------------------------------------------------------------------- the seeded database
 
-def one_match(signer, seats: int, rnd: random.Random) -> tuple[list[tuple[str, str]], bytes, bytes, list]:
-    """A finished match of random moves: its players, game id, server seed and log rows (kind,
-    seat, data) as the server stores them."""
+def one_match(signer, seats: int, rnd: random.Random) -> tuple[list[tuple[str, str, bytes]], bytes, bytes, list]:
+    """A finished match of random moves, every one made by the server: its players (id, name,
+    key), game id, server seed and log rows (kind, seat, data) as the server stores them."""
     players = [(f"p-{i}", f"Player {i + 1}") for i in range(seats)]
-    ex = ServerExchange(GAME, {}, players, signer)
+    keys = [Signer.generate().public_key for _ in players]
+    # started 0: what the server reads for a table stored without its start time (seed_database)
+    ex = ServerExchange(GAME, {}, players, signer, players=keys, started=0)
     engine = games.get(GAME)
     rows = []
     seeds = [secrets.token_bytes(32) for _ in players]
@@ -94,7 +96,7 @@ def one_match(signer, seats: int, rnd: random.Random) -> tuple[list[tuple[str, s
         action = pick_uniform(p["options"], p["min"], p["max"], rnd)
         ex.act(seat, action)
         rows.append(("act", seat, {"action": action}))
-    return players, ex.game_id, ex.server_seed, rows
+    return [(pid, name, key) for (pid, name), key in zip(players, keys)], ex.game_id, ex.server_seed, rows
 
 
 def seed_database(data_dir: Path, finished: int, replayable: int) -> list[str]:
@@ -110,16 +112,12 @@ def seed_database(data_dir: Path, finished: int, replayable: int) -> list[str]:
     db.execute("BEGIN")
     ids = [f"f{i:06d}" for i in range(finished)]
     now = time.time() - finished
-    tables, tokens = [], []
+    tables = []
+    seats = json.dumps([{"name": name, "player_id": pid, "key": key.hex(), "bot": None} for pid, name, key in players])
     for n, tid in enumerate(ids):
-        seats = [{"name": name, "player_id": pid, "token_hash": secrets.token_hex(32), "bot": None}
-                 for pid, name in players]
-        tables.append((tid, GAME, "{}", "random", json.dumps(seats), game_id, server_seed, "over", now + n, now + n))
-        tokens += [(s["token_hash"], tid, i) for i, s in enumerate(seats)]
+        tables.append((tid, GAME, "{}", "random", seats, game_id, server_seed, "over", now + n, now + n))
     db.executemany("INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created,"
                    " updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tables)
-    db.executemany("INSERT INTO seat_tokens VALUES (?, ?, ?)", tokens)
-    db.execute("DELETE FROM seat_tokens_noted")     # indexed just above, as the store itself does
     packed = [(n, kind, seat, pack(data)) for n, (kind, seat, data) in enumerate(rows)]
     db.executemany("INSERT INTO log VALUES (?, ?, ?, ?, ?)",
                    ((tid, n, kind, seat, data) for tid in ids[-replayable:] for n, kind, seat, data in packed))
@@ -284,11 +282,11 @@ class Attack:
             pass
         return self.stats
 
-    async def token(self) -> None:
+    async def claim(self) -> None:
         async def one():
             async with await open_ws(self.url, "127.0.0.2") as ws:
                 await ws.send(wire.encode({"type": "hello", "version": wire.VERSION,
-                                           "token": secrets.token_urlsafe(32)}))
+                                           "table": secrets.token_hex(3), "seat": 0}))
                 try:
                     await ws.recv()
                     self.count("welcomed")

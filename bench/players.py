@@ -23,6 +23,7 @@ from protocol.codec import pack
 from protocol.diff import patch
 from protocol.fairness import player_commit
 from protocol.messages import Signed
+from protocol.signing import SIG_COMMIT, SIG_MOVE, SIG_REVEAL, Signer, commit_payload, move_payload, reveal_payload
 
 
 def _mean(xs: list) -> float:
@@ -79,6 +80,8 @@ class Seat:
         self.player_id = self.seat = self.view = self.seq = None
         self.pending: dict[int, float] = {}     # command id -> when it was sent (perf_counter)
         self.next_id = 0
+        self.key = Signer.generate()            # the player's key: it signs what the seat sends
+        self.hashes: list[bytes] = []           # the hash of every entry so far, by seq
 
     async def send(self, msg: dict) -> None:
         await self.ws.send(wire.encode(msg))
@@ -103,7 +106,7 @@ class Seat:
     async def play(self, table: str, name: str) -> dict | None:
         """None once the match is over, or the redirect that sends the seat to another process
         of a cluster before it is seated."""
-        await self.send({"type": "sit", "table": table, "name": name})
+        await self.send({"type": "sit", "table": table, "name": name, "key": self.key.public_key})
         seed = secrets.token_bytes(32)
         while True:
             frame, msg = await self.recv()
@@ -113,12 +116,16 @@ class Seat:
             if kind == "seated":
                 self.player_id, self.seat = msg["player_id"], msg["seat"]
             elif kind == "entry":
-                body = Signed.parse("entry", msg["payload"], msg["sig"]).body
+                entry = Signed.parse("entry", msg["payload"], msg["sig"])
+                body = entry.body
+                self.hashes.append(entry.hash)
                 if body["t"] == "header":
-                    await self.send({"type": "commit", "commitment": player_commit(body["game_id"], self.player_id,
-                                                                                   seed)})
+                    commitment = player_commit(body["game_id"], self.player_id, seed)
+                    await self.send({"type": "commit", "commitment": commitment, "sig": self.key.sign(
+                        SIG_COMMIT, commit_payload(self.hashes[0], self.seat, commitment))})
                 elif body["t"] == "commits":
-                    await self.send({"type": "reveal", "seed": seed})
+                    await self.send({"type": "reveal", "seed": seed, "sig": self.key.sign(
+                        SIG_REVEAL, reveal_payload(self.hashes[0], self.seat, seed))})
                 elif body["t"] in ("final", "cancel"):
                     return None
                 self.on_entry(body)
@@ -149,8 +156,9 @@ class Seat:
             await asyncio.sleep(self.rnd.uniform(0, 2 * self.think))
             self.next_id += 1
             self.pending[self.next_id] = time.perf_counter()
-            await self.send({"type": "act", "id": self.next_id, "seq": self.seq,
-                             "action": pick_uniform(prompt["options"], prompt["min"], prompt["max"], self.rnd)})
+            move = pack(pick_uniform(prompt["options"], prompt["min"], prompt["max"], self.rnd))
+            sig = self.key.sign(SIG_MOVE, move_payload(self.hashes[0], self.seat, self.hashes[self.seq], move))
+            await self.send({"type": "act", "id": self.next_id, "seq": self.seq, "move": move, "sig": sig})
 
 
 class _Measured(Seat):

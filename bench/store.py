@@ -28,7 +28,7 @@ MOVE = {"id": 12345, "action": [3], "seq": 180, "sig": bytes(64)}
 
 
 def new_table(table_id: str) -> TableRow:
-    seats = [{"name": f"P{i}", "player_id": f"p{i}", "token_hash": f"{table_id}-{i}", "bot": None} for i in range(4)]
+    seats = [{"name": f"P{i}", "player_id": f"p{i}", "key": None, "bot": None} for i in range(4)]
     return TableRow(table_id, "sanjuan", {}, "heuristic", seats, None, None, "waiting", 0.0)
 
 

@@ -22,8 +22,10 @@ COMMANDS = {
     "records": "list your saved match records: date, game, players, scores, winner, verdict",
     "replay": "step through a finished match, move by move, forward and back",
     "verify": "audit a saved match record: deal, moves and scores",
+    "ratings": "audit a folder of records (or a server's) and rate the players of rated matches",
     "serve": "run a server others can join over the network",
     "admin": "list the seats of a server's tables or close one, with its operator key",
+    "whoami": "print your player key's fingerprint: who you are to servers and in records",
     "selfplay": "let bots play each other and print the results",
 }
 # Subcommands that set up a table share these arguments, with the same meaning and checks.

@@ -37,7 +37,7 @@ from server.announce import SERVICE
 from .answers import QUIT_WORDS, number_in
 from .errors import ClientError
 from .hints import command
-from .render import plural
+from .render import plural, short_key
 from .session import Announced, keep_announced, read_announced, server_address
 from .terminal import ask_once
 
@@ -48,7 +48,6 @@ MAX_ASKED = 16           # names heard without their address and TXT record, ask
 MAX_LISTED = 20          # servers listed, by name
 NAME_CHARS = 40          # a server's name as listed
 MAX_GAMES = 8            # game ids read from one announcement
-KEY_GROUPS = 4           # groups of a key's fingerprint listed (the whole of it is checked)
 
 
 @dataclass(frozen=True)
@@ -66,11 +65,6 @@ class Found:
     def describe(self) -> str:
         offered = f"  ({', '.join(self.games)})" if self.games else ""
         return f"{self.name}  key {short_key(self.fingerprint)}  {self.url}{offered}"
-
-
-def short_key(fingerprint: str) -> str:
-    """A key's fingerprint as listed: its first groups, enough to tell two keys apart by eye."""
-    return ":".join(fingerprint.split(":")[:KEY_GROUPS]) if fingerprint else "(none)"
 
 
 def _same_name(name: str) -> str:

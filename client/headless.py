@@ -90,7 +90,7 @@ async def _take_seat(url: str, args, player: Headless) -> tuple[Link | None, Sea
     connection that drops before we have a seat (a server restarting), is tried again with the
     backoff and patience of a seat that lost its connection; a table we created is not created
     again. A seat saved at `--table` of the server with this key (it moved to `url`) is
-    resumed: no link then, the seat's runner connects with its token."""
+    resumed: no link then, the seat's runner connects and claims the seat with the player key."""
     backoff = Backoff(args.patience)
     table = args.table
     while True:
@@ -103,7 +103,7 @@ async def _take_seat(url: str, args, player: Headless) -> tuple[Link | None, Sea
                 return None, saved.moved_to(url)
             if table is None and args.create:
                 table = await link.create(args.create, args.seats, args.bots, args.options,
-                                          levels=args.levels)
+                                          levels=args.levels, rated=args.rated)
                 print(table, flush=True)
             session = await (_sit_as_bot(link, table, args) if table else _sit_anywhere(link, args))
             return link, session

@@ -71,6 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--create", metavar="GAME", choices=sorted(games.GAMES),
                    help=f"create a table of GAME first ({', '.join(games.GAMES)}) and sit at it")
     p.add_argument("--seats", type=_count(1, 99, "--seats"), help="seats of a created table (default 4 or fewer)")
+    p.add_argument("--rated", action="store_true", help="a created table is rated: its match counts for "
+                                                        "ratings when every seat is a person with a player key")
     add_bot_arguments(p, "how many computer players at a created table (default 0)")
     add_option_arguments(p, "a created table: ")
     p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.all_levels())})")
@@ -117,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"governor join: {e.message}", file=sys.stderr)
             return 2
         args.bots = len(args.levels)
-    elif args.bots is not None or args.level is not None or args.seats is not None:
-        print("governor join: --seats, --bots and --level describe a table you create: add --create GAME.",
+    elif args.bots is not None or args.level is not None or args.seats is not None or args.rated:
+        print("governor join: --seats, --bots, --level and --rated describe a table you create: add --create GAME.",
               file=sys.stderr)
         return 2
     try:
@@ -199,7 +201,7 @@ async def interactive(args) -> int:
         elif args.create:     # the table the flags describe, made once its creator has a name
             name = name or await ask_name(None if fullscreen.wanted(args.plain) else keyboard)
             what, table = "sit", await link.create(args.create, args.seats, args.bots, args.options,
-                                                   levels=args.levels)
+                                                   levels=args.levels, rated=args.rated)
             print(f"Created table {table}: {describe_created(args)}.")
         elif fullscreen.wanted(args.plain):
             choice = await fullscreen.lobby(link, args.data_dir, args.name)

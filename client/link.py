@@ -13,13 +13,14 @@ import socket
 import ssl
 import sys
 import time
+from dataclasses import dataclass
 
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from protocol import wire
 from protocol.messages import printable
-from protocol.signing import fingerprint
+from protocol.signing import SIG_SEAT, Signer, fingerprint, seat_payload
 from server.conn import TokenBucket
 
 from .errors import ClientError
@@ -63,6 +64,16 @@ class Pace:
             await asyncio.sleep(self.bucket.wait())
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A seat to claim when saying hello: its table and number, the player key that holds it, and
+    the key of the server expected to hold it (None: whichever answers)."""
+    table: str
+    seat: int
+    player: Signer
+    server_key: bytes | None = None
+
+
 class Link:
     """One WebSocket to the server: hello/welcome, then messages in and out."""
 
@@ -94,12 +105,12 @@ class Link:
         except (OSError, ValueError) as e:     # not a dropped connection: nothing to retry
             raise ClientError("bad_cafile", f"cannot use --cafile {self.cafile}: {getattr(e, 'strerror', None) or e}") from None
 
-    async def open(self, token: str | None = None, have: int | None = None,
+    async def open(self, claim: "Claim | None" = None, have: int | None = None,
                    timeout: float = REQUEST_TIMEOUT) -> dict:
-        """Connect and say hello; with a seat token, to the server process that serves its table,
+        """Connect and say hello; claiming a seat, to the server process that serves its table,
         following the redirects of a cluster (docs/protocol.md)."""
         for _ in range(MAX_REDIRECTS):
-            msg = await self._hello(token, have, timeout)
+            msg = await self._hello(claim, have, timeout)
             if msg["type"] != "redirect":
                 return msg
             await self.go(msg["url"])
@@ -111,7 +122,7 @@ class Link:
         await self.close()
         self.at = normalize_url(url)
 
-    async def _hello(self, token: str | None, have: int | None, timeout: float) -> dict:
+    async def _hello(self, claim: "Claim | None", have: int | None, timeout: float) -> dict:
         tls = self._tls()
         try:
             self.ws = await websockets.connect(self.at, ssl=tls, max_size=wire.MAX_SERVER_FRAME,
@@ -130,9 +141,8 @@ class Link:
             raise ClientError("no_tls", f"no TLS at {self.at} ({e.reason or e}): if the server does not use "
                               f"TLS, its address starts with ws://") from None
         hello = {"type": "hello", "version": wire.VERSION}
-        if token is not None:
-            hello["token"] = token
-            hello["have"] = have or 0
+        if claim is not None:
+            hello.update(table=claim.table, seat=claim.seat, have=have or 0)
         await self.send(hello)
         msg = await asyncio.wait_for(self.recv(), timeout)
         if msg["type"] == "error":
@@ -146,6 +156,12 @@ class Link:
         if fingerprint(msg["key"]) != msg["server"]:
             raise ClientError("bad_fingerprint", "the server's fingerprint does not belong to its key")
         self.welcome = msg
+        if claim is not None:
+            # Signed over the key of the server we mean to reach: a server with another key, or a
+            # relay, cannot pass the answer on, and the nonce makes it good for this connection only.
+            server_key = claim.server_key or msg["key"]
+            await self.send({"type": "claim", "sig": claim.player.sign(
+                SIG_SEAT, seat_payload(server_key, msg["nonce"], claim.table, claim.seat))})
         return msg
 
     async def send(self, msg: dict) -> None:
@@ -196,12 +212,14 @@ class Link:
         return [t for t in (await self.request({"type": "list"}, ("tables",)))["tables"] if isinstance(t, dict)]
 
     async def create(self, game: str, seats: int, bots: int, options: dict,
-                     levels: list[str] | None = None, private: bool = False) -> str:
+                     levels: list[str] | None = None, private: bool = False, rated: bool = False) -> str:
         """A new table; `levels` names the level of each of its `bots` computer seats; a
-        `private` one is never listed in the lobby."""
+        `private` one is never listed in the lobby; a `rated` one's match counts for ratings."""
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
         if private:
             msg["private"] = True
+        if rated:
+            msg["rated"] = True
         if levels and len(set(levels)) == 1:
             msg["bot"] = levels[0]       # one level for all: what every server version understands
         elif levels:

@@ -13,7 +13,7 @@ import games
 from .answers import QUIT_WORDS, number_in
 from .link import Link, ServerRefused
 from .render import describe_table
-from .session import SeatSession
+from .session import SeatSession, player_key
 from .terminal import Keyboard, ask_once
 
 
@@ -43,9 +43,11 @@ async def ask_name(keyboard: Keyboard | None, default: str = "Player") -> str:
 
 
 async def sit(link: Link, table: str, name: str, data_dir: Path) -> SeatSession:
-    """Take a free seat; the session is saved (with a fresh secret seed) before anything else."""
-    reply = await link.request({"type": "sit", "table": table, "name": name}, ("seated",))
-    session = SeatSession(Path(data_dir), link.url, reply["table"], reply["seat"], reply["token"],
+    """Take a free seat with our player key; the session is saved (with a fresh secret seed)
+    before anything else."""
+    key = player_key(Path(data_dir)).public_key
+    reply = await link.request({"type": "sit", "table": table, "name": name, "key": key}, ("seated",))
+    session = SeatSession(Path(data_dir), link.url, reply["table"], reply["seat"],
                           reply["player_id"], name, os.urandom(32), server_key=link.welcome["key"])
     session.save()
     return session
@@ -97,9 +99,10 @@ async def ask_choice(keyboard: Keyboard, question: str, choices: list[str], defa
         print(f"Please type one of {', '.join(choices)}.")
 
 
-async def table_spec(ask) -> tuple[str, int, list[str], dict] | None:
+async def table_spec(ask) -> tuple[str, int, list[str], dict, bool] | None:
     """The create dialog's questions, the same in plain lines and on the full screen: (game,
-    seats, each computer player's level, the table's options), or None when backed out.
+    seats, each computer player's level, the table's options, rated), or None when backed out.
+    Only a table of people is asked whether it is rated: a computer player's match never counts.
     `ask(question, choices, default, about=None)` returns the index picked, or None."""
     ids = list(games.GAMES)
     k = await ask("Game", [games.GAMES[g].INFO.title for g in ids], 0) if len(ids) > 1 else 0
@@ -138,7 +141,13 @@ async def table_spec(ask) -> tuple[str, int, list[str], dict] | None:
         if value is None:
             return None
         options[o.name] = value
-    return game, seats, levels, options
+    rated = False
+    if not levels:
+        k = await ask("Rated (the match counts for every player's rating)?", ["no", "yes"], 0)
+        if k is None:
+            return None
+        rated = bool(k)
+    return game, seats, levels, options, rated
 
 
 async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
@@ -188,9 +197,12 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
 async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
     async def asked(question, choices, default, about=None):
         return await ask_choice(keyboard, question, choices, default, about)
-    game, seats, levels, options = await table_spec(asked)
+    spec = await table_spec(asked)
+    if spec is None:
+        return None
+    game, seats, levels, options, rated = spec
     try:
-        table = await link.create(game, seats, len(levels), options, levels=levels)
+        table = await link.create(game, seats, len(levels), options, levels=levels, rated=rated)
     except ServerRefused as e:
         print(f"The server refused: {e}")
         return None

@@ -70,6 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep the game server's data in this folder (default: `server` in the "
                         "data folder)")
     p.add_argument("--new", action="store_true", help="start a new game without offering to resume one")
+    p.add_argument("--rated", action="store_true",
+                   help="a rated table of people (with --bots 0): the match counts for ratings "
+                        "(`governor ratings`)")
     fullscreen.add_plain_argument(p)
     # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
@@ -109,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"governor play: {e.message}", file=sys.stderr)
         return 2
     args.bots = len(args.levels)
+    if args.rated and args.bots:
+        print("governor play: a rated table is a table of people (a computer player's match never "
+              "counts): add --bots 0.", file=sys.stderr)
+        return 2
     args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
         return run_interruptibly(_play(args))
@@ -191,7 +198,7 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
             free = args.players - 1 - args.bots
             # alone against computer players: nobody else has anything to find in the lobby
             table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options,
-                                      levels=args.levels, private=not free)
+                                      levels=args.levels, private=not free, rated=args.rated)
             session = await sit(link, table, args.name, args.data_dir)
         except EOFError:
             await link.close()
@@ -244,7 +251,7 @@ def _tell_others(args, port: int, table: str, server) -> str:
     full screen to keep in sight ("" when no seat is for them or nobody else can reach it)."""
     public = lan_address() if args.host in ("0.0.0.0", "", "::") else args.host
     seats = server.tables[table].seats if table in server.tables else []
-    free = sum(1 for s in seats if s.human and s.token_hash is None)
+    free = sum(1 for s in seats if s.human and s.key is None)
     friends = sum(1 for s in seats if s.human) > 1
     join = command('join', f'ws://{public}:{port}', '--table', table)
     if not friends:

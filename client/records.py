@@ -20,6 +20,7 @@ from protocol.messages import printable
 from protocol.verify import Report, verify
 
 from .hints import command
+from .render import named
 from .session import add_data_dir, default_data_dir, read_record, record_files
 
 
@@ -59,15 +60,16 @@ class Saved:
             return f"{self.when}  {self.path.name}: not a readable record ({self.problem})"
         what = {"public": ", watched", "refused": ", evidence"}.get(self.kind, "")
         short = (r.game_id or "")[:8]
+        names = [named(n, r.keys[i] if i < len(r.keys) else None) for i, n in enumerate(r.names)]
         if r.abandoned:     # a signed prefix: the deal is fixed, and nothing after it can be judged
-            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(r.names) or '?'}  "
+            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(names) or '?'}  "
                              f"ABANDONED after the deal was fixed  [{short}]")
         if not r.ok:
             # Neither scores nor a winner: a record that fails its audit (or cannot be judged)
             # proves none.
             verdict = f"NOT CHECKED: {r.what}" if r.refused else f"FAILED audit: {r.where}: {r.what}"
-            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(r.names) or '?'}  {verdict}  [{short}]")
-        players = ", ".join(f"{n} ({r.scores[i]})" if r.scores else n for i, n in enumerate(r.names))
+            return printable(f"{self.when}  {r.game or '?'}{what}  {', '.join(names) or '?'}  {verdict}  [{short}]")
+        players = ", ".join(f"{n} ({r.scores[i]})" if r.scores else n for i, n in enumerate(names))
         winner = ", ".join(r.names[i] for i in r.winners) if r.winners is not None else "none (cancelled)"
         verdict = "verified (public part)" if r.hidden_unchecked else "verified"
         if r.after_deal:

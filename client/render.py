@@ -16,6 +16,7 @@ import time
 import games
 from games.text import plural
 from protocol.messages import printable
+from protocol.signing import PUBLIC_KEY_BYTES, fingerprint
 
 from .errors import ClientError
 
@@ -167,6 +168,27 @@ def time_left(deadline: float | None) -> str | None:
     return f"{left // 60}:{left % 60:02d}"
 
 
+KEY_GROUPS = 4      # groups of a key's fingerprint shown beside a name (the whole of it is checked)
+
+
+def short_key(fingerprint: str | None) -> str:
+    """A key's fingerprint as shown beside a name: its first groups, enough to tell two keys
+    apart by eye (the whole fingerprint is protocol.signing's)."""
+    return ":".join(fingerprint.split(":")[:KEY_GROUPS]) if fingerprint else "(none)"
+
+
+def named(name: str, fingerprint: str | None) -> str:
+    """A player's name with their key's short fingerprint beside it, `Ana [1a2b:3c4d:5e6f:7081]`;
+    the name alone for a computer player (no key)."""
+    return f"{name} [{short_key(fingerprint)}]" if fingerprint else name
+
+
+def seat_fingerprint(seat: dict) -> str | None:
+    """The fingerprint of the player key a server lists for a seat (`key`), or None."""
+    key = seat.get("key")
+    return fingerprint(key) if isinstance(key, bytes) and len(key) == PUBLIC_KEY_BYTES else None
+
+
 def seats_line(seats: list, me: int | None = None) -> str:
     """Who sits where, from a server's status: connected, away, a bot, or played by a bot while
     its player is away; empty seats are "free"."""
@@ -188,7 +210,8 @@ def seats_line(seats: list, me: int | None = None) -> str:
             state = "connected"
         else:
             state = "away"
-        parts.append(f"{name or 'computer'}{' (you)' if i == me else ''}: {state}")
+        who = named(name, seat_fingerprint(s)) if name else "computer"
+        parts.append(f"{who}{' (you)' if i == me else ''}: {state}")
     return "Seats — " + "; ".join(parts) if parts else ""
 
 
@@ -198,7 +221,8 @@ def describe_table(t: dict) -> str:
     game = games.GAMES.get(name) if isinstance(name, str) else None
     title = game.INFO.title if game else str(name or "?")
     seats = t.get("seats") if isinstance(t.get("seats"), list) else []
-    people = [str(s["name"]) for s in seats if isinstance(s, dict) and s.get("name") and not s.get("bot")]
+    people = [named(str(s["name"]), seat_fingerprint(s)) for s in seats
+              if isinstance(s, dict) and s.get("name") and not s.get("bot")]
     levels = [str(s["bot"]) for s in seats if isinstance(s, dict) and s.get("bot")]
     computers = len(levels)
     free = sum(1 for s in seats if isinstance(s, dict) and not s.get("name") and not s.get("bot"))
@@ -206,6 +230,8 @@ def describe_table(t: dict) -> str:
     if computers:
         parts.append(f"{computers} computer ({', '.join(dict.fromkeys(levels))})")
     parts.append(f"{free} free" if free else "full")
+    if t.get("rated") is True:
+        parts.append("rated")
     parts.append(str(t.get("status", t.get("state", "?"))))
     line = f"{t.get('id', t.get('table', '?'))}  " + ", ".join(parts)
     if people:

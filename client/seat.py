@@ -1,5 +1,5 @@
-"""A seat played to the end over the network: `SeatRunner` connects (or resumes with the seat's
-token), feeds the sans-I/O table state (client/table.py), asks the seat's `Player` when the seat
+"""A seat played to the end over the network: `SeatRunner` connects (or claims the seat again with
+the player key), feeds the sans-I/O table state (client/table.py), asks the seat's `Player` when the seat
 owes a decision, and reconnects by itself when the connection drops. Who decides is a `Player`:
 a person at the terminal (client/terminal.py) or a bot (client/headless.py). A server that is gone
 for good after the deal was fixed leaves a record of what it signed, called abandoned.
@@ -18,7 +18,7 @@ from protocol.signing import fingerprint
 
 from .errors import ClientError
 from .hints import command
-from .link import (DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Link, ServerRefused, close_code, close_reason,
+from .link import (DROPPED, PACE_RATE, PATIENCE, Addresses, Backoff, Claim, Link, ServerRefused, close_code, close_reason,
                    why_dropped)
 from .session import SeatSession, normalize_url, save_record
 from .table import Outcome, Table
@@ -138,10 +138,10 @@ class SeatRunner:
                     code = close_code(e)
                     if code == wire.CLOSE_REPLACED:
                         raise ClientError("taken_over", "this seat was taken over by another connection "
-                                          "with the same token (another copy of this client?)") from None
+                                          "with the same player key (another copy of this client?)") from None
                     if code == wire.CLOSE_BAD_HELLO:
                         raise ClientError("resume_refused", f"the server refused to resume this seat: "
-                                          f"{close_reason(e) or 'unknown token'}") from None
+                                          f"{close_reason(e) or 'the claim was refused'}") from None
                     if self.table.ended:
                         break
                     if self.host_left:
@@ -195,7 +195,8 @@ class SeatRunner:
             at = self.addresses.current
             link = Link(at, self.rate, self.cafile)
             try:
-                welcome = await link.open(self.session.token, self.table.held)
+                welcome = await link.open(Claim(self.session.table, self.session.seat, self.session.player,
+                                                self.session.server_key), self.table.held)
             except ServerRefused as e:
                 await link.close()
                 raise ClientError("resume_refused", f"the server refused to resume this seat: {e}") from None
@@ -327,7 +328,7 @@ class SeatRunner:
         report = self.table.audit()     # now that the last view is in too
         path = save_record(self.session.data_dir, ex.record, ex.header["game_id"] if ex.header else None,
                            shown=self.table.shown)
-        # The record holds everything now; the seat's token and files are of no further use.
+        # The record holds everything now; the seat's files are of no further use.
         self.session.finished = True
         self.session.forget()
         final = ex.entries[-1].body

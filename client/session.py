@@ -25,6 +25,7 @@ from protocol import record
 from protocol.codec import pack, unpacker
 from protocol.messages import Signed
 from protocol.shown import Shown, Step, step_from_list
+from protocol.signing import PLAYER_KEY_FILE, Signer, load_or_create
 
 
 def default_data_dir() -> Path:
@@ -69,9 +70,16 @@ def server_address(text: str) -> str:
     return url
 
 
+def player_key(data_dir: Path) -> Signer:
+    """The player's long-term Ed25519 key, `player_key.pem` in the data folder, made on first use
+    (the file 0600, the folder 0700). Every seat this client takes is this key's."""
+    _private_dir(Path(data_dir))
+    return load_or_create(data_dir, PLAYER_KEY_FILE)
+
+
 def _private_dir(path: Path) -> Path:
-    """A directory only we can read (tightened if it exists): the sessions hold seat tokens and
-    secret seeds, the records every card dealt to our seat."""
+    """A directory only we can read (tightened if it exists): it holds the player key, the
+    sessions secret seeds, the records every card dealt to our seat."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     path.chmod(0o700)
     return path
@@ -96,8 +104,8 @@ def _write_whole(path: Path, data: bytes) -> None:
 class SeatSession:
     """A seat at a table of a server, as saved in the client data directory.
 
-    `<data>/sessions/<key>.json` holds url, table, seat, token (secret: the file is 0600),
-    player id, our seed (secret until revealed), the next command id, the server key seen, the
+    `<data>/sessions/<key>.json` holds url, table, seat, player id, our seed (secret until
+    revealed: the file is 0600), the next command id, the server key seen, the
 addresses of the other processes of the server's cluster (to come back through when the one at
 url is gone, by a client started again too); the
     signed messages received are appended to `<key>.msgs` in the record format as they arrive,
@@ -110,7 +118,6 @@ url is gone, by a client started again too); the
     url: str
     table: str
     seat: int
-    token: str
     player_id: str
     name: str
     seed: bytes
@@ -133,6 +140,11 @@ url is gone, by a client started again too); the
         return hashlib.sha256(f"{what}\0{table}".encode()).hexdigest()[:20]
 
     @property
+    def player(self) -> Signer:
+        """The player key of this client's data folder: the seat is its (docs/fairness.md §9)."""
+        return player_key(self.data_dir)
+
+    @property
     def path(self) -> Path:
         return self.data_dir / "sessions" / f"{self.key(self.server_key, self.table, self.url)}.json"
 
@@ -152,7 +164,7 @@ url is gone, by a client started again too); the
         _private_dir(self.data_dir)
         _private_dir(self.path.parent)
         _write_json(self.path, {
-            "url": self.url, "table": self.table, "seat": self.seat, "token": self.token,
+            "url": self.url, "table": self.table, "seat": self.seat,
             "player_id": self.player_id, "name": self.name, "seed": self.seed.hex(),
             "server_key": self.server_key.hex() if self.server_key else None,
             "next_id": self.next_id, "finished": self.finished, "committed": self.committed,
@@ -204,7 +216,7 @@ url is gone, by a client started again too); the
     def load(cls, path: Path) -> "SeatSession":
         data = json.loads(path.read_text())
         s = cls(data_dir=path.parent.parent, url=data["url"], table=data["table"], seat=data["seat"],
-                token=data["token"], player_id=data["player_id"], name=data.get("name", ""),
+                player_id=data["player_id"], name=data.get("name", ""),
                 seed=bytes.fromhex(data["seed"]),
                 server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),

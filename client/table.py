@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.codec import pack
 from protocol.diff import PatchError, patch
 from protocol.exchange import PlayerExchange
 from protocol.fairness import player_commit
@@ -109,10 +110,15 @@ class Table:
         else:
             self.shown.steps = list(session.steps)
             self.exchange = PlayerExchange(session.player_id, session.seed,
-                                           server_key=server_key or session.server_key)
+                                           server_key=server_key or session.server_key, signer=session.player)
             self.exchange.seed_made_by_server = session.seed_made_by_server
-            for m in session.messages:       # a restarted client: catch up from disk
-                self.exchange.receive(m)
+            try:
+                for m in session.messages:   # a restarted client: catch up from disk
+                    self.exchange.receive(m)
+            except ProtocolError as e:
+                # e.g. the player key in the data folder is not the one the seat was taken with
+                raise ClientError(e.code, f"the seat saved for table {table} cannot be resumed here: "
+                                          f"{e.message}") from None
             self.ended = self.exchange.report is not None
             if session.log:                  # and show the log so far, which snapshots cut short
                 self.log = list(session.log)
@@ -146,7 +152,7 @@ class Table:
             if kinds == ["header"] and not ex.seed_made_by_server:
                 out.append(self._commit(mine))
             elif kinds == ["header", "commits"] and ex.entries[1].body["commits"][ex.seat] == mine:
-                out.append({"type": "reveal", "seed": ex.seed})
+                out.append(self._reveal(ex.seed))
         if self.pending is not None:
             out.append(self.pending)
         return out
@@ -187,7 +193,7 @@ class Table:
             out.append(self._commit(reply))
         elif kind == "commits" and reply is not None:
             self.happened.append(("notice", "Every seat has committed; revealing our seed."))
-            out.append({"type": "reveal", "seed": reply})
+            out.append(self._reveal(reply))
         elif kind == "reveals":
             self.happened.append(("notice", "All seeds revealed and checked against their "
                                   "commitments: the deal is fixed, play begins."))
@@ -221,7 +227,11 @@ class Table:
         if not self.session.committed:
             self.session.committed = True
             self.session.save()
-        return {"type": "commit", "commitment": commitment}
+        return {"type": "commit", "commitment": commitment, "sig": self.exchange.sign_commit(commitment)}
+
+    def _reveal(self, seed: bytes) -> dict:
+        """Our seed, to send, signed."""
+        return {"type": "reveal", "seed": seed, "sig": self.exchange.sign_reveal(seed)}
 
     def _seed_made_by_server(self) -> None:
         """The status says the server made our seat's seed (we were away past the grace period
@@ -342,7 +352,9 @@ class Table:
     def act(self, action: list, seq: int | None = None) -> dict:
         """The command for a decision made on the view at `seq` (default: the current one)."""
         seq = self.seq if seq is None else seq
-        self.pending = {"type": "act", "id": self.session.take_id(), "seq": seq, "action": list(action)}
+        move = pack(list(action))   # the bytes we sign are the bytes we send
+        self.pending = {"type": "act", "id": self.session.take_id(), "seq": seq, "move": move,
+                        "sig": self.exchange.sign_move(seq, move)}
         self.pending_prompt = self.prompt
         return self.pending
 

@@ -155,6 +155,15 @@ class Result(TypedDict):
     rounds: NotRequired[int]
 
 
+def places(result: Result) -> list[int]:
+    """Each seat's place in a result, 0 the first: a higher total comes first and, between equal
+    totals, a higher tie-break value (the rule INFO.tiebreak says in words); seats equal in both
+    share a place, and the next place counts them all (0, 0, 2). The winners are the seats in
+    place 0 (check_result holds every game to it). Ratings rank a match by these."""
+    keys = [(sc["total"], tb) for sc, tb in zip(result["scores"], result["tiebreak"])]
+    return [sum(other > mine for other in keys) for mine in keys]
+
+
 # The fields of a seat's view that only that seat may see (a game puts its own things under
 # `you`); every other field is what everyone sees.
 PRIVATE = ("you", "prompt")
@@ -211,6 +220,8 @@ def check_result(r, seats: int) -> None:
     w = r.get("winners")
     assert isinstance(w, list) and w and all(type(i) is int and 0 <= i < seats for i in w), "winners are seats"
     assert type(r.get("rounds", 0)) is int, "rounds, where given, is a whole number"
+    assert [i for i, place in enumerate(places(r)) if place == 0] == sorted(w), \
+        "the winners are the seats with the highest total and, among those, the highest tie-break value"
 
 
 def check_view(v, game: str, seat: int | None, seats: int) -> None:

@@ -8,27 +8,33 @@ reveals its seed only once the full commitment set is in.
 
 Entries are msgpack maps; hashes and signatures are over the exact bytes, never a re-encoding.
 Payload fields: "t" (type), "seq" (entry number, the header is 0), "prev" (hash of the previous
-entry, C1), and per type:
-  header   protocol, game_id, game, rules, options, manifest, seats [{id, name}], server_key, server_commit
-  commits  commits: [commitment per seat]
-  reveals  seeds: [seed per seat]
-  move     seat, events: digest of the public events the move caused (absent when none)
+entry, C1), and per type (bgfair/v2, docs/fairness.md §9):
+  header   protocol, game_id, game, rules, options, manifest, seats [{id, name, key} or {id, name, bot}],
+           rated, started, server_key, server_commit
+  commits  commits: [commitment per seat], sigs: [the player's C11 signature, or None, per seat]
+  reveals  seeds: [seed per seat], sigs: [the player's C12 signature, or None, per seat]
+  move     seat, and either seen (the entry the player had seen), move (the action's exact msgpack
+           bytes) and sig (the player's C10 signature), or bot: true (the server made the move);
+           events: digest of the public events the move caused (absent when none)
   final    server_seed, moves: [[seat, action], ...], scores: [total per seat], winners
   cancel   server_seed, seeds: [seed or None per seat], moves, reason
+A None signature is a seed the server made for the seat (a computer seat's, or a player's away).
 Private messages: game_id, seq (the entry they belong to), seat, and either "dealt" (what the
 game shows that seat alone at setup, e.g. its cards as ids) or "events" (the texts only that seat may see).
 """
 from __future__ import annotations
 
 import secrets
+import time
 
 import games
 from games.errors import IllegalAction
 
-from .codec import pack, unpack
+from .codec import MAX_MESSAGE, DecodeError, pack, unpack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
-from .messages import ProtocolError, Signed, check_header, events_digest, short_repr, split_events
-from .signing import SIG_ENTRY, SIG_PRIVATE, Signer, verify_signature
+from .messages import ProtocolError, Signed, check_header, events_digest, seat_keys, short_repr, split_events
+from .signing import (SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, SIGNATURE_BYTES, Signer, commit_payload,
+                      move_payload, reveal_payload, verify_signature)
 from .verify import verify
 
 SEED_BYTES = 32
@@ -39,7 +45,11 @@ class ServerExchange:
     a refused message raises ProtocolError (or IllegalAction for a bad move) and changes nothing."""
 
     def __init__(self, game: str, options: dict, seats: list[tuple[str, str]], signer: Signer, *,
-                 game_id: bytes | None = None, server_seed: bytes | None = None) -> None:
+                 game_id: bytes | None = None, server_seed: bytes | None = None,
+                 players: list[bytes | str] | None = None, rated: bool = False, started: int | None = None) -> None:
+        """`players`: per seat, its player's Ed25519 public key, or the level of the computer
+        player the server plays it with (None: every seat is a computer seat). `started`: the
+        unix time the match started (now when not given): a rebuilt match passes the same."""
         self.engine = games.get(game)
         info = self.engine.INFO
         try:
@@ -48,6 +58,10 @@ class ServerExchange:
             raise ProtocolError(e.code, e.message) from None
         if len({pid for pid, _ in seats}) != len(seats):
             raise ProtocolError("bad_table", "player ids must differ")
+        players = players if players is not None else ["bot"] * len(seats)
+        if len(players) != len(seats):
+            raise ProtocolError("bad_table", "one player's key or computer level per seat")
+        self.keys = [p if isinstance(p, bytes) else None for p in players]
         self.signer = signer
         self.game_id = game_id or secrets.token_bytes(16)
         self.server_seed = server_seed or secrets.token_bytes(SEED_BYTES)
@@ -58,6 +72,9 @@ class ServerExchange:
             raise ProtocolError(e.code, e.message) from None
         self.commits: list[bytes | None] = [None] * len(seats)
         self.seeds: list[bytes | None] = [None] * len(seats)
+        self.commit_sigs: list[bytes | None] = [None] * len(seats)
+        self.seed_sigs: list[bytes | None] = [None] * len(seats)
+        self.last_move: list[int] = [0] * len(seats)   # the entry of each seat's latest move
         # Every move so far, each [seat, action] packed: a server holds hundreds of matches, and
         # two lists a move would be walked by every pass of its garbage collector (server/heap.py).
         self.packed_moves: list[bytes] = []
@@ -71,7 +88,9 @@ class ServerExchange:
             "t": "header", "protocol": PROTOCOL, "game_id": self.game_id, "game": game,
             "rules": info.rules_version, "options": self.options,
             "manifest": self.engine.manifest_hash(self.options),
-            "seats": [{"id": pid, "name": name} for pid, name in seats],
+            "seats": [{"id": pid, "name": name, **({"key": p} if isinstance(p, bytes) else {"bot": p})}
+                      for (pid, name), p in zip(seats, players)],
+            "rated": rated, "started": int(time.time()) if started is None else started,
             "server_key": signer.public_key,
             "server_commit": server_commit(self.game_id, self.server_seed),
         })
@@ -110,7 +129,20 @@ class ServerExchange:
         if type(seat) is not int or not 0 <= seat < len(self.seats):
             raise ProtocolError("bad_seat", f"there is no seat {seat!r}")
 
-    def commit(self, seat: int, commitment: bytes) -> list[Signed]:
+    def _check_player_sig(self, seat: int, sig, purpose: str, payload: bytes, what: str) -> None:
+        """A player's signature (C10–C12) by the key of its seat; None is the server's own step."""
+        if sig is None:
+            return
+        key = self.keys[seat]
+        if key is None:
+            raise ProtocolError("not_a_player", f"seat {seat} is a computer seat: no player signs for it")
+        if not isinstance(sig, bytes) or len(sig) != SIGNATURE_BYTES:
+            raise ProtocolError("bad_signature", f"a signature is {SIGNATURE_BYTES} bytes")
+        if not verify_signature(key, purpose, payload, sig):
+            raise ProtocolError("bad_signature", f"{what} is not signed by the key of seat {seat}")
+
+    def commit(self, seat: int, commitment: bytes, sig: bytes | None = None) -> list[Signed]:
+        """A seat's commitment, signed by its player (C11), or made by the server (sig None)."""
         self._check_phase("commit", "A commitment")
         self._check_seat(seat)
         if not isinstance(commitment, bytes) or len(commitment) != 32:
@@ -119,23 +151,27 @@ class ServerExchange:
             if self.commits[seat] == commitment:
                 return []  # a resent commitment changes nothing
             raise ProtocolError("already_committed", f"seat {seat} has already committed to another seed")
-        self.commits[seat] = commitment
+        self._check_player_sig(seat, sig, SIG_COMMIT, commit_payload(self.header.hash, seat, commitment),
+                               "the commitment")
+        self.commits[seat], self.commit_sigs[seat] = commitment, sig
         if None in self.commits:
             return []
         self.phase = "reveal"
-        return [self._append({"t": "commits", "commits": list(self.commits)})]
+        return [self._append({"t": "commits", "commits": list(self.commits), "sigs": list(self.commit_sigs)})]
 
-    def reveal(self, seat: int, seed: bytes) -> list[Signed]:
+    def reveal(self, seat: int, seed: bytes, sig: bytes | None = None) -> list[Signed]:
+        """A seat's seed, signed by its player (C12), or the server's own (sig None)."""
         self._check_phase("reveal", "A seed")
         self._check_seat(seat)
         if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
             raise ProtocolError("bad_seed", f"a seed is {SEED_BYTES} bytes")
         if player_commit(self.game_id, self.seats[seat][0], seed) != self.commits[seat]:
             raise ProtocolError("seed_mismatch", f"seat {seat}'s seed does not match its commitment")
-        self.seeds[seat] = seed
+        self._check_player_sig(seat, sig, SIG_REVEAL, reveal_payload(self.header.hash, seat, seed), "the seed")
+        self.seeds[seat], self.seed_sigs[seat] = seed, sig
         if None in self.seeds:
             return []
-        out = [self._append({"t": "reveals", "seeds": list(self.seeds)})]
+        out = [self._append({"t": "reveals", "seeds": list(self.seeds), "sigs": list(self.seed_sigs)})]
         prk = master_key(self.header.hash, self.server_seed,
                          [(pid, s) for (pid, _), s in zip(self.seats, self.seeds)])
         self.streams = Streams(prk)
@@ -148,11 +184,39 @@ class ServerExchange:
         return out + self._finish_if_over()
 
     def act(self, seat: int, action) -> list[Signed]:
-        """Apply a move; raises IllegalAction (state unchanged) when the rules refuse it."""
+        """Apply a move the server made (a computer seat's, or one it plays for a player away or
+        out of time), marked so; raises IllegalAction (state unchanged) when the rules refuse it."""
         self._check_phase("play", "A move")
+        return self._apply_move(seat, action, {"bot": True})
+
+    def act_signed(self, seat: int, seen: int, move: bytes, sig: bytes) -> list[Signed]:
+        """Apply a player's move: `move` the action's msgpack bytes, signed (C10) by the seat's key
+        with the hash of entry `seen`, the latest the player had seen, no older than the seat's
+        own latest move (docs/fairness.md §9). Raises ProtocolError or IllegalAction, changing nothing."""
+        self._check_phase("play", "A move")
+        self._check_seat(seat)
+        if self.keys[seat] is None:
+            raise ProtocolError("not_a_player", f"seat {seat} is a computer seat: the server makes its moves")
+        if type(seen) is not int or not max(2, self.last_move[seat]) <= seen < len(self.log):
+            raise ProtocolError("stale", f"a move decided at entry {seen!r} cannot follow this seat's latest "
+                                         f"move (entry {self.last_move[seat]}) at entry {len(self.log)}")
+        if not isinstance(move, bytes):
+            raise ProtocolError("bad_move", "a move is the msgpack bytes of its action")
+        self._check_player_sig(seat, sig, SIG_MOVE, move_payload(self.header.hash, seat, self.log[seen].hash, move),
+                               "the move")
+        try:
+            action = unpack(move, MAX_MESSAGE)
+        except DecodeError as e:
+            raise ProtocolError("bad_move", f"the move is not readable: {e.message}") from None
+        if not isinstance(action, list):
+            raise ProtocolError("bad_move", "a move is a list of the options picked")
+        return self._apply_move(seat, action, {"seen": seen, "move": move, "sig": sig})
+
+    def _apply_move(self, seat: int, action, signed: dict) -> list[Signed]:
         events = self.engine.apply(self.state, seat, action, self.streams)
         self.packed_moves.append(pack([seat, list(action)]))
-        move = {"t": "move", "seat": seat}
+        self.last_move[seat] = len(self.log)
+        move = {"t": "move", "seat": seat, **signed}
         shown, private = split_events(events, len(self.seats))
         if shown:  # most answers to simultaneous decisions cause no event until the last one
             move["events"] = events_digest(shown)
@@ -188,11 +252,14 @@ class PlayerExchange:
     audited (protocol.verify) and the report kept in `report`.
 
     With `player_id` None it is a spectator's side: the same checks of the public entries, no
-    seat, no seed, nothing to send, and no private message is for it."""
+    seat, no seed, nothing to send, and no private message is for it. A player's `signer` is its
+    key: the header must name it for our seat, and it signs what we send (`sign_commit`,
+    `sign_reveal`, `sign_move`)."""
 
     def __init__(self, player_id: str | None, seed: bytes | None = None, *,
-                 server_key: bytes | None = None) -> None:
+                 server_key: bytes | None = None, signer: Signer | None = None) -> None:
         self.player_id = player_id
+        self.signer = signer
         self.seed = None if player_id is None else seed or secrets.token_bytes(SEED_BYTES)
         self.pinned_key = server_key
         self.entries: list[Signed] = []
@@ -282,8 +349,25 @@ class PlayerExchange:
         ids = [s["id"] for s in body["seats"]]
         if self.player_id not in ids:
             raise ProtocolError("not_seated", f"player {self.player_id!r} has no seat in this match")
-        self.seat = ids.index(self.player_id)
+        seat = ids.index(self.player_id)
+        if self.signer is not None and seat_keys(body)[seat] != self.signer.public_key:
+            # our signatures would not verify under that key: the audit would blame us for it
+            raise ProtocolError("wrong_key", "the header names another key than ours for our seat")
+        self.seat = seat
         return player_commit(body["game_id"], self.player_id, self.seed)
+
+    def sign_commit(self, commitment: bytes) -> bytes:
+        """C11: our signature over our commitment."""
+        return self.signer.sign(SIG_COMMIT, commit_payload(self.entries[0].hash, self.seat, commitment))
+
+    def sign_reveal(self, seed: bytes) -> bytes:
+        """C12: our signature over our seed."""
+        return self.signer.sign(SIG_REVEAL, reveal_payload(self.entries[0].hash, self.seat, seed))
+
+    def sign_move(self, seen: int, move: bytes) -> bytes:
+        """C10: our signature over a move (its msgpack bytes) decided on the view at entry `seen`."""
+        return self.signer.sign(SIG_MOVE, move_payload(self.entries[0].hash, self.seat,
+                                                       self.entries[seen].hash, move))
 
     def _check_private(self, msg: Signed) -> None:
         if not self.entries:

@@ -1,4 +1,4 @@
-"""Fair-dealing primitives of protocol ``bgfair/v1``: commitments, the master key and the
+"""Fair-dealing primitives of protocol ``bgfair/v2``: commitments, the master key and the
 named random streams (constructions C1–C8) from which every shuffle and draw of a match is made.
 
 The byte-exact specification is ``docs/fairness.md`` (section 3 for the constructions, section 6 for
@@ -15,6 +15,7 @@ from operator import itemgetter
 
 __all__ = [
     "PROTOCOL",
+    "PROTOCOLS",
     "tag",
     "lp",
     "u32",
@@ -30,8 +31,11 @@ __all__ = [
     "local_streams",
 ]
 
-PROTOCOL = "bgfair/v1"
-_TAG_PREFIX = (PROTOCOL + "/").encode()
+PROTOCOL = "bgfair/v2"              # what a match is played under now
+PROTOCOLS = ("bgfair/v1", PROTOCOL)  # what a record may have been played under, and still verifies
+# Every tag of every version is in the v1 namespace (docs/fairness.md §2): v2 adds signed messages
+# and keeps C1–C9 as they were, so a v1 record, a key's fingerprint and the reference values stay.
+_TAG_PREFIX = b"bgfair/v1/"
 
 
 def u32(n: int) -> bytes:

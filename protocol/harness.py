@@ -1,8 +1,9 @@
 """A whole match played in-process through both sides of the fair-dealing exchange.
 
 The server side (protocol.exchange.ServerExchange) runs the rules and signs; every seat has its
-own PlayerExchange with its own seed, which checks each message, commits, reveals and, at the
-end, audits the record. Deciders see only their seat's view. Used by `governor selfplay`, the
+own PlayerExchange with its own seed and its own player key (made in memory, derived from the
+match's seed), which checks each message, signs and sends its commitment, its seed and its moves,
+and at the end audits the record. Deciders see only their seat's view. Used by `governor selfplay`, the
 verify benchmark and the tests; the network server does the same over sockets.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Callable
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import games
+from protocol.codec import pack
 from protocol.exchange import PlayerExchange, ServerExchange
 from protocol.signing import Signer
 
@@ -30,17 +32,22 @@ def play_match(game: str, names: list[str], options: dict, deciders: list[Decide
     engine = games.get(game)
     signer = signer or Signer(Ed25519PrivateKey.from_private_bytes(derived(seed, "server-key")))
     seats = [(f"{i}:{name}", name) for i, name in enumerate(names)]
+    keys = [Signer(Ed25519PrivateKey.from_private_bytes(derived(seed, f"player-key/{i}"))) for i in range(len(names))]
     server = ServerExchange(game, options, seats, signer, game_id=derived(seed, "game-id")[:16],
-                            server_seed=derived(seed, "server-seed"))
-    players = [PlayerExchange(pid, derived(seed, f"player-seed/{i}"), server_key=signer.public_key)
+                            server_seed=derived(seed, "server-seed"), players=[k.public_key for k in keys],
+                            started=0)
+    players = [PlayerExchange(pid, derived(seed, f"player-seed/{i}"), server_key=signer.public_key, signer=keys[i])
                for i, (pid, _) in enumerate(seats)]
 
     for seat, commitment in deliver(players, [server.header]):
-        for seat2, seed_bytes in deliver(players, server.commit(seat, commitment)):
-            deliver(players, server.reveal(seat2, seed_bytes))
+        sig = players[seat].sign_commit(commitment)
+        for seat2, seed_bytes in deliver(players, server.commit(seat, commitment, sig)):
+            deliver(players, server.reveal(seat2, seed_bytes, players[seat2].sign_reveal(seed_bytes)))
     while server.phase == "play":
         seat = engine.to_act(server.state)[0]
-        deliver(players, server.act(seat, deciders[seat](engine.view(server.state, seat))))
+        move = pack(list(deciders[seat](engine.view(server.state, seat))))
+        seen = len(players[seat].entries) - 1
+        deliver(players, server.act_signed(seat, seen, move, players[seat].sign_move(seen, move)))
     return server, players
 
 

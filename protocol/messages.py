@@ -10,7 +10,8 @@ import games
 from games.errors import IllegalAction, Refused
 
 from .codec import MAX_MESSAGE, Budget, DecodeError, unpack
-from .fairness import PROTOCOL, entry_hash, lp, tag, u32
+from .fairness import PROTOCOLS, entry_hash, lp, tag, u32
+from .signing import PUBLIC_KEY_BYTES
 
 
 class ProtocolError(Refused):
@@ -78,8 +79,8 @@ def check_header(body: dict):
 
     if body.get("t") != "header" or body.get("seq") != 0:
         bad("the first entry must be a header, numbered 0")
-    if body.get("protocol") != PROTOCOL:
-        bad(f"protocol {short_repr(body.get('protocol'))} is not {PROTOCOL}")
+    if body.get("protocol") not in PROTOCOLS:
+        bad(f"protocol {short_repr(body.get('protocol'))} is not one of {', '.join(PROTOCOLS)}")
     for name, size in (("game_id", 16), ("server_key", 32), ("server_commit", 32)):
         if not isinstance(body.get(name), bytes) or len(body[name]) != size:
             bad(f"the {name} must be {size} bytes, not {short_repr(body.get(name))}")
@@ -108,7 +109,35 @@ def check_header(body: dict):
         bad(f"{info.title} is for {info.min_players} to {info.max_players} players, not {len(seats)}")
     if len({s["id"] for s in seats}) != len(seats):
         bad("two seats have the same player id")
+    if body["protocol"] != "bgfair/v1":
+        _check_players(body, bad)
     return engine
+
+
+def _check_players(body: dict, bad) -> None:
+    """bgfair/v2: every seat is a player's key or a computer player's level, never both, no key
+    at two seats; the table's `rated` choice and the time the match `started`."""
+    for i, s in enumerate(body["seats"]):
+        key, bot = s.get("key"), s.get("bot")
+        if (key is None) == (bot is None):
+            bad(f"seat {i} must have either a player's key or a computer player's level")
+        if key is not None and (not isinstance(key, bytes) or len(key) != PUBLIC_KEY_BYTES):
+            bad(f"the key of seat {i} must be {PUBLIC_KEY_BYTES} bytes, not {short_repr(key)}")
+        if bot is not None and type(bot) is not str:
+            bad(f"the level of seat {i} must be text, not {short_repr(bot)}")
+    keys = [s["key"] for s in body["seats"] if "key" in s]
+    if len(set(keys)) != len(keys):
+        bad("two seats have the same key")
+    if type(body.get("rated")) is not bool:
+        bad(f"rated must be true or false, not {short_repr(body.get('rated'))}")
+    if type(body.get("started")) is not int or body["started"] < 0:
+        bad(f"started must be a time in whole seconds, not {short_repr(body.get('started'))}")
+
+
+def seat_keys(header: dict) -> list[bytes | None]:
+    """The player's key of each seat of a checked header (None: a computer seat, or a bgfair/v1
+    record, whose moves nobody but the server signed)."""
+    return [s.get("key") if header["protocol"] != "bgfair/v1" else None for s in header["seats"]]
 
 
 # How a cancel entry's reason says which seeds never came (server/table_core.py writes it), so

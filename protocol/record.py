@@ -21,7 +21,8 @@ from .messages import ProtocolError, Signed
 from .shown import Shown
 
 MAGIC = b"governor-record/1\n"
-# A whole match at the most players makes a record of about 64 KiB, and what its client was shown
+# A whole match at the most players makes a record of about 100 KiB (each move with its player's
+# signature), and what its client was shown
 # adds up to some 370 KiB (at protocol.shown's most steps). A hostile file is bounded in memory,
 # not only in bytes: one byte may decode to some 70 bytes of Python objects (an empty map), so the
 # values decoded from all of a file's items are counted (codec.Budget) and each item is kept small,

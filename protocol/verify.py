@@ -14,14 +14,16 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from games.contract import places
 from games.errors import IllegalAction, Refused
 
-from .codec import MAX_CONTAINER
+from .codec import MAX_CONTAINER, MAX_MESSAGE, DecodeError, unpack
 from .fairness import Streams, master_key, player_commit, server_commit
-from .messages import (ProtocolError, Signed, check_header, claimed_late, events_digest, printable, short_repr,
-                       split_events)
+from .messages import (ProtocolError, Signed, check_header, claimed_late, events_digest, printable, seat_keys,
+                       short_repr, split_events)
 from .shown import EVENT_DIGEST, FIELD_DIGEST, Shown, digests, event_digest, view_digests
-from .signing import SIG_ENTRY, SIG_PRIVATE, fingerprint, verify_signature
+from .signing import (SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, commit_payload, fingerprint,
+                      move_payload, reveal_payload, verify_signature)
 
 
 class Mismatch(Refused):
@@ -61,6 +63,7 @@ class Report:
     names: list[str] = field(default_factory=list)
     scores: list[int] | None = None
     winners: list[int] | None = None
+    places: list[int] | None = None   # each seat's final place in the replay's result (0 the first)
     seats_checked: list[int] = field(default_factory=list)
     refused: bool = False          # not judged: the record's rules are not the ones this code replays
     hidden_unchecked: bool = False  # a public record: the players' hidden cards were not checked
@@ -68,6 +71,8 @@ class Report:
     abandoned: bool = False        # the server vanished after the deal was fixed: no end was signed
     reason: str | None = None      # a cancel's reason
     shown_checked: int = 0         # the views shown to the client that were compared with the replay
+    protocol: str | None = None
+    keys: list[str | None] = field(default_factory=list)   # each seat's player key fingerprint (None: a computer's)
 
     def text(self) -> str:
         lines = []
@@ -103,7 +108,8 @@ class Report:
                 "game_id": self.game_id, "server": self.server, "names": self.names,
                 "scores": self.scores, "winners": self.winners, "checks": self.checks,
                 "refused": self.refused, "after_deal": self.after_deal, "abandoned": self.abandoned,
-                "reason": self.reason, "shown_checked": self.shown_checked}
+                "reason": self.reason, "shown_checked": self.shown_checked, "protocol": self.protocol,
+                "keys": self.keys}
 
 
 
@@ -124,6 +130,24 @@ def verify(items: list[Signed], shown: Shown | None = None) -> Report:
         report.where = report.where or "entry 0 (header)"
         report.what = f"the entry is malformed ({type(e).__name__}: {e})"
     return report
+
+
+def who_made(items: list[Signed], n: int) -> str:
+    """Who made entry n of a record that verified, and how it is signed: for a player's move, the
+    move and the player's key that signed it (the answer to a player who says they never made it)."""
+    entries = [m for m in items if m.kind == "entry"]
+    if not 0 <= n < len(entries):
+        raise ValueError(f"the record has entries 0 to {len(entries) - 1}, not {n}")
+    header, body = entries[0].body, entries[n].body
+    names = [s["name"] for s in header["seats"]]
+    where = _name(n, body, names)
+    if body["t"] == "move" and "sig" in body:
+        name, key = names[body["seat"]], seat_keys(header)[body["seat"]]
+        return printable(f"{where}: {name} made the move {short_repr(unpack(body['move']))}, having seen entry "
+                         f"{body['seen']}; signed by {name}'s key {fingerprint(key)}")
+    if body["t"] == "move":
+        return printable(f"{where}: a move the server made for {names[body['seat']]}, signed by the server alone")
+    return f"{where}: signed by the server {fingerprint(header['server_key'])}"
 
 
 def _name(i: int, body: dict, names: list[str]) -> str:
@@ -163,7 +187,11 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
         raise Mismatch("entry 0 (header)", "the card manifest hash is not the one of these rules")
     names = [s["name"] for s in seats]
     report.names = names
-    report.checks.append(f"header signed by the server key, {len(seats)} seats, rules {info.rules_version}")
+    report.protocol = header["protocol"]
+    keys = seat_keys(header)
+    report.keys = [fingerprint(k) if k is not None else None for k in keys]
+    report.checks.append(f"header signed by the server key, {header['protocol']}, {len(seats)} seats, "
+                         f"rules {info.rules_version}")
 
     # Bounds that cost nothing to check, before a signature is: the final entry lists every move
     # in one list, and each private message is one seat's, at one entry.
@@ -227,6 +255,9 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
         raise Mismatch("entry 1 (commits)", f"the commitment set must hold one commitment per seat ({len(seats)})")
     if not all(isinstance(c, bytes) and len(c) == 32 for c in commits):
         raise Mismatch("entry 1 (commits)", "a commitment is 32 bytes")
+    v2 = header["protocol"] != "bgfair/v1"
+    if v2:
+        made = _check_step_sigs(entries, 1, commits, keys, names, SIG_COMMIT, commit_payload, "commitment")
     seed_entry = entries[2] if len(entries) > 2 else None
     report.where = end_name
     server_seed = end.get("server_seed")
@@ -246,6 +277,11 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
         if not isinstance(seed, bytes) or player_commit(game_id, seat["id"], seed) != commits[i]:
             raise Mismatch("entry 2 (reveals)", f"{names[i]}'s seed does not match their commitment")
     report.checks.append(f"all {len(seats)} player seeds match their commitments")
+    if v2:
+        made = sorted(set(made) | set(_check_step_sigs(entries, 2, seeds, keys, names, SIG_REVEAL, reveal_payload,
+                                                        "seed")))
+        report.checks.append("every player signed their commitment and seed with their key" + (
+            f"; the server made the seed of {', '.join(names[i] for i in made)}, who was away" if made else ""))
     if abandoned:
         report.after_deal = True
         raise Abandoned(end_name, f"the server abandoned this match after the deal was fixed: it signed "
@@ -282,6 +318,9 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     move_entries = entries[3:-1]
     if not isinstance(moves, list) or len(moves) != len(move_entries):
         raise Mismatch(end_name, f"it lists {len(moves) if isinstance(moves, list) else 'no'} moves for {len(move_entries)} move entries")
+    signed = _SignedMoves(entries, keys, names) if v2 else None
+    if signed is not None:
+        signed.at_deal(state, engine)
     for i, (entry, move) in enumerate(zip(move_entries, moves), 3):
         where = report.where = _name(i, entry.body, names)
         # type(): a seat of True or 1.0 would equal seat 1.
@@ -289,6 +328,8 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
                 or type(move[0]) is not int or type(entry.body.get("seat")) is not int \
                 or move[0] != entry.body["seat"]:
             raise Mismatch(where, "the move list of the final entry does not match this entry")
+        if signed is not None:
+            signed.before(i, state, engine)
         try:
             events = engine.apply(state, move[0], move[1], streams)
         except IllegalAction as e:
@@ -296,6 +337,9 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
         public, private = split_events(events, len(names))
         if (events_digest(public) if public else None) != entry.body.get("events"):
             raise Mismatch(where, "the public events differ from the replay")
+        if signed is not None:
+            signed.check(i, move, where)
+            signed.after(i, state, engine)
         if seen is not None:
             seen.at(i, state, public)
         for seat in checked:
@@ -305,6 +349,8 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
                 raise Mismatch(where, f"the cards shown to {names[seat]} differ from the replay")
     report.checks.append(f"{len(moves)} moves replayed, each legal; every public event matches"
                          + (f", and every card shown to {', '.join(names[s] for s in checked)}" if checked else ""))
+    if signed is not None:
+        report.checks.append(signed.summary())
 
     report.where = end_name
     result = engine.result(state)
@@ -317,6 +363,7 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
         if end.get("winners") != result["winners"]:
             raise Mismatch(end_name, "the winners differ from the replay's")
         report.scores, report.winners = totals, result["winners"]
+        report.places = places(result)
         report.checks.append("the final scores and winners equal the replay's")
     else:
         if not engine.to_act(state):
@@ -328,6 +375,110 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     if seen is not None:
         seen.at(len(entries) - 1, state)
         seen.compare(entries, report)
+
+
+def _check_step_sigs(entries: list[Signed], at: int, values: list, keys: list, names: list[str], purpose: str,
+                     payload, what: str) -> list[int]:
+    """The players' signatures of the commitment set (entry 1, C11) or the reveal set (entry 2,
+    C12): each by its seat's key over that seat's value; None for a computer seat's, and for a
+    player's the server made while they were away (returned, to be said)."""
+    where = f"entry {at} ({entries[at].body['t']})"
+    sigs = entries[at].body.get("sigs")
+    if not isinstance(sigs, list) or len(sigs) != len(keys):
+        raise Mismatch(where, f"it must hold one player's signature (or none) per seat ({len(keys)})")
+    made = []
+    for i, (key, sig) in enumerate(zip(keys, sigs)):
+        if sig is None:
+            if key is not None:
+                made.append(i)
+        elif key is None:
+            raise Mismatch(where, f"{printable(names[i])} is a computer seat, yet a player signed its {what}")
+        elif not isinstance(sig, bytes) or not verify_signature(key, purpose, payload(entries[0].hash, i, values[i]),
+                                                                 sig):
+            raise Mismatch(where, f"{printable(names[i])}'s {what} is not signed by their key")
+    return made
+
+
+class _SignedMoves:
+    """The players' signatures of the moves (docs/fairness.md §9), checked as they are replayed.
+    A player's move carries its exact bytes and the player's signature (C10) over them, over the
+    match and over the latest entry the player had seen when deciding (`seen`). That entry must
+    come after the seat's own previous move, and when other entries came between it and the move
+    (several seats answered at once), the seat's question must still be the one it was at `seen`:
+    so a signature never passes at another position, in another match, or twice. A move the
+    server made is marked `bot`, and counted for a player's seat (away, or out of time)."""
+
+    def __init__(self, entries: list[Signed], keys: list, names: list[str]) -> None:
+        self.entries, self.keys, self.names = entries, keys, names
+        self.last = [0] * len(keys)                 # the entry of each seat's latest move
+        self.by_server = [0] * len(keys)
+        self.by_player = 0
+        # The questions to keep (entry seen -> seats): only for moves that others' came between.
+        self.wanted: dict[int, set[int]] = {}
+        self.kept: dict[tuple[int, int], object] = {}
+        self.asked = True        # the seat's question before the move is the one it was at `seen`
+        for i in range(3, len(entries) - 1):
+            b = entries[i].body
+            seen = b.get("seen")
+            if type(seen) is int and 2 <= seen < i - 1 and type(b.get("seat")) is int:
+                self.wanted.setdefault(seen, set()).add(b["seat"])
+
+    def at_deal(self, state, engine) -> None:
+        self.after(2, state, engine)
+
+    def after(self, i: int, state, engine) -> None:
+        for seat in self.wanted.get(i, ()):
+            self.kept[(i, seat)] = engine.prompt(state, seat)
+
+    def before(self, i: int, state, engine) -> None:
+        """Before move i is replayed: is its seat asked what it was asked at the entry it saw?"""
+        b = self.entries[i].body
+        seen, seat = b.get("seen"), b.get("seat")
+        self.asked = not (type(seen) is int and 2 <= seen < i - 1) or \
+            engine.prompt(state, seat) == self.kept.get((seen, seat))
+
+    def check(self, i: int, move: list, where: str) -> None:
+        """Move i, replayed as the final entry lists it: made by the server, or signed by its player."""
+        b = self.entries[i].body
+        seat = b["seat"]
+        if not 0 <= seat < len(self.keys):
+            raise Mismatch(where, f"it names seat {seat}, which this match has not")
+        key, name = self.keys[seat], printable(self.names[seat])
+        if b.get("bot") is True:
+            if "sig" in b:
+                raise Mismatch(where, "a move marked as the server's carries a player's signature")
+            if key is not None:
+                self.by_server[seat] += 1
+        elif key is None:
+            raise Mismatch(where, f"{name} is a computer seat: its moves are the server's, marked so")
+        else:
+            seen, raw, sig = b.get("seen"), b.get("move"), b.get("sig")
+            if type(seen) is not int or not isinstance(raw, bytes) or not isinstance(sig, bytes):
+                raise Mismatch(where, f"it carries no signature of {name}: the player never signed this move")
+            if not max(2, self.last[seat]) <= seen < i:
+                raise Mismatch(where, f"{name} signed it having seen entry {seen}, which is not between their "
+                                      f"previous move (entry {self.last[seat]}) and this one")
+            if not verify_signature(key, SIG_MOVE, move_payload(self.entries[0].hash, seat,
+                                                                self.entries[seen].hash, raw), sig):
+                raise Mismatch(where, f"{name}'s signature does not match this move, in this match, after entry "
+                                      f"{seen}: the player never signed it here")
+            try:
+                action = unpack(raw, MAX_MESSAGE)
+            except DecodeError as e:
+                raise Mismatch(where, f"the signed move is not readable ({e.message})") from None
+            if action != move[1]:
+                raise Mismatch(where, f"the move {short_repr(move[1])} of the final entry is not the one {name} "
+                                      f"signed, {short_repr(action)}")
+            if not self.asked:
+                raise Mismatch(where, f"{name} signed it for the question of entry {seen}, and was asked another "
+                                      "by the time it was played")
+            self.by_player += 1
+        self.last[seat] = i
+
+    def summary(self) -> str:
+        away = [f"{printable(self.names[s])} {n}" for s, n in enumerate(self.by_server) if n]
+        return (f"{self.by_player} moves signed by their players' keys, each after the position its player saw"
+                + (f"; moves the server made for players away or out of time: {', '.join(away)}" if away else ""))
 
 
 def _check_cancel_seeds(end: dict, seats: list, commits: list | None, game_id: bytes, at: int) -> None:

@@ -5,26 +5,36 @@ their types, the limits, the close codes, and `decode`, which turns a frame into
 or raises WireError naming what was wrong.
 
 A session:
-  client -> hello {version, token?, have?}            first message; token only to resume a seat
-  server -> welcome {version, server, key, cluster?}  server = key fingerprint, key = Ed25519 public key;
+  client -> hello {version, table?, seat?, have?}     first message; table and seat only to claim a seat
+  server -> welcome {version, server, key, nonce, cluster?}
+                                                      server = key fingerprint, key = Ed25519 public key;
+                                                      nonce: 32 fresh bytes, the challenge of a claim;
                                                       cluster: the public addresses of the live
                                                       processes of a cluster (to come back through)
-  client -> list | create | sit | watch               lobby (sit returns a seat token: keep it secret)
+  client -> claim {sig}                               after a hello that named a seat: the seat's player
+                                                      key's signature (docs/fairness.md C13) over the
+                                                      server key, the nonce, the table and the seat
+  client -> list | create | sit | watch               lobby (sit {table, name, key}: the seat is the key's)
   server -> tables | created | seated                 replies (created: `expires` = seconds after which a
                                                       waiting table no person is at is closed)
 Once seated, per table:
   server -> entry {table, payload, sig}               a signed public log entry (docs/fairness.md §4)
   server -> private {table, payload, sig}             a signed private message for this seat
-  client -> commit {commitment} / reveal {seed}       the client's part of the exchange
+  client -> commit {commitment, sig} / reveal {seed, sig}
+                                                      the client's part of the exchange, signed by the
+                                                      player's key (docs/fairness.md C11, C12)
   server -> snapshot {table, seq, view, hash, events} the seat's whole view (on connect, on request,
                                                       after a gap or an overflow)
   server -> delta {table, base, seq, ops, hash, events} ops turn the view at `base` into the one at
                                                       `seq` (protocol.diff); hash = view_hash of it;
                                                       events (here and in a snapshot): the public
                                                       ones; a seat's own come in `private`
-  client -> act {id, seq, action}                     a decision, made on the view at `seq`: the
-                                                      options picked, at most MAX_ACTION, each an int
-                                                      or a string (as a prompt offers them)
+  client -> act {id, seq, move, sig}                  a decision, made on the view at `seq`: `move` is
+                                                      the msgpack bytes of the options picked (at most
+                                                      MAX_ACTION, each an int or a string, as a prompt
+                                                      offers them), `sig` the player's signature over
+                                                      it (docs/fairness.md C10); decode adds `action`,
+                                                      the options as read from `move`
   server -> ack {id} | reject {id, code, message}     every command is answered exactly once
   client -> resync {}                                 ask for a snapshot
   server -> status {table, seats, status, frozen?}    who is connected, who is a bot; frozen: why the
@@ -67,8 +77,9 @@ import unicodedata
 from games.errors import Closed
 
 from .codec import DecodeError, pack, pack_map, unpack
+from .signing import PUBLIC_KEY_BYTES, SIGNATURE_BYTES
 
-VERSION = "governor/4"
+VERSION = "governor/5"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
 MAX_CHAT = 200                   # characters of one chat line, after control characters and
@@ -79,9 +90,9 @@ MAX_ACTION = 64                  # options picked in one action: a decision pick
 CLOSE_BAD_FRAME = 4000           # not a msgpack map with a known type and the right fields
 CLOSE_TOO_BIG = 4001
 CLOSE_FLOODING = 4002            # over the command rate (or a seat token's hello over the watch rate)
-CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, unknown token
+CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, a seat claim that fails
 CLOSE_TOO_MANY = 4004            # too many connections from one address
-CLOSE_REPLACED = 4005            # the seat token connected again elsewhere
+CLOSE_REPLACED = 4005            # the seat was claimed again by another connection
 CLOSE_MOVED = 4006               # another server process of the cluster serves the table now: connect again
 CLOSE_SHUTDOWN = 1001
 
@@ -89,7 +100,8 @@ _BIN, _STR, _INT, _LIST, _MAP, _BOOL = bytes, str, int, list, dict, bool
 
 # Fields of each client message: name -> (type, required).
 CLIENT = {
-    "hello": {"version": (_STR, True), "token": (_STR, False), "have": (_INT, False)},
+    "hello": {"version": (_STR, True), "table": (_STR, False), "seat": (_INT, False), "have": (_INT, False)},
+    "claim": {"sig": (_BIN, True)},
     "list": {},
     # `bot`: the level of every computer seat (and of the one that stands in for an absent
     # person); `levels`: one level per computer seat instead, in seat order.
@@ -97,15 +109,16 @@ CLIENT = {
     # process (a redirect), as it does when the client was sent there by that redirect.
     # `private`: the lobby never lists the table, open or finished (a game alone against bots);
     # it is sat at, watched and resumed by its id all the same.
+    # `rated`: the match counts for ratings when every seat holds a player key (docs/playing.md).
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
                "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False),
-               "private": (_BOOL, False)},
-    "sit": {"table": (_STR, True), "name": (_STR, True)},
+               "private": (_BOOL, False), "rated": (_BOOL, False)},
+    "sit": {"table": (_STR, True), "name": (_STR, True), "key": (_BIN, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},
-    "commit": {"commitment": (_BIN, True)},
-    "reveal": {"seed": (_BIN, True)},
-    "act": {"id": (_INT, True), "seq": (_INT, True), "action": (_LIST, True)},
+    "commit": {"commitment": (_BIN, True), "sig": (_BIN, True)},
+    "reveal": {"seed": (_BIN, True), "sig": (_BIN, True)},
+    "act": {"id": (_INT, True), "seq": (_INT, True), "move": (_BIN, True), "sig": (_BIN, True)},
     "resync": {},
     "chat": {"text": (_STR, True)},
     # The server's operator (server/operator.py): `do` is "tables" or "close" (with `table`).
@@ -113,11 +126,11 @@ CLIENT = {
 }
 
 SERVER = {
-    "welcome": {"version": (_STR, True), "server": (_STR, True), "key": (_BIN, True), "cluster": (_LIST, False)},
+    "welcome": {"version": (_STR, True), "server": (_STR, True), "key": (_BIN, True), "nonce": (_BIN, True),
+                "cluster": (_LIST, False)},
     "tables": {"tables": (_LIST, True)},
     "created": {"table": (_STR, True), "expires": (float, False)},
-    "seated": {"table": (_STR, True), "seat": (_INT, True), "token": (_STR, True),
-               "player_id": (_STR, True)},
+    "seated": {"table": (_STR, True), "seat": (_INT, True), "player_id": (_STR, True)},
     "entry": {"table": (_STR, True), "payload": (_BIN, True), "sig": (_BIN, True)},
     "private": {"table": (_STR, True), "payload": (_BIN, True), "sig": (_BIN, True)},
     "snapshot": {"table": (_STR, True), "seq": (_INT, True), "view": (_MAP, True),
@@ -243,8 +256,20 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
         value = msg[name]
         if type(value) is not kind or (kind is int and isinstance(value, bool)):
             raise WireError("bad_frame", f"field {name!r} of a {msg['type']} message must be {kind.__name__}")
+    if "sig" in fields and len(msg["sig"]) != SIGNATURE_BYTES:
+        raise WireError("bad_frame", f"field 'sig' of a {msg['type']} message must be a {SIGNATURE_BYTES}-byte "
+                                     f"signature, not {len(msg['sig'])} bytes")
+    if msg["type"] == "sit" and len(msg["key"]) != PUBLIC_KEY_BYTES:
+        raise WireError("bad_frame", f"field 'key' of a sit message must be a {PUBLIC_KEY_BYTES}-byte public key")
     if msg["type"] == "act":
-        _check_action(msg["action"])
+        try:
+            action = unpack(msg["move"], max_size)
+        except DecodeError as e:
+            raise WireError("bad_frame", f"the move of an act is not msgpack: {e.message}") from None
+        if not isinstance(action, list):
+            raise WireError("bad_frame", "the move of an act is a list of options")
+        _check_action(action)
+        msg["action"] = action
     return msg
 
 

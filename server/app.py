@@ -22,7 +22,7 @@ with a `database` URL (server/postgres_store.py); bots think in worker processes
 
 Open tables are kept in memory; a finished one while someone is at it and, once they are gone,
 among the `finished_cache` used last (server/cache.py). Any other is loaded from the database
-when someone watches it, comes back to it with a seat token, or sits down at it; its match is
+when someone watches it, claims a seat of it with its player key, or sits down at it; its match is
 replayed on a thread of its own, off the event loop. The lobby's listing is kept in memory
 (server/listing.py): it never reads the database.
 
@@ -73,8 +73,8 @@ from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .private import make_private
 from .proxies import PROXY_MAX, PROXY_PREFIX, ProxyError, forwarded_for, networks, proxy_header, trusted
+from .published import MAX_VISITORS, Published
 from .quotas import Quotas
-from .seats import hash_token
 from .settings import Limits, redacted
 from .sqlite_store import SQLiteStore
 from .store import Store, TableRow
@@ -115,7 +115,8 @@ class Server:
                  grace: float = 60.0, limits: Limits | None = None, bot_workers: int | None = None,
                  bot_processes: bool = True, synchronous: str = "NORMAL", tls: ssl.SSLContext | None = None,
                  operator_key: str | None = None, announce: str | None = None, database: str = "sqlite",
-                 public_url: str | None = None, trusted_proxies: str | None = None, **limit_overrides) -> None:
+                 public_url: str | None = None, trusted_proxies: str | None = None, records_port: int | None = None,
+                 **limit_overrides) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
         self.host = host
         self.port = port
@@ -125,6 +126,9 @@ class Server:
         # the proxies whose word is taken for the client's address (server/proxies.py)
         self.proxies = networks(trusted_proxies)
         self.announcement: Announcement | None = None
+        # the port of the finished matches' records and the standings page (None: not served)
+        self.records_port = records_port
+        self.published: Published | None = None
         self.not_announced: str | None = None             # why not, when it was asked for
         self.grace = float(grace)
         self.limits = dataclasses.replace(limits or Limits(), **limit_overrides)
@@ -153,7 +157,6 @@ class Server:
         self.deciders = Deciders(bot_workers, bot_processes, self.limits.bot_seconds)
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
-        self.tokens: dict[str, tuple[Table, int]] = {}   # sha256(token) -> (table, seat), of those
         self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.listed = Packed()                            # the listing's frame, packed once per change
@@ -201,7 +204,7 @@ class Server:
             for row in await self.store.open_tables():
                 self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
         self.finished.load(await self.store.finished(LISTED_FINISHED))
-        spare = SPARE_FILES + HELD_REFUSALS
+        spare = SPARE_FILES + HELD_REFUSALS + (MAX_VISITORS if self.records_port is not None else 0)
         files = raise_file_limit(self.limits.max_connections + spare)
         if files < self.limits.max_connections + spare:
             self.max_connections = max(1, files - spare)
@@ -215,6 +218,9 @@ class Server:
                          refusal(self.limits.conn_rate, self.limits.conn_burst), self._open_socket)
         self.port = self._ws.sockets[0].getsockname()[1]
         self._janitor = asyncio.get_running_loop().create_task(self._sweep())
+        if self.records_port is not None:
+            self.published = Published(self.data_dir, self.fingerprint, self.metrics)
+            self.records_port = await self.published.start(self.host, self.records_port, self.tls)
         if self.cluster is not None:
             await self.cluster.run(self.public_url or self.url)
         if self.announce is not None:
@@ -247,11 +253,8 @@ class Server:
         return self._in_use(Table(self, row))
 
     def _in_use(self, table: Table) -> Table:
-        """The table is among those in use: found by its id and its seats' tokens."""
+        """The table is among those in use: found by its id."""
         self.tables[table.id] = table
-        for s in table.seats:
-            if s.token_hash:
-                self.tokens[s.token_hash] = (table, s.index)
         return table
 
     def finished_now(self, table: Table) -> None:
@@ -259,6 +262,8 @@ class Server:
         self.metrics.finished[table.status] += 1
         if not table.private:
             self.finished.add(table.id, table.summary())
+            if self.published is not None and table.core.exchange is not None:
+                self.published.add(table.id, table.core.exchange.log)
 
     def forget(self, table: Table) -> None:
         """A finished table nobody is at is no longer in use (called by the table's task): it
@@ -273,9 +278,6 @@ class Server:
         """The table is no longer among those in use (it rests, or another process serves it)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
-        for s in table.seats:
-            if s.token_hash and self.tokens.get(s.token_hash, (None,))[0] is table:
-                del self.tokens[s.token_hash]
 
     def in_memory(self, table_id: str) -> Table | None:
         """The table with this id if it is in use or resting (then it is in use again)."""
@@ -295,17 +297,6 @@ class Server:
             if table is None and row is not None:
                 table = self.adopt(row)
         return table
-
-    async def _seat_of_token(self, token_hash: str) -> tuple[Table, int] | None:
-        """(table, seat) of a seat token: open tables' are in memory, finished ones' in the database."""
-        seat = self.tokens.get(token_hash)
-        if seat is not None:
-            return seat
-        found = await self.store.seat_of_token(token_hash)
-        if found is None:
-            return None
-        table = await self.table(found[0])
-        return (table, found[1]) if table is not None else None
 
     def _lock(self) -> None:
         """One server per data directory: two would write the same logs."""
@@ -335,6 +326,9 @@ class Server:
             self.cluster.stop()
         if self.gate is not None:
             self.gate.close()
+        if self.published is not None:
+            await self.published.stop()
+            self.published = None
         if self._ws is not None:
             self._ws.close(code=wire.CLOSE_SHUTDOWN, reason="server shutting down")
             for connection in list(self.unopened):   # nothing to lose: no hello yet
@@ -476,34 +470,45 @@ class Server:
         if hello["version"] != wire.VERSION:
             return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"protocol {hello['version']!r} is not "
                                                                      f"spoken here: this server speaks {wire.VERSION}")
-        seat = token_hash = None
-        if "token" in hello:
-            token_hash = hash_token(hello["token"])
-            if token_hash not in self.tokens:   # read from the database, its match perhaps replayed: a watch
-                if not self.quotas.may_watch(conn.addr, read=True):   # not 4003 (the seat is gone): the client retries
+        table = None
+        if "table" in hello:   # a claim of a seat there, answered once the challenge is out
+            if "seat" not in hello:
+                return await self._violation(conn, wire.CLOSE_BAD_HELLO, "a hello that names a table claims a seat "
+                                                                         "there: it names the seat too")
+            tid = hello["table"]
+            if tid not in self.tables and tid not in self.resting:   # read from the database, perhaps replayed
+                if not self.quotas.may_watch(conn.addr, read=True):   # not 4003 (the seat is there): it retries
                     return await self._violation(conn, wire.CLOSE_FLOODING, self.quotas.watch_refusal)
-            seat = await self._seat_of_token(token_hash)
-            if seat is None and self.cluster is not None:
-                elsewhere = await self.cluster.served_elsewhere(token_hash)
-                if elsewhere is not None and not elsewhere[1]:   # it moves: this process takes it, if it is free
-                    await self.cluster.take_over()
-                    seat = await self._seat_of_token(token_hash)
-                    elsewhere = None if seat is not None else await self.cluster.served_elsewhere(token_hash)
-                if elsewhere is not None:
-                    table_id, url = elsewhere
+            table = await self.table(tid)
+            if table is None and self.cluster is not None:
+                table, url = await self.cluster.find(tid)
+                if table is None and url is not None:
                     if url:    # the process that serves it: the client goes there
-                        conn.push(wire.encode({"type": "redirect", "url": url, "table": table_id}))
-                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {table_id} is served by another "
-                                                 "server process, or will be once its lease runs out: connect again")
-            if seat is None:
-                return await self._violation(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")
-        welcome = {"type": "welcome", "version": wire.VERSION, "server": self.fingerprint, "key": self.signer.public_key}
+                        conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
+                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is served by another server "
+                                                 "process, or will be once its lease runs out: connect again")
+            if table is None:
+                return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"there is no table {tid!r}")
+        # The challenge of a seat claim: fresh for every connection, so that an answer read on the
+        # way is of no use on another one.
+        nonce = secrets.token_bytes(32)
+        welcome = {"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
+                   "key": self.signer.public_key, "nonce": nonce}
         if self.cluster is not None:   # where the client may come back when this process is gone
             welcome["cluster"] = self.cluster.urls
         conn.push(wire.encode(welcome))
-        if seat is not None:  # the table checks that the seat is still the token's
-            table, index = seat
-            await table.request(Attach(conn, index, max(0, hello.get("have", 0)), token_hash))
+        if table is not None:   # the table checks the answer against its seat's key
+            try:
+                async with asyncio.timeout_at(ws.hello_deadline + self.limits.hello_timeout):
+                    claim = wire.decode(await ws.recv(), max_size=self.limits.max_frame)
+            except TimeoutError:
+                return await self._violation(conn, wire.CLOSE_BAD_HELLO, "no claim in time")
+            except wire.WireError as e:
+                return await self._violation(conn, e.close, e.message)
+            if claim["type"] != "claim":
+                return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"a hello that claims a seat is followed by "
+                                                                         f"its claim, not a {claim['type']}")
+            await table.request(Attach(conn, hello["seat"], max(0, hello.get("have", 0)), nonce, claim["sig"]))
         async for frame in ws:
             if conn.closed:
                 continue  # closing (replaced, overflowed): read on until the close frame comes
@@ -514,8 +519,8 @@ class Server:
                 msg = wire.decode(frame, max_size=self.limits.max_frame)
             except wire.WireError as e:
                 return await self._violation(conn, e.close, e.message)
-            if msg["type"] == "hello":
-                return await self._violation(conn, wire.CLOSE_BAD_FRAME, "hello is only the first message")
+            if msg["type"] in ("hello", "claim"):
+                return await self._violation(conn, wire.CLOSE_BAD_FRAME, f"{msg['type']} comes only first")
             await self._dispatch(conn, msg)
 
     # ------------------------------------------------------------------ routing and the lobby
@@ -540,7 +545,7 @@ class Server:
                 name = msg["name"].strip()
                 if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
                     return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
-                request = Sit(conn, name)
+                request = Sit(conn, name, msg["key"])
             else:
                 request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
             tid = msg["table"]
@@ -664,11 +669,11 @@ class Server:
             if tid not in self.tables:
                 break
         humans = n - nbots
-        seats = [{"name": None, "player_id": None, "token_hash": None, "bot": None} for _ in range(humans)]
+        seats = [{"name": None, "player_id": None, "key": None, "bot": None} for _ in range(humans)]
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
-                   "token_hash": None, "bot": levels[i - humans]} for i in range(humans, n)]
+                   "key": None, "bot": levels[i - humans]} for i in range(humans, n)]
         row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time(),
-                       private=msg.get("private", False))
+                       private=msg.get("private", False), rated=msg.get("rated", False))
         self._creating[conn.addr] += 1
         try:
             await self.store.create_table(row)
@@ -856,6 +861,9 @@ async def _serve(server: Server) -> int:
     print(f"listening on {server.url}", flush=True)
     if server.public_url:
         print(f"players join {server.public_url}", flush=True)
+    if server.published is not None:
+        scheme = "https" if server.tls else "http"
+        print(f"records and standings on {scheme}://{server.host}:{server.records_port}/", flush=True)
     if server.announcement is not None:
         print(f"announced on the local network as {server.announcement.name!r}", flush=True)
     elif server.not_announced is not None:
@@ -898,6 +906,7 @@ def main(settings: dict) -> int:
         server = Server(settings["data_dir"], host, port, grace=settings["grace"], tls=tls,
                         operator_key=operator_key, announce=announce, database=settings["database"],
                         public_url=settings["public_url"], trusted_proxies=settings["trusted_proxies"],
+                        records_port=settings["records_port"] if settings["records"] else None,
                         **settings["limits"])
     except NoDriver as e:
         print(f"governor serve: {e}", file=sys.stderr)

@@ -119,16 +119,6 @@ class Cluster:
             log.info("table %s taken over (its lease had expired)", row.id, extra={"table": row.id})
             self.server.adopt(row).ensure_running()
 
-    async def served_elsewhere(self, token_hash: str) -> tuple[str, str] | None:
-        """(table id, the address of the live process that serves it, or "" while it moves) of
-        the open table of this seat token, which this process does not have in memory; None when
-        no open table has the token."""
-        table_id = await self.store.open_table_of_token(token_hash)
-        if table_id is None:
-            return None
-        url = await self.store.owner_url(table_id)
-        return (table_id, url) if url is not None else None
-
     async def find(self, table_id: str):
         """An open table this process does not have in memory: (the table, when this process
         has just taken it over, else None; the address of the live process that serves it, ""

@@ -75,6 +75,7 @@ class SaveSeats(Persist):
 class SaveStart(Persist):
     game_id: bytes
     server_seed: bytes
+    started: int               # unix seconds: the signed header names it
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,18 +149,6 @@ class Unbind:
     conn: object
 
 
-@dataclass(frozen=True)
-class RegisterToken:
-    """A seat token's hash now names this seat, server-wide."""
-    token_hash: str
-    seat: int
-
-
-@dataclass(frozen=True)
-class UnregisterToken:
-    token_hash: str
-
-
 # ---------------------------------------------------------------------- bots
 
 
@@ -182,4 +171,4 @@ class BotFailure:
 
 
 Effect = (StartTimer | CancelTimer | TellClock | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
-          | Unbind | RegisterToken | UnregisterToken | AskBot | BotFailure)
+          | Unbind | AskBot | BotFailure)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 class Sit:
     conn: object
     name: str
+    key: bytes      # the player's public key: the seat is its
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,11 +28,12 @@ class Watch:
 
 @dataclass(frozen=True, eq=False)
 class Attach:
-    """A seat token said hello on this connection."""
+    """A connection claims a seat: `sig`, its answer to the challenge `nonce` (docs/fairness.md C13)."""
     conn: object
     seat: int
     have: int       # the signed messages the seat's client holds already
-    token_hash: str
+    nonce: bytes
+    sig: bytes
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,12 +53,14 @@ class Expire:
 class Commit:
     conn: object
     commitment: bytes
+    sig: bytes
 
 
 @dataclass(frozen=True, eq=False)
 class Reveal:
     conn: object
     seed: bytes
+    sig: bytes
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +68,8 @@ class Act:
     conn: object
     id: int
     seq: int
-    action: list
+    move: bytes       # the options picked, as the player signed them
+    sig: bytes
     received: float   # time.perf_counter() when the server read it: the ack latency starts here
 
 
@@ -94,11 +99,11 @@ def seat_command(conn, msg: dict, received: float) -> Commit | Reveal | Act | Re
     """A seat's command, decoded from the wire (protocol.wire) at `received`, as the inbox takes it."""
     match msg["type"]:
         case "commit":
-            return Commit(conn, msg["commitment"])
+            return Commit(conn, msg["commitment"], msg["sig"])
         case "reveal":
-            return Reveal(conn, msg["seed"])
+            return Reveal(conn, msg["seed"], msg["sig"])
         case "act":
-            return Act(conn, msg["id"], msg["seq"], msg["action"], received)
+            return Act(conn, msg["id"], msg["seq"], msg["move"], msg["sig"], received)
         case "resync":
             return Resync(conn)
     raise ValueError(f"{msg['type']!r} is not a seat's command")

@@ -3,7 +3,7 @@ is started with `--database postgresql://…`, and the only code that touches th
 
 It keeps what the SQLite store keeps (server/sqlite_store.py), in the same shape: `tables` (one
 row a table: game, options, seats, game id, server seed, status), `log` (every accepted input of
-a table, in order) and `seat_tokens` (the seats' token hashes, indexed).
+a table, in order).
 
 The Store's guarantees, and how they are kept here:
 - Every write is committed before it returns. The writes asked for in one turn of the event loop,
@@ -65,7 +65,7 @@ MIGRATIONS = [
         game        TEXT NOT NULL,
         options     JSONB NOT NULL,
         bot         TEXT NOT NULL,               -- level of computer seats and stand-ins
-        seats       JSONB NOT NULL,              -- [{name, player_id, token_hash, bot}]
+        seats       JSONB NOT NULL,              -- [{name, player_id, token_hash, bot}] (key since 7)
         game_id     BYTEA,
         server_seed BYTEA,
         status      TEXT NOT NULL,               -- waiting | playing | over | cancelled
@@ -122,6 +122,18 @@ MIGRATIONS = [
     # 5: tables the lobby does not list (TableRow.private); every table before was listed.
     """
     ALTER TABLE tables ADD COLUMN private BOOLEAN NOT NULL DEFAULT false;
+    """,
+    # 6: when each match started and whether it is rated (TableRow.started, TableRow.rated): the
+    # signed header of a bgfair/v2 match names both, and a rebuilt match must sign the same one.
+    """
+    ALTER TABLE tables ADD COLUMN started BIGINT;
+    ALTER TABLE tables ADD COLUMN rated BOOLEAN NOT NULL DEFAULT false;
+    """,
+    # 7: seats are claimed with the player's key (docs/fairness.md §9), not a token, and each
+    # seat's key is kept with it in `seats` ({name, player_id, key (hex), bot}): the index of
+    # tokens goes.
+    """
+    DROP TABLE seat_tokens;
     """,
 ]
 VERSION = len(MIGRATIONS)
@@ -394,18 +406,18 @@ class PostgresStore:
         now = time.time()
         await self._write(Write(row.id, [(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            " private, rated, started) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now, row.private))] + _token_rows(row.id, row.seats), new=True))
+             now, now, row.private, row.rated, row.started))], new=True))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._write(Write(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
-                                            (seats, time.time(), table_id))] + _token_rows(table_id, seats)))
+                                            (seats, time.time(), table_id))]))
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
         await self._write(Write(table_id, [(
-            "UPDATE tables SET game_id = $1, server_seed = $2, status = 'playing', updated = $3 WHERE id = $4",
-            (game_id, server_seed, time.time(), table_id))]))
+            "UPDATE tables SET game_id = $1, server_seed = $2, started = $3, status = 'playing', updated = $4"
+            " WHERE id = $5", (game_id, server_seed, started, time.time(), table_id))]))
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._write(Write(table_id, status=status))
@@ -427,21 +439,9 @@ class PostgresStore:
         rows = await self._tables(f"WHERE status IN {FINISHED} ORDER BY created DESC LIMIT $1", limit)
         return rows[::-1]
 
-    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        row = await self._read("fetchrow", 
-            f"SELECT k.table_id, k.seat FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
-            f" WHERE k.token_hash = $1 AND t.status IN {FINISHED}", token_hash)
-        return (row[0], row[1]) if row else None
-
-    async def open_table_of_token(self, token_hash: str) -> str | None:
-        """The id of the open table a seat token's hash belongs to, or None."""
-        return await self._read("fetchval",
-                                f"SELECT k.table_id FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
-                                f" WHERE k.token_hash = $1 AND t.status NOT IN {FINISHED}", token_hash)
-
     async def _tables(self, where: str, *args) -> list[TableRow]:
         rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"
-                                         " created, private FROM tables " + where, *args)
+                                         " created, private, rated, started FROM tables " + where, *args)
         return [TableRow(*r) for r in rows]
 
     async def _read(self, how: str, query: str, *args):
@@ -491,16 +491,6 @@ async def _as_it_was(db: asyncpg.Connection) -> None:
     """A connection goes back to its pool as it is (asyncpg still rolls back a transaction left
     open): the store never changes a session's settings, cursors or locks, so asyncpg's reset
     query would cost every write and read a round trip for nothing."""
-
-
-def _token_rows(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
-    """The statements that make seat_tokens say what these seats say (a seat given up loses its
-    token; a token is a fresh random value, so it names one seat only)."""
-    out = [("DELETE FROM seat_tokens WHERE table_id = $1", (table_id,))]
-    out += [("INSERT INTO seat_tokens (token_hash, table_id, seat) VALUES ($1, $2, $3)"
-             " ON CONFLICT (token_hash) DO UPDATE SET table_id = EXCLUDED.table_id, seat = EXCLUDED.seat",
-             (seat["token_hash"], table_id, i)) for i, seat in enumerate(seats) if seat["token_hash"]]
-    return out
 
 
 async def migrate(db: asyncpg.Connection) -> None:

@@ -1,13 +1,13 @@
 """A table's seats: who sits there, how the server tells them apart, and what each remembers.
 
-A seat belongs to a person (known by the hash of its seat token; the token itself is never
-stored) or to a computer player (`bot`, its level). Everything here is plain bookkeeping: the
+A seat belongs to a person, known by the Ed25519 public key of its player (`key`, named in the
+match's signed header: whoever proves they hold it may claim the seat), or to a computer player
+(`bot`, its level). Everything here is plain bookkeeping: the
 table's core (server/table_core.py) is the only one that changes a seat, and it persists
 `record()` whenever the people at the table change.
 """
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 
 from .effects import GraceTimer, TurnClock
@@ -15,17 +15,12 @@ from .effects import GraceTimer, TurnClock
 ANSWERS_KEPT = 64   # answers a seat keeps, so that a resent command gets the same answer again
 
 
-def hash_token(token: str) -> str:
-    """How a seat token is stored and looked up: a leaked database holds no usable token."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class Seat:
-    def __init__(self, index: int, name=None, player_id=None, token_hash=None, bot=None) -> None:
+    def __init__(self, index: int, name=None, player_id=None, key=None, bot=None) -> None:
         self.index = index
         self.name: str | None = name
         self.player_id: str | None = player_id
-        self.token_hash: str | None = token_hash
+        self.key: bytes | None = key          # the player's public key (32 bytes), a person's seat
         self.bot: str | None = bot            # the level of a computer seat
         self.conn: object | None = None       # the connection holding the seat (opaque here)
         self.standin = False                  # the server plays for this absent player now
@@ -46,7 +41,7 @@ class Seat:
 
     @property
     def taken(self) -> bool:
-        return self.bot is not None or self.token_hash is not None
+        return self.bot is not None or self.key is not None
 
     @property
     def server_plays(self) -> bool:
@@ -59,8 +54,13 @@ class Seat:
         return self.overtime is not None and self.overtime == self.prompt_seq
 
     def record(self) -> dict:
-        """What the database keeps of this seat."""
-        return {"name": self.name, "player_id": self.player_id, "token_hash": self.token_hash, "bot": self.bot}
+        """What the database keeps of this seat (the key as hex: the seats are kept as JSON)."""
+        return {"name": self.name, "player_id": self.player_id, "key": self.key.hex() if self.key else None,
+                "bot": self.bot}
+
+    @classmethod
+    def of_record(cls, index: int, r: dict) -> "Seat":
+        return cls(index, r["name"], r["player_id"], bytes.fromhex(r["key"]) if r.get("key") else None, r["bot"])
 
     def answer(self, cid: int) -> bytes | None:
         """The answer already given to command `cid`, if any (a resent command is applied once)."""
@@ -77,8 +77,9 @@ class Seat:
 
 
 def seat_info(seats: list[Seat]) -> list[dict]:
-    """The seats as everyone may see them (listings and status messages)."""
+    """The seats as everyone may see them (listings and status messages): a person's with their
+    player key, whose fingerprint clients show beside the name."""
     return [{"name": s.name, "bot": s.bot, "connected": s.bot is not None or s.conn is not None,
              "standin": s.standin, "out_of_time": s.human and s.out_of_time,
-             "server_seed": s.human and s.own_seed is not None}
+             "server_seed": s.human and s.own_seed is not None, **({"key": s.key} if s.key else {})}
             for s in seats]

@@ -151,6 +151,10 @@ SETTINGS = (
             _log_format, metavar="text|json"),
     Setting("announce", True, bool, "announce the server on the local network, so that `governor join` "
             "with no address finds it (only when other machines can reach it)"),
+    Setting("records", False, bool, "serve the finished matches' public records and the standings page "
+            "(plain HTTP, or HTTPS with --cert) on a port of their own, records_port"),
+    Setting("records_port", 8767, int, "the port of the records and the standings page (0: any free port)",
+            _port),
     Setting("operator_key_file", None, str, "a file holding the operator key, which `governor admin` needs "
             "to list the seats and close tables (none: no operator)", path=True, metavar="FILE"),
 )

@@ -2,13 +2,10 @@
 Store (server/store.py) and the only code that touches the database.
 
 A table's row holds what was decided when it was created and started (game, options, seats with
-names, player ids, hashed seat tokens and bot levels, game id, server seed, status); the `log`
-table holds every accepted input in order: `commit`, `reveal`, `act` and `cancel` rows.
-
-`seat_tokens` indexes the seats' token hashes (a player coming back to a finished match is found
-by one lookup, not by reading every table); it is written in the same transaction as the seats.
-Seats written by a server that does not keep the index (the release before it) are noted by
-triggers and indexed when the file is opened next (`index_noted`).
+names, player ids, player keys and bot levels, game id, server seed, when the match started,
+whether it is rated, status); the `log` table holds every accepted input in order: `commit`,
+`reveal`, `act` and `cancel` rows. A seat is claimed by its table and its player's key, so no
+index of seats is kept.
 
 Every write is one transaction, committed before the table tells anyone about it. WAL with
 `synchronous=NORMAL` survives a killed process (the write-ahead log is in the operating system's
@@ -54,7 +51,7 @@ CREATE TABLE IF NOT EXISTS tables (
     game        TEXT NOT NULL,
     options     TEXT NOT NULL,      -- JSON
     bot         TEXT NOT NULL,      -- level of computer seats and stand-ins
-    seats       TEXT NOT NULL,      -- JSON: [{name, player_id, token_hash, bot}]
+    seats       TEXT NOT NULL,      -- JSON: [{name, player_id, key (hex), bot}]
     game_id     BLOB,
     server_seed BLOB,
     status      TEXT NOT NULL,      -- waiting | playing | over | cancelled
@@ -73,10 +70,9 @@ CREATE TABLE IF NOT EXISTS log (
 
 
 def _v1_token_index(db: sqlite3.Connection) -> None:
-    """Seat tokens found by an index (they were found by reading every finished table's seats),
-    and rewritten by table (a sit or a leave) without reading the others; tables by status (the
-    open ones at start, the newest finished ones for the lobby). The index is filled in Python,
-    not with SQLite's JSON functions, which not every build has."""
+    """An index of seat tokens (left empty here: seats are no longer claimed by a token, and
+    _v5_no_seat_tokens drops it); tables by status (the open ones at start, the newest finished
+    ones for the lobby)."""
     db.execute("""
         CREATE TABLE seat_tokens (
             token_hash  TEXT PRIMARY KEY,   -- SHA-256 of the seat token, as in the seats of `tables`
@@ -84,9 +80,6 @@ def _v1_token_index(db: sqlite3.Connection) -> None:
             seat        INTEGER NOT NULL
         )""")
     db.execute("CREATE INDEX seat_tokens_by_table ON seat_tokens (table_id)")
-    for table_id, seats in db.execute("SELECT id, seats FROM tables").fetchall():
-        for sql, args in _token_rows(table_id, json.loads(seats)):
-            db.execute(sql, args)
     db.execute("CREATE INDEX tables_by_status ON tables (status, created)")
 
 
@@ -109,8 +102,24 @@ def _v3_private(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE tables ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
 
 
+def _v4_started_rated(db: sqlite3.Connection) -> None:
+    """When each match started and whether it is rated (TableRow.started, TableRow.rated): the
+    signed header of a bgfair/v2 match names both, and a rebuilt match must sign the same one."""
+    db.execute("ALTER TABLE tables ADD COLUMN started INTEGER")
+    db.execute("ALTER TABLE tables ADD COLUMN rated INTEGER NOT NULL DEFAULT 0")
+
+
+def _v5_no_seat_tokens(db: sqlite3.Connection) -> None:
+    """Seats are claimed with the player's key (docs/fairness.md §9), not a token: the index of
+    tokens, and the triggers that noted seats written without it, go."""
+    db.execute("DROP TRIGGER seats_inserted")
+    db.execute("DROP TRIGGER seats_updated")
+    db.execute("DROP TABLE seat_tokens_noted")
+    db.execute("DROP TABLE seat_tokens")
+
+
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private]
+MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private, _v4_started_rated, _v5_no_seat_tokens]
 VERSION = len(MIGRATIONS)
 
 
@@ -151,7 +160,6 @@ class SQLiteStore:
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(SCHEMA)
         migrate(db)
-        index_noted(db)
         self._db = db
 
     def _open_reader(self) -> None:
@@ -259,18 +267,18 @@ class SQLiteStore:
         now = time.time()
         await self._tx([(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " private, rated, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now, int(row.private)))] + _seats_indexed(row.id, row.seats))
+             row.server_seed, row.status, now, now, int(row.private), int(row.rated), row.started))])
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._tx([("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
-                                    (json.dumps(seats), time.time(), table_id))] + _seats_indexed(table_id, seats))
+                                    (json.dumps(seats), time.time(), table_id))])
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
         await self._tx([(
-            "UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
-            (game_id, server_seed, time.time(), table_id))])
+            "UPDATE tables SET game_id = ?, server_seed = ?, started = ?, status = 'playing', updated = ? WHERE id = ?",
+            (game_id, server_seed, started, time.time(), table_id))])
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._tx([("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
@@ -299,18 +307,11 @@ class SQLiteStore:
         rows = await self._read(self._tables, f"WHERE status IN {FINISHED} ORDER BY created DESC LIMIT ?", limit)
         return rows[::-1]
 
-    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        return await self._read(self._seat_of_token, token_hash)
-
-    def _seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        row = self._rdb.execute(SEAT_OF_TOKEN, (token_hash,)).fetchone()
-        return (row[0], row[1]) if row else None
-
     def _tables(self, where: str, *args) -> list[TableRow]:
         rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created,"
-                                " private FROM tables " + where, args).fetchall()
-        return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]))
-                for r in rows]
+                                " private, rated, started FROM tables " + where, args).fetchall()
+        return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]),
+                         bool(r[10]), r[11]) for r in rows]
 
     async def log(self, table_id: str) -> list[LogRow]:
         return await self._read(self._log, table_id)
@@ -324,43 +325,6 @@ class SQLiteStore:
                 raise ValueError(f"the log of table {table_id} has a gap at row {i}")
             out.append(LogRow(n, kind, seat, unpack(data)))
         return out
-
-
-# A token's seat at a finished table: one lookup in seat_tokens' primary key, one in tables'.
-SEAT_OF_TOKEN = (f"SELECT k.table_id, k.seat FROM seat_tokens k JOIN tables t ON t.id = k.table_id"
-                 f" WHERE k.token_hash = ? AND t.status IN {FINISHED}")
-
-
-def _token_rows(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
-    """The statements that make seat_tokens say what these seats say (a seat given up loses its
-    token; a token is a fresh random value, so it names one seat only)."""
-    out = [("DELETE FROM seat_tokens WHERE table_id = ?", (table_id,))]
-    out += [("INSERT OR REPLACE INTO seat_tokens (token_hash, table_id, seat) VALUES (?, ?, ?)",
-             (seat["token_hash"], table_id, i)) for i, seat in enumerate(seats) if seat["token_hash"]]
-    return out
-
-
-def _seats_indexed(table_id: str, seats: list[dict]) -> list[tuple[str, tuple]]:
-    """What goes with every write of a table's seats: their tokens indexed, and the note the
-    trigger left of the write cleared (see _v2_noted_seats)."""
-    return _token_rows(table_id, seats) + [("DELETE FROM seat_tokens_noted WHERE table_id = ?", (table_id,))]
-
-
-def index_noted(db: sqlite3.Connection) -> None:
-    """Index the seats of every table noted as written without its tokens indexed, in one
-    transaction (nothing, when no other server wrote to the file)."""
-    noted = db.execute("SELECT t.id, t.seats FROM seat_tokens_noted n JOIN tables t ON t.id = n.table_id").fetchall()
-    if not noted:
-        return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for table_id, seats in noted:
-            for sql, args in _seats_indexed(table_id, json.loads(seats)):
-                db.execute(sql, args)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
 
 
 def migrate(db: sqlite3.Connection) -> None:

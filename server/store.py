@@ -26,12 +26,14 @@ class TableRow:
     game: str
     options: dict
     bot: str                   # the level of computer seats and stand-ins
-    seats: list[dict]          # [{name, player_id, token_hash, bot}]
+    seats: list[dict]          # [{name, player_id, key (hex, a person's seat), bot}]
     game_id: bytes | None      # None until the match starts
     server_seed: bytes | None
     status: str                # waiting | playing | over | cancelled
     created: float
     private: bool = False      # never listed in the lobby (a `governor play` alone against bots)
+    rated: bool = False        # the table's choice: its match counts for ratings (the header's `rated`)
+    started: int | None = None  # unix seconds the match started (the header's `started`), once it has
 
 
 @dataclass
@@ -63,8 +65,9 @@ class Store(Protocol):
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         """The seats of a waiting table changed: someone sat down or left."""
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes) -> None:
-        """The match starts with this game id and server seed; the table's status is `playing`."""
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
+        """The match starts with this game id and server seed at unix time `started` (which its
+        signed header names); the table's status is `playing`."""
 
     async def set_status(self, table_id: str, status: str) -> None:
         """The table's new status."""
@@ -83,10 +86,6 @@ class Store(Protocol):
 
     async def finished(self, limit: int) -> list[TableRow]:
         """The newest `limit` finished tables, oldest first."""
-
-    async def seat_of_token(self, token_hash: str) -> tuple[str, int] | None:
-        """(table id, seat) of a seat token's hash at a finished table, or None. Open tables'
-        tokens are in the server's memory; this is for players coming back to a finished match."""
 
     async def log(self, table_id: str) -> list[LogRow]:
         """The table's log, in order; raises if a row is missing."""

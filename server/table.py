@@ -30,8 +30,8 @@ from protocol import wire
 from .broadcast import Broadcaster
 from .deciders import BotFailed
 from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
-                      RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
-                      TellClock, TurnClock, Unbind, UnregisterToken)
+                      SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
+                      TellClock, TurnClock, Unbind)
 from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
 from .leases import LeaseLost
 from .store import TableRow
@@ -165,24 +165,24 @@ class Table:
     def _handle(self, message) -> list[Effect]:
         core, now = self.core, time.monotonic()
         match message:
-            case Sit(conn, name):
-                return core.sit(conn, name, now)
+            case Sit(conn, name, key):
+                return core.sit(conn, name, key, now)
             case Leave(conn):
                 return core.leave(conn, now)
             case Watch(conn, have):
                 return core.watch(conn, have)
-            case Attach(conn, seat, have, token_hash):
-                return core.attach(conn, seat, have, token_hash, now)
+            case Attach(conn, seat, have, nonce, sig):
+                return core.attach(conn, seat, have, nonce, sig, now)
             case Detach(conn):
                 return core.detach(conn, now)
             case Expire(idle, lifetime):
                 return core.expire(idle, lifetime, now, time.time())
-            case Commit(conn, commitment):
-                return core.commit(conn, commitment)
-            case Reveal(conn, seed):
-                return core.reveal(conn, seed)
-            case Act(conn, cid, seq, action):
-                return core.act(conn, cid, seq, action)
+            case Commit(conn, commitment, sig):
+                return core.commit(conn, commitment, sig)
+            case Reveal(conn, seed, sig):
+                return core.reveal(conn, seed, sig)
+            case Act(conn, cid, seq, move, sig):
+                return core.act(conn, cid, seq, move, sig)
             case Resync(conn):
                 return core.resync(conn)
             case CloseTable(conn, reason):
@@ -225,8 +225,8 @@ class Table:
             match write:
                 case SaveSeats(seats):
                     await store.update_seats(tid, seats)
-                case SaveStart(game_id, server_seed):
-                    await store.start_table(tid, game_id, server_seed)
+                case SaveStart(game_id, server_seed, started):
+                    await store.start_table(tid, game_id, server_seed, started)
                 case SaveStatus(status):
                     await store.set_status(tid, status)
                 case AppendRow(n, kind, seat, data, status):
@@ -271,10 +271,6 @@ class Table:
             case Unbind(conn):
                 if conn.table is self:    # not bound meanwhile to another table (a Detach is queued)
                     conn.table = conn.seat = None
-            case RegisterToken(token_hash, seat):
-                self.server.tokens[token_hash] = (self, seat)
-            case UnregisterToken(token_hash):
-                self.server.tokens.pop(token_hash, None)
             case StartTimer(key, seconds):
                 self._cancel_timer(key)
                 self.timers[key] = asyncio.get_running_loop().call_later(seconds, self._timer_fired, key)

@@ -30,10 +30,10 @@ to the grace period: after `grace` seconds the bot plays their seat until they c
 """
 from __future__ import annotations
 
-import base64
 import logging
 import random
 import secrets
+import time
 from collections import deque
 from typing import Callable
 
@@ -44,11 +44,12 @@ from protocol import wire
 from protocol.exchange import SEED_BYTES, ServerExchange
 from protocol.fairness import player_commit
 from protocol.messages import ProtocolError, late_seed_reason
+from protocol.signing import SIG_SEAT, seat_payload, verify_signature
 
 from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
-                      RegisterToken, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
-                      TellClock, TurnClock, Unbind, UnregisterToken)
-from .seats import Seat, hash_token, seat_info
+                      SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer, TellClock,
+                      TurnClock, Unbind)
+from .seats import Seat, seat_info
 from .store import LogRow, TableRow
 
 log = logging.getLogger("governor.server")
@@ -68,7 +69,8 @@ class TableCore:
     `log_loaded` or `log_not_loaded`."""
 
     def __init__(self, row: TableRow, signer, *, turn_time: float = 0.0, grace: float = 60.0, now: float = 0.0,
-                 random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> None:
+                 random_bytes: Callable[[int], bytes] = secrets.token_bytes,
+                 wall: Callable[[], float] = time.time) -> None:
         self.id = row.id
         self.game = row.game
         self.engine = games.get(row.game)
@@ -82,6 +84,9 @@ class TableCore:
         self.turn_time = turn_time          # seconds per question (0: no clock)
         self.grace = grace                  # seconds a player away keeps the seat before the bot plays it
         self.random_bytes = random_bytes
+        self.wall = wall                    # the time of day, read once: when the match starts
+        self.rated = row.rated
+        self.started_at = row.started       # unix seconds, in the signed header
         self.game_id = row.game_id
         self.server_seed = row.server_seed
         self.status = row.status
@@ -118,7 +123,7 @@ class TableCore:
 
     def summary(self) -> dict:
         out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
-               "status": self.status}
+               "status": self.status, "rated": self.rated}
         if self.broken:
             out["frozen"] = self.broken
         return out
@@ -189,7 +194,9 @@ class TableCore:
         """The match before its first input; with the same game id, seeds and key, it signs the
         same messages every time."""
         return ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
-                              self.signer, game_id=self.game_id, server_seed=self.server_seed)
+                              self.signer, game_id=self.game_id, server_seed=self.server_seed,
+                              players=[s.key if s.human else s.bot for s in self.seats], rated=self.rated,
+                              started=self.started_at or 0)
 
     def _build(self, rows: list[LogRow]) -> None:
         """The match from its log: every signed message comes out exactly as first sent. A
@@ -261,12 +268,14 @@ class TableCore:
     def _apply(self, kind: str, seat, data: dict) -> None:
         ex = self.exchange
         if kind == "commit":
-            ex.commit(seat, data["commitment"])
+            ex.commit(seat, data["commitment"], data.get("sig"))
             if "seed" in data:
                 self.seats[seat].own_seed = data["seed"]
         elif kind == "reveal":
-            ex.reveal(seat, data["seed"])
-        elif kind == "act":
+            ex.reveal(seat, data["seed"], data.get("sig"))
+        elif kind == "act" and "sig" in data:     # a player's move, as it signed it
+            ex.act_signed(seat, data["seen"], data["move"], data["sig"])
+        elif kind == "act":                       # the server's own move for the seat
             ex.act(seat, data["action"])
         elif kind == "cancel":
             ex.cancel(data["reason"])
@@ -371,9 +380,9 @@ class TableCore:
     def _to_everyone(self, frame: bytes) -> Effects:
         return [Send(c, frame) for c in self.connections()]
 
-    def sit(self, conn, name: str, now: float) -> Effects:
-        """A person sits down at a waiting table, in the first free seat; the match starts when
-        the last one is taken."""
+    def sit(self, conn, name: str, key: bytes, now: float) -> Effects:
+        """A person, known by their player key, sits down at a waiting table, in the first free
+        seat; the match starts when the last one is taken."""
         if self.status == "cancelled" and not self.started:
             return [_error(conn, "table_closed", f"Table {self.id} was closed before its match began: no person was "
                                                  "at it for a while. Create another.")]
@@ -382,27 +391,29 @@ class TableCore:
         free = next((s for s in self.seats if not s.taken), None)
         if free is None:
             return [_error(conn, "table_full", f"Every seat at table {self.id} is taken.")]
+        mine = next((s for s in self.seats if s.key == key), None)
+        if mine is not None:
+            return [_error(conn, "already_seated", f"Your player key already holds seat {mine.index + 1} at table "
+                                                   f"{self.id}: one player, one seat.")]
         if any(s.name is not None and s.name.casefold() == name.casefold() for s in self.seats):
             # the game log names players: two of one name (or a person called "Bot 2") would muddle it
             return [_error(conn, "name_taken", f"Someone at table {self.id} is already called {name!r}; "
                                                "pick another name.")]
-        token = base64.urlsafe_b64encode(self.random_bytes(32)).rstrip(b"=").decode()
-        free.name, free.player_id, free.token_hash = name, "p-" + self.random_bytes(8).hex(), hash_token(token)
+        free.name, free.player_id, free.key = name, "p-" + self.random_bytes(8).hex(), key
 
         def stored():
             self.touched = now
             self.spectators.discard(conn)
             free.conn = conn
-            seated = wire.encode({"type": "seated", "table": self.id, "seat": free.index, "token": token,
-                                  "player_id": free.player_id})
-            out = [RegisterToken(free.token_hash, free.index), Bind(conn, free.index), Send(conn, seated)]
+            seated = wire.encode({"type": "seated", "table": self.id, "seat": free.index, "player_id": free.player_id})
+            out = [Bind(conn, free.index), Send(conn, seated)]
             out += self._to_everyone(self.status_frame())
             if all(s.taken for s in self.seats) and not self.broken:
                 out += self._start()
             return out
 
         def not_stored():
-            free.name = free.player_id = free.token_hash = None
+            free.name = free.player_id = free.key = None
             return [_error(conn, "internal_error", "The server failed to handle this request.")]
 
         return self._wait(SaveSeats([s.record() for s in self.seats]), stored, not_stored)
@@ -421,18 +432,17 @@ class TableCore:
             return [Unbind(conn), Send(conn, self.status_frame())]
         if self.status != "waiting":
             return [_error(conn, "started", "The match has started: the seat stays yours; reconnect with your "
-                                            "seat token to play on.")]
-        was = (s.name, s.player_id, s.token_hash)
-        s.name = s.player_id = s.token_hash = None
+                                            "player key to play on.")]
+        was = (s.name, s.player_id, s.key)
+        s.name = s.player_id = s.key = None
 
         def stored():
             s.conn = None
             self.touched = now
-            return ([UnregisterToken(was[2]), Unbind(conn)] + self._to_everyone(self.status_frame())
-                    + [Send(conn, self.status_frame())])
+            return [Unbind(conn)] + self._to_everyone(self.status_frame()) + [Send(conn, self.status_frame())]
 
         def not_stored():
-            s.name, s.player_id, s.token_hash = was
+            s.name, s.player_id, s.key = was
             return [_error(conn, "internal_error", "The server failed to handle this request.")]
 
         return self._wait(SaveSeats([x.record() for x in self.seats]), stored, not_stored)
@@ -449,13 +459,15 @@ class TableCore:
             out.append(Snapshot(conn))
         return out
 
-    def attach(self, conn, index: int, have: int, token_hash: str, now: float) -> Effects:
-        """A seat token said hello: this connection is now the seat's, if the token still is (its
-        player may have left the seat to someone else meanwhile). The signed messages it lacks
-        come first, then a snapshot of its view."""
-        s = self.seats[index]
-        if s.token_hash != token_hash:
-            return [Close(conn, wire.CLOSE_BAD_HELLO, "unknown seat token")]
+    def attach(self, conn, index: int, have: int, nonce: bytes, sig: bytes, now: float) -> Effects:
+        """A connection claims seat `index`: it is the seat's if `sig` is the signature of the
+        seat's player key over the challenge this server sent it (docs/fairness.md C13). The
+        signed messages it lacks come first, then a snapshot of its view."""
+        s = self.seats[index] if 0 <= index < len(self.seats) else None
+        if s is None or s.key is None:
+            return [Close(conn, wire.CLOSE_BAD_HELLO, f"table {self.id} has no seat {index + 1} held by a player")]
+        if not verify_signature(s.key, SIG_SEAT, seat_payload(self.signer.public_key, nonce, self.id, index), sig):
+            return [Close(conn, wire.CLOSE_BAD_HELLO, f"the claim of seat {index + 1} is not signed by its player's key")]
         self.touched = now
         out = []
         if s.conn is not None and s.conn is not conn:
@@ -545,7 +557,7 @@ class TableCore:
 
     # ------------------------------------------------------------------ seats' commands
 
-    def commit(self, conn, commitment: bytes) -> Effects:
+    def commit(self, conn, commitment: bytes, sig: bytes) -> Effects:
         s = self._seat_of(conn)
         ex = self.exchange
         if s is None:
@@ -560,11 +572,12 @@ class TableCore:
         if self.broken:
             return failed
         try:
-            return self._accept("commit", s.index, {"commitment": commitment}, then=_nothing, failed=lambda: failed)
+            return self._accept("commit", s.index, {"commitment": commitment, "sig": sig}, then=_nothing,
+                                failed=lambda: failed)
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
 
-    def reveal(self, conn, seed: bytes) -> Effects:
+    def reveal(self, conn, seed: bytes, sig: bytes) -> Effects:
         s = self._seat_of(conn)
         ex = self.exchange
         if s is None:
@@ -577,13 +590,15 @@ class TableCore:
         if self.broken:
             return failed
         try:
-            return self._accept("reveal", s.index, {"seed": seed}, then=_nothing, failed=lambda: failed)
+            return self._accept("reveal", s.index, {"seed": seed, "sig": sig}, then=_nothing, failed=lambda: failed)
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
 
-    def act(self, conn, cid: int, seq: int, action: list) -> Effects:
-        """A decision. Every act is answered exactly once: an ack, or a reject with nothing
-        changed; a resent one (the same command id) gets the same answer again, applied once."""
+    def act(self, conn, cid: int, seq: int, move: bytes, sig: bytes) -> Effects:
+        """A decision: `move` the msgpack bytes of the options picked, `sig` the player's signature
+        over them and the entry `seq` it decided on (the exchange checks it before anything
+        changes). Every act is answered exactly once: an ack, or a reject with nothing changed; a
+        resent one (the same command id) gets the same answer again, applied once."""
         s = self._seat_of(conn)
         if s is None:
             return [Send(conn, _reject(cid, "not_seated", "You have no seat at this table."))]
@@ -591,13 +606,13 @@ class TableCore:
             answered = s.answer(cid)
             if answered is not None:
                 return [Send(conn, answered)]
-            return self._judge(s, cid, seq, action)
+            return self._judge(s, cid, seq, move, sig)
         except Exception:
             log.exception("table %s: command %d of seat %d failed", self.id, cid, s.index)
             return [Send(conn, _reject(cid, "internal_error", "The server failed on this command; it was not "
                                                               "applied."))]
 
-    def _judge(self, s: Seat, cid: int, seq: int, action: list) -> Effects:
+    def _judge(self, s: Seat, cid: int, seq: int, move: bytes, sig: bytes) -> Effects:
         ex = self.exchange
         if self.broken:
             return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.broken}."))
@@ -615,7 +630,7 @@ class TableCore:
                                                               "snapshot follows."), stale=True)
         failed = _reject(cid, "internal_error", "The server failed on this command; it was not applied.")
         try:
-            return self._accept("act", s.index, {"action": action, "id": cid},
+            return self._accept("act", s.index, {"seen": seq, "move": move, "sig": sig, "id": cid},
                                 then=lambda: self._answer(s, cid, _ack(cid)),
                                 failed=lambda: self._answer(s, cid, failed))
         except (IllegalAction, ProtocolError) as e:
@@ -640,11 +655,11 @@ class TableCore:
 
     def _start(self) -> Effects:
         """Every seat is taken: the match starts with a fresh game id and server seed."""
-        game_id, server_seed = self.random_bytes(16), self.random_bytes(SEED_BYTES)
+        game_id, server_seed, started = self.random_bytes(16), self.random_bytes(SEED_BYTES), int(self.wall())
 
         def stored():
             try:
-                self.game_id, self.server_seed = game_id, server_seed
+                self.game_id, self.server_seed, self.started_at = game_id, server_seed, started
                 self.exchange = self._new_exchange()
                 self.status = "playing"
                 log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats),
@@ -655,7 +670,7 @@ class TableCore:
                 return self.freeze("its match could not be started")
             return out + [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
 
-        return self._wait(SaveStart(game_id, server_seed), stored, lambda: self.freeze("its match could not be "
+        return self._wait(SaveStart(game_id, server_seed, started), stored, lambda: self.freeze("its match could not be "
                                                                                        "started"))
 
     def drive(self) -> Effects:
@@ -823,13 +838,13 @@ class TableCore:
 
 
 def _seats(row: TableRow) -> list[Seat]:
-    return [Seat(i, s["name"], s["player_id"], s["token_hash"], s["bot"]) for i, s in enumerate(row.seats)]
+    return [Seat.of_record(i, s) for i, s in enumerate(row.seats)]
 
 
 def summary_of(row: TableRow) -> dict:
     """A table's entry in a listing, from its record (a finished table not in memory)."""
     return {"id": row.id, "game": row.game, "options": row.options, "seats": seat_info(_seats(row)),
-            "status": row.status}
+            "status": row.status, "rated": row.rated}
 
 
 def _nothing() -> Effects:

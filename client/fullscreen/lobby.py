@@ -284,10 +284,10 @@ class LobbyApp(App[Choice]):
         if spec is None:
             self.say("No table created.")
             return
-        game, seats, levels, options = spec
+        game, seats, levels, options, rated = spec
         try:
             async with self.lock:
-                table = await self.link.create(game, seats, len(levels), options, levels=levels)
+                table = await self.link.create(game, seats, len(levels), options, levels=levels, rated=rated)
         except ServerRefused as e:
             self.say(f"The server refused: {e}")
             return

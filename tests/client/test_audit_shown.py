@@ -9,7 +9,7 @@ import pytest
 
 import client.cli
 import games
-from client.session import SeatSession, save_record
+from client.session import SeatSession, player_key, save_record
 from client.table import Outcome, Table
 from client.terminal import Terminal
 from protocol import record
@@ -36,8 +36,9 @@ class Lying:
 
     def __init__(self, tmp_path, view_lie=None, events_lie=None, snapshot_every=0, seed=1):
         self.signer = Signer.generate()
-        self.server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], self.signer)
-        self.session = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", 0, "token", "p0", "Ana", bytes(range(32)))
+        self.server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], self.signer,
+                                     players=[player_key(tmp_path).public_key, "random"])
+        self.session = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", 0, "p0", "Ana", bytes(range(32)))
         self.session.save()
         self.table = Table("t1", self.session, server_key=self.signer.public_key)
         self.other = PlayerExchange("p1")
@@ -55,9 +56,9 @@ class Lying:
             if m.kind == "entry" or m.body["seat"] == 0:
                 for out in self.table.feed(frame(m)):
                     if out["type"] == "commit":
-                        pending += self.server.commit(0, out["commitment"])
+                        pending += self.server.commit(0, out["commitment"], out["sig"])
                     elif out["type"] == "reveal":
-                        pending += self.server.reveal(0, out["seed"])
+                        pending += self.server.reveal(0, out["seed"], out["sig"])
             if m.kind == "entry" or m.body["seat"] == 1:
                 reply = self.other.receive(m)
                 if reply is not None:

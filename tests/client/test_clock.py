@@ -94,7 +94,7 @@ def test_a_clock_belongs_to_its_question_and_nonsense_is_not_a_clock(tmp_path):
     from protocol.diff import view_hash
     from client.table import CLOCK_WAIT, Table
 
-    session = SeatSession(tmp_path, "ws://x", "t1", 0, "token", "p0", "Ana", bytes(32))
+    session = SeatSession(tmp_path, "ws://x", "t1", 0, "p0", "Ana", bytes(32))
     table = Table("t1", session)
     asked = {"prompt": {"text": "Pick", "options": [1, 2], "min": 1, "max": 1}, "players": []}
     table.feed({"type": "status", "table": "t1", "seats": [], "turn_time": 30.0})

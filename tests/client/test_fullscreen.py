@@ -18,6 +18,7 @@ from client.fullscreen.bridge import play_job
 from client.fullscreen.question import NONE, Question
 from client.lobby import sit
 from client.link import open_link
+from client.session import player_key
 
 from .live import LiveServer
 from .screens import pane_words, screen_text
@@ -132,6 +133,9 @@ async def test_a_whole_game_played_with_keys(server, tmp_path, game, bot, size, 
             check_screen(app, [board[:60], app.question.text[:30]])
             assert logged in log_column(app)
             await pilot.resize_terminal(*size)
+            # Ana's name with her key's short fingerprint, in the seats line the log shows
+            short = ":".join(player_key(tmp_path / "client").fingerprint.split(":")[:4])
+            assert any(line.plain.startswith(f"[Seats — Ana [{short}]") for line in app.logged)
             # `?` and a name: what the game's Text says of it, on the screen.
             await pilot.press("question_mark", *name, "enter")
             assert says in check_screen(app, [says])

@@ -89,7 +89,7 @@ def test_verify_fails_a_self_signed_record_with_a_malformed_header(tmp_path, cap
 
 def test_a_saved_seat_with_a_damaged_item_keeps_the_messages_before_it(tmp_path):
     server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], Signer.generate())
-    s = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", 0, "secret-token", "p0", "Ana", bytes(range(32)))
+    s = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", 0, "p0", "Ana", bytes(range(32)))
     s.save()
     s.append(server.header)
     good = s.msgs_path.stat().st_size

@@ -8,12 +8,13 @@ import games
 from client import link
 from client.errors import ClientError
 from client.lobby import table_id, table_is_open
-from client.session import SeatSession
+from client.session import SeatSession, player_key
 from client.table import HOLD, Table
 from protocol import record
 from protocol.diff import diff, view_hash
 from protocol.exchange import PlayerExchange, ServerExchange
-from protocol.signing import Signer
+from protocol.codec import unpack
+from protocol.signing import SIG_MOVE, Signer, move_payload, verify_signature
 
 GAME = games.get("sanjuan")
 
@@ -23,9 +24,14 @@ def frame(m, table="t1"):
 
 
 def new_session(tmp_path, pid="p0", seat=0):
-    s = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", seat, "secret-token", pid, "Ana", bytes(range(32)))
+    s = SeatSession(tmp_path, "ws://127.0.0.1:9", "t1", seat, pid, "Ana", bytes(range(32)))
     s.save()
     return s
+
+
+def players(tmp_path) -> list:
+    """Seat 0 is the player whose key is in the client's data folder, seat 1 a computer seat."""
+    return [player_key(tmp_path).public_key, "random"]
 
 
 class Match:
@@ -33,7 +39,8 @@ class Match:
 
     def __init__(self, tmp_path):
         self.signer = Signer.generate()
-        self.server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], self.signer)
+        self.server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], self.signer,
+                                     players=players(tmp_path))
         self.session = new_session(tmp_path)
         self.table = Table("t1", self.session, server_key=self.signer.public_key)
         self.other = PlayerExchange("p1")
@@ -58,9 +65,9 @@ class Match:
             if isinstance(item, tuple):
                 pending += self.to_client(item[1])
             elif item["type"] == "commit":
-                pending += self.to_client(self.server.commit(0, item["commitment"]))
+                pending += self.to_client(self.server.commit(0, item["commitment"], item["sig"]))
             elif item["type"] == "reveal":
-                pending += self.to_client(self.server.reveal(0, item["seed"]))
+                pending += self.to_client(self.server.reveal(0, item["seed"], item["sig"]))
         assert self.server.phase == "play"
 
     def snapshot(self):
@@ -80,7 +87,7 @@ def test_exchange_runs_through_the_table_and_is_saved(tmp_path):
     assert m.table.held == 4 == len(m.session.messages)
     again = SeatSession.load(m.session.path)
     assert [x.payload for x in again.messages] == [x.payload for x in m.session.messages]
-    assert again.token == "secret-token" and again.seed == bytes(range(32))
+    assert again.player_id == m.session.player_id == "p0" and again.seed == bytes(range(32))
     # A restarted client rebuilds its exchange from disk and owes nothing more.
     t2 = Table("t1", again)
     assert t2.exchange.seat == 0 and t2.resume_messages() == []
@@ -110,7 +117,7 @@ def test_what_we_alone_are_told_comes_signed_and_is_shown_with_the_next_view(tmp
 
 def test_resume_resends_the_step_we_owe(tmp_path):
     signer = Signer.generate()
-    server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer)
+    server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer, players=players(tmp_path))
     session = new_session(tmp_path)
     table = Table("t1", session)
     [commit] = table.feed(frame(server.header))
@@ -132,7 +139,7 @@ def test_a_server_made_seed_is_accepted_only_from_a_resumed_seat_that_never_comm
     commitment, the server held it; and on the connection we sat down with we were never away:
     either way the same claim is cheating."""
     signer = Signer.generate()
-    server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer)
+    server = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], signer, players=players(tmp_path))
     session = new_session(tmp_path)
     table = Table("t1", session, server_key=signer.public_key)
     if committed:
@@ -169,7 +176,7 @@ def test_resent_entries_are_ignored_and_changed_ones_refused(tmp_path):
     held = m.table.held
     assert m.table.feed(frame(m.server.log[0])) == []
     assert m.table.held == held
-    forged = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], m.signer)
+    forged = ServerExchange("sanjuan", {}, [("p0", "Ana"), ("p1", "Bo")], m.signer, players=players(tmp_path))
     with pytest.raises(ClientError, match="different entry 0"):
         m.table.feed(frame(forged.header))
 
@@ -226,7 +233,11 @@ def test_commands_acks_and_rejects(tmp_path):
     m.snapshot()
     assert m.table.should_ask(time.monotonic()) is True
     cmd = m.table.act(["x"])
-    assert cmd["type"] == "act" and cmd["seq"] == m.table.seq and cmd["action"] == ["x"]
+    assert cmd["type"] == "act" and cmd["seq"] == m.table.seq and unpack(cmd["move"]) == ["x"]
+    # the move's bytes, signed by our key over the match and the entry the view was decided on
+    seen = m.server.log[cmd["seq"]].hash
+    assert verify_signature(player_key(tmp_path).public_key, SIG_MOVE,
+                            move_payload(m.server.header.hash, 0, seen, cmd["move"]), cmd["sig"])
     assert m.table.should_ask(time.monotonic()) is False       # waiting for the answer
     cmd2_id = SeatSession.load(m.session.path).next_id
     assert cmd2_id == cmd["id"] + 1                            # ids are never reused, even after a restart
@@ -264,12 +275,12 @@ def test_sessions_are_found_by_server_key_or_url_and_table(tmp_path):
     s = new_session(tmp_path)
     s.server_key = b"k" * 32
     s.save()
-    assert SeatSession.find(tmp_path, "t1", url="ws://127.0.0.1:9/").token == s.token
+    assert SeatSession.find(tmp_path, "t1", url="ws://127.0.0.1:9/").player_id == s.player_id
     assert SeatSession.find(tmp_path, "t2", url="ws://127.0.0.1:9") is None
     assert SeatSession.find(tmp_path, "t1", url="ws://127.0.0.1:10") is None
     # the same server at another address: found by its key, and saved with its new address
     moved = SeatSession.find(tmp_path, "t1", server_key=b"k" * 32).moved_to("ws://127.0.0.1:10")
-    assert moved.path == s.path and SeatSession.find(tmp_path, "t1", url="127.0.0.1:10").token == s.token
+    assert moved.path == s.path and SeatSession.find(tmp_path, "t1", url="127.0.0.1:10").player_id == s.player_id
     assert SeatSession.find(tmp_path, "t1", server_key=b"x" * 32) is None
     assert [x.table for x in SeatSession.unfinished(tmp_path, b"k" * 32)] == ["t1"]
     assert SeatSession.unfinished(tmp_path, b"x" * 32) == []

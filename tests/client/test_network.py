@@ -179,20 +179,20 @@ def test_headless_clients_waiting_for_a_free_seat_outlive_a_server_restart(tmp_p
         live.close()
 
 
-def test_a_refused_token_is_reported_not_retried(server, tmp_path):
+def test_a_claim_with_another_key_is_refused_reported_and_not_retried(server, tmp_path):
+    """The seat is its player key's: a data folder whose key is another one cannot claim it."""
     data = tmp_path / "x"
     proc = bot_seat(server.url, data, "--create", "sanjuan", "--seats", "2", "--bots", "1", "--think", "0.05")
     table = first_line(proc)
     wait_for(lambda: held_messages(data) >= 4)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    from client.session import SeatSession
-    session = SeatSession.find(data, table, url=server.url)
-    session.token = "not-a-token"
-    session.save()
+    from protocol.signing import PLAYER_KEY_FILE, Signer
+    (data / PLAYER_KEY_FILE).write_bytes(Signer.generate().pem())
     again = bot_seat(server.url, data, "--table", table)
     out, err = again.communicate(timeout=30)
-    assert again.returncode == 1 and "refused to resume this seat" in err and "Traceback" not in err
+    assert again.returncode == 1 and "Traceback" not in err
+    assert "cannot be resumed here: the header names another key than ours for our seat" in err
 
 
 def test_a_finished_seat_leaves_only_its_record(server, tmp_path):

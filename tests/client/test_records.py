@@ -11,6 +11,7 @@ from client.replay import frames
 from client.session import save_record
 from protocol import record
 from protocol.messages import Signed
+from protocol.signing import fingerprint
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,8 @@ def test_records_lists_date_game_players_scores_winner_verdict(match, tmp_path, 
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if re.match(r"\s*\d+\. ", line)]
     assert len(lines) == 3
-    names = [s["name"] for s in match[0].body["seats"]]
+    # each name with its player key's short fingerprint beside it
+    names = [f"{s['name']} [{':'.join(fingerprint(s['key']).split(':')[:4])}]" for s in match[0].body["seats"]]
     mine = next(line for line in lines if "San Juan " in line and "watched" not in line)
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d  San Juan  ", mine)
     assert all(f"{n} (" in mine for n in names) and "winner: " in mine and mine.endswith(

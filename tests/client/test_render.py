@@ -174,3 +174,20 @@ def test_every_city_shows_its_running_score_from_the_engine():
         text = Renderer("sanjuan", {"expansion": True, "setup_variant": False}).view(v)
         lines = [line for line in text.splitlines() if "in hand" in line]
         assert f"score {totals[0]:>2} ·" in lines[0] and f"score {totals[1]:>2} ·" in lines[1]
+
+
+def test_a_players_short_fingerprint_stands_beside_their_name_in_the_lobby_and_at_the_table():
+    from client.render import describe_table, seats_line
+    from protocol.signing import fingerprint
+
+    ana, bo = b"\x01" * 32, b"\x02" * 32
+    short = {k: ":".join(fingerprint(k).split(":")[:4]) for k in (ana, bo)}
+    seats = [{"name": "Ana", "bot": None, "connected": True, "key": ana},
+             {"name": "Bo", "bot": None, "connected": False, "key": bo},
+             {"name": "Bot 1", "bot": "random", "connected": True}]
+    assert seats_line(seats, me=0) == (f"Seats — Ana [{short[ana]}] (you): connected; Bo [{short[bo]}]: away; "
+                                       "Bot 1: computer")
+    line = describe_table({"id": "k7p2xq", "game": "sanjuan", "seats": seats, "status": "playing", "rated": True})
+    assert line == f"k7p2xq  San Juan, 3 seats, 1 computer (random), full, rated, playing — Ana [{short[ana]}], Bo [{short[bo]}]"
+    # a key of the wrong size is no key: the name alone
+    assert seats_line([{"name": "Cy", "connected": True, "key": b"short"}]) == "Seats — Cy: connected"

@@ -28,7 +28,7 @@ COMFY = (120, 40)
 @pytest.fixture(scope="module")
 def match(tmp_path_factory):
     folder = tmp_path_factory.mktemp("selfplay")
-    assert main(["selfplay", "--players", "2", "--games", "1", "--seed", "replay-screen", "--record-dir",
+    assert main(["selfplay", "--players", "2", "--games", "1", "--seed", "replay-screen-3", "--record-dir",
                  str(folder)]) == 0
     return record.read(folder / "game-0.govrec")
 

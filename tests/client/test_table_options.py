@@ -72,15 +72,33 @@ def test_the_lobby_asks_for_the_game_and_each_of_its_options(two_games, capsys):
     from client.terminal import Keyboard
 
     class Link:
-        async def create(self, game, seats, bots, options, levels=None):
-            self.created = (game, seats, bots, options)
+        async def create(self, game, seats, bots, options, levels=None, rated=False):
+            self.created = (game, seats, bots, options, rated)
             return "t1"
 
     link = Link()
     toy = list(games.GAMES).index("toy") + 1
     answers = io.StringIO(f"{toy}\n5\n1\ny\n5\n8\n")  # Toy, 5 players, 1 computer, long game, 5 then 8 rounds
     assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
-    assert link.created == ("toy", 5, 1, {"long_game": True, "rounds": 8})
+    assert link.created == ("toy", 5, 1, {"long_game": True, "rounds": 8}, False)
     asked = capsys.readouterr().out
     assert f"{toy}. Toy" in asked and "1. San Juan" in asked and "Play to 20 points?" in asked and "Rounds to play (4, 6, 8)" in asked
     assert "Please type one of 4, 6, 8." in asked
+    assert "Rated" not in asked         # a computer player's match is never rated: not asked
+
+    # A table of people only is asked whether it is rated.
+    answers = io.StringIO(f"{toy}\n5\n0\nn\n4\nyes\n")
+    assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
+    assert link.created == ("toy", 5, 0, {"long_game": False, "rounds": 4}, True)
+    assert "Rated (the match counts for every player's rating)? (1. no, 2. yes) [no]" in capsys.readouterr().out
+
+
+def test_rated_is_for_a_table_of_people_that_one_creates(capsys):
+    from client.cli import main
+
+    assert main(["play", "--rated", "--plain"]) == 2          # every other seat a computer by default
+    assert ("governor play: a rated table is a table of people (a computer player's match never counts): "
+            "add --bots 0.") in capsys.readouterr().err
+    assert main(["join", "ws://127.0.0.1:9", "--rated", "--bot", "random", "--no-input"]) == 2
+    assert "--seats, --bots, --level and --rated describe a table you create: add --create GAME." in \
+        capsys.readouterr().err

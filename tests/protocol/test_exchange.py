@@ -141,7 +141,9 @@ def test_final_scores_are_the_engines(match):
 def test_the_header_and_the_seeds(match):
     n, expansion, _, server, players = match
     header = server.header.body
-    assert header["protocol"] == "bgfair/v1"
+    assert header["protocol"] == "bgfair/v2"
+    assert [s["key"] for s in header["seats"]] == [p.signer.public_key for p in players]
+    assert header["rated"] is False and header["started"] == 0
     assert header["game"] == "sanjuan" and header["rules"] == sanjuan.INFO.rules_version
     assert header["manifest"] == sanjuan.manifest_hash({"expansion": expansion})
     assert header["server_key"] == server.signer.public_key

@@ -340,3 +340,46 @@ def test_chi_square_randbelow_110_against_one_byte_modulo():
     ):
         stat = sum((draws.get(v, 0) - expected) ** 2 / expected for v in range(n))
         assert (stat < CRITICAL_P001[n - 1]) == should_pass, stat
+
+
+# --- C10–C13 (docs/fairness.md §9), built again from the spec text and signed with libsodium -----
+
+import nacl.signing  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey  # noqa: E402
+
+from protocol.codec import pack  # noqa: E402
+from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, SIG_SEAT, Signer, commit_payload,  # noqa: E402
+                              move_payload, reveal_payload, seat_payload, verify_signature)
+
+
+def ref_signed_message(purpose: str, *fields) -> bytes:
+    """TAG(purpose) followed by the fields, each an int (u32) or bytes (length-prefixed)."""
+    out = bytearray(_ref_tag(purpose))
+    for f in fields:
+        out += struct.pack(">I", f) if isinstance(f, int) else _ref_lp(f)
+    return bytes(out)
+
+
+def test_player_signatures_match_an_independent_ed25519():
+    seed = bytes(range(0x40, 0x60))
+    theirs = nacl.signing.SigningKey(seed)
+    ours = Signer(Ed25519PrivateKey.from_private_bytes(seed))
+    assert bytes(theirs.verify_key) == ours.public_key
+    server_key = bytes(nacl.signing.SigningKey(bytes(range(0x20))).verify_key)
+    header, seen = hashlib.sha256(b"header").digest(), hashlib.sha256(b"seen").digest()
+    move = pack(["build", 17, "pay", 3])
+    commitment, player_seed, nonce = bytes(range(32)), bytes(range(32, 64)), bytes(range(64, 96))
+    cases = [
+        (SIG_MOVE, move_payload(header, 3, seen, move), ref_signed_message("sig/move", header, 3, seen, move)),
+        (SIG_COMMIT, commit_payload(header, 0, commitment), ref_signed_message("sig/commit", header, 0, commitment)),
+        (SIG_REVEAL, reveal_payload(header, 4, player_seed), ref_signed_message("sig/reveal", header, 4, player_seed)),
+        (SIG_SEAT, seat_payload(server_key, nonce, "tbl-Ωμ", 2),
+         ref_signed_message("sig/seat", server_key, nonce, "tbl-Ωμ".encode(), 2)),
+    ]
+    for purpose, payload, message in cases:
+        assert fairness.tag(purpose) + payload == message, purpose
+        sig = ours.sign(purpose, payload)            # OpenSSL's signing, through `cryptography`
+        assert sig == theirs.sign(message).signature, purpose
+        # and OpenSSL's verification agrees with ours (libsodium's)
+        Ed25519PublicKey.from_public_bytes(ours.public_key).verify(sig, message)
+        assert verify_signature(ours.public_key, purpose, payload, sig)

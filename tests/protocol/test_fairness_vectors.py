@@ -7,8 +7,12 @@ import hmac
 import pickle
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol import fairness
+from protocol.codec import pack
+from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, SIG_SEAT, Signer, commit_payload, move_payload,
+                              reveal_payload, seat_payload, verify_signature)
 from protocol.fairness import (
     Stream,
     Streams,
@@ -341,3 +345,55 @@ def test_streams_survive_pickle_and_deepcopy():
         assert copied.prk == PRK
         assert copied.shuffle("deck/initial", 0, list(range(10))) == [3, 7, 5, 0, 1, 9, 6, 8, 2, 4]
         assert copied.randbelow("start-player", 0, 3) == s.randbelow("start-player", 0, 3)
+
+
+# --- docs/fairness.md §9: the players' signatures (C10–C13) ------------------------------------
+
+PLAYER = Signer(Ed25519PrivateKey.from_private_bytes(bytes(range(0x40, 0x60))))
+SERVER = Signer(Ed25519PrivateKey.from_private_bytes(bytes(range(0x00, 0x20))))
+SEEN_HASH = hashlib.sha256(b"seen").digest()
+MOVE = bytes.fromhex("92a4726f6c6503")
+ALICE_COMMIT = bytes.fromhex("35dcaabd93642fb33bbe062036244f23d36d9bfec5c32efedd873ea59dc60321")
+NONCE = bytes(range(0xC0, 0xE0))
+
+
+def test_player_key_and_fingerprint():
+    assert PLAYER.public_key.hex() == "2543b92ff1095511476adc8369db6ddc933665a11978dda1404ee1066ca9559d"
+    assert PLAYER.fingerprint == "9589:54e6:7ea4:cfb3:f9b4:6208:eeb4:6d1e"
+    assert SERVER.public_key.hex() == "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
+    assert pack(["role", 3]) == MOVE
+
+
+def test_move_signature_c10():
+    payload = move_payload(HEADER_HASH, 1, SEEN_HASH, MOVE)
+    message = tag(SIG_MOVE) + payload
+    assert len(message) == 109
+    assert message.hex() == (
+        "000000126267666169722f76312f7369672f6d6f766500000020122ef0c5544bc2efac617a22778bc2e648215f00ded9634e"
+        "63ae2aab35f941ca00000001000000207208794c984ea1c75d13877c7427336fe98722c41a056eeee4f37360ec3671230000"
+        "000792a4726f6c6503")
+    sig = PLAYER.sign(SIG_MOVE, payload)
+    assert sig.hex() == ("de1f072015a0f8e17b3a2ff1696c50ff64e502f79ea5dd8c5b5554fd069d6fb1"
+                         "07adc7962804eb551fefb78bad60b7043b87798c197b509df5fa0321516a1d06")
+    assert verify_signature(PLAYER.public_key, SIG_MOVE, payload, sig)
+    # the same bytes under another purpose, or for another seat, do not verify
+    assert not verify_signature(PLAYER.public_key, SIG_COMMIT, payload, sig)
+    assert not verify_signature(PLAYER.public_key, SIG_MOVE, move_payload(HEADER_HASH, 0, SEEN_HASH, MOVE), sig)
+
+
+@pytest.mark.parametrize("purpose, payload, size, digest, sig", [
+    (SIG_COMMIT, lambda: commit_payload(HEADER_HASH, 1, ALICE_COMMIT), 76,
+     "dfe9293c41062928a857d23818849f46351a0fb2c76be88ae720ece9db720b92",
+     "67d585bd3acca82230c98098c57dfb465d8adbe0eda34c783d2335d8884fc2b842a59f7dfbebeb88e5c224e4f8b82b157fb0314f15deaa0a9d5c4fdd560e2409"),
+    (SIG_REVEAL, lambda: reveal_payload(HEADER_HASH, 1, ALICE_SEED), 76,
+     "f2128f646e60dcf129cadc6790a5ce559f46333bbd1baf45e8b85fa61a9e7739",
+     "5cef8cd9a1af3006ee54221453569d45cf3c79f3c8d4be12add088668273aa4af82c42ca8f3f802e935197fd6bc534dcd103296b13238c2ed5e158abae168e0a"),
+    (SIG_SEAT, lambda: seat_payload(SERVER.public_key, NONCE, "t-reference", 1), 91,
+     "5f651563c6c85829e80ff6d11eeb1fbc7a2abf41c845c35ffc151a1cd1b02441",
+     "d6185e1c63508c51fbc5687268f7a783c0f3047e64455f7eaf499446ffdac5808bfb5aa50b7a112bb0e8661586892ead1db91567893d513154a36d4ee72bbd0a"),
+], ids=["C11", "C12", "C13"])
+def test_commit_reveal_and_seat_signatures(purpose, payload, size, digest, sig):
+    data = payload()
+    assert len(data) == size and hashlib.sha256(data).hexdigest() == digest
+    assert PLAYER.sign(purpose, data).hex() == sig
+    assert verify_signature(PLAYER.public_key, purpose, data, bytes.fromhex(sig))

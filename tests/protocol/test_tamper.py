@@ -3,8 +3,10 @@ because the file no longer reads (RecordError) or because `verify` reports the e
 record stops agreeing with the seeds, the rules and the moves.
 
 Two kinds of tamperer: one without the server's key (a flipped byte, dropped, duplicated,
-reordered or spliced messages, a cut), and a lying server that re-signs whatever it changes, so
-that the audit (commitments, recomputed streams, replay) has to catch it, not the signature.
+reordered or spliced messages, a cut), and a lying server that re-signs whatever it changes and
+holds every player's key too (the players' own signatures have tests of their own,
+test_player_signatures.py), so that the audit (commitments, recomputed streams, replay) has to
+catch it, not a signature.
 Finally a server that deviates from the seeds while playing, and the `governor verify` command.
 """
 import re
@@ -22,13 +24,15 @@ from protocol.fairness import player_commit, server_commit
 from protocol.harness import play_match
 from protocol.messages import Signed
 from protocol.record import RecordError
-from protocol.signing import SIG_ENTRY, SIG_PRIVATE, Signer
+from protocol.signing import (SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, Signer, commit_payload,
+                              move_payload, reveal_payload)
 from protocol.verify import verify
 
 NAMES = ["Ana", "Bo", "Cy", "Di"]
 OPTIONS = {"expansion": True}
 SEED = "tamper"
 SEAT = 1  # the player whose record is tampered with
+PLAYER_KEYS: list[Signer] = []   # the players' keys, which the lying server holds too
 
 
 def deciders(seed: str):
@@ -39,6 +43,7 @@ def deciders(seed: str):
 def match():
     server, players = play_match("sanjuan", NAMES, OPTIONS, deciders(SEED), SEED)
     assert server.phase == "over" and all(p.report.ok for p in players)
+    PLAYER_KEYS[:] = [p.signer for p in players]
     assert server.state.reshuffles >= 1  # the discard-pile tests need a reshuffle
     return server, players
 
@@ -98,15 +103,33 @@ def edit(signer: Signer, msg: Signed, change) -> Signed:
 
 def rechain(signer: Signer, items):
     """Re-link the hash chain after a change: every entry whose `prev` no longer names the entry
-    before it is re-signed with the right one (the lying server covering its tracks)."""
-    out, prev = [], None
+    before it is re-signed with the right one, and so is every player's signature over an entry
+    that changed (the lying server covering its tracks, with the players' keys)."""
+    out, entries = [], []
     for m in items:
-        if m.kind == "entry" and prev is not None and m.body.get("prev") != prev.hash:
-            m = edit(signer, m, lambda b: b.__setitem__("prev", prev.hash))
+        if m.kind == "entry" and entries:
+            def fix(b):
+                b["prev"] = entries[-1].hash
+                _resign_players(b, entries)
+            fixed = edit(signer, m, fix)
+            m = m if fixed.payload == m.payload else fixed
         if m.kind == "entry":
-            prev = m
+            entries.append(m)
         out.append(m)
     return out
+
+
+def _resign_players(b: dict, entries) -> None:
+    """The players' signatures of an entry (C10–C12), made again over the entries before it."""
+    header = entries[0].hash
+    if b.get("t") in ("commits", "reveals") and isinstance(b.get("sigs"), list):
+        values, purpose, payload = ((b["commits"], SIG_COMMIT, commit_payload) if b["t"] == "commits"
+                                    else (b["seeds"], SIG_REVEAL, reveal_payload))
+        b["sigs"] = [sig if sig is None or i >= len(values) else PLAYER_KEYS[i].sign(purpose, payload(header, i, values[i]))
+                     for i, sig in enumerate(b["sigs"])]
+    if b.get("t") == "move" and "sig" in b and type(b.get("seen")) is int and b["seen"] < len(entries):
+        b["sig"] = PLAYER_KEYS[b["seat"]].sign(SIG_MOVE, move_payload(header, b["seat"], entries[b["seen"]].hash,
+                                                                      b["move"]))
 
 
 def forge(signer: Signer, items, index: int, change):
@@ -649,10 +672,10 @@ class _Hooked(ServerExchange):
     """The server, with a chance to meddle with its engine state before a move is applied."""
     hook = None
 
-    def act(self, seat, action):
+    def act_signed(self, seat, seen, move, sig):
         if type(self).hook is not None:
-            type(self).hook(self, seat, action)
-        return super().act(seat, action)
+            type(self).hook(self, seat, unpack(move))
+        return super().act_signed(seat, seen, move, sig)
 
 
 def play_hooked(hook, seed: str = SEED):

@@ -7,9 +7,15 @@ from protocol import wire
 from protocol.codec import array_header, pack, pack_items, pack_map
 
 
+def act(action, **fields) -> dict:
+    """An act as a client sends it: the options picked as msgpack bytes, and a signature."""
+    return {"type": "act", "id": 1, "seq": 1, "move": pack(action), "sig": bytes(64), **fields}
+
+
 def test_a_valid_command_decodes():
-    msg = wire.decode(wire.encode({"type": "act", "id": 7, "seq": 3, "action": [12, 40]}))
-    assert msg == {"type": "act", "id": 7, "seq": 3, "action": [12, 40]}
+    sent = act([12, 40], id=7, seq=3)
+    msg = wire.decode(wire.encode(sent))
+    assert msg == {**sent, "action": [12, 40]}      # the options, read from the bytes signed
 
 
 @pytest.mark.parametrize("frame,reason", [
@@ -18,10 +24,18 @@ def test_a_valid_command_decodes():
     (pack([1, 2]), "a msgpack map"),
     (pack({"kind": "act"}), "a msgpack map"),
     (pack({"type": "teleport"}), "unknown message type"),
-    (pack({"type": "act", "id": 1, "seq": 1}), "needs the field 'action'"),
-    (pack({"type": "act", "id": "1", "seq": 1, "action": []}), "'id' of a act message must be int"),
-    (pack({"type": "act", "id": True, "seq": 1, "action": []}), "must be int"),
-    (pack({"type": "commit", "commitment": "00" * 32}), "must be bytes"),
+    (pack({"type": "act", "id": 1, "seq": 1, "sig": bytes(64)}), "needs the field 'move'"),
+    (pack({"type": "act", "id": 1, "seq": 1, "move": pack([])}), "needs the field 'sig'"),
+    (pack(act([], id="1")), "'id' of a act message must be int"),
+    (pack(act([], id=True)), "must be int"),
+    (pack(act([], sig=bytes(65))), "must be a 64-byte signature, not 65 bytes"),
+    (pack(act([], sig=b"")), "must be a 64-byte signature, not 0 bytes"),
+    (pack(act([], move=b"\xc1")), "the move of an act is not msgpack"),
+    (pack(act([], move=pack("x"))), "the move of an act is a list of options"),
+    (pack({"type": "commit", "commitment": "00" * 32, "sig": bytes(64)}), "must be bytes"),
+    (pack({"type": "reveal", "seed": bytes(32), "sig": bytes(7)}), "must be a 64-byte signature"),
+    (pack({"type": "claim", "sig": bytes(63)}), "must be a 64-byte signature"),
+    (pack({"type": "sit", "table": "t", "name": "Ana", "key": bytes(33)}), "must be a 32-byte public key"),
     (pack({"type": "hello", "version": "governor/1"}) + b"\x00", "extra bytes"),
 ])
 def test_bad_frames_name_what_is_wrong(frame, reason):
@@ -50,15 +64,15 @@ def nested(depth: int) -> list:
 ])
 def test_an_action_is_a_flat_list_of_a_few_options(action, reason):
     with pytest.raises(wire.WireError) as e:
-        wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": action}))
+        wire.decode(pack(act(action)))
     assert reason in str(e.value) and e.value.close == wire.CLOSE_BAD_FRAME
     ok = list(range(wire.MAX_ACTION - 1)) + ["pass"]
-    assert wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": ok}))["action"] == ok
+    assert wire.decode(pack(act(ok)))["action"] == ok
 
 
 def test_oversized_frames_get_their_own_close_code():
     with pytest.raises(wire.WireError) as e:
-        wire.decode(pack({"type": "act", "id": 1, "seq": 1, "action": ["x" * wire.MAX_FRAME]}))
+        wire.decode(pack(act(["x" * wire.MAX_FRAME])))
     assert e.value.close == wire.CLOSE_TOO_BIG and e.value.code == "too_big"
 
 
@@ -87,9 +101,9 @@ def test_a_padded_message_fills_its_size_class_exactly_and_decodes_without_the_p
 @pytest.mark.parametrize("picks", [[], [5], [127], [128], [200, 201], list(range(64)), [f"card:{i}" for i in range(64)]])
 def test_a_command_is_padded_so_the_ids_it_picks_do_not_show(picks):
     """An id from 128 up takes a byte more than one below: the act frame's length stays the same."""
-    msg = {"type": "act", "id": 7, "seq": 300, "action": picks}
+    msg = act(picks, id=7, seq=300)
     frame = wire.encode(msg)
-    assert len(frame) == wire.padded_size("act", len(frame)) and wire.decode(frame) == msg
+    assert len(frame) == wire.padded_size("act", len(frame)) and wire.decode(frame) == {**msg, "action": picks}
     if len(pack(msg)) < 100:
         assert len(frame) == wire.PADDED["act"]
 

@@ -12,9 +12,12 @@ from websockets.exceptions import ConnectionClosed
 
 from bots.random_bot import RandomBot
 from protocol import wire
+from protocol.codec import pack
 from protocol.diff import PatchError, patch, view_hash
 from protocol.exchange import PlayerExchange
 from protocol.messages import Signed
+from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, SIG_SEAT, Signer, commit_payload, move_payload,
+                              reveal_payload, seat_payload)
 from protocol.verify import verify
 
 TIMEOUT = 10.0
@@ -36,11 +39,12 @@ class Raw:
         self.welcome: dict | None = None
 
     @classmethod
-    async def connect(cls, url: str, *, hello: bool = True, token: str | None = None,
+    async def connect(cls, url: str, *, hello: bool = True, claim: tuple[str, int, Signer] | None = None,
                       have: int | None = None, rcvbuf: int | None = None, source: str | None = None,
                       **kw) -> "Raw":
-        """`source`: the address to connect from (another loopback address, 127.0.0.2, is
-        another client as far as the server's per-address limits go)."""
+        """`claim`: (table, seat, player key), a seat to claim with the key's answer to the
+        server's challenge. `source`: the address to connect from (another loopback address,
+        127.0.0.2, is another client as far as the server's per-address limits go)."""
         if rcvbuf is not None or source is not None:
             host, port = url.removeprefix("ws://").split(":")
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -55,13 +59,15 @@ class Raw:
         raw = cls(ws)
         if hello:
             msg = {"type": "hello", "version": wire.VERSION}
-            if token is not None:
-                msg["token"] = token
+            if claim is not None:
+                msg["table"], msg["seat"] = claim[0], claim[1]
             if have is not None:
                 msg["have"] = have
             await raw.send(msg)
             # a raw client follows no redirect (a cluster's): the close after it says why
             raw.welcome = await raw.expect("welcome", skip=("redirect",))
+            if claim is not None:
+                await raw.send({"type": "claim", "sig": claim_sig(claim, raw.welcome)})
         return raw
 
     async def send(self, msg: dict) -> None:
@@ -118,6 +124,12 @@ class Raw:
         return (await self.expect("created"))["table"]
 
 
+def claim_sig(claim: tuple[str, int, Signer], welcome: dict) -> bytes:
+    """The answer of a seat's player key to the challenge of a welcome (docs/fairness.md C13)."""
+    table, seat, key = claim
+    return key.sign(SIG_SEAT, seat_payload(welcome["key"], welcome["nonce"], table, seat))
+
+
 class Recorder:
     """Stands in for PlayerExchange for a seat whose seed the server made while its player was
     away: it keeps the signed messages and audits the whole record at the end (protocol.verify)."""
@@ -147,7 +159,8 @@ class SeatPlayer:
         self.rnd = random.Random(seed)
         self.raw: Raw | None = None
         self.px: PlayerExchange | None = None
-        self.seat = self.token = self.player_id = None
+        self.seat = self.player_id = None
+        self.key = Signer.generate()       # this player's key: the seat is its
         self.view = None
         self.seq = -1
         self.next_id = 1000 * (seed + 1)
@@ -176,15 +189,19 @@ class SeatPlayer:
 
     async def sit(self) -> None:
         self.raw = await Raw.connect(self.url)
-        await self.raw.send({"type": "sit", "table": self.table, "name": self.name})
+        await self.raw.send({"type": "sit", "table": self.table, "name": self.name, "key": self.key.public_key})
         msg = await self.raw.expect("seated")
-        self.seat, self.token, self.player_id = msg["seat"], msg["token"], msg["player_id"]
-        self.px = PlayerExchange(self.player_id, server_key=self.raw.welcome["key"])
+        self.seat, self.player_id = msg["seat"], msg["player_id"]
+        self.px = PlayerExchange(self.player_id, server_key=self.raw.welcome["key"], signer=self.key)
+
+    @property
+    def claim(self) -> tuple[str, int, Signer]:
+        return self.table, self.seat, self.key
 
     async def resume(self, url: str | None = None) -> None:
-        """Reconnect with the seat token, saying how many signed messages we hold."""
+        """Claim the seat again with our key, saying how many signed messages we hold."""
         self.url = url or self.url
-        self.raw = await Raw.connect(self.url, token=self.token, have=len(self.px.record))
+        self.raw = await Raw.connect(self.url, claim=self.claim, have=len(self.px.record))
         self.pending = None  # an unanswered command is decided again on the fresh view
         self.view = None     # which comes as a snapshot after the signed messages we lack
 
@@ -212,8 +229,12 @@ class SeatPlayer:
             signed = Signed.parse(kind, msg["payload"], msg["sig"])
             reply = self.px.receive(signed)
             if reply is not None:
-                self._reply = ({"type": "commit", "commitment": reply} if signed.body["t"] == "header"
-                               else {"type": "reveal", "seed": reply})
+                header = self.px.entries[0].hash
+                self._reply = ({"type": "commit", "commitment": reply,
+                                "sig": self.key.sign(SIG_COMMIT, commit_payload(header, self.seat, reply))}
+                               if signed.body["t"] == "header" else
+                               {"type": "reveal", "seed": reply,
+                                "sig": self.key.sign(SIG_REVEAL, reveal_payload(header, self.seat, reply))})
         elif kind == "snapshot":
             assert view_hash(msg["view"]) == msg["hash"]
             self.view, self.seq = msg["view"], msg["seq"]
@@ -262,10 +283,23 @@ class SeatPlayer:
         v = self.view
         if (self.answering and self.pending is None and v is not None and v.get("prompt")
                 and self.seat in v["to_act"]):
-            self.pending = {"type": "act", "id": self.next_id, "seq": self.seq, "action": self.bot.choose(v)}
+            self.pending = self.act_message(self.next_id, self.seq, self.bot.choose(v))
             self.next_id += 1
             await self.raw.send(self.pending)
+
+    def act_message(self, cid: int, seq: int, action: list, key: Signer | None = None) -> dict:
+        """An act as a client sends it: the move's bytes, signed (C10) by our key (or `key`)
+        over the entry at `seq`, the view it was decided on."""
+        move = pack(list(action))
+        entries = self.px.entries
+        sig = (key or self.key).sign(SIG_MOVE, move_payload(entries[0].hash, self.seat, entries[seq].hash, move))
+        return {"type": "act", "id": cid, "seq": seq, "move": move, "sig": sig}
 
 
 async def play_all(players: list[SeatPlayer], timeout: float = 30.0) -> None:
     await asyncio.gather(*(p.play(timeout=timeout) for p in players))
+
+
+def new_key() -> bytes:
+    """A fresh player's public key, for a sit whose seat the test never claims again."""
+    return Signer.generate().public_key

@@ -31,7 +31,7 @@ class BackingPlayer(SeatPlayer):
                 and v is not None and v.get("prompt") and self.seat in v["to_act"]
                 and v["prompt"]["back"] and len(self.went_back) < BACKS):
             self.went_back.append(v["prompt"]["kind"])
-            self.pending = {"type": "act", "id": self.next_id, "seq": self.seq, "action": [BACK]}
+            self.pending = self.act_message(self.next_id, self.seq, [BACK])
             self.next_id += 1
             await self.raw.send(self.pending)
             return

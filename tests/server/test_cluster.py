@@ -22,7 +22,7 @@ from websockets.sync.client import connect
 
 from tests.client.live import bot_seat, governor, outcome
 
-from .rawclient import Raw, SeatPlayer
+from .rawclient import Raw, SeatPlayer, new_key
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 2.0      # seconds: a killed process's tables are taken over within about this
@@ -114,7 +114,7 @@ async def test_every_process_lists_the_clusters_tables_and_sends_a_client_to_the
     for p in (a, c):
         assert (await listed(p.url, table))["status"] == "waiting"
     raw = await Raw.connect(a.url)
-    await raw.send({"type": "sit", "table": table, "name": "Ana"})
+    await raw.send({"type": "sit", "table": table, "name": "Ana", "key": new_key()})
     assert await raw.recv() == {"type": "redirect", "url": b.url, "table": table}
     await raw.close()
 
@@ -241,7 +241,7 @@ async def test_the_operator_sees_every_process_tables_and_closes_one_through_any
     await lobby.close()
     ana = await Raw.connect(b.url)
     on_b = await ana.create(2, 1)       # B holds fewer than A: B keeps it
-    await ana.send({"type": "sit", "table": on_b, "name": "Ana"})
+    await ana.send({"type": "sit", "table": on_b, "name": "Ana", "key": new_key()})
     await ana.expect("seated")
     assert (await owner(database, on_a), await owner(database, on_b)) == (a.url, b.url)
     deadline = time.monotonic() + 3 * LEASE

@@ -1,4 +1,4 @@
-"""Failures inside the server: a seat token whose seat was given away, bots and server moves that
+"""Failures inside the server: a player key whose seat was given away, bots and server moves that
 fail, command handlers that raise, a database that refuses a write, tables abandoned or finished,
 answers queued before a close, and a bot worker process that dies."""
 from __future__ import annotations
@@ -14,13 +14,15 @@ from pathlib import Path
 import games
 from server import table_core
 from protocol import wire
+from protocol.codec import pack
+from protocol.signing import Signer
 from protocol.exchange import ServerExchange
 from protocol.fairness import local_streams
 from server import deciders
 from server.deciders import Deciders
 from server.metrics import exposition
 
-from .rawclient import Closed, Raw, play_all
+from .rawclient import Closed, Raw, new_key, play_all
 from .test_limits import _no_act
 from .test_resilience import table_with
 
@@ -47,7 +49,7 @@ async def quiet_start(server, seats: int = 2):
 
 async def act(p, cid: int) -> dict:
     """Send a move decided on the player's view; the answer."""
-    p.pending = {"type": "act", "id": cid, "seq": p.seq, "action": p.bot.choose(p.view)}
+    p.pending = p.act_message(cid, p.seq, p.bot.choose(p.view))
     await p.raw.send(p.pending)
     while True:
         msg = await p.step()
@@ -59,15 +61,16 @@ def frozen(p) -> bool:
     return any(e["code"] in ("table_frozen", "internal_error") for e in p.errors)
 
 
-# ---------------------------------------------------------------------- 1. seat tokens
+# ---------------------------------------------------------------------- 1. claiming a seat
 
-async def test_a_token_whose_seat_was_given_away_meanwhile_does_not_take_it(server, monkeypatch):
+async def test_a_key_whose_seat_was_given_away_meanwhile_does_not_take_it(server, monkeypatch):
     lobby = await Raw.connect(server.url)
     table = await lobby.create(3)
     ana = await Raw.connect(server.url)
-    await ana.send({"type": "sit", "table": table, "name": "Ana"})
-    token = (await ana.expect("seated"))["token"]
-    # the table's task waits on a slow database while Ana leaves, Bo sits, and Ana's token says hello
+    ana_key = Signer.generate()
+    await ana.send({"type": "sit", "table": table, "name": "Ana", "key": ana_key.public_key})
+    assert (await ana.expect("seated"))["seat"] == 0
+    # the table's task waits on a slow database while Ana leaves, Bo sits, and Ana's key claims the seat
     gate, real = asyncio.Event(), server.store.update_seats
 
     async def slow(*args):
@@ -76,15 +79,15 @@ async def test_a_token_whose_seat_was_given_away_meanwhile_does_not_take_it(serv
 
     monkeypatch.setattr(server.store, "update_seats", slow)
     cy = await Raw.connect(server.url)
-    await cy.send({"type": "sit", "table": table, "name": "Cy"})
+    await cy.send({"type": "sit", "table": table, "name": "Cy", "key": new_key()})
     await asyncio.sleep(0.05)
     monkeypatch.setattr(server.store, "update_seats", real)
     await ana.send({"type": "leave"})
     await asyncio.sleep(0.05)
     bo = await Raw.connect(server.url)
-    await bo.send({"type": "sit", "table": table, "name": "Bo"})
+    await bo.send({"type": "sit", "table": table, "name": "Bo", "key": new_key()})
     await asyncio.sleep(0.05)
-    thief = await Raw.connect(server.url, token=token)   # the token is still known when it says hello
+    thief = await Raw.connect(server.url, claim=(table, 0, ana_key))   # still Ana's when it says hello
     gate.set()
     assert (await bo.expect("seated"))["seat"] == 0      # Ana's old seat is Bo's now
     code, _ = await thief.closed(timeout=5)
@@ -135,7 +138,7 @@ async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(serve
     assert [e["code"] for e in ana.errors] == ["table_frozen"], ana.errors
     assert server.tables[table].core.broken
     assert ana.status["frozen"]                        # the table's status says so too
-    await ana.raw.send({"type": "act", "id": 99, "seq": ana.seq, "action": []})
+    await ana.raw.send(ana.act_message(99, ana.seq, []))
     rej = await ana.raw.expect("reject", skip=SKIP + ("snapshot",))
     assert rej["code"] == "internal_error" and "frozen" in rej["message"]
 
@@ -143,10 +146,10 @@ async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(serve
 async def test_an_accepted_commitment_is_never_answered_with_an_internal_error(server, monkeypatch):
     real = ServerExchange.reveal
 
-    def reveal(self, seat, seed):   # the server fails to reveal the bot's seed, after Ana's commit
+    def reveal(self, seat, seed, sig=None):   # the server fails to reveal the bot's seed, after Ana's commit
         if seat == 1:
             raise RuntimeError("a bug in the exchange")
-        return real(self, seat, seed)
+        return real(self, seat, seed, sig)
 
     monkeypatch.setattr(ServerExchange, "reveal", reveal)
     table, (ana,) = await table_with(server.url, 2, bots=1)
@@ -215,9 +218,9 @@ async def test_a_waiting_table_everyone_left_is_closed_after_a_while(make_server
     lobby = await Raw.connect(server.url)
     ana, bo = await Raw.connect(server.url), await Raw.connect(server.url)
     kept, left = await lobby.create(2), await lobby.create(2)
-    await ana.send({"type": "sit", "table": kept, "name": "Ana"})
+    await ana.send({"type": "sit", "table": kept, "name": "Ana", "key": new_key()})
     await ana.expect("seated")
-    await bo.send({"type": "sit", "table": left, "name": "Bo"})
+    await bo.send({"type": "sit", "table": left, "name": "Bo", "key": new_key()})
     await bo.expect("seated")
     await bo.close()                                   # Bo sat down and went away
     for _ in range(100):                               # a second after, and a loaded machine's slack
@@ -248,14 +251,14 @@ async def test_a_finished_table_nobody_is_at_leaves_memory_and_is_rebuilt_on_dem
     await bo.drop()
     await unloaded(server, table)
     assert task.done()
-    assert not any(t.id == table for t, _ in server.tokens.values())
+    assert table not in server.tables
     lobby = await Raw.connect(server.url)
     await lobby.send({"type": "list"})
     [t] = [t for t in (await lobby.expect("tables"))["tables"] if t["id"] == table]
     assert t["status"] == "over" and t["seats"][0]["name"] == "Ana"
     await lobby.send({"type": "watch", "table": table})
     assert (await lobby.expect("snapshot", skip=("status", "entry")))["view"]["over"]
-    again = await Raw.connect(server.url, token=bo.token, have=len(bo.px.record))
+    again = await Raw.connect(server.url, claim=bo.claim, have=len(bo.px.record))
     assert (await again.expect("snapshot"))["view"]["over"]
     assert server.tables[table].seats[bo.seat].conn is not None
     await lobby.close()
@@ -292,7 +295,7 @@ async def test_a_message_that_comes_while_a_request_waits_is_answered_after_it(s
     for _ in range(3):
         await raw.send({"type": "watch", "table": "nosuch"})
         await raw.send({"type": "list"})
-        await raw.send({"type": "act", "id": 7, "seq": 0, "action": [0]})
+        await raw.send({"type": "act", "id": 7, "seq": 0, "move": pack([0]), "sig": bytes(64)})
     answers = [await raw.recv() for _ in range(9)]
     assert [(m["type"], m.get("code")) for m in answers] == \
         [("error", "no_table"), ("tables", None), ("reject", "not_seated")] * 3

@@ -2,7 +2,7 @@
 real server on 127.0.0.1, is refused or costs the other tables nothing. Behaviour, not timing:
 bench/isolation.py measures what each attack does to a victim table's latency.
 
-- seat tokens are found by an index, and reads never queue behind the writes of moves;
+- reads never queue behind the writes of moves;
 - the lobby's listing never touches the store, and is packed once per change;
 - one address can neither fill the table limit nor keep empty tables;
 - a finished match is replayed once, off the event loop, and watching is rate-bounded.
@@ -19,14 +19,12 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from protocol import wire
-from protocol.exchange import PlayerExchange
 from server import sqlite_store
 from server.gate import HELD_REFUSALS, REFUSAL_DELAY
 from server.quotas import READ_WATCHES
-from server.seats import hash_token
 from server.table_core import TableCore
 
-from .rawclient import Raw, SeatPlayer, play_all
+from .rawclient import Raw, SeatPlayer, new_key, play_all
 from .test_resilience import table_with
 
 
@@ -45,83 +43,29 @@ async def finished_table(server) -> tuple[str, list]:
 
 # ---------------------------------------------------------------------- 1. the database
 
-def test_a_seat_token_is_looked_up_by_an_index(tmp_path):
-    """Once, every unknown token read every finished table's seats."""
-    db = sqlite3.connect(tmp_path / "t.db")
-    db.executescript(sqlite_store.SCHEMA)
-    sqlite_store.migrate(db)
-    plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sqlite_store.SEAT_OF_TOKEN, ("x",)))
-    assert "SEARCH k USING INDEX" in plan and "(token_hash=?)" in plan and "SCAN" not in plan, plan
-    # and keeping the index up to date, on the thread that commits the moves, reads no other table's tokens
-    for sql, args in sqlite_store._seats_indexed("t", [{"token_hash": "h"}]):
-        plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
-        assert "SCAN" not in plan, (sql, plan)
-
-
-async def test_an_old_database_is_migrated_and_its_tokens_found(make_server, tmp_path):
-    """A file of schema 0 (no token index, no private tables) gets one, filled from the seats it holds."""
+async def test_an_old_database_is_migrated(make_server, tmp_path):
+    """A file of schema 0 (no private tables, no match start time, nor rating) is brought up to
+    date, its tables kept: an open one is served again."""
     data = tmp_path / "old"
     data.mkdir()
-    server = await make_server(data_dir=data, finished_cache=0)
-    table, (ana, _) = await finished_table(server)
-    await server.stop()
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
-    db.executescript("DROP TABLE seat_tokens; DROP INDEX tables_by_status; DROP TABLE seat_tokens_noted;"
-                     "DROP TRIGGER seats_inserted; DROP TRIGGER seats_updated; ALTER TABLE tables DROP COLUMN private;"
-                     "PRAGMA user_version = 0;")
+    db.executescript(sqlite_store.SCHEMA)
+    seats = [{"name": None, "player_id": None, "key": None, "bot": None}] * 2
+    db.execute("INSERT INTO tables (id, game, options, bot, seats, status, created, updated) VALUES"
+               " ('old001', 'sanjuan', '{}', 'random', ?, 'waiting', ?, ?)", (json.dumps(seats), time.time(),
+                                                                            time.time()))
+    db.commit()
     db.close()
     server = await make_server(data_dir=data)
     db = sqlite3.connect(data / sqlite_store.DB_FILE)
     assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION
+    assert not db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'seat_tokens%'").fetchall()
     db.close()
-    again = await Raw.connect(server.url, token=ana.token, have=0)
-    assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
-
-
-async def test_seats_written_by_a_server_without_the_token_index_are_indexed_again(make_server, tmp_path):
-    """A server of the release before the index knows nothing of it (nor of the schema version)
-    and writes a table's seats without it. Here, under such a server, Ana gave her seat up, Di
-    and Cy sat down and the match began. Back on this release, the index is brought up to date:
-    Di and Cy come back to the finished match with their tokens, and Ana's old token is unknown
-    without the match being read or replayed."""
-    data = tmp_path / "downgraded"
-    server = await make_server(data_dir=data, finished_cache=0)
-    table = await (await Raw.connect(server.url)).create(2)
-    ana = SeatPlayer(server.url, table, "Ana", seed=0)
-    await ana.sit()
-    key = server.signer.public_key
-    await server.stop()
-    players = [SeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Di", "Cy"))]
-    for i, p in enumerate(players):
-        p.seat, p.token, p.player_id = i, f"token-of-{p.name}-" + "x" * 30, f"p-{p.name}"
-        p.px = PlayerExchange(p.player_id, server_key=key)
-    seats = [{"name": p.name, "player_id": p.player_id, "token_hash": hash_token(p.token), "bot": None}
-             for p in players]
-    db = sqlite3.connect(data / sqlite_store.DB_FILE)
-    with db:                                      # what that server's store wrote: no seat_tokens
-        db.execute("UPDATE tables SET seats = ?, updated = ? WHERE id = ?", (json.dumps(seats), time.time(), table))
-        db.execute("UPDATE tables SET game_id = ?, server_seed = ?, status = 'playing', updated = ? WHERE id = ?",
-                   (b"g" * 16, b"s" * 32, time.time(), table))
-    db.close()
-    server = await make_server(data_dir=data, finished_cache=0)
+    players = [SeatPlayer(server.url, "old001", name, seed=i) for i, name in enumerate(("Ana", "Bo"))]
     for p in players:
-        await p.resume(server.url)
+        await p.sit()
     await play_all(players)
-    for p in players:
-        assert p.report.ok, p.report.text()
-        await p.drop()
-    while table in server.tables:
-        await asyncio.sleep(0.01)
-    for p in players:
-        again = await Raw.connect(server.url, token=p.token, have=0)
-        assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
-        await again.close()
-    while table in server.tables:
-        await asyncio.sleep(0.01)
-    gone = await Raw.connect(server.url, hello=False)
-    await gone.send({"type": "hello", "version": wire.VERSION, "token": ana.token})
-    assert await gone.closed() == (wire.CLOSE_BAD_HELLO, "unknown seat token")
-    assert table not in server.tables            # refused by the index, not by the table's seats
+    assert all(p.report.ok for p in players)
 
 
 async def test_a_newer_database_is_refused(make_server, tmp_path):
@@ -139,18 +83,18 @@ async def test_a_newer_database_is_refused(make_server, tmp_path):
 
 
 async def test_reads_never_wait_for_the_writer(make_server):
-    """Unknown tokens, a returning player at a finished table and a watch of one are answered
-    while the writer is busy: what a client makes the server read never queues in front of the
-    moves being committed."""
+    """A claim of a seat at an unknown table, a returning player at a finished table and a watch
+    of one are answered while the writer is busy: what a client makes the server read never
+    queues in front of the moves being committed."""
     server = await make_server(finished_cache=0)
     table, (ana, _) = await finished_table(server)
     busy = threading.Event()
     server.store._pool.submit(busy.wait)          # the writer's thread, in a long commit
     try:
         stranger = await Raw.connect(server.url, hello=False)
-        await stranger.send({"type": "hello", "version": wire.VERSION, "token": "x" * 43})
-        assert await stranger.closed(timeout=5) == (wire.CLOSE_BAD_HELLO, "unknown seat token")
-        again = await Raw.connect(server.url, token=ana.token, have=0)
+        await stranger.send({"type": "hello", "version": wire.VERSION, "table": "zzzzzz", "seat": 0})
+        assert await stranger.closed(timeout=5) == (wire.CLOSE_BAD_HELLO, "there is no table 'zzzzzz'")
+        again = await Raw.connect(server.url, claim=ana.claim, have=0)
         assert (await again.expect("snapshot", timeout=5, skip=("status", "entry", "private")))["view"]["over"]
         watcher = await Raw.connect(server.url)
         await watcher.send({"type": "list"})
@@ -172,7 +116,7 @@ async def test_a_listing_never_touches_the_store(make_server, monkeypatch, tmp_p
         reads.append(args)
         raise AssertionError("the store was read")
 
-    for name in ("open_tables", "finished_table", "finished", "seat_of_token", "log"):
+    for name in ("open_tables", "finished_table", "finished", "log"):
         monkeypatch.setattr(server.store, name, read)
     lobby = await Raw.connect(server.url)
     for _ in range(20):
@@ -217,7 +161,7 @@ async def test_a_listing_is_packed_once_per_change_of_the_lobby(make_server):
 
 
 async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(make_server):
-    """Eight clients reconnecting in a loop (with unknown tokens, say) once cost the event loop a
+    """Eight clients reconnecting in a loop (claiming seats of unknown tables, say) once cost the event loop a
     handshake each, then a transport and a websockets connection each, cut only then; past its
     burst, an address's socket is answered with an HTTP 429 the moment it is accepted, before it
     has said a word, and nothing else is made for it."""
@@ -311,7 +255,7 @@ async def test_an_empty_table_closes_soon_and_its_creator_is_told_when(make_serv
             break
         await asyncio.sleep(0.02)
     assert listed == {table: "cancelled"}
-    await raw.send({"type": "sit", "table": table, "name": "Late"})
+    await raw.send({"type": "sit", "table": table, "name": "Late", "key": new_key()})
     err = await raw.expect("error")
     assert err["code"] == "table_closed" and "was closed before its match began" in err["message"]
     await raw.create(2)                           # it no longer counts against the address's limit
@@ -340,7 +284,7 @@ async def test_a_finished_match_is_replayed_once_and_off_the_event_loop(make_ser
 
     monkeypatch.setattr(TableCore, "_build", build)
     late = await Raw.connect(server.url)          # a sit at a finished table is refused without a replay
-    await late.send({"type": "sit", "table": table, "name": "Late"})
+    await late.send({"type": "sit", "table": table, "name": "Late", "key": new_key()})
     assert (await late.expect("error"))["code"] == "started"
     assert replays == []
     for _ in range(3):                            # watch, go away, watch again
@@ -389,7 +333,7 @@ async def test_watch_requests_are_rate_bounded_per_address(make_server):
     err = await flood[1].expect("error", skip=("entry", "snapshot", "status"))
     assert err["code"] == "slow_down" and "watch_rate" in err["message"], err
     # a sit naming a table the server would have to read is bounded the same way ...
-    await flood[0].send({"type": "sit", "table": "zzzzzz", "name": "Eve"})
+    await flood[0].send({"type": "sit", "table": "zzzzzz", "name": "Eve", "key": new_key()})
     assert (await flood[0].expect("error", skip=("entry", "snapshot", "status")))["code"] == "slow_down"
     # ... and someone else is not
     other = await Raw.connect(server.url, source="127.0.0.2")
@@ -414,27 +358,27 @@ async def test_a_watch_the_server_must_read_from_its_database_counts_as_several(
     assert err["code"] == "slow_down" and "watch_rate" in err["message"], err
 
 
-async def test_a_seat_token_of_a_finished_match_counts_as_a_watch(make_server):
-    """Coming back with the token of a finished match reads it from the database and replays it,
+async def test_a_claim_of_a_seat_of_a_finished_match_counts_as_a_watch(make_server):
+    """Coming back to the seat of a finished match reads it from the database and replays it,
     as a watch does: it takes from the same quota, and past it the connection is closed with
     4002, not 4003 (which would tell the client its seat is gone), so that the client retries."""
     server = await make_server(watch_rate=0.01, watch_burst=2 * READ_WATCHES, finished_cache=0)
     table, (ana, bo) = await finished_table(server)
     for p in (ana, bo):                           # two comebacks: the burst
-        again = await Raw.connect(server.url, token=p.token, have=0)
+        again = await Raw.connect(server.url, claim=p.claim, have=0)
         assert (await again.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
         await again.close()
     while table in server.tables:
         await asyncio.sleep(0.01)
     late = await Raw.connect(server.url, hello=False)
-    await late.send({"type": "hello", "version": wire.VERSION, "token": ana.token, "have": 0})
+    await late.send({"type": "hello", "version": wire.VERSION, "table": table, "seat": ana.seat, "have": 0})
     code, reason = await late.closed()
     assert code == wire.CLOSE_FLOODING and "watch_rate" in reason, (code, reason)
     await late.close()
     watcher = await Raw.connect(server.url)       # and the quota is the watches' own
     await watcher.send({"type": "watch", "table": table})
     assert (await watcher.expect("error"))["code"] == "slow_down"
-    other = await Raw.connect(server.url, token=ana.token, have=0, source="127.0.0.2")   # someone else's is not
+    other = await Raw.connect(server.url, claim=ana.claim, have=0, source="127.0.0.2")   # someone else's is not
     assert (await other.expect("snapshot", skip=("status", "entry", "private")))["view"]["over"]
 
 
@@ -470,8 +414,8 @@ LONG_READ = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHER
 
 async def test_a_long_read_does_not_hold_up_the_shutdown(make_server):
     """No accepted move waits for a read, so stopping the server waits for none: the read under
-    way is interrupted and those queued behind it (here a player's token, coming back to a
-    finished match) never run."""
+    way is interrupted and those queued behind it (here a player coming back to a finished
+    match) never run."""
     server = await make_server(finished_cache=0)
     table, (ana, _) = await finished_table(server)
     reading = threading.Event()
@@ -482,7 +426,7 @@ async def test_a_long_read_does_not_hold_up_the_shutdown(make_server):
 
     under_way = server.store._reader._pool.submit(long_read)
     comeback = await Raw.connect(server.url, hello=False)
-    await comeback.send({"type": "hello", "version": wire.VERSION, "token": ana.token, "have": 0})
+    await comeback.send({"type": "hello", "version": wire.VERSION, "table": table, "seat": ana.seat, "have": 0})
     assert await asyncio.to_thread(reading.wait, 5)
     await asyncio.sleep(0.1)                      # the comeback's lookup is queued behind the read
     started = time.monotonic()

@@ -18,7 +18,7 @@ from protocol.messages import Signed
 from server.app import HELLO_SPREAD, raise_file_limit
 from server.conn import CLOSE_OVERFLOW
 
-from .rawclient import Closed, Raw, SeatPlayer, play_all
+from .rawclient import Closed, Raw, SeatPlayer, new_key, play_all
 from .test_resilience import table_with
 
 # What a seat is sent as the match goes on, besides the answers a test waits for.
@@ -32,8 +32,18 @@ MATCH_NEWS = ("status", "delta", "entry", "private", "clock")
     (b"\x93\x01\x02", "not a valid msgpack"),           # a truncated array
     (pack([1, 2, 3]), "a msgpack map"),
     (pack({"type": "teleport"}), "unknown message type"),
-    (pack({"type": "act", "id": 1, "seq": 0}), "needs the field 'action'"),
-    (pack({"type": "sit", "table": 5, "name": "x"}), "'table' of a sit message must be str"),
+    (pack({"type": "act", "id": 1, "seq": 0, "sig": bytes(64)}), "needs the field 'move'"),
+    (pack({"type": "act", "id": 1, "seq": 0, "move": pack([1]), "sig": bytes(65)}), "must be a 64-byte signature"),
+    (pack({"type": "act", "id": 1, "seq": 0, "move": pack([1]), "sig": bytes(63)}), "must be a 64-byte signature"),
+    (pack({"type": "act", "id": 1, "seq": 0, "move": pack([1]), "sig": bytes(60 << 10)}), "must be a 64-byte"),
+    (pack({"type": "act", "id": 1, "seq": 0, "move": pack([1]), "sig": "text"}), "'sig' of a act message must be bytes"),
+    (pack({"type": "act", "id": 1, "seq": 0, "move": b"\xc1", "sig": bytes(64)}), "the move of an act is not msgpack"),
+    (pack({"type": "act", "id": 1, "seq": 0, "move": pack({"a": 1}), "sig": bytes(64)}), "a list of options"),
+    (pack({"type": "commit", "commitment": bytes(32), "sig": bytes(10)}), "must be a 64-byte signature"),
+    (pack({"type": "reveal", "seed": bytes(32)}), "needs the field 'sig'"),
+    (pack({"type": "claim", "sig": bytes(64)}), "claim comes only first"),
+    (pack({"type": "sit", "table": "t", "name": "x", "key": bytes(31)}), "must be a 32-byte public key"),
+    (pack({"type": "sit", "table": 5, "name": "x", "key": new_key()}), "'table' of a sit message must be str"),
     ("{\"type\": \"list\"}", "text frames"),
 ])
 async def test_malformed_frames_close_with_bad_frame_and_the_reason(server, frame, reason):
@@ -59,8 +69,10 @@ async def test_an_oversized_frame_is_refused_by_the_frame_limit(server):
 
 @pytest.mark.parametrize("hello,reason", [
     ({"type": "list"}, "first message must be a hello"),
-    ({"type": "hello", "version": "governor/0"}, "this server speaks governor/4"),
-    ({"type": "hello", "version": wire.VERSION, "token": "not-a-token"}, "unknown seat token"),
+    ({"type": "hello", "version": "governor/4"}, f"protocol 'governor/4' is not spoken here: this server speaks "
+                                                 f"{wire.VERSION}"),
+    ({"type": "hello", "version": wire.VERSION, "table": "nope", "seat": 0}, "there is no table 'nope'"),
+    ({"type": "hello", "version": wire.VERSION, "table": "nope"}, "names the seat too"),
 ])
 async def test_a_bad_hello_closes_with_bad_hello(server, hello, reason):
     raw = await Raw.connect(server.url, hello=False)
@@ -242,10 +254,10 @@ async def test_tables_per_server_are_limited(make_server):
     ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 1, "bot": "oracle"}, "unknown_bot"),
     ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {"fog": True}}, "bad_options"),
     ({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {"expansion": "no"}}, "bad_options"),
-    ({"type": "sit", "table": "nope", "name": "Ana"}, "no_table"),
+    ({"type": "sit", "table": "nope", "name": "Ana", "key": new_key()}, "no_table"),
     ({"type": "watch", "table": "nope"}, "no_table"),
     ({"type": "leave"}, "not_seated"),
-    ({"type": "commit", "commitment": b"x" * 32}, "not_seated"),
+    ({"type": "commit", "commitment": b"x" * 32, "sig": bytes(64)}, "not_seated"),
     ({"type": "resync"}, "not_seated"),
 ])
 async def test_refused_lobby_requests_are_errors_not_closes(server, msg, code):
@@ -262,39 +274,34 @@ async def test_sit_leave_and_listing(server):
     lobby = await Raw.connect(server.url)
     table = await lobby.create(3, bots=1)
     ana = await Raw.connect(server.url)
-    await ana.send({"type": "sit", "table": table, "name": "  "})
+    await ana.send({"type": "sit", "table": table, "name": "  ", "key": new_key()})
     assert (await ana.expect("error"))["code"] == "bad_name"
-    await ana.send({"type": "sit", "table": table, "name": "Ana"})
+    await ana.send({"type": "sit", "table": table, "name": "Ana", "key": new_key()})
     seated = await ana.expect("seated")
-    assert seated["seat"] == 0 and len(seated["token"]) >= 43
-    await ana.send({"type": "sit", "table": table, "name": "Ana"})
+    assert seated["seat"] == 0 and "token" not in seated
+    await ana.send({"type": "sit", "table": table, "name": "Ana", "key": new_key()})
     assert (await ana.expect("error"))["code"] == "already_seated"
     # names tell the players apart in the game log: no second Ana, and nobody poses as a bot
     cy = await Raw.connect(server.url)
     for name in ("ANA", "Bot 3"):
-        await cy.send({"type": "sit", "table": table, "name": name})
+        await cy.send({"type": "sit", "table": table, "name": name, "key": new_key()})
         assert (await cy.expect("error"))["code"] == "name_taken"
     await lobby.send({"type": "list"})
     [t] = [t for t in (await lobby.expect("tables"))["tables"] if t["id"] == table]
     assert t["status"] == "waiting" and t["game"] == "sanjuan"
     assert t["seats"][0]["name"] == "Ana" and t["seats"][0]["connected"]
     assert t["seats"][1]["name"] is None and t["seats"][2]["bot"] == "random"
-    # the token is stored hashed only
-    db = (server.data_dir / "governor.db").read_bytes()
-    assert seated["token"].encode() not in db
-    # leaving before the start frees the seat and forgets the token
+    # leaving before the start frees the seat and forgets the key
     await ana.send({"type": "leave"})
     status = await ana.expect("status", skip=())
     assert status["seats"][0]["name"] is None
-    stale = await Raw.connect(server.url, hello=False)
-    await stale.send({"type": "hello", "version": wire.VERSION, "token": seated["token"]})
-    assert (await stale.closed())[0] == wire.CLOSE_BAD_HELLO
+    assert server.tables[table].seats[0].key is None
     # a spectator can take a free seat
     await lobby.send({"type": "watch", "table": table})
     await lobby.expect("status", skip=())
     await lobby.send({"type": "resync"})
     assert (await lobby.expect("error"))["code"] == "not_started"
-    await lobby.send({"type": "sit", "table": table, "name": "Bo"})
+    await lobby.send({"type": "sit", "table": table, "name": "Bo", "key": new_key()})
     assert (await lobby.expect("seated"))["seat"] == 0
 
 
@@ -307,7 +314,7 @@ async def test_a_finished_match_can_be_left_for_another_table(server):
     assert status["status"] == "over" and status["seats"][ana.seat]["name"] == "Ana"  # the record keeps it
     await ana.raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {}})
     other = (await ana.raw.expect("created", skip=late + ("status",)))["table"]
-    await ana.raw.send({"type": "sit", "table": other, "name": "Ana"})
+    await ana.raw.send({"type": "sit", "table": other, "name": "Ana", "key": new_key()})
     assert (await ana.raw.expect("seated", skip=late + ("status",)))["table"] == other
 
 
@@ -318,7 +325,7 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
     table = await lobby.create(2)
     ana = SeatPlayer(server.url, table, "Ana", 0)
     await ana.sit()
-    await ana.raw.send({"type": "act", "id": 1, "seq": 0, "action": ["builder"]})
+    await ana.raw.send({"type": "act", "id": 1, "seq": 0, "move": pack(["builder"]), "sig": bytes(64)})
     assert (await ana.raw.expect("reject"))["code"] == "not_started"
     bo = SeatPlayer(server.url, table, "Bo", 1)
     await bo.sit()
@@ -332,16 +339,16 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
     other = next(p for p in quiet if p.seat != first)
     role = mover.view["prompt"]["options"][0]
     # out of turn
-    await other.raw.send({"type": "act", "id": 7, "seq": other.seq, "action": [role]})
+    await other.raw.send(other.act_message(7, other.seq, [role]))
     rej = await other.raw.expect("reject")
     assert rej["code"] == "not_your_turn" and rej["id"] == 7
     # illegal: not an option
-    await mover.raw.send({"type": "act", "id": 8, "seq": mover.seq, "action": ["banquet"]})
+    await mover.raw.send(mover.act_message(8, mover.seq, ["banquet"]))
     rej = await mover.raw.expect("reject")
     assert rej["code"] in ("not_an_option", "bad_action") and rej["message"]
     # accepted, then the same command again: the same answer, applied once
     seq0 = mover.seq
-    mover.pending = {"type": "act", "id": 9, "seq": seq0, "action": [role]}
+    mover.pending = mover.act_message(9, seq0, [role])
     await mover.raw.send(mover.pending)
     while True:
         msg = await mover.step()
@@ -349,17 +356,17 @@ async def test_commands_before_the_start_out_of_turn_stale_and_duplicate(server)
             break
     assert msg == {"type": "ack", "id": 9}
     table_seq = server.tables[table].core.seq
-    await mover.raw.send({"type": "act", "id": 9, "seq": seq0, "action": [role]})
+    await mover.raw.send(mover.act_message(9, seq0, [role]))
     assert await mover.raw.expect("ack", skip=MATCH_NEWS) == {"type": "ack", "id": 9}
     assert server.tables[table].core.seq == table_seq
     # stale: a new command decided on the view before the question changed
-    await mover.raw.send({"type": "act", "id": 10, "seq": seq0, "action": [role]})
+    await mover.raw.send(mover.act_message(10, seq0, [role]))
     rej = await mover.raw.expect("reject", skip=MATCH_NEWS)
     assert rej["code"] == "stale"
     snap = await mover.raw.expect("snapshot", skip=MATCH_NEWS)
     assert snap["seq"] == server.tables[table].core.seq
     # from the future: a view the table never had
-    await mover.raw.send({"type": "act", "id": 11, "seq": 10**6, "action": [role]})
+    await mover.raw.send({"type": "act", "id": 11, "seq": 10**6, "move": pack([role]), "sig": bytes(64)})
     rej = await mover.raw.expect("reject", skip=MATCH_NEWS)
     assert rej["code"] == "bad_seq" and f"the table is at seq {server.tables[table].core.seq}" in rej["message"]
     snap = await mover.raw.expect("snapshot", skip=MATCH_NEWS)
@@ -386,7 +393,7 @@ async def test_answers_to_a_simultaneous_decision_are_not_stale(server):
     decided = [(p, p.seq, p.bot.choose(p.view)) for p in players]
     assert all(p.view["prompt"]["kind"] == "keep" for p in players)
     for i, (p, seq, action) in enumerate(decided):
-        await p.raw.send({"type": "act", "id": 1, "seq": seq, "action": action})
+        await p.raw.send(p.act_message(1, seq, action))
         ack = await p.raw.expect("ack", skip=MATCH_NEWS + ("snapshot",))
         assert ack["id"] == 1
     assert server.tables[table].core.seq == decided[0][1] + 3
@@ -396,16 +403,16 @@ async def test_an_exception_in_the_rules_rejects_the_command_and_the_table_lives
     table, players = await table_with(server.url, 2)
     await asyncio.gather(*(p.play(until=lambda p: p.seq >= 10) for p in players))
     t = server.tables[table].core
-    real = t.exchange.act
+    real = t.exchange.act_signed
     calls = []
 
-    def broken(seat, action):
+    def broken(seat, seen, move, sig):
         calls.append(seat)
         raise RuntimeError("a bug in the rules")
 
-    t.exchange.act = broken
+    t.exchange.act_signed = broken
     await play_all(players)  # the failed command is rejected; the table is rebuilt from its log
-    assert calls and t.exchange.act != broken
+    assert calls and t.exchange.act_signed != broken
     rejects = [r for p in players for r in p.rejects]
     assert [r["code"] for r in rejects] == ["internal_error"]
     assert all(p.report.ok for p in players)
@@ -422,7 +429,7 @@ async def test_deeply_nested_actions_harm_neither_their_table_nor_another(server
     for _ in range(1000):
         nested = [nested]
     for i in range(20):
-        await ana.raw.send({"type": "act", "id": 90_000 + i, "seq": ana.seq, "action": nested})
+        await ana.raw.send(ana.act_message(90_000 + i, ana.seq, nested))
         code, why = await ana.raw.closed()
         assert code == wire.CLOSE_BAD_FRAME and "flat list of options" in why, (code, why)
         await ana.resume()
@@ -563,7 +570,7 @@ async def test_a_waiting_table_is_closed_after_its_lifetime_even_with_someone_at
     server = await make_server(waiting_table=0.5, idle_table=60)
     raw = await Raw.connect(server.url)
     table = await raw.create(2)
-    await raw.send({"type": "sit", "table": table, "name": "Ana"})
+    await raw.send({"type": "sit", "table": table, "name": "Ana", "key": new_key()})
     await raw.expect("seated")
     deadline = time.monotonic() + 5
     while (status := (await raw.expect("status"))["status"]) != "cancelled":     # Ana stays, reading

@@ -17,7 +17,7 @@ from protocol.signing import fingerprint
 from server.app import Server
 from tests.client.live import ROOT
 
-from .rawclient import Raw, SeatPlayer, play_all
+from .rawclient import Raw, SeatPlayer, new_key, play_all
 
 KEY = "an-operator-key-long-enough-to-be-safe"
 
@@ -179,7 +179,7 @@ async def test_the_operator_closes_a_waiting_table(make_server):
     await read_until(ana, lambda p: p.status and p.status["status"] == "cancelled" and p.errors)
     assert ana.errors[0]["code"] == "table_closed"
     assert (await server.store.finished_table(table)).status == "cancelled"
-    await creator.send({"type": "sit", "table": table, "name": "Late"})
+    await creator.send({"type": "sit", "table": table, "name": "Late", "key": new_key()})
     assert (await creator.expect("error"))["code"] == "table_closed"
     await creator.close()
     await ana.raw.close()
@@ -258,7 +258,7 @@ async def test_governor_admin_follows_no_redirect_that_would_send_the_key_over_w
     async def redirecting(ws):
         await ws.recv()
         await ws.send(wire.encode({"type": "welcome", "version": wire.VERSION, "server": fingerprint(b"k" * 32),
-                                   "key": b"k" * 32}))
+                                   "key": b"k" * 32, "nonce": bytes(32)}))
         await ws.recv()
         await ws.send(wire.encode({"type": "redirect", "url": "ws://192.0.2.77:8765", "table": "abcdef"}))
         await ws.wait_closed()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from protocol import wire
+from protocol.codec import pack
 from server.sqlite_store import DB_FILE
 
 from .rawclient import Closed, Raw, Recorder, SeatPlayer, play_all
@@ -29,7 +30,7 @@ async def table_with(server_url, seats, bots=0, names=("Ana", "Bo", "Cy", "Di"),
     return table, players
 
 
-async def test_a_player_reconnects_mid_game_with_token_and_have(server):
+async def test_a_player_reconnects_mid_game_with_key_and_have(server):
     table, (ana, bo) = await table_with(server.url, 2)
     await asyncio.gather(ana.play(until=lambda p: p.seq >= 40), bo.play(until=lambda p: p.seq >= 40))
     held = len(ana.px.record)
@@ -47,7 +48,7 @@ async def test_a_player_reconnects_mid_game_with_token_and_have(server):
     assert ana.rejects == [] and bo.rejects == []
 
 
-async def test_a_second_connection_with_the_token_replaces_the_first(server):
+async def test_a_second_connection_with_the_key_replaces_the_first(server):
     table, (ana, bo) = await table_with(server.url, 2)
     await asyncio.gather(ana.play(until=lambda p: p.seq >= 20), bo.play(until=lambda p: p.seq >= 20))
     old = ana.raw
@@ -213,7 +214,7 @@ async def test_a_restarted_server_remembers_answered_commands(make_server, tmp_p
     await ana.play(until=lambda p: p.view is not None)
     seq = server.tables[table].core.seq
     assert ana.seq == seq
-    ana.pending = {"type": "act", "id": last, "seq": 0, "action": []}
+    ana.pending = {"type": "act", "id": last, "seq": 0, "move": pack([]), "sig": bytes(64)}
     acks = ana.acks
     await ana.raw.send(ana.pending)
     await ana.play(until=lambda p: p.pending is None)
@@ -240,7 +241,7 @@ async def test_a_finished_match_is_rebuilt_byte_for_byte_for_a_returning_player(
             break
         await asyncio.sleep(0.01)
     assert table not in server.tables
-    again = await Raw.connect(server.url, token=ana.token, have=0)
+    again = await Raw.connect(server.url, claim=ana.claim, have=0)
     got = []
     while len(got) < len(sent):
         msg = await again.recv()

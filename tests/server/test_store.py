@@ -97,12 +97,12 @@ async def store(opened):
     return await opened()
 
 
-def seat(name, token=None, bot=None):
-    return {"name": name, "player_id": f"id-{name}" if not bot else None, "token_hash": token, "bot": bot}
+def seat(name, key=None, bot=None):
+    return {"name": name, "player_id": f"id-{name}" if not bot else None, "key": key, "bot": bot}
 
 
 def row(table_id, seats=None, status="waiting"):
-    seats = seats if seats is not None else [seat("Ana", f"tok-{table_id}-0"), seat(None)]
+    seats = seats if seats is not None else [seat("Ana", f"key-{table_id}-0"), seat(None)]
     return TableRow(table_id, "sanjuan", {"expansion": True, "seats": 2}, "heuristic", seats, None, None,
                     status, 0.0)
 
@@ -135,6 +135,17 @@ async def test_a_private_table_stays_private_open_and_finished(store):
     assert [(r.id, r.private) for r in await store.finished(10)] == [("t2", True)]
 
 
+async def test_a_rated_table_stays_rated_open_and_finished(store):
+    await store.create_table(row("t1"))
+    rated = row("t2")
+    rated.rated = True
+    await store.create_table(rated)
+    assert [(r.id, r.rated) for r in await store.open_tables()] == [("t1", False), ("t2", True)]
+    await finish(store, "t2")
+    assert (await store.finished_table("t2")).rated is True
+    assert [(r.id, r.rated) for r in await store.finished(10)] == [("t2", True)]
+
+
 async def test_seats_the_start_and_the_status_change_the_table(store):
     await store.create_table(row("t1"))
     seats = [seat("Ana", "h0"), seat("Bo", "h1")]
@@ -159,15 +170,19 @@ async def test_open_tables_come_oldest_first_and_finished_ones_newest_last(store
     assert [t.id for t in await store.finished(10)] == ["t0", "t1", "t3", "t4"]
 
 
-async def test_a_seat_token_finds_its_seat_at_a_finished_table_only(store):
-    await store.create_table(row("t1", [seat("Ana", "ha"), seat(None)]))
-    await store.update_seats("t1", [seat("Bo", "hb"), seat("Cy", "hc")])     # Ana left, Bo took her seat
-    assert await store.seat_of_token("hc") is None                          # the table is still open
-    await finish(store, "t1")
-    assert await store.seat_of_token("hb") == ("t1", 0)
-    assert await store.seat_of_token("hc") == ("t1", 1)
-    assert await store.seat_of_token("ha") is None                          # a seat given up
-    assert await store.seat_of_token("unknown") is None
+async def test_when_a_match_started_and_whether_it_is_rated_read_back(store):
+    """The signed header of a match names both: a rebuilt match must sign the same one."""
+    rated = row("t1")
+    rated.rated = True
+    await store.create_table(rated)
+    await store.create_table(row("t2"))
+    assert [(r.rated, r.started) for r in await store.open_tables()] == [(True, None), (False, None)]
+    await store.start_table("t1", b"g" * 32, b"s" * 32, 1_767_225_600)
+    [t1, _] = await store.open_tables()
+    assert (t1.rated, t1.started, t1.status) == (True, 1_767_225_600, "playing")
+    await store.set_status("t1", "over")
+    assert ((await store.finished_table("t1")).rated, (await store.finished_table("t1")).started) == \
+        (True, 1_767_225_600)
 
 
 async def test_the_log_reads_back_in_order_with_its_status_written_at_once(store):
@@ -228,7 +243,7 @@ async def test_everything_written_is_there_when_the_store_is_opened_again(opened
     await store.close()
     again = await opened()
     assert (await again.open_tables(), await again.finished(10), await again.log("t1")) == before
-    assert await again.seat_of_token("hb") == ("t1", 1)
+    assert (await again.finished(10))[0].seats[1]["key"] == "hb"
 
 
 async def test_close_commits_the_writes_asked_for_before_it(opened):
@@ -276,7 +291,7 @@ async def test_the_writes_of_one_table_keep_the_order_they_were_asked_in(store):
         writes.append(store.set_status(t, "over"))
         await asyncio.gather(*writes)
         finished = await store.finished_table(t)
-        assert finished is not None and finished.seats[0]["token_hash"] == f"{t}-39"
+        assert finished is not None and finished.seats[0]["key"] == f"{t}-39"
         assert [r.data["i"] for r in await store.log(t)] == list(range(40))
 
 
@@ -294,11 +309,10 @@ async def test_reads_never_wait_behind_writes(backend, store):
         await asyncio.sleep(0.3)
         assert not any(w.done() for w in writes)                  # they are held up indeed
         reads = await asyncio.wait_for(asyncio.gather(
-            store.open_tables(), store.finished_table("done"), store.finished(5), store.seat_of_token("ha"),
-            store.log("done")), timeout=3)
-        assert len(reads[0]) == 12 and reads[1].id == "done" and reads[3] == ("done", 0) and len(reads[4]) == 1
+            store.open_tables(), store.finished_table("done"), store.finished(5), store.log("done")), timeout=3)
+        assert len(reads[0]) == 12 and reads[1].id == "done" and reads[2][-1].id == "done" and len(reads[3]) == 1
     await asyncio.wait_for(asyncio.gather(*writes), timeout=10)
-    assert sorted(t.seats[0]["token_hash"] for t in await store.open_tables()) == sorted(f"h{i}" for i in range(12))
+    assert sorted(t.seats[0]["key"] for t in await store.open_tables()) == sorted(f"h{i}" for i in range(12))
 
 
 # ---------------------------------------------------------------------- PostgreSQL's own
@@ -354,7 +368,7 @@ async def test_writes_asked_for_at_once_commit_in_one_transaction_each_table_in_
         try:
             assert await db.fetchval("SELECT count(DISTINCT xmin::text) FROM (SELECT xmin FROM log UNION ALL"
                                      " SELECT xmin FROM tables) AS rows") == 1
-            assert await db.fetchval("SELECT table_id FROM seat_tokens WHERE token_hash = 'new'") == "t2"
+            assert await db.fetchval("SELECT count(*) FROM pg_tables WHERE tablename = 'seat_tokens'") == 0
         finally:
             await db.close()
     finally:

@@ -7,19 +7,21 @@ tests fire the timers and answer for the bots themselves.
 from __future__ import annotations
 
 import gc
+import hashlib
 import random
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from games.choice import pick_uniform
 from protocol import wire
-from protocol.codec import unpack
+from protocol.codec import pack, unpack
 from protocol.fairness import player_commit
-from protocol.signing import Signer
+from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, SIG_SEAT, Signer, commit_payload, move_payload,
+                              reveal_payload, seat_payload)
 from games.events import Event
 from server.effects import (AppendRow, AskBot, CancelTimer, Close, GraceTimer, LoadLog, PhaseClock, Persist, SaveSeats, SaveStart,
                             Send, SendBacklog, Show, Snapshot, StartTimer, TellClock, TurnClock)
-from server.seats import hash_token
 from server.store import LogRow, TableRow
 from server.table_core import EVENTS_IN_SNAPSHOT, TableCore
 
@@ -28,8 +30,8 @@ ANA, BO, CY = "conn-Ana", "conn-Bo", "conn-Cy"   # connections are opaque to the
 
 
 def new_core(seats: int = 2, bots: int = 0, turn_time: float = 0.0) -> TableCore:
-    people = [{"name": None, "player_id": None, "token_hash": None, "bot": None} for _ in range(seats - bots)]
-    computers = [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}", "token_hash": None, "bot": "random"}
+    people = [{"name": None, "player_id": None, "key": None, "bot": None} for _ in range(seats - bots)]
+    computers = [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}", "key": None, "bot": "random"}
                  for i in range(seats - bots, seats)]
     row = TableRow("t1", "sanjuan", {}, "random", people + computers, None, None, "waiting", 0.0)
     return TableCore(row, SIGNER, turn_time=turn_time, grace=60.0, random_bytes=random.Random(7).randbytes)
@@ -102,31 +104,68 @@ def decode(frame: bytes) -> dict:
     return wire.decode(frame, wire.SERVER)
 
 
-def sit(shell: Shell, conn, name: str) -> str:
-    """Sit down; the seat token."""
-    shell.feed(shell.core.sit(conn, name, now=0.0))
-    return [m for m in shell.to(conn) if m["type"] == "seated"][-1]["token"]
+def key_of(conn) -> Signer:
+    """The player key of the person at a connection (another connection of that person: the same)."""
+    return Signer(Ed25519PrivateKey.from_private_bytes(hashlib.sha256(conn.split("-2")[0].encode()).digest()))
+
+
+def sit(shell: Shell, conn, name: str) -> Signer:
+    """Sit down with the person's key; the key."""
+    shell.feed(shell.core.sit(conn, name, key_of(conn).public_key, now=0.0))
+    assert [m for m in shell.to(conn) if m["type"] == "seated"]
+    return key_of(conn)
+
+
+def claim(core: TableCore, conn, seat: int, key: Signer, now: float, nonce: bytes = b"n" * 32) -> list:
+    """Claim a seat with a key's answer to the challenge `nonce` (docs/fairness.md C13)."""
+    return core.attach(conn, seat, 0, nonce, key.sign(SIG_SEAT, seat_payload(SIGNER.public_key, nonce, core.id, seat)),
+                       now=now)
 
 
 def seed_of(conn) -> bytes:
     return conn.encode().ljust(32, b"\0")
 
 
+def _seat(core: TableCore, conn):
+    return next(s for s in core.seats if s.conn == conn)
+
+
 def commit(shell: Shell, conn) -> list:
     core = shell.core
-    s = next(s for s in core.seats if s.conn == conn)
-    return shell.feed(core.commit(conn, player_commit(core.exchange.game_id, s.player_id, seed_of(conn))))
+    s = _seat(core, conn)
+    commitment = player_commit(core.exchange.game_id, s.player_id, seed_of(conn))
+    sig = key_of(conn).sign(SIG_COMMIT, commit_payload(core.exchange.header.hash, s.index, commitment))
+    return shell.feed(core.commit(conn, commitment, sig))
+
+
+def reveal(shell: Shell, conn) -> list:
+    core = shell.core
+    sig = key_of(conn).sign(SIG_REVEAL, reveal_payload(core.exchange.header.hash, _seat(core, conn).index,
+                                                       seed_of(conn)))
+    return shell.feed(core.reveal(conn, seed_of(conn), sig))
+
+
+def act(core: TableCore, conn, cid: int, seq: int, action: list, key: Signer | None = None) -> list:
+    """The effects of an act as a client sends it: the move's bytes signed (C10) by the person's
+    key (or `key`) over the entry at `seq` (a seq past the log's end gets a signature of zeros)."""
+    s = next((s for s in core.seats if s.conn == conn), None)
+    move_bytes = pack(list(action))
+    ex = core.exchange
+    sig = bytes(64)
+    if s is not None and ex is not None and seq < len(ex.log):
+        sig = (key or key_of(conn)).sign(SIG_MOVE, move_payload(ex.header.hash, s.index, ex.log[seq].hash, move_bytes))
+    return core.act(conn, cid, seq, move_bytes, sig)
 
 
 def playing(seats: int = 2, bots: int = 0, turn_time: float = 0.0) -> tuple[Shell, list, list]:
-    """A started match, dealt: the shell, the people's connections and their tokens."""
+    """A started match, dealt: the shell, the people's connections and their keys."""
     shell = Shell(new_core(seats, bots, turn_time))
     conns = [ANA, BO, CY][:seats - bots]
     tokens = [sit(shell, c, c.removeprefix("conn-")) for c in conns]
     for c in conns:
         commit(shell, c)
     for c in conns:
-        shell.feed(shell.core.reveal(c, seed_of(c)))
+        reveal(shell, c)
     assert shell.core.exchange.phase == "play"
     return shell, conns, tokens
 
@@ -159,7 +198,7 @@ def test_people_sit_down_and_the_match_starts_when_every_seat_is_taken():
 def test_sitting_at_a_started_table_is_refused():
     shell = Shell(new_core(2, bots=1))
     sit(shell, ANA, "Ana")
-    shell.feed(shell.core.sit(BO, "Bo", now=0.0))
+    shell.feed(shell.core.sit(BO, "Bo", key_of(BO).public_key, now=0.0))
     assert shell.answer(BO)["code"] == "started"
 
 
@@ -170,7 +209,7 @@ def test_a_match_that_cannot_start_freezes_the_table_and_nobody_else_sits_down()
     sit(shell, BO, "Bo")                                        # the seat is stored, the start is not
     shell.refuse = None
     assert shell.core.broken == "its match could not be started" and shell.core.status == "waiting"
-    shell.feed(shell.core.sit(CY, "Cy", now=0.0))
+    shell.feed(shell.core.sit(CY, "Cy", key_of(CY).public_key, now=0.0))
     assert shell.answer(CY)["code"] == "table_full"
 
 
@@ -178,7 +217,7 @@ def test_a_match_that_cannot_start_freezes_the_table_and_nobody_else_sits_down()
 def test_names_differ_whatever_the_case_computer_seats_included(name):
     shell = Shell(new_core(3, bots=1))
     sit(shell, ANA, "Ana")
-    shell.feed(shell.core.sit(BO, name, now=0.0))
+    shell.feed(shell.core.sit(BO, name, key_of(BO).public_key, now=0.0))
     assert shell.answer(BO)["code"] == "name_taken"
     assert [s.name for s in shell.core.seats] == ["Ana", None, "Bot 3"]
 
@@ -186,24 +225,41 @@ def test_names_differ_whatever_the_case_computer_seats_included(name):
 def test_a_seat_the_store_refuses_is_not_taken():
     shell = Shell(new_core(2))
     shell.refuse = SaveSeats
-    shell.feed(shell.core.sit(ANA, "Ana", now=0.0))
+    shell.feed(shell.core.sit(ANA, "Ana", key_of(ANA).public_key, now=0.0))
     assert shell.answer(ANA)["code"] == "internal_error"
     assert not shell.core.seats[0].taken and shell.core.seats[0].conn is None
     assert not any(m["type"] == "seated" for m in shell.to(ANA))
 
 
-def test_a_token_that_is_not_the_seats_is_closed_and_changes_nothing():
+@pytest.mark.parametrize("how", ["another key", "another server", "another table", "another seat", "zeros"])
+def test_a_claim_not_signed_by_the_seats_key_is_closed_and_changes_nothing(how):
     shell = Shell(new_core(2))
     sit(shell, ANA, "Ana")
-    effects = shell.feed(shell.core.attach(BO, 0, 0, hash_token("a guess"), now=1.0))
+    sit(shell, BO, "Bo")
+    core, nonce = shell.core, b"n" * 32
+    sig = {"another key": key_of(BO).sign(SIG_SEAT, seat_payload(SIGNER.public_key, nonce, core.id, 0)),
+           "another server": key_of(ANA).sign(SIG_SEAT, seat_payload(bytes(32), nonce, core.id, 0)),
+           "another table": key_of(ANA).sign(SIG_SEAT, seat_payload(SIGNER.public_key, nonce, "t2", 0)),
+           "another seat": key_of(ANA).sign(SIG_SEAT, seat_payload(SIGNER.public_key, nonce, core.id, 1)),
+           "zeros": bytes(64)}[how]
+    effects = shell.feed(core.attach("conn-Eve", 0, 0, nonce, sig, now=1.0))
     assert [type(e) for e in effects] == [Close] and effects[0].code == wire.CLOSE_BAD_HELLO
+    assert "not signed by its player's key" in effects[0].reason
     assert shell.core.seats[0].conn == ANA
 
 
-def test_a_second_connection_with_the_token_replaces_the_first():
+def test_a_key_takes_one_seat_at_a_table():
+    shell = Shell(new_core(3))
+    sit(shell, ANA, "Ana")
+    shell.feed(shell.core.sit(BO, "Bo", key_of(ANA).public_key, now=0.0))
+    assert shell.answer(BO)["code"] == "already_seated"
+    assert [s.name for s in shell.core.seats] == ["Ana", None, None]
+
+
+def test_a_second_connection_with_the_key_replaces_the_first():
     shell = Shell(new_core(2))
-    token = sit(shell, ANA, "Ana")
-    effects = shell.feed(shell.core.attach("conn-Ana-2", 0, 0, hash_token(token), now=1.0))
+    key = sit(shell, ANA, "Ana")
+    effects = shell.feed(claim(shell.core, "conn-Ana-2", 0, key, now=1.0))
     assert any(isinstance(e, Close) and e.conn == ANA and e.code == wire.CLOSE_REPLACED for e in effects)
     assert shell.core.seats[0].conn == "conn-Ana-2"
 
@@ -213,7 +269,7 @@ def test_a_second_connection_with_the_token_replaces_the_first():
 def test_an_accepted_move_is_stored_before_anyone_hears_of_it():
     shell, conns, _ = playing()
     seat, conn = mover(shell, conns)
-    effects = shell.core.act(conn, 1, shell.core.seq, move(shell.core, seat))
+    effects = act(shell.core, conn, 1, shell.core.seq, move(shell.core, seat))
     assert [type(e) for e in effects] == [AppendRow]            # nothing else until it is stored
     assert effects[0].data["id"] == 1 and effects[0].n == len(shell.rows)
     done = shell.feed(effects)
@@ -221,13 +277,32 @@ def test_an_accepted_move_is_stored_before_anyone_hears_of_it():
     assert shell.answer(conn) == {"type": "ack", "id": 1}
 
 
+def test_a_move_signed_with_another_key_than_its_seats_is_rejected_and_changes_nothing():
+    shell, conns, _ = playing()
+    core = shell.core
+    seat, conn = mover(shell, conns)
+    other = conns[1 - seat]
+    rows, streams = len(shell.rows), [list(s.stream) for s in core.seats]
+    shell.feed(act(core, conn, 1, core.seq, move(core, seat), key=key_of(other)))
+    answer = shell.answer(conn)
+    assert answer["type"] == "reject" and answer["code"] == "bad_signature"
+    assert f"not signed by the key of seat {seat}" in answer["message"]
+    assert len(shell.rows) == rows and [s.stream for s in core.seats] == streams
+    seq, action = core.seq, move(core, seat)
+    shell.feed(act(core, conn, 2, seq, action))                      # signed by its own key: taken
+    assert shell.answer(conn) == {"type": "ack", "id": 2}
+    row = shell.rows[-1].data
+    assert row["seen"] == seq and unpack(row["move"]) == action and len(row["sig"]) == 64
+    assert core.exchange.log[-1].body["sig"] == row["sig"]          # the entry carries the player's signature
+
+
 def test_a_resent_command_gets_the_same_answer_and_is_applied_once():
     shell, conns, _ = playing()
     seat, conn = mover(shell, conns)
     seq, action = shell.core.seq, move(shell.core, seat)
-    shell.feed(shell.core.act(conn, 1, seq, action))
+    shell.feed(act(shell.core, conn, 1, seq, action))
     rows, seq1 = len(shell.rows), shell.core.seq
-    effects = shell.feed(shell.core.act(conn, 1, seq, action))
+    effects = shell.feed(act(shell.core, conn, 1, seq, action))
     assert [decode(e.frame) for e in effects if isinstance(e, Send)] == [{"type": "ack", "id": 1}]
     assert (len(shell.rows), shell.core.seq) == (rows, seq1)
 
@@ -236,7 +311,7 @@ def test_a_command_decided_on_an_old_view_is_stale_and_a_snapshot_follows():
     shell, conns, _ = playing()
     seat, conn = mover(shell, conns)
     asked_at = shell.core.seats[seat].prompt_seq
-    effects = shell.feed(shell.core.act(conn, 1, asked_at - 1, move(shell.core, seat)))
+    effects = shell.feed(act(shell.core, conn, 1, asked_at - 1, move(shell.core, seat)))
     assert shell.answer(conn)["code"] == "stale"
     assert isinstance(effects[-1], Snapshot) and effects[-1].conn == conn
     assert not any(r.kind == "act" for r in shell.rows)
@@ -245,7 +320,7 @@ def test_a_command_decided_on_an_old_view_is_stale_and_a_snapshot_follows():
 def test_a_command_from_a_view_the_table_never_had_is_refused():
     shell, conns, _ = playing()
     seat, conn = mover(shell, conns)
-    shell.feed(shell.core.act(conn, 1, 10**6, move(shell.core, seat)))
+    shell.feed(act(shell.core, conn, 1, 10**6, move(shell.core, seat)))
     assert shell.answer(conn)["code"] == "bad_seq"
 
 
@@ -255,14 +330,14 @@ def test_a_command_out_of_turn_is_refused_and_changes_nothing():
     # the round starts with the governor's role: the other seat is not to act
     idle = next(i for i, s in enumerate(core.seats) if i not in core.engine.to_act(core.state))
     seq = core.seq
-    effects = shell.feed(core.act(conns[idle], 1, seq, move(core, mover(shell, conns)[0])))
+    effects = shell.feed(act(core, conns[idle], 1, seq, move(core, mover(shell, conns)[0])))
     assert shell.answer(conns[idle])["code"] == "not_your_turn"
     assert not any(isinstance(e, AppendRow) for e in effects) and core.seq == seq
 
 
 def test_a_command_without_a_seat_is_refused():
     shell, _, _ = playing()
-    shell.feed(shell.core.act(CY, 1, 0, []))
+    shell.feed(act(shell.core, CY, 1, 0, []))
     assert shell.answer(CY)["code"] == "not_seated"
 
 
@@ -272,15 +347,15 @@ def test_a_failed_write_changes_nothing_and_is_answered_with_a_reject():
     seat, conn = mover(shell, conns)
     before = (core.seq, core.nrows, [len(s.stream) for s in core.seats], core.seats[seat].prompt)
     shell.refuse = AppendRow
-    effects = shell.feed(core.act(conn, 1, core.seq, move(core, seat)))
+    effects = shell.feed(act(core, conn, 1, core.seq, move(core, seat)))
     shell.refuse = None
     assert [type(e) for e in effects[:2]] == [AppendRow, LoadLog]   # refused: rebuilt from the log
     assert shell.answer(conn)["code"] == "internal_error"
     assert (core.seq, core.nrows, [len(s.stream) for s in core.seats], core.seats[seat].prompt) == before
     assert not any(isinstance(e, Send) and decode(e.frame)["type"] in ("entry", "private") for e in effects)
-    shell.feed(core.act(conn, 1, core.seq, move(core, seat)))       # the same command: the same answer
+    shell.feed(act(core, conn, 1, core.seq, move(core, seat)))       # the same command: the same answer
     assert shell.answer(conn)["code"] == "internal_error"
-    shell.feed(core.act(conn, 2, core.seq, move(core, seat)))       # a new one goes through
+    shell.feed(act(core, conn, 2, core.seq, move(core, seat)))       # a new one goes through
     assert shell.answer(conn) == {"type": "ack", "id": 2} and not core.broken
 
 
@@ -308,7 +383,7 @@ def test_after_the_grace_period_a_bot_plays_the_seat_until_its_player_returns():
     assert ask.seat == seat and ask.view["prompt"] == core.seats[seat].prompt
     effects = shell.feed(core.bot_moved(seat, ask.key, move(core, seat)))
     assert [r.seat for r in shell.rows if r.kind == "act"] == [seat]
-    shell.feed(core.attach(conn, seat, 0, hash_token(tokens[seat]), now=9.0))
+    shell.feed(claim(core, conn, seat, tokens[seat], now=9.0))
     assert not core.seats[seat].standin and core.seats[seat].conn == conn
     assert shell.fire(grace) == []                                  # a late timer changes nothing
 
@@ -317,7 +392,7 @@ def test_a_return_within_the_grace_period_cancels_it():
     shell, conns, tokens = playing()
     shell.feed(shell.core.detach(ANA, now=5.0))
     grace = next(iter(shell.timers))
-    effects = shell.feed(shell.core.attach(ANA, 0, 0, hash_token(tokens[0]), now=6.0))
+    effects = shell.feed(claim(shell.core, ANA, 0, tokens[0], now=6.0))
     assert CancelTimer(grace) in effects and not shell.timers
     assert shell.fire(grace) == [] and not shell.core.seats[0].standin
 
@@ -346,7 +421,7 @@ def test_a_seat_is_told_its_clock_as_it_starts_and_again_when_it_comes_back():
     started = shell.done.index(StartTimer(clock, 30.0))
     assert any(isinstance(e, TellClock) and e.conn == conn and e.key == clock for e in shell.done[started:])
     shell.feed(core.detach(conn, now=5.0))
-    effects = shell.feed(core.attach(conn, seat, 0, hash_token(tokens[seat]), now=6.0))
+    effects = shell.feed(claim(core, conn, seat, tokens[seat], now=6.0))
     told = [i for i, e in enumerate(effects) if isinstance(e, TellClock)]
     snap = [i for i, e in enumerate(effects) if isinstance(e, Snapshot)]
     assert told and snap and snap[0] < told[0] and effects[told[0]].key == clock    # the same clock, running on
@@ -365,7 +440,7 @@ def test_a_bot_that_fails_plays_a_random_move():
         if 2 in core.engine.to_act(core.state):
             break
         seat, conn = mover(shell, conns)
-        shell.feed(core.act(conn, cid, core.seq, move(core, seat)))
+        shell.feed(act(core, conn, cid, core.seq, move(core, seat)))
     ask = [e for e in shell.done if isinstance(e, AskBot) and e.seat == 2][-1]
     rows = len(shell.rows)
     shell.feed(core.bot_moved(2, ask.key, None))
@@ -396,7 +471,7 @@ def test_the_server_makes_the_seed_of_a_player_gone_before_committing():
     assert shell.rows[0].kind == "commit" and shell.rows[0].seat == 0 and "seed" in shell.rows[0].data
     assert shell.to(BO)[-1]["seats"][0]["server_seed"] is True
     commit(shell, BO)
-    shell.feed(shell.core.reveal(BO, seed_of(BO)))
+    reveal(shell, BO)
     assert shell.core.exchange.phase == "play"                 # the server revealed Ana's seed too
 
 
@@ -420,14 +495,14 @@ def test_a_move_the_rules_fail_on_is_rejected_and_the_match_rebuilt_from_its_log
     seat, conn = mover(shell, conns)
     streams = [list(s.stream) for s in core.seats]
 
-    def broken(seat, action):
+    def broken(seat, seen, move, sig):
         raise RuntimeError("a bug in the rules")
 
-    monkeypatch.setattr(core.exchange, "act", broken)
-    effects = shell.feed(core.act(conn, 1, core.seq, move(core, seat)))
+    monkeypatch.setattr(core.exchange, "act_signed", broken)
+    effects = shell.feed(act(core, conn, 1, core.seq, move(core, seat)))
     assert isinstance(effects[0], LoadLog) and shell.answer(conn)["code"] == "internal_error"
     assert [s.stream for s in core.seats] == streams and core.internal_errors == 1 and not core.broken
-    shell.feed(core.act(conn, 2, core.seq, move(core, seat)))    # the rebuilt match is not the patched one
+    shell.feed(act(core, conn, 2, core.seq, move(core, seat)))    # the rebuilt match is not the patched one
     assert shell.answer(conn) == {"type": "ack", "id": 2}
 
 
@@ -435,17 +510,17 @@ def test_a_restarted_table_rebuilds_its_match_from_the_log_byte_for_byte():
     shell, conns, tokens = playing()
     core = shell.core
     seat, conn = mover(shell, conns)
-    shell.feed(core.act(conn, 1, core.seq, move(core, seat)))
+    shell.feed(act(core, conn, 1, core.seq, move(core, seat)))
     row = TableRow(core.id, core.game, core.options, core.bot_level, [s.record() for s in core.seats],
-                   core.game_id, core.server_seed, core.status, core.created)
+                   core.game_id, core.server_seed, core.status, core.created, started=core.started_at)
     again = Shell(TableCore(row, SIGNER, grace=60.0))
     again.rows = list(shell.rows)
     effects = again.feed(again.core.restore())
     assert isinstance(effects[0], LoadLog) and again.core.seq == core.seq
     assert [s.stream for s in again.core.seats] == [s.stream for s in core.seats]
     assert {GraceTimer(i, 0) for i in range(2)} == again.timers   # nobody is connected yet
-    again.feed(again.core.attach(conn, seat, 0, hash_token(tokens[seat]), now=1.0))
-    again.feed(again.core.act(conn, 1, 0, []))                    # answered before the restart: the same answer
+    again.feed(claim(again.core, conn, seat, tokens[seat], now=1.0))
+    again.feed(act(again.core, conn, 1, 0, []))                    # answered before the restart: the same answer
     assert again.answer(conn) == {"type": "ack", "id": 1}
 
 
@@ -471,12 +546,12 @@ def test_a_finished_match_rebuilt_from_its_log_keeps_what_it_shows_and_no_more()
             break
         seat, conn = mover(shell, conns)
         p = core.seats[seat].prompt
-        shell.feed(core.act(conn, len(shell.rows), core.seq, pick_uniform(p["options"], p["min"], p["max"], rng)))
+        shell.feed(act(core, conn, len(shell.rows), core.seq, pick_uniform(p["options"], p["min"], p["max"], rng)))
     assert core.status == "over"
     shown = [e for effect in shell.done if isinstance(effect, Show) for e in effect.events]
     assert len(shown) > EVENTS_IN_SNAPSHOT
     row = TableRow(core.id, core.game, core.options, core.bot_level, [s.record() for s in core.seats],
-                   core.game_id, core.server_seed, core.status, core.created)
+                   core.game_id, core.server_seed, core.status, core.created, started=core.started_at)
     again = Shell(TableCore(row, SIGNER, grace=60.0))
     again.rows = list(shell.rows)
     again.feed(again.core.restore())
