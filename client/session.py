@@ -79,17 +79,7 @@ def _private_dir(path: Path) -> Path:
 
 def _write_json(path: Path, data: dict) -> None:
     """Write through a temporary file and rename it: a kill mid-write leaves the old file whole."""
-    _write_whole(path, json.dumps(data, indent=1, sort_keys=True).encode())
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write a file only we can read through a temporary file and rename it: a kill mid-write
-    leaves the old file whole, or none at all."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    record.write_private(path, json.dumps(data, indent=1, sort_keys=True).encode())
 
 
 @dataclass
@@ -159,11 +149,11 @@ url is gone, by a client started again too); the
             "seed_made_by_server": self.seed_made_by_server, "cluster": self.cluster,
         })
         if not self.msgs_path.exists():
-            _write_whole(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
+            record.write_private(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
         if not self.log_path.exists():
-            _write_whole(self.log_path, "".join(_log_line(e) for e in self.log).encode())
+            record.write_private(self.log_path, "".join(_log_line(e) for e in self.log).encode())
         if not self.shown_path.exists():
-            _write_whole(self.shown_path, b"".join(pack(s.as_list()) for s in self.steps))
+            record.write_private(self.shown_path, b"".join(pack(s.as_list()) for s in self.steps))
 
     def append(self, msg: Signed) -> None:
         """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
@@ -489,7 +479,7 @@ def last_host_port(folder: Path) -> int | None:
 
 def keep_host_port(folder: Path, port: int) -> None:
     """Remember the port a host's server has, to take it again next time (friends come back there)."""
-    _write_whole(Path(folder) / HOST_PORT_FILE, f"{port}\n".encode())
+    record.write_private(Path(folder) / HOST_PORT_FILE, f"{port}\n".encode())
 
 
 @contextmanager
