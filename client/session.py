@@ -11,6 +11,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -442,20 +443,46 @@ class Announced:
 
 
 def read_announced(data_dir: Path) -> dict[str, Announced]:
-    """The names heard announced before, with what was heard of each. A missing or damaged file
-    is nothing remembered: it only ever adds warnings, and is written anew."""
+    """The names heard announced before, with what was heard of each. A file damaged in any part
+    is set aside (renamed, for whoever wants to look at it) and the user told, on stderr, what is
+    not remembered: a key that changed under one of the names it lost is not warned of. What it
+    held that can be read is kept, written anew at once."""
+    path = Path(data_dir) / ANNOUNCED_FILE
     try:
-        data = json.loads((Path(data_dir) / ANNOUNCED_FILE).read_text())
-    except (OSError, ValueError):
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        _set_aside(path, f"it cannot be read ({e.strerror or e})")
+        return {}
+    except ValueError as e:
+        _set_aside(path, f"it is not JSON ({e})")
         return {}
     if not isinstance(data, dict):
+        _set_aside(path, f"it holds a {type(data).__name__}, not a map of names")
         return {}
     out = {}
     for name, v in list(data.items())[:MAX_ANNOUNCED]:
         if isinstance(v, dict) and all(type(v.get(k)) is str for k in ("key", "since", "seen")) \
                 and type(v.get("tls")) is bool:
             out[name] = Announced(v["key"], v["since"], v["seen"], v["tls"])
+    if len(out) < min(len(data), MAX_ANNOUNCED):
+        _set_aside(path, f"{min(len(data), MAX_ANNOUNCED) - len(out)} of its names are not a key, two days "
+                         f"and a wss:// mark")
+        keep_announced(data_dir, out)
     return out
+
+
+def _set_aside(path: Path, why: str) -> None:
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.replace(path, aside)
+        kept = f"it is kept as {aside}"
+    except OSError as e:
+        kept = f"it could not be set aside ({e.strerror or e})"
+    print(f"governor: the keys heard on the local network, in {path}, are damaged: {why}; {kept}. Names it "
+          f"held are remembered anew from now on: a key changed under one of them is not warned of this time.",
+          file=sys.stderr, flush=True)
 
 
 def keep_announced(data_dir: Path, heard: dict[str, Announced]) -> None:
