@@ -47,6 +47,7 @@ class Metrics:
         self.finished: Counter[str] = Counter()   # tables that ended since start: over, cancelled
         self.lease_takeovers = 0                  # tables taken over, their lease expired (see above)
         self.bot_failures: Counter[str] = Counter()   # bot decisions replaced by a random move, by level
+        self.unknown_behind_proxy = 0             # a trusted proxy's connections that named no client (server/proxies.py)
 
 
 def exposition(server) -> str:
@@ -79,6 +80,8 @@ def exposition(server) -> str:
     _family(out, "governor_bot_failures_total", "counter", "Computer players' decisions that failed, each "
             "replaced by a random legal move (the table is told), by level.",
             [f'{{level="{k}"}} {n}' for k, n in sorted(m.bot_failures.items())])
+    _family(out, "governor_proxy_unknown_clients_total", "counter", "Connections from a trusted proxy that "
+            "said no usable client address (counted as the proxy's own).", [f" {m.unknown_behind_proxy}"])
     d = server.deciders
     _family(out, "governor_bot_pool_failures_total", "counter", "Times the bot worker pool failed (a worker "
             "died, or none could start) and was replaced.", [f" {d.failures}"])
