@@ -114,6 +114,8 @@ url is gone, by a client started again too); the
     log: list[dict] = field(default_factory=list)    # the events shown at this seat, in order
     steps: list[Step] = field(default_factory=list)  # what was shown, as digests (protocol.shown)
     cluster: list[str] = field(default_factory=list)  # the server's processes, as its welcomes named them
+    # `.shown` was found damaged after this many steps: those past them are lost (protocol.shown)
+    shown_unreadable_after: int | None = None
 
     @staticmethod
     def key(server_key: bytes | None, table: str, url: str = "") -> str:
@@ -148,6 +150,7 @@ url is gone, by a client started again too); the
             "server_key": self.server_key.hex() if self.server_key else None,
             "next_id": self.next_id, "finished": self.finished, "committed": self.committed,
             "seed_made_by_server": self.seed_made_by_server, "cluster": self.cluster,
+            "shown_unreadable_after": self.shown_unreadable_after,
         })
         if not self.msgs_path.exists():
             record.write_private(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
@@ -200,7 +203,10 @@ url is gone, by a client started again too); the
                 server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
                 committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False),
-                cluster=[u for u in data.get("cluster", []) if isinstance(u, str)])
+                cluster=[u for u in data.get("cluster", []) if isinstance(u, str)],
+                shown_unreadable_after=data.get("shown_unreadable_after"))
+        if s.shown_unreadable_after is not None and type(s.shown_unreadable_after) is not int:
+            raise ValueError(f"{path}: shown_unreadable_after is not a number")
         if path != s.path and not s.path.exists():
             # saved by a client that named seats by their address: named by the server's key now
             for old, new in zip((path, path.with_suffix(".msgs"), path.with_suffix(".log"), path.with_suffix(".shown")),
@@ -209,7 +215,10 @@ url is gone, by a client started again too); the
                     old.replace(new)
         s.messages = _read_messages(s.msgs_path)
         s.log = _read_log(s.log_path)
-        s.steps = _read_steps(s.shown_path)
+        s.steps, damaged = _read_steps(s.shown_path)
+        if damaged:     # said by the audit at the end (and kept: the damage is cut off the file now)
+            s.shown_unreadable_after = min(len(s.steps), s.shown_unreadable_after or len(s.steps))
+            s.save()
         return s
 
     @classmethod
@@ -285,22 +294,28 @@ def _read_log(path: Path) -> list[dict]:
     return out
 
 
-def _read_steps(path: Path) -> list[Step]:
-    """The steps of what was shown; a torn or damaged tail is dropped (the audit then compares
-    what came before it)."""
+def _read_steps(path: Path) -> tuple[list[Step], bool]:
+    """The steps of what was shown, and whether the file is damaged after them. A torn last step
+    (killed mid-write) is no damage: it was never shown whole. Either is cut off the file, so
+    that the steps shown next are appended where they can be read."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return []
+        return [], False
     reader = unpacker(record.MAX_RECORD)
     reader.feed(data)
     out: list[Step] = []
+    good, damaged = 0, False
     try:
         for raw in reader:
             out.append(step_from_list(raw, len(out)))
+            good = reader.tell()
     except (ValueError, msgpack.UnpackException, Refused):
-        pass
-    return out
+        damaged = True
+    if good != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return out, damaged
 
 
 def _read_messages(path: Path) -> list[Signed]:
