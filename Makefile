@@ -25,8 +25,11 @@ $(TEST_STAMP): $(STAMP)
 play: $(STAMP)
 	@$(VENV)/bin/governor play $(ARGS)
 
+# The suite mostly waits (real servers, real terminals, games at a person's pace): four pytest-xdist
+# workers fill two cores. Tests that must not run beside each other share an xdist_group.
+TEST_WORKERS ?= 4
 test: $(TEST_STAMP)
-	$(VENV)/bin/python -m pytest -q $(ARGS)
+	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(ARGS)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/engine.py
