@@ -124,11 +124,13 @@ def test_ismcts_answers_within_a_seconds_budget(seconds):
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
     bot = bots.make("sanjuan", "ismcts", 1, seconds=seconds)
-    t = time.perf_counter()
+    # The processor time it searched, not the time on the clock: other processes (the suite runs
+    # in parallel) may hold the processor between its iterations, never make it search longer.
+    t = time.process_time()
     action = bot.choose(view)
-    elapsed = time.perf_counter() - t
+    searched = time.process_time() - t
     assert legal_for(view["prompt"], action)
-    assert elapsed <= seconds + 0.1, elapsed
+    assert searched <= seconds + 0.1, searched
     assert bot.last_iterations > 0
     # Both budgets: whichever runs out first.
     bot = bots.make("sanjuan", "ismcts", 1, seconds=seconds, iterations=3)
