@@ -146,9 +146,9 @@ def test_a_decision_with_one_legal_action_is_answered_at_once():
     card = view["you"]["hand"][0][0]
     for options, lo, hi, want in (([card], 1, 1, [card]), ([card], 0, 0, []), (["a", "b"], 2, 2, ["a", "b"])):
         view["prompt"] = {**view["prompt"], "kind": "keep", "options": options, "min": lo, "max": hi}
-        t = time.perf_counter()
+        t = time.process_time()         # the processor's time: another process may hold it meanwhile
         assert bot.choose(view) == want
-        assert time.perf_counter() - t < 0.05
+        assert time.process_time() - t < 0.05
 
 
 def wilson_low(wins: float, n: int, z: float = 1.96) -> float:
