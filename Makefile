@@ -31,8 +31,11 @@ check: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --quiet .
 	$(VENV)/bin/mypy
 
+# The suite mostly waits (real servers, real terminals, games at a person's pace): four pytest-xdist
+# workers fill two cores. Tests that must not run beside each other share an xdist_group.
+TEST_WORKERS ?= 4
 test: check browser
-	$(VENV)/bin/python -m pytest -q $(ARGS)
+	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(ARGS)
 
 # The standings page is tested in a real headless browser, Chromium from the system's packages
 # (tests/client/test_ratings.py): installed here with apt-get when it is missing and we

@@ -32,7 +32,7 @@ from .interrupt import run_interruptibly
 from .link import PACE_RATE, open_link
 from .hints import command
 from .lobby import player_name, sit
-from .render import describe_table, plural, use_colour
+from .render import HOST_LEFT_WORDS, describe_table, plural, use_colour
 from .seat import HOST_LEFT
 from .session import SeatSession, default_data_dir, keep_host_port, last_host_port, server_folder
 from .table_options import DEFAULT_GAME, add_bot_arguments, chosen_table, computer_levels
@@ -43,7 +43,7 @@ from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 # server for this machine alone (--host 127.0.0.1) takes any free port: nobody dials it.
 LAN_PORT = 8766
 LAN_RATE = 200.0
-FAREWELL = (HOST_LEFT, "The host left; the game is saved and resumes when the host comes back.")
+FAREWELL = (HOST_LEFT, f"{HOST_LEFT_WORDS[0].upper()}{HOST_LEFT_WORDS[1:]}.")
 
 
 def _port(text: str) -> int:

@@ -24,6 +24,9 @@ WIDTH = 100     # the terminal the screens are made for: 100 columns ...
 ROWS = 40       # ... and 40 rows
 TERMINAL_LINES = 3    # what the plain mode prints around a view: a blank and a connection line
                       # above it, the line the answer is typed on below
+# What a friend of a `governor play` host is told when the host stops it: in its notice (a
+# sentence) and on the friend's full screen (a part of its status line).
+HOST_LEFT_WORDS = "the host left; the game is saved and resumes when the host comes back"
 _STYLES = {"head": "1", "you": "1;32", "good": "33", "dim": "2", "ask": "36", "warn": "31"}
 
 

@@ -7,13 +7,13 @@ for good after the deal was fixed leaves a record of what it signed, called aban
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ipaddress
 import time
 import urllib.parse
 
 from protocol import wire
 from protocol.messages import printable
-from protocol.shown import Shown
 from protocol.signing import fingerprint
 
 from .errors import ClientError
@@ -349,10 +349,9 @@ class SeatRunner:
         ex = self.table.exchange
         if self.online or self.table.ended or not self.table.started:
             return ""
-        shown = self.table.shown
         try:
             path = save_record(self.session.data_dir, ex.record, ex.header["game_id"],
-                               shown=Shown(shown.seat, shown.steps, abandoned=True))
+                               shown=dataclasses.replace(self.table.shown, abandoned=True))
         except OSError as e:
             return f"The server abandoned this match after the deal was fixed; its record could not be saved ({e})."
         return (f"The server abandoned this match after the deal was fixed: the {len(ex.entries)} entries it "

@@ -11,6 +11,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -87,17 +88,7 @@ def _private_dir(path: Path) -> Path:
 
 def _write_json(path: Path, data: dict) -> None:
     """Write through a temporary file and rename it: a kill mid-write leaves the old file whole."""
-    _write_whole(path, json.dumps(data, indent=1, sort_keys=True).encode())
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write a file only we can read through a temporary file and rename it: a kill mid-write
-    leaves the old file whole, or none at all."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    record.write_private(path, json.dumps(data, indent=1, sort_keys=True).encode())
 
 
 @dataclass
@@ -130,6 +121,8 @@ url is gone, by a client started again too); the
     log: list[dict] = field(default_factory=list)    # the events shown at this seat, in order
     steps: list[Step] = field(default_factory=list)  # what was shown, as digests (protocol.shown)
     cluster: list[str] = field(default_factory=list)  # the server's processes, as its welcomes named them
+    # `.shown` was found damaged after this many steps: those past them are lost (protocol.shown)
+    shown_unreadable_after: int | None = None
 
     @staticmethod
     def key(server_key: bytes | None, table: str, url: str = "") -> str:
@@ -169,13 +162,14 @@ url is gone, by a client started again too); the
             "server_key": self.server_key.hex() if self.server_key else None,
             "next_id": self.next_id, "finished": self.finished, "committed": self.committed,
             "seed_made_by_server": self.seed_made_by_server, "cluster": self.cluster,
+            "shown_unreadable_after": self.shown_unreadable_after,
         })
         if not self.msgs_path.exists():
-            _write_whole(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
+            record.write_private(self.msgs_path, record.MAGIC + b"".join(record.dump_item(m) for m in self.messages))
         if not self.log_path.exists():
-            _write_whole(self.log_path, "".join(_log_line(e) for e in self.log).encode())
+            record.write_private(self.log_path, "".join(_log_line(e) for e in self.log).encode())
         if not self.shown_path.exists():
-            _write_whole(self.shown_path, b"".join(pack(s.as_list()) for s in self.steps))
+            record.write_private(self.shown_path, b"".join(pack(s.as_list()) for s in self.steps))
 
     def append(self, msg: Signed) -> None:
         """Keep one more signed message, on disk at once (one write: a kill leaves it whole or
@@ -221,7 +215,10 @@ url is gone, by a client started again too); the
                 server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
                 committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False),
-                cluster=[u for u in data.get("cluster", []) if isinstance(u, str)])
+                cluster=[u for u in data.get("cluster", []) if isinstance(u, str)],
+                shown_unreadable_after=data.get("shown_unreadable_after"))
+        if s.shown_unreadable_after is not None and type(s.shown_unreadable_after) is not int:
+            raise ValueError(f"{path}: shown_unreadable_after is not a number")
         if path != s.path and not s.path.exists():
             # saved by a client that named seats by their address: named by the server's key now
             for old, new in zip((path, path.with_suffix(".msgs"), path.with_suffix(".log"), path.with_suffix(".shown")),
@@ -230,7 +227,10 @@ url is gone, by a client started again too); the
                     old.replace(new)
         s.messages = _read_messages(s.msgs_path)
         s.log = _read_log(s.log_path)
-        s.steps = _read_steps(s.shown_path)
+        s.steps, damaged = _read_steps(s.shown_path)
+        if damaged:     # said by the audit at the end (and kept: the damage is cut off the file now)
+            s.shown_unreadable_after = min(len(s.steps), s.shown_unreadable_after or len(s.steps))
+            s.save()
         return s
 
     @classmethod
@@ -306,22 +306,28 @@ def _read_log(path: Path) -> list[dict]:
     return out
 
 
-def _read_steps(path: Path) -> list[Step]:
-    """The steps of what was shown; a torn or damaged tail is dropped (the audit then compares
-    what came before it)."""
+def _read_steps(path: Path) -> tuple[list[Step], bool]:
+    """The steps of what was shown, and whether the file is damaged after them. A torn last step
+    (killed mid-write) is no damage: it was never shown whole. Either is cut off the file, so
+    that the steps shown next are appended where they can be read."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return []
+        return [], False
     reader = unpacker(record.MAX_RECORD)
     reader.feed(data)
     out: list[Step] = []
+    good, damaged = 0, False
     try:
         for raw in reader:
             out.append(step_from_list(raw, len(out)))
+            good = reader.tell()
     except (ValueError, msgpack.UnpackException, Refused):
-        pass
-    return out
+        damaged = True
+    if good != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return out, damaged
 
 
 def _read_messages(path: Path) -> list[Signed]:
@@ -464,20 +470,46 @@ class Announced:
 
 
 def read_announced(data_dir: Path) -> dict[str, Announced]:
-    """The names heard announced before, with what was heard of each. A missing or damaged file
-    is nothing remembered: it only ever adds warnings, and is written anew."""
+    """The names heard announced before, with what was heard of each. A file damaged in any part
+    is set aside (renamed, for whoever wants to look at it) and the user told, on stderr, what is
+    not remembered: a key that changed under one of the names it lost is not warned of. What it
+    held that can be read is kept, written anew at once."""
+    path = Path(data_dir) / ANNOUNCED_FILE
     try:
-        data = json.loads((Path(data_dir) / ANNOUNCED_FILE).read_text())
-    except (OSError, ValueError):
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        _set_aside(path, f"it cannot be read ({e.strerror or e})")
+        return {}
+    except ValueError as e:
+        _set_aside(path, f"it is not JSON ({e})")
         return {}
     if not isinstance(data, dict):
+        _set_aside(path, f"it holds a {type(data).__name__}, not a map of names")
         return {}
     out = {}
     for name, v in list(data.items())[:MAX_ANNOUNCED]:
         if isinstance(v, dict) and all(type(v.get(k)) is str for k in ("key", "since", "seen")) \
                 and type(v.get("tls")) is bool:
             out[name] = Announced(v["key"], v["since"], v["seen"], v["tls"])
+    if len(out) < min(len(data), MAX_ANNOUNCED):
+        _set_aside(path, f"{min(len(data), MAX_ANNOUNCED) - len(out)} of its names are not a key, two days "
+                         f"and a wss:// mark")
+        keep_announced(data_dir, out)
     return out
+
+
+def _set_aside(path: Path, why: str) -> None:
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.replace(path, aside)
+        kept = f"it is kept as {aside}"
+    except OSError as e:
+        kept = f"it could not be set aside ({e.strerror or e})"
+    print(f"governor: the keys heard on the local network, in {path}, are damaged: {why}; {kept}. Names it "
+          f"held are remembered anew from now on: a key changed under one of them is not warned of this time.",
+          file=sys.stderr, flush=True)
 
 
 def keep_announced(data_dir: Path, heard: dict[str, Announced]) -> None:
@@ -501,7 +533,7 @@ def last_host_port(folder: Path) -> int | None:
 
 def keep_host_port(folder: Path, port: int) -> None:
     """Remember the port a host's server has, to take it again next time (friends come back there)."""
-    _write_whole(Path(folder) / HOST_PORT_FILE, f"{port}\n".encode())
+    record.write_private(Path(folder) / HOST_PORT_FILE, f"{port}\n".encode())
 
 
 @contextmanager

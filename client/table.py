@@ -109,6 +109,7 @@ class Table:
             self.exchange = PlayerExchange(None, server_key=server_key)
         else:
             self.shown.steps = list(session.steps)
+            self.shown.unreadable_after = session.shown_unreadable_after
             self.exchange = PlayerExchange(session.player_id, session.seed,
                                            server_key=server_key or session.server_key, signer=session.player)
             self.exchange.seed_made_by_server = session.seed_made_by_server

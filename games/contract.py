@@ -30,7 +30,7 @@ import hashlib
 from copy import deepcopy
 from dataclasses import dataclass
 from inspect import signature
-from typing import Any, Callable, NotRequired, Protocol, TypedDict
+from typing import Any, Callable, NotRequired, Protocol, TypedDict, cast
 
 from games.choice import BACK, all_picks, pick_uniform
 from games.errors import IllegalAction
@@ -220,7 +220,7 @@ def check_result(r, seats: int) -> None:
     w = r.get("winners")
     assert isinstance(w, list) and w and all(type(i) is int and 0 <= i < seats for i in w), "winners are seats"
     assert type(r.get("rounds", 0)) is int, "rounds, where given, is a whole number"
-    assert [i for i, place in enumerate(places(r)) if place == 0] == sorted(w), \
+    assert [i for i, place in enumerate(places(cast(Result, r))) if place == 0] == sorted(w), \
         "the winners are the seats with the highest total and, among those, the highest tie-break value"
 
 

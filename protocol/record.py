@@ -80,13 +80,25 @@ def write(path: str | os.PathLike, items: list[Signed], shown: Shown | None = No
     """Write atomically: a crash leaves the old file or the new one, never half of one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     # 0600: a player's record holds the cards dealt to their seat, for nobody else to read
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(dumps(items, shown))
-    os.replace(tmp, path)
+    write_private(path, dumps(items, shown))
     return path
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner may read, through a temporary file renamed over it: a kill
+    mid-write leaves the old file whole, or none. The temporary file is made anew (O_EXCL, 0600
+    from its first byte): a stale one a kill left, or anything else put at its name (a link, a
+    file others may read), is removed, never written through."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        os.unlink(tmp)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
 
 
 def loads(data: bytes) -> list[Signed]:

@@ -49,6 +49,9 @@ class Shown:
     # The connection was lost for good after the deal was fixed: the record holds the signed
     # prefix of a match whose end never came (docs/fairness.md §8).
     abandoned: bool = False
+    # The client's file of what it was shown (client/session.py) was damaged after this many
+    # steps: the ones it held past them are lost, and those kept after them were shown later.
+    unreadable_after: int | None = None
 
     def add(self, step: Step) -> bool:
         """Keep a step; False when it adds nothing (the same view again, with no events)."""
@@ -67,13 +70,15 @@ class Shown:
         out = {"seat": self.seat, "steps": [s.as_list() for s in self.steps]}
         if self.abandoned:
             out["abandoned"] = True
+        if self.unreadable_after is not None:
+            out["unreadable_after"] = self.unreadable_after
         return out
 
     @classmethod
     def from_map(cls, data) -> "Shown":
         """The inverse of as_map, for data read from a file: ValueError says what is wrong."""
-        if not isinstance(data, dict) or set(data) - {"seat", "steps", "abandoned"}:
-            raise ValueError("it is not a map of seat, steps and abandoned")
+        if not isinstance(data, dict) or set(data) - {"seat", "steps", "abandoned", "unreadable_after"}:
+            raise ValueError("it is not a map of seat, steps, abandoned and unreadable_after")
         seat, steps = data.get("seat"), data.get("steps")
         if seat is not None and type(seat) is not int:
             raise ValueError(f"its seat is {type(seat).__name__}, not a number")
@@ -81,7 +86,10 @@ class Shown:
             raise ValueError(f"its steps must be a list of at most {MAX_STEPS}")
         if type(data.get("abandoned", False)) is not bool:
             raise ValueError("its abandoned mark must be true or false")
-        return cls(seat, [step_from_list(s, i) for i, s in enumerate(steps)], data.get("abandoned", False))
+        lost = data.get("unreadable_after")
+        if lost is not None and not (type(lost) is int and 0 <= lost <= len(steps)):
+            raise ValueError("its unreadable_after must be a count of its steps")
+        return cls(seat, [step_from_list(s, i) for i, s in enumerate(steps)], data.get("abandoned", False), lost)
 
 
 def step_from_list(raw, n: int) -> Step:

@@ -73,6 +73,7 @@ class Report:
     shown_checked: int = 0         # the views shown to the client that were compared with the replay
     protocol: str | None = None
     keys: list[str | None] = field(default_factory=list)   # each seat's player key fingerprint (None: a computer's)
+    shown_unreadable_after: int | None = None   # views shown after this many are lost: not checked (protocol.shown)
 
     def text(self) -> str:
         lines = []
@@ -85,6 +86,9 @@ class Report:
             lines.append("Winner" + "s" * (len(self.winners) > 1) + ": " +
                          ", ".join(self.names[i] for i in self.winners))
         lines += [f"  ok  {c}" for c in self.checks]
+        if self.shown_unreadable_after is not None:
+            lines.append(f"  NOT CHECKED  the views shown after the first {self.shown_unreadable_after}, until this "
+                         "client started again: its file of what was shown is damaged there")
         if self.ok and self.hidden_unchecked:
             lines.append("VERIFIED, the public part: the seeds, the shuffles, every move and the scores "
                          "are honest. Not checked: the cards each player was dealt and drew in private, "
@@ -109,7 +113,7 @@ class Report:
                 "scores": self.scores, "winners": self.winners, "checks": self.checks,
                 "refused": self.refused, "after_deal": self.after_deal, "abandoned": self.abandoned,
                 "reason": self.reason, "shown_checked": self.shown_checked, "protocol": self.protocol,
-                "keys": self.keys}
+                "keys": self.keys, "shown_unreadable_after": self.shown_unreadable_after}
 
 
 
@@ -597,6 +601,7 @@ class _Seen:
             prev = st
         report.where = None
         report.shown_checked = len(self.shown.steps)
+        report.shown_unreadable_after = self.shown.unreadable_after
         if self.shown.steps:
             report.checks.append(f"{len(self.shown.steps)} views shown to {who}, and the public events shown with "
                                  "them, are the replay's")

@@ -91,6 +91,7 @@ NAME_MAX = 24
 LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 CLOSE_TIMEOUT = 5         # seconds a closing handshake may take
+PROXY_WARN_EVERY = 60.0   # seconds between two warnings of a trusted proxy's connections that name no client
 HELLO_SPREAD = 1.5        # a connection's deadline for its hello: between hello_timeout and this many times it
 # How long a thread that computes (a replay) may keep the interpreter from the event loop, in a
 # process of its own (`governor serve`); Python's default is 5 ms. The loop lets the interpreter go
@@ -125,6 +126,7 @@ class Server:
         self.announce = announce          # the name to announce on the local network (None: do not)
         # the proxies whose word is taken for the client's address (server/proxies.py)
         self.proxies = networks(trusted_proxies)
+        self._proxy_warned_at = -PROXY_WARN_EVERY     # when a proxy's connection naming no client was last warned of
         self.announcement: Announcement | None = None
         # the port of the finished matches' records and the standings page (None: not served)
         self.records_port = records_port
@@ -372,6 +374,21 @@ class Server:
         addresses are known only once it says them, and are counted then, in _handler)."""
         return trusted(self.proxies, ip) or self.quotas.may_connect(client_address(ip))
 
+    def _unknown_behind_proxy(self, proxy: str, said: list[str]) -> None:
+        """A trusted proxy's connection that names no client: counted, and warned of at most
+        once a minute, for the operator, whose players behind it now share one address's limits."""
+        self.metrics.unknown_behind_proxy += 1
+        now = time.monotonic()
+        if now < self._proxy_warned_at + PROXY_WARN_EVERY:
+            return
+        self._proxy_warned_at = now
+        what = f"an X-Forwarded-For whose last hop is no address ({said[-1][-60:]!r})" if said else \
+            "no X-Forwarded-For"
+        log.warning("a connection from the trusted proxy %s came with no PROXY header and %s: it counts as the "
+                    "proxy's own address, whose limits every client it carries then shares (%d such connections "
+                    "since the server started; see governor_proxy_unknown_clients_total)", proxy, what,
+                    self.metrics.unknown_behind_proxy)
+
     def _open_socket(self, sock: socket.socket) -> None:
         """A socket the gate let in: asyncio makes its transport (after TLS's handshake, if the
         server speaks TLS, which has `hello_timeout`), websockets its connection."""
@@ -380,17 +397,27 @@ class Server:
     async def _open(self, sock: socket.socket) -> None:
         tls_timeouts = {"ssl_handshake_timeout": self.limits.hello_timeout,
                         "ssl_shutdown_timeout": CLOSE_TIMEOUT} if self.tls else {}
+        proxied: list[str | None] = []      # a TLS listener's trusted proxy: the PROXY header's word, if one came
         try:
-            await asyncio.get_running_loop().connect_accepted_socket(self._connection, sock, ssl=self.tls,
-                                                                     **tls_timeouts)
+            if self.tls is not None and trusted(self.proxies, sock.getpeername()[0]):
+                proxied = await asyncio.wait_for(_proxy_before_tls(sock), self.limits.hello_timeout)
+            await asyncio.get_running_loop().connect_accepted_socket(lambda: self._connection(proxied), sock,
+                                                                     ssl=self.tls, **tls_timeouts)
+        except ProxyError as e:
+            log.warning("a trusted proxy's connection cut: its PROXY header is bad (%s)", e)
+            sock.close()
         except Exception:    # its TLS handshake failed, or it is gone: nothing to serve, nobody to tell
             sock.close()
 
-    def _connection(self) -> _Counted:
+    def _connection(self, proxied: list[str | None]) -> _Counted:
         """A socket's connection, as websockets' serve would make it (its own maker is never
-        called: the gate accepts, not asyncio)."""
-        return _Counted(self, ServerProtocol(max_size=self.limits.max_frame), self._ws, ping_interval=20,
+        called: the gate accepts, not asyncio). `proxied`: the address in a PROXY header read
+        before TLS, in a list (empty: none was sent)."""
+        conn = _Counted(self, ServerProtocol(max_size=self.limits.max_frame), self._ws, ping_interval=20,
                         ping_timeout=20, close_timeout=CLOSE_TIMEOUT)
+        if proxied:
+            conn.proxied_ip = proxied[0]
+        return conn
 
     def _http(self, connection: ServerConnection, request):
         """A plain HTTP GET of /healthz or /metrics is answered here, before any WebSocket
@@ -410,9 +437,12 @@ class Server:
         conn = Conn(ws, self.limits.outbox, self.limits.rate, self.limits.burst, self.limits.chat_rate,
                     self.limits.chat_burst)
         if ws.via_proxy:    # the client is who the proxy says (server/proxies.py)
-            ip = ws.proxied_ip or forwarded_for(self.proxies, ws.request.headers.get_all("X-Forwarded-For"))
+            said = ws.request.headers.get_all("X-Forwarded-For")
+            ip = ws.proxied_ip or forwarded_for(self.proxies, said)
             if ip is not None:
                 conn.addr = client_address(ip)
+            else:
+                self._unknown_behind_proxy(conn.addr, said)
             if not self.quotas.may_connect(conn.addr):
                 await ws.close(wire.CLOSE_FLOODING, f"more than {self.limits.conn_rate:g} new connections a second "
                                                     f"from your address (conn_rate)")
@@ -689,6 +719,36 @@ class Server:
                                                     "seats": n, "bots": nbots, "status": "waiting"})
         # `expires`: the creator is told that a table no person is at does not wait for long
         conn.push(wire.encode({"type": "created", "table": tid, "expires": float(self.limits.idle_table)}))
+
+
+async def _proxy_before_tls(sock: socket.socket) -> list[str | None]:
+    """A trusted proxy's PROXY header on a TLS listener, where it comes before the TLS handshake:
+    read off the socket, byte for byte what it is and nothing of the handshake after it, so that
+    TLS then starts on the handshake's first byte. [the client's address] (None inside for
+    `PROXY UNKNOWN`), or [] when the connection starts with no header (a TLS handshake never
+    starts with the letter P). Raises ProxyError for a bad header, ConnectionError when the
+    socket closes first."""
+    loop = asyncio.get_running_loop()
+    line = b""
+    while True:
+        readable = loop.create_future()
+        loop.add_reader(sock.fileno(), lambda: readable.done() or readable.set_result(None))
+        try:
+            await readable
+        finally:
+            loop.remove_reader(sock.fileno())
+        ahead = sock.recv(PROXY_MAX - len(line), socket.MSG_PEEK)
+        if not ahead:
+            raise ConnectionError("closed before its TLS handshake")
+        if not line and not ahead.startswith(PROXY_PREFIX[:1]):
+            return []
+        end = ahead.find(b"\n")
+        line += sock.recv(len(ahead) if end < 0 else end + 1)      # the header's bytes only
+        if end >= 0 or len(line) >= PROXY_MAX:
+            break
+    if not line.startswith(PROXY_PREFIX) or not line.endswith(b"\r\n"):
+        raise ProxyError(f"no PROXY header ending in CRLF within {PROXY_MAX} bytes")
+    return [proxy_header(line)]
 
 
 class _Counted(ServerConnection):

@@ -48,6 +48,7 @@ class Metrics:
         self.lease_takeovers = 0                  # tables taken over, their lease expired (see above)
         self.bot_failures: Counter[str] = Counter()   # bot decisions replaced by a random move, by level
         self.records_failed = 0                   # records that could not be published, read or judged
+        self.unknown_behind_proxy = 0             # a trusted proxy's connections that named no client (server/proxies.py)
 
 
 def exposition(server) -> str:
@@ -82,6 +83,8 @@ def exposition(server) -> str:
             [f'{{level="{k}"}} {n}' for k, n in sorted(m.bot_failures.items())])
     _family(out, "governor_records_failed_total", "counter", "Match records the records port could not "
             "write, read or judge (each logged at error level).", [f" {m.records_failed}"])
+    _family(out, "governor_proxy_unknown_clients_total", "counter", "Connections from a trusted proxy that "
+            "said no usable client address (counted as the proxy's own).", [f" {m.unknown_behind_proxy}"])
     d = server.deciders
     _family(out, "governor_bot_pool_failures_total", "counter", "Times the bot worker pool failed (a worker "
             "died, or none could start) and was replaced.", [f" {d.failures}"])

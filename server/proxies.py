@@ -11,7 +11,9 @@ of the trusted proxies' addresses, the client's address is read from what the pr
   client claimed, and anyone may claim anything).
 
 From any other peer both are ignored, as anyone may send them: the peer's address is the client's.
-A trusted proxy's connection with neither counts as the proxy's address."""
+A trusted proxy's connection with neither, or whose last hop is no address, counts as the
+proxy's address, and the server warns of it (at most once a minute): all its clients then share
+the limits of one address."""
 from __future__ import annotations
 
 import ipaddress
@@ -71,12 +73,33 @@ def proxy_header(line: bytes) -> str | None:
 def forwarded_for(nets, values: list[str]) -> str | None:
     """The client's address in the X-Forwarded-For headers (each a list of addresses, oldest
     first): the last one that is not a trusted proxy; None when there is none, or it is no
-    address (what the proxy appended is then unknown: the proxy's own address counts)."""
+    address (what the proxy appended is then unknown: the proxy's own address counts, and the
+    server warns of it)."""
     hops = [hop.strip() for value in values for hop in value.split(",") if hop.strip()]
     for hop in reversed(hops):
-        if not trusted(nets, hop):
-            try:
-                return str(ipaddress.ip_address(hop))
-            except ValueError:
-                return None
+        address = hop_address(hop)
+        if address is None or not trusted(nets, address):
+            return address
     return None
+
+
+def hop_address(hop: str) -> str | None:
+    """The address of one X-Forwarded-For hop, which proxies write as `1.2.3.4`, `1.2.3.4:5678`,
+    `2001:db8::1`, `[2001:db8::1]` or `[2001:db8::1]:80`; None for anything else (`unknown`, a
+    name)."""
+    if hop.startswith("["):
+        hop, bracket, port = hop[1:].partition("]")
+        if not bracket or port and not (port[0] == ":" and _port(port[1:])):
+            return None
+    elif hop.count(":") == 1:
+        hop, _, port = hop.partition(":")
+        if not _port(port):
+            return None
+    try:
+        return str(ipaddress.ip_address(hop))
+    except ValueError:
+        return None
+
+
+def _port(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 5

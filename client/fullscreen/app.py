@@ -44,7 +44,7 @@ from textual.widgets import Input, OptionList, RichLog, Static
 from protocol.messages import printable
 
 from ..answers import QUESTION_SETTLE, SETTLING, no_option
-from ..render import plural, time_left
+from ..render import HOST_LEFT_WORDS, plural, time_left
 from ..terminal import passing_question
 from .question import BadAnswer, Question
 
@@ -681,7 +681,7 @@ class TableApp(App):
     def _status(self) -> None:
         parts = [self.heading] if self.heading else []
         parts.append({"connected": "connected", "reconnecting": "reconnecting…", "lost": "disconnected",
-                      "host_left": "the host left; the game is saved and resumes when the host comes back",
+                      "host_left": HOST_LEFT_WORDS,
                       }.get(self.connection, self.connection))
         if self.over:
             parts.append("the table stopped" if self.stopped else "the match is over")

@@ -124,11 +124,13 @@ def test_ismcts_answers_within_a_seconds_budget(seconds):
     seat = sanjuan.to_act(s)[0]
     view = sanjuan.view(s, seat)
     bot = bots.make("sanjuan", "ismcts", 1, seconds=seconds)
-    t = time.perf_counter()
+    # The processor time it searched, not the time on the clock: other processes (the suite runs
+    # in parallel) may hold the processor between its iterations, never make it search longer.
+    t = time.process_time()
     action = bot.choose(view)
-    elapsed = time.perf_counter() - t
+    searched = time.process_time() - t
     assert legal_for(view["prompt"], action)
-    assert elapsed <= seconds + 0.1, elapsed
+    assert searched <= seconds + 0.1, searched
     assert bot.last_iterations > 0
     # Both budgets: whichever runs out first.
     bot = bots.make("sanjuan", "ismcts", 1, seconds=seconds, iterations=3)
@@ -144,9 +146,9 @@ def test_a_decision_with_one_legal_action_is_answered_at_once():
     card = view["you"]["hand"][0][0]
     for options, lo, hi, want in (([card], 1, 1, [card]), ([card], 0, 0, []), (["a", "b"], 2, 2, ["a", "b"])):
         view["prompt"] = {**view["prompt"], "kind": "keep", "options": options, "min": lo, "max": hi}
-        t = time.perf_counter()
+        t = time.process_time()         # the processor's time: another process may hold it meanwhile
         assert bot.choose(view) == want
-        assert time.perf_counter() - t < 0.05
+        assert time.process_time() - t < 0.05
 
 
 def wilson_low(wins: float, n: int, z: float = 1.96) -> float:

@@ -13,6 +13,7 @@ from client.session import SeatSession, player_key, save_record
 from client.table import Outcome, Table
 from client.terminal import Terminal
 from protocol import record
+from protocol.codec import pack
 from protocol.diff import diff, view_hash
 from protocol.exchange import PlayerExchange, ServerExchange
 from protocol.messages import late_seed_reason
@@ -107,6 +108,45 @@ def test_an_honest_server_shows_what_it_signs(tmp_path):
     items, shown = record.read_all(path)
     assert shown == match.table.shown and verify(items, shown).ok
     assert record.read(path) == items and verify(items).shown_checked == 0   # the signed part alone
+
+
+def test_a_damaged_step_of_what_was_shown_is_said_by_the_audit_not_checked_in_silence(tmp_path):
+    """A client killed and started again finds its `.shown` file damaged at step 11: the audit
+    checks the 10 before it and what was shown since, and says the ones between are not checked."""
+    match = Lying(tmp_path, snapshot_every=7).play(moves=30)
+    path = match.session.shown_path
+    data = bytearray(path.read_bytes())
+    eleventh = sum(len(pack(s.as_list())) for s in match.table.shown.steps[:10])
+    data[eleventh] = 0xc1                       # a byte msgpack never uses
+    path.write_bytes(bytes(data))
+    again = SeatSession.load(match.session.path)
+    assert again.steps == match.table.shown.steps[:10] and again.shown_unreadable_after == 10
+    match.session = again
+    match.table = Table("t1", again, server_key=match.signer.public_key)
+    match.sent = None                           # a client started again is sent the whole view
+    while match.server.phase == "play":
+        match.move()
+    report = match.table.audit()
+    assert report.ok and report.shown_checked == len(match.table.shown.steps) > 10
+    said = ("NOT CHECKED  the views shown after the first 10, until this client started again: its file of "
+            "what was shown is damaged there")
+    assert said in report.text()
+    path = save_record(tmp_path, match.table.exchange.record, match.server.game_id, shown=match.table.shown)
+    assert said in verify(*record.read_all(path)).text()          # `governor verify` says it too
+    # the damage is cut off the file, and remembered with the seat
+    last = SeatSession.load(match.session.path)
+    assert last.steps == match.table.shown.steps and last.shown_unreadable_after == 10
+
+
+def test_a_torn_last_step_is_no_damage_and_is_cut_off(tmp_path):
+    match = Lying(tmp_path).play(moves=5)
+    path = match.session.shown_path
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-3])                # killed while writing the last step
+    again = SeatSession.load(match.session.path)
+    assert again.steps == match.table.shown.steps[:-1] and again.shown_unreadable_after is None
+    assert path.read_bytes() == whole[:len(whole) - len(pack(match.table.shown.steps[-1].as_list()))]
+    assert "NOT CHECKED" not in verify(match.table.exchange.record, Table("t1", again).shown).text()
 
 
 def test_a_view_missing_a_hand_card_fails_the_audit_at_its_entry(tmp_path):

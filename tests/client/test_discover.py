@@ -3,6 +3,7 @@ data, listed only when it is a server this client can join, and never shown with
 characters or at any length. The announcements heard over a real network are tested in
 test_lan.py."""
 import asyncio
+import json
 import ipaddress
 import os
 import sys
@@ -249,3 +250,30 @@ async def test_a_machine_that_cannot_listen_on_the_network_is_told_so(monkeypatc
         await discover.listen(0.1)
     assert refused.value.code == "no_multicast" and "cannot listen on the local network" in str(refused.value)
     assert await discover.addresses_of("aa:bb", 0.1) == []      # a seat looking for its server goes on
+
+
+@pytest.mark.parametrize("damage, kept", [(b'{"Ana\'s San Juan": {"key": ', set()),
+                                          (b'["a list"]', set()),
+                                          (None, {"Bo's table"})])
+async def test_a_damaged_memory_of_keys_is_set_aside_and_the_user_told(monkeypatch, capsys, tmp_path, damage, kept):
+    """Not overwritten in silence: the file is renamed beside itself, stderr says what is lost,
+    and what could be read of it is still remembered."""
+    from client.session import ANNOUNCED_FILE
+    path = tmp_path / ANNOUNCED_FILE
+    if damage is None:          # one good name, one whose key is a number
+        path.write_text(json.dumps({"Bo's table": {"key": KEY_A, "since": "2025-01-01", "seen": "2025-01-02",
+                                                   "tls": False},
+                                    "Ana's San Juan": {"key": 5, "since": "2025-01-01", "seen": "2025-01-02",
+                                                       "tls": False}}))
+    else:
+        path.write_bytes(damage)
+    before = path.read_bytes()
+    assert set(read_announced(tmp_path)) == kept
+    err = capsys.readouterr().err
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(f"{ANNOUNCED_FILE}.damaged-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == before
+    assert set(read_announced(tmp_path)) == kept and not capsys.readouterr().err   # what was read, kept whole
+    assert f"in {path}, are damaged" in err and f"it is kept as {aside[0]}" in err
+    out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_B.encode()))
+    assert set(read_announced(tmp_path)) == kept | {"Ana's San Juan"}
+    assert not capsys.readouterr().err          # the file written anew reads whole

@@ -10,6 +10,8 @@ import signal
 import subprocess
 from argparse import Namespace
 
+import pytest
+
 from client.link import open_link
 from client.lobby import sit
 from client.play import LAN_PORT, _ports
@@ -60,6 +62,9 @@ def test_a_friend_hears_the_host_leave_and_resumes_when_it_is_back_on_another_po
     assert SeatSession.unfinished(bo) == []              # finished: nothing left to resume
 
 
+# Binds LAN_PORT on 127.0.0.2, as every `play --host` without --port tries first: the tests that
+# need that port run one after another (pytest-xdist's group), never beside each other.
+@pytest.mark.xdist_group("lan-port")
 def test_a_host_started_again_keeps_its_port(tmp_path):
     first, said = host(tmp_path, "--players", "2")       # a whole game against a computer player
     port = said.wait_for(rf"Connected to ws://{HOST}:(\d+)").group(1)

@@ -232,7 +232,7 @@ def test_a_friends_client_finds_the_host_again_on_another_port_by_its_key(lan, t
     first, said = host("0")
     url, table = said.wait_for(rf"Friends can join with: .* join (ws://{SERVER_IP}:\d+) --table (\w+)").groups()
     friend = lan.governor(lan.client, "join", url, "--table", table, "--bot", "random", "--no-input", "--json",
-                          "--think", "0.2", "--pace", "0", "--patience", "60", "--data-dir", str(bo))
+                          "--think", "0.05", "--pace", "0", "--patience", "60", "--data-dir", str(bo))
     played = Output(friend)
     wait_for(lambda: held_messages(bo) >= 6, 30)          # the match is under way
     first.send_signal(signal.SIGINT)

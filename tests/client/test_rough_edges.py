@@ -149,6 +149,70 @@ def test_ctrl_c_in_serve_prints_no_traceback_from_the_bot_workers(tmp_path):
     assert "1 bots (random)" in out
 
 
+def test_ctrl_c_in_serve_while_searching_bots_think_stops_cleanly(tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group) at the moment the `ismcts` bots search in
+    the worker processes: the server ends with 0, printing no traceback, and no bot's decision is
+    logged as failed or replaced by a random move."""
+    import io
+    import re
+    import time
+
+    import msgpack
+
+    from .real_terminal import descendants
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--no-announce",
+                               "--data-dir", str(tmp_path / "s")], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
+    seat = None
+    try:
+        url = None
+        while url is None:
+            line = server.stdout.readline()
+            assert line, "the server ended before it listened"
+            found = re.search(r"listening on (ws://[\d.:]+)", line)
+            url = found and found.group(1)
+        seat = subprocess.Popen([sys.executable, "-m", "client", "join", url, "--bot", "random", "--create",
+                                 "sanjuan", "--seats", "4", "--bots", "3", "--level", "ismcts", "--no-input",
+                                 "--json", "--pace", "0", "--data-dir", str(tmp_path / "c")], cwd=ROOT,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True, env=env)
+
+        def thinking() -> bool:
+            """The bots have made moves (the seat was shown a dozen views: its workers are up, not
+            starting), and a bot worker process uses the CPU now: a search is under way."""
+            shown = list((tmp_path / "c" / "sessions").glob("*.shown"))
+            if not shown or sum(1 for _ in msgpack.Unpacker(io.BytesIO(shown[0].read_bytes()))) < 12:
+                time.sleep(0.1)
+                return False
+            workers = [p.pid for p in descendants(server.pid) if "multiprocessing.spawn" in p.cmdline]
+            before = {pid: cpu(pid) for pid in workers}
+            time.sleep(0.2)
+            return any(cpu(pid) - before[pid] >= 5 for pid in workers)     # 50 ms of the 200 at least
+        deadline = time.monotonic() + 120
+        while not thinking():
+            assert time.monotonic() < deadline and seat.poll() is None, "no bot worker was seen searching"
+        os.killpg(server.pid, signal.SIGINT)
+        out = server.communicate(timeout=60)[0]
+    finally:
+        for proc in (server, seat):
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    assert server.returncode == 0, out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    assert "shutting down" in out and not re.search(r"failed|random move", out), out
+
+
+def cpu(pid: int) -> int:
+    """The CPU time a process has used, in clock ticks (0 once it is gone)."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return 0
+    return sum(map(int, stat[stat.rindex(")") + 2:].split()[11:13]))
+
+
 def test_bot_workers_are_born_ignoring_ctrl_c():
     """What keeps a Ctrl-C that comes while a worker is still starting from printing a traceback:
     a process started there begins with SIGINT ignored, and Python leaves it so."""

@@ -34,6 +34,9 @@ async def test_a_server_asked_not_to_announce_says_nothing_about_it(make_server)
     assert server.announcement is None and server.not_announced is None
 
 
+# The two tests below announce on this machine's own network: one at a time (pytest-xdist's group),
+# so that neither hears the other's names.
+@pytest.mark.xdist_group("host-multicast")
 async def test_a_name_another_server_announces_is_not_taken_and_the_name_got_is_logged(caplog):
     """Multicast DNS gives the second server "-2"; it says so at warning level, naming both."""
     from server.announce import Announcement
@@ -55,6 +58,7 @@ async def test_a_name_another_server_announces_is_not_taken_and_the_name_got_is_
             "as \"Ana's San Juan-2\"") in warned[0].getMessage()
 
 
+@pytest.mark.xdist_group("host-multicast")
 async def test_a_name_nobody_else_announces_is_taken_without_a_warning(caplog):
     from server.announce import Announcement
     if not addresses_to_announce("0.0.0.0"):

@@ -33,6 +33,10 @@ def _bench_frames():
 frames = _bench_frames()
 
 # Several player counts, the expansion (card ids from 128 up) and the setup variant.
+# Its matches (the fixtures below) take seconds to play: one worker of pytest-xdist plays them
+# once for every test of the module, rather than each worker that gets one of its tests.
+pytestmark = pytest.mark.xdist_group("frame-lengths")
+
 SANJUAN = [(2, {}), (3, {"expansion": True}), (4, {}), (4, {"expansion": True, "setup_variant": True})]
 MATCHES = 3
 

@@ -145,4 +145,7 @@ async def test_a_searching_bot_takes_as_long_when_it_searches_as_when_it_does_no
     times = await answer_times(0.0, tmp_path / "quick")
     assert any(t < 0.03 for t in times) and any(t > 0.075 for t in times), times     # two kinds
     times = await answer_times(0.3, tmp_path / "held")
-    assert all(0.29 <= t < 0.45 for t in times), times
+    # Each time is the gap between two views' arrivals: a view that reached Ana late (a busy
+    # machine: the suite runs in parallel) shortens the next gap by as much, hence some room
+    # below 0.3, still far above both kinds of answer above.
+    assert all(0.25 <= t < 0.45 for t in times), times

@@ -16,6 +16,7 @@ from protocol.diff import view_hash
 from protocol.exchange import PlayerExchange
 from protocol.messages import Signed
 from server.app import HELLO_SPREAD, raise_file_limit
+from server.metrics import exposition
 from server.conn import CLOSE_OVERFLOW
 
 from .rawclient import Closed, Raw, SeatPlayer, new_key, play_all
@@ -546,6 +547,78 @@ async def test_behind_a_trusted_proxy_each_client_is_counted_by_its_own_address(
     with pytest.raises((OSError, InvalidMessage, EOFError)):
         await with_proxy_header(server, b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n")
     for raw in [*raws, again, headed, stranger]:
+        await raw.close()
+
+
+@pytest.mark.parametrize("hop, address", [("203.0.113.7", "203.0.113.7"), ("203.0.113.7:5678", "203.0.113.7"),
+                                          ("2001:db8::7", "2001:db8::7"), ("[2001:db8::7]", "2001:db8::7"),
+                                          ("[2001:db8::7]:80", "2001:db8::7"), ("unknown", None),
+                                          ("203.0.113.7:http", None), ("[2001:db8::7", None),
+                                          ("[2001:db8::7]80", None), ("203.0.113.7:123456", None)])
+def test_an_x_forwarded_for_hop_is_read_in_each_form_proxies_write(hop, address):
+    from server.proxies import forwarded_for, networks
+    trusted = networks("192.0.2.0/24, 2001:db8:ffff::/48")
+    assert forwarded_for(trusted, [f"198.51.100.1, {hop}"]) == address
+    # a trusted proxy's own hop is passed over, whatever its form
+    for proxy in ("192.0.2.5", "192.0.2.5:443", "[2001:db8:ffff::1]:443"):
+        assert forwarded_for(trusted, [f"198.51.100.1, {hop}", proxy]) == address
+
+
+async def test_a_trusted_proxy_that_names_no_client_is_counted_warned_of_and_its_own_address(make_server, caplog):
+    """Its connections share the proxy's limits: not in silence. One warning a minute at most."""
+    server = await make_server(trusted_proxies="127.0.0.1")
+    with caplog.at_level("WARNING", logger="governor.server"):
+        bare = await Raw.connect(server.url)
+        named = await via_proxy(server, "203.0.113.1")
+        nameless = await Raw.connect(server.url, additional_headers={"X-Forwarded-For": "203.0.113.2, unknown"})
+        for raw in (bare, named, nameless):
+            await raw.create(2)
+    assert sorted(t.creator for t in server.tables.values()) == ["127.0.0.1", "127.0.0.1", "203.0.113.1"]
+    warned = [r.getMessage() for r in caplog.records if "trusted proxy" in r.getMessage()]
+    assert len(warned) == 1 and "from the trusted proxy 127.0.0.1 came with no PROXY header and no " \
+        "X-Forwarded-For: it counts as the proxy's own address" in warned[0]
+    assert "governor_proxy_unknown_clients_total 2" in exposition(server)
+    for raw in (bare, named, nameless):
+        await raw.close()
+
+
+async def tls_via_proxy(server, context, first: bytes = b"", **kw) -> Raw:
+    """A TLS connection through a proxy that passes it on, sending `first` (a PROXY header) before it."""
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.sendall(first)
+    sock.setblocking(False)
+    return await Raw.connect(server.url, sock=sock, ssl=context, server_hostname="localhost", **kw)
+
+
+async def test_a_tls_listener_reads_a_trusted_proxys_header_before_the_handshake(make_server, tmp_path, caplog):
+    import ssl
+
+    from server.app import server_tls
+    from tests.client.test_tls import self_signed
+    cert, key = self_signed(tmp_path)
+    context = ssl.create_default_context(cafile=str(cert))
+    server = await make_server(trusted_proxies="127.0.0.1", tls=server_tls(str(cert), str(key)))
+    # the header and the TLS handshake in one segment, as HAProxy often sends them
+    headed = await tls_via_proxy(server, context, b"PROXY TCP4 203.0.113.1 127.0.0.1 40000 443\r\n")
+    await headed.create(2)
+    # a header sent a few bytes at a time
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    for part in (b"PR", b"OXY TCP6 2001:db8:1:2::7 ", b"::1 40000 443\r", b"\n"):
+        sock.sendall(part)
+        await asyncio.sleep(0.05)
+    sock.setblocking(False)
+    split = await Raw.connect(server.url, sock=sock, ssl=context, server_hostname="localhost")
+    await split.create(2)
+    # no header: the X-Forwarded-For inside TLS says it
+    forwarded = await tls_via_proxy(server, context, additional_headers={"X-Forwarded-For": "198.51.100.9"})
+    await forwarded.create(2)
+    assert sorted(t.creator for t in server.tables.values()) == ["198.51.100.9", "2001:db8:1:2::/64",
+                                                                 "203.0.113.1"]
+    with caplog.at_level("WARNING", logger="governor.server"), pytest.raises((OSError, InvalidMessage, EOFError)):
+        await tls_via_proxy(server, context, b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n")
+    assert any("its PROXY header is bad ('not-an-address' is no IP address)" in r.getMessage()
+               for r in caplog.records)
+    for raw in (headed, split, forwarded):
         await raw.close()
 
 

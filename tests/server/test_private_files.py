@@ -108,3 +108,21 @@ def test_governor_admin_refuses_a_key_file_other_users_may_read(tmp_path, capsys
     path.chmod(0o644)
     assert main(["admin", "ws://127.0.0.1:1", "tables", "--key-file", str(path)]) == 2
     assert "may be read or changed by other users (mode 0644)" in capsys.readouterr().err
+
+
+def test_a_record_is_written_through_a_new_private_file_whatever_stale_one_lies_there(tmp_path):
+    """A kill between making the temporary file and renaming it leaves it behind; anything at its
+    name (a stale file others may read, a link to another file) is replaced, not written through."""
+    from protocol import record
+    stale = tmp_path / "match.govrec.tmp"
+    stale.write_bytes(b"half a record")
+    stale.chmod(0o644)
+    path = record.write(tmp_path / "match.govrec", [])
+    assert path.read_bytes() == record.MAGIC and mode(path) == 0o600 and not stale.exists()
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"not to be touched")
+    stale.symlink_to(elsewhere)
+    record.write(path, [])
+    assert elsewhere.read_bytes() == b"not to be touched"
+    assert not path.is_symlink() and mode(path) == 0o600 and not stale.exists()
