@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from protocol import wire
 from protocol.messages import printable
 from protocol.signing import SIG_SEAT, Signer, fingerprint, seat_payload
-from server.conn import TokenBucket
+from protocol.bucket import TokenBucket
 
 from .errors import ClientError
 from .session import normalize_url, read_cafile

@@ -72,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--new", action="store_true", help="start a new game without offering to resume one")
     p.add_argument("--rated", action="store_true",
                    help="a rated table of people (with --bots 0): the match counts for ratings "
-                        "(`governor ratings`)")
+                        f"(`{command('ratings')}`)")
     fullscreen.add_plain_argument(p)
     # Lets a bot answer for you through the same input path: for tests and demos.
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import re
-import stat
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -25,6 +24,8 @@ from pathlib import Path
 
 from protocol.record import MAX_RECORD
 from protocol.standings import UNREADABLE, Judged, judge, standings
+
+from .session import files_under, read_at_most
 
 INDEX = "records.json"            # a server's list of its records (server/published.py)
 MAX_INDEX = 16 << 20              # bytes of that list read at most
@@ -64,12 +65,12 @@ def from_folder(folder: str) -> list[Judged]:
     def read(path: Path) -> tuple[str, bytes] | Judged:
         name = path.relative_to(root).as_posix()
         try:
-            data = _read(path)
+            data = read_at_most(path, MAX_RECORD + 1)
         except OSError as e:
             return Judged(name, UNREADABLE, f"it cannot be read: {e.strerror or e}")
         return (name, data) if data is not None else Judged(name, UNREADABLE, "it is not a regular file")
 
-    return judge_all(read(path) for path in _files(root))
+    return judge_all(read(path) for path in files_under(root))
 
 
 def judge_all(records) -> list[Judged]:
@@ -91,24 +92,6 @@ def judge_all(records) -> list[Judged]:
 
 def _judge(named: tuple[str, bytes]) -> Judged:
     return judge(*named)
-
-
-def _files(root: Path) -> list[Path]:
-    out = []
-    for top, dirs, files in os.walk(root, onerror=None, followlinks=False):
-        dirs.sort()
-        out += [Path(top) / f for f in files]
-    return sorted(out)
-
-
-def _read(path: Path) -> bytes | None:
-    """At most one byte more than a record may have; None for what is not a regular file (a
-    pipe would never end, a device might not): opened without waiting, then looked at."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return f.read(MAX_RECORD + 1)
 
 
 def from_url(url: str) -> list[Judged]:

@@ -11,6 +11,7 @@ import argparse
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -393,6 +394,26 @@ def record_name(items: list[Signed], game_id: bytes | None, when: float | None =
 def _file_word(text) -> str:
     """Letters and digits of a name, safe in any file system (names are anyone's choice)."""
     return "".join(c for c in str(text or "") if c.isascii() and c.isalnum())[:16]
+
+
+def files_under(root: Path) -> list[Path]:
+    """Every file in `root` and the folders in it, in one order on every machine (symbolic links
+    to folders not followed: a loop would never end)."""
+    out = []
+    for top, dirs, files in os.walk(root, onerror=None, followlinks=False):
+        dirs.sort()
+        out += [Path(top) / f for f in files]
+    return sorted(out)
+
+
+def read_at_most(path: Path, limit: int) -> bytes | None:
+    """At most `limit` bytes of a file; None for what is not a regular file (a pipe would never
+    end, a device might not): opened without waiting, then looked at."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read(limit)
 
 
 def record_files(data_dir: Path) -> list[Path]:

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from .conn import TokenBucket, network_of
+from protocol.bucket import TokenBucket
+
+from .conn import network_of
 
 ALL = "*"     # the wrong operator keys of every address together are counted under this name
 READ_WATCHES = 4      # watches a watch of a table read from the database counts as (at most the burst)

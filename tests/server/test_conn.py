@@ -167,7 +167,7 @@ async def test_the_server_takes_no_extension_a_client_offers(server):
 def test_a_drained_bucket_says_how_long_until_it_holds_a_message_again():
     """The client's pace (client/link.py) sleeps this long between tries: never 0 while empty,
     so it does not spin, and 0 once a message's worth is there."""
-    from server.conn import TokenBucket
+    from protocol.bucket import TokenBucket
     bucket = TokenBucket(rate=4, burst=2)
     assert bucket.wait() == 0 and bucket.take() and bucket.take()
     bucket.tokens = 0.0
