@@ -202,6 +202,8 @@ class ServerExchange:
                                          f"move (entry {self.last_move[seat]}) at entry {len(self.log)}")
         if not isinstance(move, bytes):
             raise ProtocolError("bad_move", "a move is the msgpack bytes of its action")
+        if sig is None:     # None is the server's own step, which a player's move never is
+            raise ProtocolError("bad_signature", "a player's move is signed by its player")
         self._check_player_sig(seat, sig, SIG_MOVE, move_payload(self.header.hash, seat, self.log[seen].hash, move),
                                "the move")
         try:

@@ -270,7 +270,7 @@ def _started():
 
 @pytest.mark.parametrize("sig, code", [
     ("another key", "bad_signature"), (b"\x00" * 64, "bad_signature"), (b"\x01" * 63, "bad_signature"),
-    (b"\x01" * 65, "bad_signature"), ("text", "bad_signature"),
+    (b"\x01" * 65, "bad_signature"), ("text", "bad_signature"), (None, "bad_signature"),
 ])
 def test_a_move_not_signed_by_its_seats_key_is_refused_and_changes_nothing(sig, code):
     server, player, _ = _started()
@@ -310,7 +310,12 @@ def test_a_client_refuses_a_header_that_names_another_key_for_its_seat():
 @pytest.mark.parametrize("name", ["bgfair-v1-player.govrec", "bgfair-v1-server.govrec"])
 def test_bgfair_v1_records_still_verify(name):
     """Records written by the release that spoke bgfair/v1 (no player keys, no player signatures)."""
-    report = verify(record.read(FIXTURES / name))
+    items = record.read(FIXTURES / name)
+    report = verify(items)
     assert report.ok, report.text()
     assert report.protocol == "bgfair/v1" and report.keys == [None, None]
     assert "VERIFIED" in report.text()
+    entries = [m for m in items if m.kind == "entry"]
+    name = entries[0].body["seats"][entries[5].body["seat"]]["name"]
+    assert who_made(items, 5) == f"entry 5 (move by {name}): signed by the server alone (a bgfair/v1 record: " \
+                                 "players signed nothing)"
