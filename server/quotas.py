@@ -4,14 +4,14 @@ A connection's own rate limit (server/conn.py) bounds how often it speaks; these
 address gets done however many connections it opens:
 
 - connections: `conn_rate` new ones a second, in bursts of `conn_burst`, per address. Each costs
-  a WebSocket handshake (and a seat token lookup, with a token); eight clients reconnecting in a
-  loop once doubled another table's latency. Checked as each socket is accepted (server/gate.py).
+  a WebSocket handshake (and the table of the seat it claims, if it claims one); eight clients
+  reconnecting in a loop once doubled another table's latency. Checked as each socket is accepted (server/gate.py).
 - tables: at most `tables_per_addr` waiting or playing tables created from one address, and at
   most `tables_per_window` created in any `table_window` seconds. One client once filled the
   server's table limit in five seconds and held it for ten minutes.
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
   table not in memory reads its log and replays the whole match, signatures and all; so does a
-  player coming back with the seat token of a finished match, which counts as a watch too. Such
+  player claiming a seat of a finished match, which counts as a watch too. Such
   a read counts as READ_WATCHES watches: fifteen connections switching between finished tables
   once made 20 replays in 15 s, each some 60-90 ms of a thread's CPU that the event loop
   shares, and tripled another table's p99.
