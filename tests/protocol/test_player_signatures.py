@@ -114,7 +114,7 @@ class _Forger(ServerExchange):
         return self._apply_move(seat, other, {"seen": seen, "move": pack(other), "sig": sig})
 
 
-def test_a_forged_move_fails_the_audit_at_its_entry():
+def test_a_forged_move_fails_the_audit_at_its_entry(tmp_path, capsys):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(protocol.harness, "ServerExchange", _Forger)
         server, players = play_match("sanjuan", NAMES, {}, deciders(SEED), SEED)
@@ -124,6 +124,11 @@ def test_a_forged_move_fails_the_audit_at_its_entry():
         report = fails_at(items, seq, f"{name}'s signature does not match this move", "never signed it")
         assert report.where == f"entry {seq} (move by {name})"
     assert all(not p.report.ok and p.report.where == f"entry {seq} (move by {name})" for p in players)
+    path = record.write(tmp_path / "forged.govrec", players[0].record)     # and `governor verify` says so
+    capsys.readouterr()
+    assert client.cli.main(["verify", str(path)]) == 1
+    assert f"FAILED at entry {seq} (move by {name}): {name}'s signature does not match this move" \
+        in capsys.readouterr().out
 
 
 def test_a_move_without_its_players_signature_fails(match):
