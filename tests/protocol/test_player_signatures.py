@@ -301,6 +301,13 @@ def test_a_players_signature_for_a_computer_seat_is_refused():
     assert e.value.code == "not_a_player"
 
 
+@pytest.mark.parametrize("players", [[bytes(31), "random"], [bytes(32), bytes(32)], [None, "random"]])
+def test_a_table_of_bad_or_shared_keys_is_refused(players):
+    with pytest.raises(ProtocolError) as e:
+        ServerExchange("sanjuan", {}, [("a", "Ana"), ("b", "Bo")], Signer.generate(), players=players)
+    assert e.value.code == "bad_table"
+
+
 def test_a_client_refuses_a_header_that_names_another_key_for_its_seat():
     server = ServerExchange("sanjuan", {}, [("a", "Ana"), ("b", "Bo")], Signer.generate(),
                             players=[Signer.generate().public_key, "random"])
