@@ -93,7 +93,8 @@ def warnings(servers: list[Found], remembered: dict[str, Announced]) -> list[str
         if not s.tls and any(a.tls and (name == s.name or (s.fingerprint and a.key == s.fingerprint))
                              for name, a in remembered.items()):
             out.append(f"{i}. {s.name} was announced with wss:// (encrypted) before and now with ws://: "
-                       "what you send it, your seat's token too, would travel in clear. It may not be the same server.")
+                       "what you send it and are sent, your cards too, would travel in clear. It may not be the same "
+                       "server.")
     return out
 
 

@@ -6,7 +6,7 @@ A server other machines can reach announces itself on the local network (multica
 with --no-announce), so that `governor join` with no address finds it. It runs until Ctrl-C or
 SIGTERM, when it closes every connection cleanly.
 Tables, seats and every accepted move are kept in the data directory; a restarted server rebuilds
-every unfinished match and its players reconnect with their seat tokens and carry on.
+every unfinished match and its players reconnect, claim their seats with their keys and carry on.
 
 Every setting below can be kept in a config file (TOML, --config FILE); a flag given here wins
 over the file. docs/hosting.md shows a file with every key.

@@ -79,6 +79,12 @@ def player_key(data_dir: Path) -> Signer:
     return load_or_create(data_dir, PLAYER_KEY_FILE)
 
 
+def player_key_path(data_dir: Path) -> tuple[Path, bool]:
+    """Where the player key of a data folder is kept, and whether it is there yet."""
+    path = Path(data_dir) / PLAYER_KEY_FILE
+    return path, path.exists()
+
+
 def _private_dir(path: Path) -> Path:
     """A directory only we can read (tightened if it exists): it holds the player key, the
     sessions secret seeds, the records every card dealt to our seat."""

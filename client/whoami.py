@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from protocol.signing import PLAYER_KEY_FILE
-
-from .session import SeatSession, add_data_dir, default_data_dir, player_key
+from .session import SeatSession, add_data_dir, default_data_dir, player_key, player_key_path
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,8 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     data = Path(args.data_dir) if args.data_dir else default_data_dir()
-    path = data / PLAYER_KEY_FILE
-    made = not path.exists()
+    path, kept = player_key_path(data)
     try:
         key = player_key(data)
     except (OSError, ValueError) as e:
@@ -34,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
     if seats:
         print(f"Name: {seats[0].name} (your latest seat, at table {seats[0].table})")
     print(f"Player key: {key.fingerprint}")
-    print(f"Kept in: {path}" + (" (made now)" if made else ""))
+    print(f"Kept in: {path}" + ("" if kept else " (made now)"))
     return 0

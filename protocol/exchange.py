@@ -33,8 +33,8 @@ from games.errors import IllegalAction
 from .codec import MAX_MESSAGE, DecodeError, pack, unpack
 from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
 from .messages import ProtocolError, Signed, check_header, events_digest, seat_keys, short_repr, split_events
-from .signing import (SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, SIGNATURE_BYTES, Signer, commit_payload,
-                      move_payload, reveal_payload, verify_signature)
+from .signing import (PUBLIC_KEY_BYTES, SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, SIGNATURE_BYTES,
+                      Signer, commit_payload, move_payload, reveal_payload, verify_signature)
 from .verify import verify
 
 SEED_BYTES = 32
@@ -62,6 +62,11 @@ class ServerExchange:
         if len(players) != len(seats):
             raise ProtocolError("bad_table", "one player's key or computer level per seat")
         self.keys = [p if isinstance(p, bytes) else None for p in players]
+        keys = [k for k in self.keys if k is not None]
+        if any(len(k) != PUBLIC_KEY_BYTES for k in keys) or len(set(keys)) != len(keys) or \
+                not all(isinstance(p, (bytes, str)) for p in players):
+            raise ProtocolError("bad_table", f"each seat is a player's {PUBLIC_KEY_BYTES}-byte key, no key at two "
+                                             "seats, or a computer player's level")
         self.signer = signer
         self.game_id = game_id or secrets.token_bytes(16)
         self.server_seed = server_seed or secrets.token_bytes(SEED_BYTES)
@@ -202,6 +207,8 @@ class ServerExchange:
                                          f"move (entry {self.last_move[seat]}) at entry {len(self.log)}")
         if not isinstance(move, bytes):
             raise ProtocolError("bad_move", "a move is the msgpack bytes of its action")
+        if sig is None:     # None is the server's own step, which a player's move never is
+            raise ProtocolError("bad_signature", "a player's move is signed by its player")
         self._check_player_sig(seat, sig, SIG_MOVE, move_payload(self.header.hash, seat, self.log[seen].hash, move),
                                "the move")
         try:

@@ -149,6 +149,8 @@ def who_made(items: list[Signed], n: int) -> str:
         name, key = names[body["seat"]], seat_keys(header)[body["seat"]]
         return printable(f"{where}: {name} made the move {short_repr(unpack(body['move']))}, having seen entry "
                          f"{body['seen']}; signed by {name}'s key {fingerprint(key)}")
+    if body["t"] == "move" and header["protocol"] == "bgfair/v1":
+        return printable(f"{where}: signed by the server alone (a bgfair/v1 record: players signed nothing)")
     if body["t"] == "move":
         return printable(f"{where}: a move the server made for {names[body['seat']]}, signed by the server alone")
     return f"{where}: signed by the server {fingerprint(header['server_key'])}"

@@ -89,7 +89,7 @@ MAX_ACTION = 64                  # options picked in one action: a decision pick
 # Close codes (RFC 6455 leaves 4000-4999 to applications).
 CLOSE_BAD_FRAME = 4000           # not a msgpack map with a known type and the right fields
 CLOSE_TOO_BIG = 4001
-CLOSE_FLOODING = 4002            # over the command rate (or a seat token's hello over the watch rate)
+CLOSE_FLOODING = 4002            # over the command rate (or a seat claim's hello over the watch rate)
 CLOSE_BAD_HELLO = 4003           # first message not a hello, wrong version, a seat claim that fails
 CLOSE_TOO_MANY = 4004            # too many connections from one address
 CLOSE_REPLACED = 4005            # the seat was claimed again by another connection

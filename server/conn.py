@@ -8,7 +8,7 @@ sends it as the socket drains: only that task waits for the network. When the ou
 (the client stopped reading), the queued view updates are dropped and `stale_view` tells the
 table to follow with one fresh snapshot; the signed messages, answers and statuses in the outbox
 are kept, because they cannot be rebuilt from a snapshot. A client so far behind that even those
-fill the outbox is closed: it can reconnect with its seat token and `have` and catch up.
+fill the outbox is closed: it can reconnect, claim its seat with its key, say `have` and catch up.
 
 Before a close frame goes out, what is queued goes out first, so that a client learns the answers
 and errors that came before the close: for as long as the client keeps taking frames (at least one

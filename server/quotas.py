@@ -4,16 +4,16 @@ A connection's own rate limit (server/conn.py) bounds how often it speaks; these
 address gets done however many connections it opens:
 
 - connections: `conn_rate` new ones a second, in bursts of `conn_burst`, per address. Each costs
-  a WebSocket handshake (and a seat token lookup, with a token); a few clients reconnecting in a
-  loop would slow every other table. Checked as each socket is accepted (server/gate.py).
+  a WebSocket handshake (and the table of the seat it claims, if it claims one); a few clients
+  reconnecting in a loop would slow every other table. Checked as each socket is accepted (server/gate.py).
 - tables: at most `tables_per_addr` waiting or playing tables created from one address, and at
   most `tables_per_window` created in any `table_window` seconds: without them one client could
   fill the server's table limit in seconds and hold it.
 - watches: `watch_rate` a second, in bursts of `watch_burst`, per address. Watching a finished
   table not in memory reads its log and replays the whole match, signatures and all; so does a
-  player coming back with the seat token of a finished match, which counts as a watch too. Such
-  a read counts as READ_WATCHES watches: a replay takes a thread's CPU that the event loop
-  shares, and connections switching between finished tables would raise every table's p99.
+  player claiming a seat of a finished match, which counts as a watch too. Such a read counts as
+  READ_WATCHES watches: a replay takes a thread's CPU that the event loop shares, and connections
+  switching between finished tables would raise every table's p99.
 - tables per network: at most `tables_per_net` waiting or playing tables created from one IPv4
   /24 or IPv6 /56 (network_of), whatever its addresses: the addresses of one network, or the
   /64s of one home's /56, would otherwise fill the table limit together.

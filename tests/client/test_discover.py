@@ -190,8 +190,8 @@ async def test_ws_where_wss_was_heard_before_is_flagged(monkeypatch, capsys, tmp
     out, _ = await listing(monkeypatch, capsys, tmp_path, heard(key=KEY_A.encode(), scheme=b"wss"))
     assert "!" not in out
     out, _ = await listing(monkeypatch, capsys, tmp_path, later)
-    assert (f"! 1. {later.name} was announced with wss:// (encrypted) before and now with ws://: what you send it, "
-            "your seat's token too, would travel in clear.") in out
+    assert (f"! 1. {later.name} was announced with wss:// (encrypted) before and now with ws://: what you send it "
+            "and are sent, your cards too, would travel in clear.") in out
 
 
 async def test_wss_heard_again_is_not_flagged(monkeypatch, capsys, tmp_path):

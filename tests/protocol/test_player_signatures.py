@@ -114,7 +114,7 @@ class _Forger(ServerExchange):
         return self._apply_move(seat, other, {"seen": seen, "move": pack(other), "sig": sig})
 
 
-def test_a_forged_move_fails_the_audit_at_its_entry():
+def test_a_forged_move_fails_the_audit_at_its_entry(tmp_path, capsys):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(protocol.harness, "ServerExchange", _Forger)
         server, players = play_match("sanjuan", NAMES, {}, deciders(SEED), SEED)
@@ -124,6 +124,11 @@ def test_a_forged_move_fails_the_audit_at_its_entry():
         report = fails_at(items, seq, f"{name}'s signature does not match this move", "never signed it")
         assert report.where == f"entry {seq} (move by {name})"
     assert all(not p.report.ok and p.report.where == f"entry {seq} (move by {name})" for p in players)
+    path = record.write(tmp_path / "forged.govrec", players[0].record)     # and `governor verify` says so
+    capsys.readouterr()
+    assert client.cli.main(["verify", str(path)]) == 1
+    assert f"FAILED at entry {seq} (move by {name}): {name}'s signature does not match this move" \
+        in capsys.readouterr().out
 
 
 def test_a_move_without_its_players_signature_fails(match):
@@ -270,7 +275,7 @@ def _started():
 
 @pytest.mark.parametrize("sig, code", [
     ("another key", "bad_signature"), (b"\x00" * 64, "bad_signature"), (b"\x01" * 63, "bad_signature"),
-    (b"\x01" * 65, "bad_signature"), ("text", "bad_signature"),
+    (b"\x01" * 65, "bad_signature"), ("text", "bad_signature"), (None, "bad_signature"),
 ])
 def test_a_move_not_signed_by_its_seats_key_is_refused_and_changes_nothing(sig, code):
     server, player, _ = _started()
@@ -296,6 +301,13 @@ def test_a_players_signature_for_a_computer_seat_is_refused():
     assert e.value.code == "not_a_player"
 
 
+@pytest.mark.parametrize("players", [[bytes(31), "random"], [bytes(32), bytes(32)], [None, "random"]])
+def test_a_table_of_bad_or_shared_keys_is_refused(players):
+    with pytest.raises(ProtocolError) as e:
+        ServerExchange("sanjuan", {}, [("a", "Ana"), ("b", "Bo")], Signer.generate(), players=players)
+    assert e.value.code == "bad_table"
+
+
 def test_a_client_refuses_a_header_that_names_another_key_for_its_seat():
     server = ServerExchange("sanjuan", {}, [("a", "Ana"), ("b", "Bo")], Signer.generate(),
                             players=[Signer.generate().public_key, "random"])
@@ -310,7 +322,12 @@ def test_a_client_refuses_a_header_that_names_another_key_for_its_seat():
 @pytest.mark.parametrize("name", ["bgfair-v1-player.govrec", "bgfair-v1-server.govrec"])
 def test_bgfair_v1_records_still_verify(name):
     """Records written by the release that spoke bgfair/v1 (no player keys, no player signatures)."""
-    report = verify(record.read(FIXTURES / name))
+    items = record.read(FIXTURES / name)
+    report = verify(items)
     assert report.ok, report.text()
     assert report.protocol == "bgfair/v1" and report.keys == [None, None]
     assert "VERIFIED" in report.text()
+    entries = [m for m in items if m.kind == "entry"]
+    name = entries[0].body["seats"][entries[5].body["seat"]]["name"]
+    assert who_made(items, 5) == f"entry 5 (move by {name}): signed by the server alone (a bgfair/v1 record: " \
+                                 "players signed nothing)"

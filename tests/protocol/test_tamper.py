@@ -32,7 +32,7 @@ NAMES = ["Ana", "Bo", "Cy", "Di"]
 OPTIONS = {"expansion": True}
 SEED = "tamper"
 SEAT = 1  # the player whose record is tampered with
-PLAYER_KEYS: list[Signer] = []   # the players' keys, which the lying server holds too
+PLAYER_KEYS: dict[bytes, Signer] = {}   # the players' keys, by public key, which the lying server holds too
 
 
 def deciders(seed: str):
@@ -43,7 +43,7 @@ def deciders(seed: str):
 def match():
     server, players = play_match("sanjuan", NAMES, OPTIONS, deciders(SEED), SEED)
     assert server.phase == "over" and all(p.report.ok for p in players)
-    PLAYER_KEYS[:] = [p.signer for p in players]
+    PLAYER_KEYS.update((p.signer.public_key, p.signer) for p in players)
     assert server.state.reshuffles >= 1  # the discard-pile tests need a reshuffle
     return server, players
 
@@ -120,16 +120,18 @@ def rechain(signer: Signer, items):
 
 
 def _resign_players(b: dict, entries) -> None:
-    """The players' signatures of an entry (C10–C12), made again over the entries before it."""
+    """The players' signatures of an entry (C10–C12), made again over the entries before it, by
+    each seat's key the lying server holds (a signature by another key is left as it is)."""
     header = entries[0].hash
+    keys = [PLAYER_KEYS.get(seat.get("key")) for seat in entries[0].body["seats"]]
     if b.get("t") in ("commits", "reveals") and isinstance(b.get("sigs"), list):
         values, purpose, payload = ((b["commits"], SIG_COMMIT, commit_payload) if b["t"] == "commits"
                                     else (b["seeds"], SIG_REVEAL, reveal_payload))
-        b["sigs"] = [sig if sig is None or i >= len(values) else PLAYER_KEYS[i].sign(purpose, payload(header, i, values[i]))
-                     for i, sig in enumerate(b["sigs"])]
-    if b.get("t") == "move" and "sig" in b and type(b.get("seen")) is int and b["seen"] < len(entries):
-        b["sig"] = PLAYER_KEYS[b["seat"]].sign(SIG_MOVE, move_payload(header, b["seat"], entries[b["seen"]].hash,
-                                                                      b["move"]))
+        b["sigs"] = [sig if sig is None or i >= min(len(values), len(keys)) or keys[i] is None
+                     else keys[i].sign(purpose, payload(header, i, values[i])) for i, sig in enumerate(b["sigs"])]
+    if b.get("t") == "move" and "sig" in b and type(b.get("seen")) is int and b["seen"] < len(entries) \
+            and keys[b["seat"]] is not None:
+        b["sig"] = keys[b["seat"]].sign(SIG_MOVE, move_payload(header, b["seat"], entries[b["seen"]].hash, b["move"]))
 
 
 def forge(signer: Signer, items, index: int, change):
