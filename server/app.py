@@ -14,8 +14,9 @@ GETs of /healthz and /metrics (server/metrics.py), and the operator's requests (
 Given a name to announce, a server other machines can reach tells the local network it is there
 (server/announce.py), for `governor join` with no address.
 
-Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
-name), a seat's commands to its table's inbox. Each table is owned by its own task
+Connections only decode, rate-limit and route: the hello and lobby requests to the lobby's
+decisions (server/lobby.py), whose answers this shell carries out (handing a sit or watch to the
+table it names), a seat's commands to its table's inbox. Each table is owned by its own task
 (server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
 Store (server/store.py): SQLite in the data directory (server/sqlite_store.py), or PostgreSQL
 with a `database` URL (server/postgres_store.py); bots think in worker processes (server/deciders.py).
@@ -153,7 +154,7 @@ class Server:
         self.quotas = Quotas(self.limits)
         self.lobby = Lobby(self.limits, self.quotas)      # what the lobby answers (server/lobby.py)
         self.metrics = Metrics()
-        self.operator = Operator(self, operator_key)
+        self.operator = Operator(operator_key, self.quotas, self.tables, self.cluster)
         # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
         # the event loop never does, and several replays at once never take turns with it.
         self.replayer = Background("governor-replay")
