@@ -14,8 +14,9 @@ GETs of /healthz and /metrics (server/metrics.py), and the operator's requests (
 Given a name to announce, a server other machines can reach tells the local network it is there
 (server/announce.py), for `governor join` with no address.
 
-Connections only decode, rate-limit and route: lobby requests to the lobby (or the table they
-name), a seat's commands to its table's inbox. Each table is owned by its own task
+Connections only decode, rate-limit and route: the hello and lobby requests to the lobby's
+decisions (server/lobby.py), whose answers this shell carries out (handing a sit or watch to the
+table it names), a seat's commands to its table's inbox. Each table is owned by its own task
 (server/table.py), which sends through its broadcaster (server/broadcast.py); persistence is a
 Store (server/store.py): SQLite in the data directory (server/sqlite_store.py), or PostgreSQL
 with a `database` URL (server/postgres_store.py); bots think in worker processes (server/deciders.py).
@@ -54,9 +55,6 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-import bots
-import games
-from games.errors import IllegalAction
 from protocol import wire
 from protocol.signing import load_or_create
 
@@ -64,11 +62,12 @@ from . import heap, logs
 from .announce import Announcement, NotAnnounced
 from .background import Background
 from .cache import Resting
-from .conn import Conn, client_address, network_of
+from .conn import Conn, client_address
 from .deciders import Deciders
 from .gate import HELD_REFUSALS, Gate, refusal
-from .inbox import Attach, Detach, Expire, Leave, Sit, Watch, seat_command
+from .inbox import Detach, Expire, Leave, seat_command
 from .listing import Finished, Packed
+from .lobby import Cut, Lobby, Redirect, Refuse
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .private import make_private
@@ -85,9 +84,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("governor.server")
 
-TABLE_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-TABLE_ID_LENGTH = 6
-NAME_MAX = 24
 LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 CLOSE_TIMEOUT = 5         # seconds a closing handshake may take
@@ -163,14 +159,9 @@ class Server:
         self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.listed = Packed()                            # the listing's frame, packed once per change
         self.quotas = Quotas(self.limits)
-        # a watch over the quota is refused with the same frame every time: packed once (a flood of
-        # them once cost the loop a sentence and a frame each)
-        self.watch_refused = wire.encode({"type": "error", "code": "slow_down", "message": self.quotas.watch_refusal})
+        self.lobby = Lobby(self.limits, self.quotas)      # what the lobby answers (server/lobby.py)
         self.metrics = Metrics()
-        self.operator = Operator(self, operator_key)
-        # address -> its creates waiting for the store: counted as open tables, or creates sent
-        # together would all pass the table limits before any of them is in self.tables
-        self._creating: Counter[str] = Counter()
+        self.operator = Operator(operator_key, self.quotas, self.tables, self.cluster)
         # Replaying a match from its log is CPU work of many milliseconds: one thread does it, so
         # the event loop never does, and several replays at once never take turns with it.
         self.replayer = Background("governor-replay")
@@ -494,51 +485,36 @@ class Server:
             hello = wire.decode(first, max_size=self.limits.max_frame)
         except wire.WireError as e:
             return await self._violation(conn, e.close, e.message)
-        if hello["type"] != "hello":
-            return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"the first message must be a hello, "
-                                                                     f"not a {hello['type']}")
-        if hello["version"] != wire.VERSION:
-            return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"protocol {hello['version']!r} is not "
-                                                                     f"spoken here: this server speaks {wire.VERSION}")
+        claim = self.lobby.hello(hello)
+        if isinstance(claim, Cut):
+            return await self._cut(conn, claim)
         table = None
-        if "table" in hello:   # a claim of a seat there, answered once the challenge is out
-            if "seat" not in hello:
-                return await self._violation(conn, wire.CLOSE_BAD_HELLO, "a hello that names a table claims a seat "
-                                                                         "there: it names the seat too")
-            tid = hello["table"]
-            if tid not in self.tables and tid not in self.resting:   # read from the database, perhaps replayed
-                if not self.quotas.may_watch(conn.addr, read=True):   # not 4003 (the seat is there): it retries
-                    return await self._violation(conn, wire.CLOSE_FLOODING, self.quotas.watch_refusal)
-            table = await self.table(tid)
+        if claim is not None:   # a claim of a seat there, answered once the challenge is out
+            if claim.table not in self.tables and claim.table not in self.resting:
+                refused = self.lobby.claim_read(conn.addr)
+                if refused is not None:
+                    return await self._cut(conn, refused)
+            table = await self.table(claim.table)
+            url = None
             if table is None and self.cluster is not None:
-                table, url = await self.cluster.find(tid)
-                if table is None and url is not None:
-                    if url:    # the process that serves it: the client goes there
-                        conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
-                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is served by another server "
-                                                 "process, or will be once its lease runs out: connect again")
+                table, url = await self.cluster.find(claim.table)
             if table is None:
-                return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"there is no table {tid!r}")
-        # The challenge of a seat claim: fresh for every connection, so that an answer read on the
-        # way is of no use on another one.
+                return await self._carry_out(conn, *self.lobby.claim_not_here(claim, url))
         nonce = secrets.token_bytes(32)
-        welcome = {"type": "welcome", "version": wire.VERSION, "server": self.fingerprint,
-                   "key": self.signer.public_key, "nonce": nonce}
-        if self.cluster is not None:   # where the client may come back when this process is gone
-            welcome["cluster"] = self.cluster.urls
-        conn.push(wire.encode(welcome))
+        conn.push(self.lobby.welcome(self.fingerprint, self.signer.public_key, nonce,
+                                     self.cluster.urls if self.cluster is not None else None))
         if table is not None:   # the table checks the answer against its seat's key
             try:
                 async with asyncio.timeout_at(ws.hello_deadline + self.limits.hello_timeout):
-                    claim = wire.decode(await ws.recv(), max_size=self.limits.max_frame)
+                    answer = wire.decode(await ws.recv(), max_size=self.limits.max_frame)
             except TimeoutError:
                 return await self._violation(conn, wire.CLOSE_BAD_HELLO, "no claim in time")
             except wire.WireError as e:
                 return await self._violation(conn, e.close, e.message)
-            if claim["type"] != "claim":
-                return await self._violation(conn, wire.CLOSE_BAD_HELLO, f"a hello that claims a seat is followed by "
-                                                                         f"its claim, not a {claim['type']}")
-            await table.request(Attach(conn, hello["seat"], max(0, hello.get("have", 0)), nonce, claim["sig"]))
+            attach = self.lobby.claim(claim, answer, conn, nonce)
+            if isinstance(attach, Cut):
+                return await self._cut(conn, attach)
+            await table.request(attach)
         async for frame in ws:
             if conn.closed:
                 continue  # closing (replaced, overflowed): read on until the close frame comes
@@ -549,9 +525,21 @@ class Server:
                 msg = wire.decode(frame, max_size=self.limits.max_frame)
             except wire.WireError as e:
                 return await self._violation(conn, e.close, e.message)
-            if msg["type"] in ("hello", "claim"):
-                return await self._violation(conn, wire.CLOSE_BAD_FRAME, f"{msg['type']} comes only first")
+            refused = self.lobby.later(msg)
+            if refused is not None:
+                return await self._cut(conn, refused)
             await self._dispatch(conn, msg)
+
+    async def _cut(self, conn: Conn, cut: Cut) -> None:
+        await self._violation(conn, cut.code, cut.reason)
+
+    async def _carry_out(self, conn: Conn, *answers: Refuse | Redirect | Cut) -> None:
+        """The lobby's answers, in order: frames sent, a Cut closing the connection."""
+        for answer in answers:
+            if isinstance(answer, Cut):
+                await self._cut(conn, answer)
+            else:
+                conn.push(answer.frame)
 
     # ------------------------------------------------------------------ routing and the lobby
 
@@ -566,40 +554,25 @@ class Server:
         if kind == "create":
             return await self._create(conn, msg)
         if kind in ("sit", "watch"):
-            # Everything that can refuse the request without the table first: a table brought
-            # into memory is always handed the request, and so leaves memory again when it is done.
-            if conn.table is not None and conn.seat is not None:
-                return self._error(conn, "already_seated", f"This connection has a seat at table "
-                                                           f"{conn.table.id}; open another connection.")
-            if kind == "sit":
-                name = msg["name"].strip()
-                if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
-                    return self._error(conn, "bad_name", f"A name is 1 to {NAME_MAX} printable characters.")
-                request = Sit(conn, name, msg["key"])
-            else:
-                request = Watch(conn, msg.get("have", 0))   # the signed entries the spectator holds already
-            tid = msg["table"]
-            read = not (tid in self.tables or tid in self.resting)   # and perhaps replayed
-            if kind == "watch" or read:
-                if not self.quotas.may_watch(conn.addr, read):
-                    return conn.push(self.watch_refused)
+            approach = self.lobby.approach(msg, conn, conn.table.id if conn.table is not None and conn.seat is not None
+                                           else None, self._kept, conn.addr)
+            if isinstance(approach, Refuse):
+                return conn.push(approach.frame)
+            tid = approach.table
             table = await self.table(tid)
+            url = None
             if table is None and self.cluster is not None:
                 table, url = await self.cluster.find(tid)
-                if url:
-                    return conn.push(wire.encode({"type": "redirect", "url": url, "table": tid}))
-                if url == "":   # another process took it first, or this one is still reading it
-                    return await self._violation(conn, wire.CLOSE_MOVED, f"table {tid} is being taken over by "
-                                                 "another server process: connect again")
             if table is None:
-                return self._error(conn, "no_table", f"There is no table {tid!r}.")
+                return await self._carry_out(conn, self.lobby.not_here(tid, url))
             if conn.table is not None and conn.table is not table:  # stop watching the other table
                 await conn.table.request(Leave(conn))
                 table = await self.table(tid) or table  # a finished one may have left memory meanwhile
-            return await table.request(request)
+            return await table.request(approach.request)
         if kind == "leave":
-            if conn.table is None:
-                return self._error(conn, "not_seated", "This connection has no seat and watches no table.")
+            refused = self.lobby.leave(conn.table is not None)
+            if refused is not None:
+                return conn.push(refused.frame)
             return await conn.table.request(Leave(conn))
         if kind == "chat":
             return self._chat(conn, msg["text"])
@@ -608,15 +581,9 @@ class Server:
         # a seat's commands go to its table's inbox; the table answers
         table = conn.table
         if table is None or (conn.seat is None and kind != "resync"):
-            if kind == "act":
-                return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "not_seated",
-                                              "message": "You have no seat at a table."}))
-            return self._error(conn, "not_seated", "You have no seat at a table.")
+            return conn.push(self.lobby.unseated(msg))
         if not table.post_command(seat_command(conn, msg, time.perf_counter())):
-            if kind == "act":
-                return conn.push(wire.encode({"type": "reject", "id": msg["id"], "code": "busy",
-                                              "message": "The table is busy; send the command again."}))
-            return self._error(conn, "busy", "The table is busy; send it again.")
+            conn.push(self.lobby.busy(msg))
 
     def _chat(self, conn: Conn, text: str) -> None:
         """A seated player's line to everyone at its table. Not a command: it never reaches the
@@ -652,73 +619,35 @@ class Server:
             listed.append(table.summary() if table is not None else entry)
         return listed
 
+    def _kept(self, table_id: str) -> bool:
+        """The table is in memory: in use or resting (else it is read from the database)."""
+        return table_id in self.tables or table_id in self.resting
+
     async def _create(self, conn: Conn, msg: dict) -> None:
-        try:
-            engine = games.get(msg["game"])
-        except IllegalAction as e:
-            return self._error(conn, e.code, e.message)
-        info = engine.INFO
-        n, nbots = msg["seats"], msg["bots"]
-        try:
-            info.check_players(n)
-            options = info.check_options(msg.get("options"))
-        except IllegalAction as e:
-            return self._error(conn, e.code, e.message)
-        if not 0 <= nbots < n:
-            return self._error(conn, "bad_table", f"A table of {n} has 0 to {n - 1} computer seats: "
-                                                  "at least one seat is for a person.")
-        level = msg.get("bot") or bots.default_level(info.id)
-        # `levels`, when given, names the level of each computer seat in turn; `bot` is the
-        # level of them all otherwise, and always of the bot that plays for an absent person.
-        levels = msg.get("levels") or [level] * nbots
-        if len(levels) != nbots:
-            return self._error(conn, "bad_table", f"{len(levels)} bot levels for {nbots} computer seats: "
-                                                  "give one level per computer seat.")
-        for lv in [level, *levels]:
-            if lv not in bots.levels(info.id):
-                return self._error(conn, "unknown_bot", f"No bot level {str(lv)[:40]!r} for {info.title}; "
-                                                        f"there is: {', '.join(bots.levels(info.id))}.")
-        if self.cluster is not None and not msg.get("here"):   # on the least loaded process
+        asked = self.lobby.ask_table(msg)
+        if isinstance(asked, Refuse):
+            return conn.push(asked.frame)
+        if self.cluster is not None and not asked.here:   # on the least loaded process
             url = await self.cluster.place()
             if url is not None:
-                return conn.push(wire.encode({"type": "redirect", "url": url}))
-        if sum(t.active for t in self.tables.values()) + self._creating.total() >= self.limits.max_tables:
-            return self._error(conn, "too_many_tables", f"This server holds at most {self.limits.max_tables} "
-                                                        "open tables; join one or try later.")
-        now = time.monotonic()
-        mine = sum(t.active and t.creator == conn.addr for t in self.tables.values()) + self._creating[conn.addr]
-        net = network_of(conn.addr)
-        ours = sum(t.active and t.creator is not None and network_of(t.creator) == net for t in self.tables.values()) \
-            + sum(n for addr, n in self._creating.items() if network_of(addr) == net)
-        refusal = self.quotas.refuse_table(conn.addr, mine, ours, now)
-        if refusal is not None:
-            return self._error(conn, "too_many_tables", refusal)
-        self.quotas.created_table(conn.addr, now)
-        while True:
-            tid = "".join(secrets.choice(TABLE_ID_ALPHABET) for _ in range(TABLE_ID_LENGTH))
-            if tid not in self.tables:
-                break
-        humans = n - nbots
-        seats = [{"name": None, "player_id": None, "key": None, "bot": None} for _ in range(humans)]
-        seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}",
-                   "key": None, "bot": levels[i - humans]} for i in range(humans, n)]
-        row = TableRow(tid, info.id, options, level, seats, None, None, "waiting", time.time(),
-                       private=msg.get("private", False), rated=msg.get("rated", False))
-        self._creating[conn.addr] += 1
+                return conn.push(Redirect(url).frame)
+        row = self.lobby.admit(asked, conn.addr, [t.creator for t in self.tables.values() if t.active],
+                               self.tables.__contains__, time.monotonic(), time.time())
+        if isinstance(row, Refuse):
+            return conn.push(row.frame)
         try:
             await self.store.create_table(row)
         finally:
-            self._creating[conn.addr] -= 1
-            if not self._creating[conn.addr]:
-                del self._creating[conn.addr]
+            self.lobby.stored(conn.addr)
         table = Table(self, row, creator=conn.addr)
-        self.tables[tid] = table
+        self.tables[row.id] = table
         table.ensure_running()
-        log.info("table %s created by %s: %s, %d seats, %d bots (%s)", tid, conn.addr, info.id, n, nbots,
-                 ", ".join(levels) or level, extra={"table": tid, "address": conn.addr, "game": info.id,
-                                                    "seats": n, "bots": nbots, "status": "waiting"})
-        # `expires`: the creator is told that a table no person is at does not wait for long
-        conn.push(wire.encode({"type": "created", "table": tid, "expires": float(self.limits.idle_table)}))
+        nbots = len(asked.levels)
+        log.info("table %s created by %s: %s, %d seats, %d bots (%s)", row.id, conn.addr, row.game, asked.seats, nbots,
+                 ", ".join(asked.levels) or asked.level, extra={"table": row.id, "address": conn.addr,
+                                                                "game": row.game, "seats": asked.seats, "bots": nbots,
+                                                                "status": "waiting"})
+        conn.push(self.lobby.created(row.id, self.limits.idle_table))
 
 
 async def _proxy_before_tls(sock: socket.socket) -> list[str | None]:

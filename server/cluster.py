@@ -17,17 +17,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from protocol.signing import from_pem
 
 from .postgres_store import PostgresStore
 from .table_core import summary_of
 
+if TYPE_CHECKING:
+    from .hosts import ClusterHost
+
 log = logging.getLogger("governor.server")
 
 
 class Cluster:
-    def __init__(self, server, store: PostgresStore) -> None:
+    def __init__(self, server: ClusterHost, store: PostgresStore) -> None:
         self.server = server
         self.store = store
         self.every = store.leases.seconds / 4

@@ -24,10 +24,16 @@ import os
 import stat
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from protocol import wire
 
 from .inbox import CloseTable
+from .quotas import Quotas
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+    from .table import Table
 
 log = logging.getLogger("governor.server")
 
@@ -62,26 +68,30 @@ def read_key(path: str | Path) -> str:
 
 
 class Operator:
-    def __init__(self, server, key: str | None) -> None:
-        self.server = server
+    """`tables`: the server's tables in use, by id (the same dict, kept up to date by the server);
+    `quotas`: what counts the wrong keys; `cluster`: the server's, or None."""
+
+    def __init__(self, key: str | None, quotas: Quotas, tables: dict[str, Table], cluster: Cluster | None) -> None:
+        self.quotas = quotas
+        self._tables = tables
+        self.cluster = cluster
         self._digest = hashlib.sha256(key.encode()).digest() if key else None
 
     async def handle(self, conn, msg: dict) -> None:
-        server = self.server
         if self._digest is None:
             return _error(conn, "no_operator", "This server has no operator key: nobody may operate it from afar.")
         now = time.monotonic()
-        refusal = server.quotas.refuse_operator(conn.addr, now)
+        refusal = self.quotas.refuse_operator(conn.addr, now)
         if refusal is not None:
             return _error(conn, "slow_down", refusal)
         if not hmac.compare_digest(hashlib.sha256(msg["key"].encode()).digest(), self._digest):
-            server.quotas.operator_failed(conn.addr, now)
+            self.quotas.operator_failed(conn.addr, now)
             log.warning("a wrong operator key from %s", conn.addr, extra={"address": conn.addr})
             return _error(conn, "bad_operator_key", "That is not this server's operator key.")
         do = msg["do"]
         if do == "tables":
             reply = {"type": "operator_tables", "tables": self.tables()}
-            cluster = server.cluster
+            cluster = self.cluster
             if cluster is not None:   # the operator asks the others for theirs
                 reply["processes"] = [url for url in cluster.urls if url != cluster.url]
             return conn.push(wire.encode(reply))
@@ -92,17 +102,17 @@ class Operator:
     def tables(self) -> list[dict]:
         """Every open table of this process, oldest first, with who holds each seat (and, in a
         cluster, the public address of this process)."""
-        active = sorted((t for t in self.server.tables.values() if t.active), key=lambda t: t.created)
-        cluster = self.server.cluster
+        active = sorted((t for t in self._tables.values() if t.active), key=lambda t: t.created)
+        cluster = self.cluster
         return [_table_report(t) | ({"process": cluster.url} if cluster is not None else {}) for t in active]
 
     async def _close(self, conn, table_id: str, reason: str) -> None:
         reason = wire.chat_text(reason)
         if len(reason) > REASON_MAX:
             return _error(conn, "bad_reason", f"A reason is at most {REASON_MAX} characters, not {len(reason)}.")
-        table = self.server.tables.get(table_id)
-        if table is None and self.server.cluster is not None:   # perhaps another process serves it
-            table, url = await self.server.cluster.find(table_id)
+        table = self._tables.get(table_id)
+        if table is None and self.cluster is not None:   # perhaps another process serves it
+            table, url = await self.cluster.find(table_id)
             if url:    # it closes it, with its own operator key: the operator asks there
                 return conn.push(wire.encode({"type": "redirect", "url": url, "table": table_id}))
             if url == "":

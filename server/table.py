@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import TYPE_CHECKING
 
 import bots
 from protocol import wire
@@ -37,6 +38,9 @@ from .leases import LeaseLost
 from .store import TableRow
 from .table_core import TableCore
 
+if TYPE_CHECKING:
+    from .hosts import TableHost
+
 log = logging.getLogger("governor.server")
 
 # What a connection asks of a table needs its match: a finished one is rebuilt from its log first.
@@ -46,7 +50,7 @@ NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Resync, CloseTable)
 
 
 class Table:
-    def __init__(self, server, row: TableRow, creator: str | None = None) -> None:
+    def __init__(self, server: TableHost, row: TableRow, creator: str | None = None) -> None:
         self.server = server
         self.creator = creator    # the address that created the table (None: it came from the store)
         # Whose turn this table's bots wait for a worker in (server/deciders.py): the address that
