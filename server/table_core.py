@@ -100,7 +100,7 @@ class TableCore:
         # to. A map of words is one the garbage collector does not track (server/heap.py).
         self.latest_events: deque[dict] = deque(maxlen=EVENTS_IN_SNAPSHOT)
         self.phase_clock: PhaseClock | None = None   # the time to commit, then to reveal, running
-        self.broken: str | None = None      # why the table is frozen, if it is
+        self.frozen: str | None = None      # why the table is frozen, if it is
         self.internal_errors = 0
         self.touched = now                  # the last time someone sat down, left or came back
         self._waiting: tuple | None = None  # (then, otherwise) of the Persist or LoadLog returned last
@@ -124,16 +124,16 @@ class TableCore:
     def summary(self) -> dict:
         out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
                "status": self.status}
-        if self.broken:
-            out["frozen"] = self.broken
+        if self.frozen:
+            out["frozen"] = self.frozen
         return out
 
     def status_frame(self) -> bytes:
         msg = {"type": "status", "table": self.id, "seats": seat_info(self.seats), "status": self.status}
         if self.turn_time:
             msg["turn_time"] = self.turn_time
-        if self.broken:
-            msg["frozen"] = self.broken
+        if self.frozen:
+            msg["frozen"] = self.frozen
         return wire.encode(msg)
 
     # ------------------------------------------------------------------ what the shell reports back
@@ -248,9 +248,9 @@ class TableCore:
     def freeze(self, reason: str) -> Effects:
         """Refuse every command from now on (a restarted server rebuilds the table from its log
         and tries again); logged, and everyone at the table is told."""
-        if self.broken:
+        if self.frozen:
             return []
-        self.broken = reason
+        self.frozen = reason
         log.error("table %s is frozen: %s", self.id, reason, extra={"table": self.id, "frozen": reason})
         notice = wire.encode({"type": "error", "code": "table_frozen",
                               "message": f"Table {self.id} is frozen: {reason}. Its log is kept; it can go "
@@ -408,7 +408,7 @@ class TableCore:
             seated = wire.encode({"type": "seated", "table": self.id, "seat": free.index, "player_id": free.player_id})
             out = [Bind(conn, free.index), Send(conn, seated)]
             out += self._to_everyone(self.status_frame())
-            if all(s.taken for s in self.seats) and not self.broken:
+            if all(s.taken for s in self.seats) and not self.frozen:
                 out += self._start()
             return out
 
@@ -541,9 +541,9 @@ class TableCore:
 
         if not self.active:
             return [_error(conn, "no_table", f"Table {self.id} is {self.status}, not open.")]
-        if self.broken:
+        if self.frozen:
             # its match in memory is not to be trusted: a restarted server rebuilds it from the log
-            return [_error(conn, "table_frozen", f"Table {self.id} is frozen ({self.broken}); restart the server, "
+            return [_error(conn, "table_frozen", f"Table {self.id} is frozen ({self.frozen}); restart the server, "
                                                  "then close it.")]
         if not self.started:
             def stored():
@@ -569,7 +569,7 @@ class TableCore:
         if s.own_seed is not None:
             return [_error(conn, "already_committed", "The server committed a seed for this seat while you were away.")]
         failed = [_error(conn, "internal_error", "The server failed to take your commitment.")]
-        if self.broken:
+        if self.frozen:
             return failed
         try:
             return self._accept("commit", s.index, {"commitment": commitment, "sig": sig}, then=_nothing,
@@ -587,7 +587,7 @@ class TableCore:
         if ex.seeds[s.index] == seed:
             return []
         failed = [_error(conn, "internal_error", "The server failed to take your seed.")]
-        if self.broken:
+        if self.frozen:
             return failed
         try:
             return self._accept("reveal", s.index, {"seed": seed, "sig": sig}, then=_nothing, failed=lambda: failed)
@@ -614,8 +614,8 @@ class TableCore:
 
     def _judge(self, s: Seat, cid: int, seq: int, move: bytes, sig: bytes) -> Effects:
         ex = self.exchange
-        if self.broken:
-            return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.broken}."))
+        if self.frozen:
+            return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.frozen}."))
         if ex is None or ex.phase in ("commit", "reveal"):
             return self._answer(s, cid, _reject(cid, "not_started", "The match has not started yet."))
         if ex.phase != "play":
@@ -686,7 +686,7 @@ class TableCore:
 
     def _next_step(self) -> Effects:
         ex = self.exchange
-        if self.broken or ex is None:
+        if self.frozen or ex is None:
             return []
         if ex.phase == "commit":
             s = next((s for s in self.seats if ex.commits[s.index] is None and s.server_plays), None)
@@ -759,7 +759,7 @@ class TableCore:
         if s.clock == key:
             s.clock = None
         ex = self.exchange
-        if (self.broken or ex is None or ex.phase != "play" or s.prompt_seq != key.seq or s.server_plays
+        if (self.frozen or ex is None or ex.phase != "play" or s.prompt_seq != key.seq or s.server_plays
                 or s.index not in self.engine.to_act(ex.state)):
             return []
         log.info("table %s: seat %d (%s) took more than %s s; the bot answers this question", self.id, s.index,
@@ -773,7 +773,7 @@ class TableCore:
         if self.phase_clock == key:
             self.phase_clock = None
         ex = self.exchange
-        if self.broken or ex is None or ex.phase != key.phase:
+        if self.frozen or ex is None or ex.phase != key.phase:
             return []
         owed = ex.commits if key.phase == "commit" else ex.seeds
         late = [s.name for s in self.seats
@@ -799,7 +799,7 @@ class TableCore:
         if s.job == key:
             s.job = None
         ex = self.exchange
-        if (self.broken or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
+        if (self.frozen or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
                 or not s.server_plays or index not in self.engine.to_act(ex.state)):
             return []
         if action is None:
@@ -823,7 +823,7 @@ class TableCore:
 
     def _random_move(self, s: Seat) -> Effects:
         """A random legal move for a seat whose bot failed; if even that fails, the table freezes."""
-        if self.broken:
+        if self.frozen:
             return []
         try:
             p = s.prompt
