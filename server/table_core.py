@@ -36,6 +36,7 @@ import secrets
 import time
 from collections import deque
 from dataclasses import dataclass
+from types import UnionType
 from typing import Callable
 
 import games
@@ -124,7 +125,9 @@ class Recovering:
     by: Origin
 
 
-Pending = Seating | Leaving | Cancelling | Starting | Appending | Restoring | Recovering
+PendingWrite = Seating | Leaving | Cancelling | Starting | Appending   # a Persist's
+PendingRead = Restoring | Recovering                                     # a LoadLog's
+Pending = PendingWrite | PendingRead
 
 # Whose an input that changes the match (or cancels a waiting table) is: that decides what
 # follows it once it stands (`TableCore._succeeded`) and when it fails (`TableCore._failed`).
@@ -291,15 +294,18 @@ class TableCore:
         self.pending = pending
         return [io]
 
-    def _take_pending(self) -> Pending:
+    def _take_pending(self, kind: UnionType) -> Pending:
+        """What waited for this outcome, of a write or a read (`kind`); no longer pending. An
+        outcome of something the table does not wait for is a fault of the shell's: it changes
+        nothing."""
+        if not isinstance(self.pending, kind):
+            raise RuntimeError(f"the table waits for {self.pending!r}, not for this outcome")
         pending, self.pending = self.pending, None
-        if pending is None:
-            raise RuntimeError("the table waits for no write or read")
         return pending
 
     def stored(self) -> Effects:
         """The Persist returned last is in the store: what it was for goes on."""
-        match self._take_pending():
+        match self._take_pending(PendingWrite):
             case Seating(conn, seat, now):
                 return self._seated(conn, seat, now)
             case Leaving(conn, seat, _, now):
@@ -310,12 +316,10 @@ class TableCore:
                 return self._started(game_id, server_seed, started)
             case Appending() as appending:
                 return self._appended(appending)
-            case other:
-                raise RuntimeError(f"the table waits for a read, not a write: {other!r}")
 
     def not_stored(self) -> Effects:
         """The store refused the Persist returned last: what it would have changed is undone."""
-        match self._take_pending():
+        match self._take_pending(PendingWrite):
             case Seating(conn, seat, _):
                 seat.name = seat.player_id = seat.key = None
                 return [_error(conn, "internal_error", "The server failed to handle this request.")]
@@ -329,27 +333,21 @@ class TableCore:
             case Appending(kind, seat, by=by):
                 log.error("table %s: the store refused %s by seat %s; it is undone", self.id, kind, seat)
                 return self._recover(by)
-            case other:
-                raise RuntimeError(f"the table waits for a read, not a write: {other!r}")
 
     def log_loaded(self, rows: list[LogRow]) -> Effects:
         """The table's log, as the LoadLog returned last asked."""
-        match self._take_pending():
+        match self._take_pending(PendingRead):
             case Restoring():
                 return self._restored(rows)
             case Recovering(lengths, by):
                 return self._recovered(rows, lengths, by)
-            case other:
-                raise RuntimeError(f"the table waits for a write, not a read: {other!r}")
 
     def log_not_loaded(self) -> Effects:
-        match self._take_pending():
+        match self._take_pending(PendingRead):
             case Restoring():
                 return self.freeze("it could not be rebuilt from its log")
             case Recovering(_, by):
                 return self.freeze("it could not be rebuilt after an internal error") + self._failed(by)
-            case other:
-                raise RuntimeError(f"the table waits for a write, not a read: {other!r}")
 
     # ------------------------------------------------------------------ rebuilding the match
 

@@ -231,6 +231,22 @@ def test_a_seat_the_store_refuses_is_not_taken():
     assert not any(m["type"] == "seated" for m in shell.to(ANA))
 
 
+def test_an_outcome_the_table_does_not_wait_for_is_refused_and_changes_nothing():
+    shell = Shell(new_core(2))
+    core = shell.core
+    with pytest.raises(RuntimeError, match="waits for None"):
+        core.stored()                                       # nothing is pending
+    effects = core.sit(ANA, "Ana", key_of(ANA).public_key, now=0.0)
+    assert isinstance(effects[-1], SaveSeats)
+    for wrong in (lambda: core.log_loaded([]), core.log_not_loaded):   # a write is pending, not a read
+        with pytest.raises(RuntimeError, match="Seating"):
+            wrong()
+    assert core.seats[0].conn is None and not shell.to(ANA)
+    shell.feed(core.stored())                               # the write's own outcome still counts
+    assert [m for m in shell.to(ANA) if m["type"] == "seated"] and core.seats[0].conn == ANA
+    with pytest.raises(RuntimeError):
+        core.stored()                                       # and only once
+
 @pytest.mark.parametrize("how", ["another key", "another server", "another table", "another seat", "zeros"])
 def test_a_claim_not_signed_by_the_seats_key_is_closed_and_changes_nothing(how):
     shell = Shell(new_core(2))
