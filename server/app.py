@@ -262,7 +262,7 @@ class Server:
         """A finished table nobody is at is no longer in use (called by the table's task): it
         rests, built, until it is asked for again or others push it out. A frozen one does not."""
         self.out_of_use(table)
-        if table.core.broken:
+        if table.core.frozen:
             return   # perhaps a read that failed once: rebuilt from the log when asked for again
         self.finished.update(table.id, table.summary())
         self.resting.put(table)

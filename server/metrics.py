@@ -54,7 +54,7 @@ class Metrics:
 def exposition(server) -> str:
     """Every metric of a running server, as the text a Prometheus scrape reads."""
     m: Metrics = server.metrics
-    tables = Counter("frozen" if t.core.broken else t.status for t in server.tables.values() if t.active)
+    tables = Counter("frozen" if t.core.frozen else t.status for t in server.tables.values() if t.active)
     seats: Counter[str] = Counter()
     for t in server.tables.values():
         if t.active:

@@ -136,8 +136,8 @@ def _table_report(table) -> dict:
         seats.append(seat)
     report = {"id": core.id, "game": core.game, "status": core.status, "created": core.created,
               "seats": seats, "spectators": len(core.spectators)}
-    if core.broken:
-        report["frozen"] = core.broken
+    if core.frozen:
+        report["frozen"] = core.frozen
     return report
 
 

@@ -35,6 +35,8 @@ import random
 import secrets
 import time
 from collections import deque
+from dataclasses import dataclass
+from types import UnionType
 from typing import Callable
 
 import games
@@ -59,14 +61,163 @@ EVENTS_IN_SNAPSHOT = 50   # the latest public events a snapshot carries: the gam
 
 Effects = list[Effect]
 
+# ---------------------------------------------------------------------- what the table waits for
+# An input that must be stored first, or that needs the log, ends its effects with a Persist or a
+# LoadLog and leaves one of these in `TableCore.pending`: what the table waits for, with what it
+# needs to go on when the shell reports the outcome.
+
+
+@dataclass(frozen=True, eq=False)
+class Seating:
+    """A person sits down in `seat`, already filled in (emptied again if the write fails)."""
+    conn: object
+    seat: Seat
+    now: float
+
+
+@dataclass(frozen=True, eq=False)
+class Leaving:
+    """A person leaves `seat` of a waiting table, already emptied (`was`: its name, player id and
+    key, put back if the write fails)."""
+    conn: object
+    seat: Seat
+    was: tuple
+    now: float
+
+
+@dataclass(frozen=True, eq=False)
+class Cancelling:
+    """A waiting table is cancelled (no match, so no log entry: its status is written)."""
+    by: Expiry | OperatorClose
+
+
+@dataclass(frozen=True)
+class Starting:
+    """The last seat is taken: the match starts with these once they are stored."""
+    game_id: bytes
+    server_seed: bytes
+    started: int
+
+
+@dataclass(frozen=True, eq=False)
+class Appending:
+    """An input applied to the match, its log row being written: `n0`, the messages the exchange
+    had sent before it; `status`, the table's once it stands."""
+    kind: str
+    seat: int | None
+    data: dict
+    n0: int
+    status: str
+    by: Origin
+
+
+@dataclass(frozen=True)
+class Restoring:
+    """A started match is rebuilt from its log before it goes on."""
+
+
+@dataclass(frozen=True, eq=False)
+class Recovering:
+    """The rules or the store failed on an input by `by`: the match is rebuilt from its log, which
+    must give each seat the `lengths` of signed messages it was sent; then the input is answered
+    as failed."""
+    lengths: list[int]
+    by: Origin
+
+
+PendingWrite = Seating | Leaving | Cancelling | Starting | Appending   # a Persist's
+PendingRead = Restoring | Recovering                                     # a LoadLog's
+Pending = PendingWrite | PendingRead
+
+# Whose an input that changes the match (or cancels a waiting table) is: that decides what
+# follows it once it stands (`TableCore._succeeded`) and when it fails (`TableCore._failed`).
+
+
+@dataclass(frozen=True, eq=False)
+class PlayerMove:
+    """A seat's act, its command `cid`: acknowledged, or rejected as not applied."""
+    seat: Seat
+    cid: int
+
+
+@dataclass(frozen=True, eq=False)
+class PlayerSeed:
+    """A seat's commitment or seed (`what`, the word for it in the error if it fails)."""
+    conn: object
+    what: str
+
+
+@dataclass(frozen=True, eq=False)
+class OperatorClose:
+    """The operator closes the table: everyone is told and the operator answered, or told it
+    could not be closed."""
+    conn: object
+    why: str
+
+
+@dataclass(frozen=True)
+class Expiry:
+    """A waiting table nobody came to is closed (if the write fails, it stays open)."""
+    why: str
+
+
+@dataclass(frozen=True)
+class ServerStep:
+    """A step of the server's own: a seed it makes, a cancel when a seed cannot come. If it fails,
+    the table freezes."""
+
+
+@dataclass(frozen=True, eq=False)
+class BotDecision:
+    """The move of a seat's bot. If it fails, a random move is played."""
+    seat: Seat
+
+
+@dataclass(frozen=True, eq=False)
+class RandomMove:
+    """A random move for a seat whose bot failed. If it fails, the table freezes."""
+    seat: Seat
+
+
+Origin = PlayerMove | PlayerSeed | OperatorClose | Expiry | ServerStep | BotDecision | RandomMove
+
 
 class TableCore:
     """Inputs, each a method returning effects: from the lobby and the connections `sit`,
-    `leave`, `watch`, `attach`, `detach`, `expire`; the seats' commands `commit`, `reveal`, `act`,
-    `resync`; the timers `grace_over`, `turn_clock_ran_out`, `phase_clock_ran_out`; a bot's
-    `bot_moved`; `restore` (a started match from its log) and `drive` (the server's own next
-    step); and the outcome of the write or read it waits for: `stored` or `not_stored`,
-    `log_loaded` or `log_not_loaded`."""
+    `leave`, `watch`, `attach`, `detach`, `expire`, `close`; the seats' commands `commit`,
+    `reveal`, `act`, `resync`; the timers `grace_over`, `turn_clock_ran_out`,
+    `phase_clock_ran_out`; a bot's `bot_moved`; `restore` (a started match from its log) and
+    `drive` (the server's own next step); and the outcome of the write or read it waits for:
+    `stored` or `not_stored`, `log_loaded` or `log_not_loaded`.
+
+    What an input has written or read before it goes on (`pending` holds it until the shell
+    reports the outcome), and what follows each outcome:
+
+    | input             | waits for              | stored (or loaded)               | not stored (or not loaded)       |
+    |-------------------|------------------------|----------------------------------|----------------------------------|
+    | sit               | SaveSeats: Seating     | seated; status to all; the last  | seat free again; error           |
+    |                   |                        | seat taken starts the match      |                                  |
+    | leave a waiting   | SaveSeats: Leaving     | unbound; status to all           | seat as it was; error            |
+    | table             |                        |                                  |                                  |
+    | expire            | SaveStatus: Cancelling | cancelled; status to all         | stays open                       |
+    | close a waiting   | SaveStatus: Cancelling | cancelled; status and            | error                            |
+    | table             |                        | table_closed to all;             |                                  |
+    |                   |                        | operator_closed                  |                                  |
+    | the last seat     | SaveStart: Starting    | the header to the seats; status  | frozen                           |
+    | taken             |                        | to all; grace for those away     |                                  |
+    | commit, reveal,   | AppendRow: Appending   | announced, then by its origin    | rebuilt (Recovering), then by    |
+    | act, close a      |                        | (`_succeeded`): an act acked, a  | its origin (`_failed`): an act   |
+    | started match,    |                        | close as above                   | rejected; a commitment, seed or  |
+    | bot_moved, drive  |                        |                                  | close: error; a bot's move: a    |
+    |                   |                        |                                  | random move; the rest: frozen    |
+    | restore           | LoadLog: Restoring     | rebuilt; grace for those away    | frozen                           |
+    | the rules failed  | LoadLog: Recovering    | rebuilt (frozen if it differs    | frozen; answered as failed       |
+    | on an input, or   |                        | from what was sent, or after too |                                  |
+    | the store on its  |                        | many errors); answered as failed |                                  |
+    | row               |                        |                                  |                                  |
+
+    A refused input (a rule broken, a stale command) writes nothing and is answered at once. A
+    frozen table (`frozen` is why) refuses every command until a restarted server rebuilds it."""
 
     def __init__(self, row: TableRow, signer, *, turn_time: float = 0.0, grace: float = 60.0, now: float = 0.0,
                  random_bytes: Callable[[int], bytes] = secrets.token_bytes,
@@ -100,10 +251,10 @@ class TableCore:
         # to. A map of words is one the garbage collector does not track (server/heap.py).
         self.latest_events: deque[dict] = deque(maxlen=EVENTS_IN_SNAPSHOT)
         self.phase_clock: PhaseClock | None = None   # the time to commit, then to reveal, running
-        self.broken: str | None = None      # why the table is frozen, if it is
+        self.frozen: str | None = None      # why the table is frozen, if it is
         self.internal_errors = 0
         self.touched = now                  # the last time someone sat down, left or came back
-        self._waiting: tuple | None = None  # (then, otherwise) of the Persist or LoadLog returned last
+        self.pending: Pending | None = None  # what the Persist or LoadLog returned last is for
 
     # ------------------------------------------------------------------ the table as seen from outside
 
@@ -124,46 +275,79 @@ class TableCore:
     def summary(self) -> dict:
         out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
                "status": self.status, "rated": self.rated}
-        if self.broken:
-            out["frozen"] = self.broken
+        if self.frozen:
+            out["frozen"] = self.frozen
         return out
 
     def status_frame(self) -> bytes:
         msg = {"type": "status", "table": self.id, "seats": seat_info(self.seats), "status": self.status}
         if self.turn_time:
             msg["turn_time"] = self.turn_time
-        if self.broken:
-            msg["frozen"] = self.broken
+        if self.frozen:
+            msg["frozen"] = self.frozen
         return wire.encode(msg)
 
     # ------------------------------------------------------------------ what the shell reports back
 
-    def _wait(self, io: Persist | LoadLog, then: Callable, otherwise: Callable[[], Effects]) -> Effects:
-        """Return `io` as the last effect and wait for its outcome: `then` follows if it succeeds
-        (with the rows for a LoadLog), `otherwise` if it fails."""
-        self._waiting = (then, otherwise)
+    def _wait(self, io: Persist | LoadLog, pending: Pending) -> Effects:
+        """Return `io` as the last effect; `pending` says what follows its outcome."""
+        self.pending = pending
         return [io]
 
-    def _outcome(self) -> tuple:
-        waiting, self._waiting = self._waiting, None
-        if waiting is None:
-            raise RuntimeError("the table waits for no write or read")
-        return waiting
+    def _take_pending(self, kind: UnionType) -> Pending:
+        """What waited for this outcome, of a write or a read (`kind`); no longer pending. An
+        outcome of something the table does not wait for is a fault of the shell's: it changes
+        nothing."""
+        if not isinstance(self.pending, kind):
+            raise RuntimeError(f"the table waits for {self.pending!r}, not for this outcome")
+        pending, self.pending = self.pending, None
+        return pending
 
     def stored(self) -> Effects:
-        """The Persist returned last is in the store."""
-        return self._outcome()[0]()
+        """The Persist returned last is in the store: what it was for goes on."""
+        match self._take_pending(PendingWrite):
+            case Seating(conn, seat, now):
+                return self._seated(conn, seat, now)
+            case Leaving(conn, seat, _, now):
+                return self._left(conn, seat, now)
+            case Cancelling(by):
+                return self._cancelled(by)
+            case Starting(game_id, server_seed, started):
+                return self._started(game_id, server_seed, started)
+            case Appending() as appending:
+                return self._appended(appending)
 
     def not_stored(self) -> Effects:
-        """The store refused the Persist returned last: it is undone."""
-        return self._outcome()[1]()
+        """The store refused the Persist returned last: what it would have changed is undone."""
+        match self._take_pending(PendingWrite):
+            case Seating(conn, seat, _):
+                seat.name = seat.player_id = seat.key = None
+                return [_error(conn, "internal_error", "The server failed to handle this request.")]
+            case Leaving(conn, seat, was, _):
+                seat.name, seat.player_id, seat.key = was
+                return [_error(conn, "internal_error", "The server failed to handle this request.")]
+            case Cancelling(by):
+                return self._failed(by)
+            case Starting():
+                return self.freeze("its match could not be started")
+            case Appending(kind, seat, by=by):
+                log.error("table %s: the store refused %s by seat %s; it is undone", self.id, kind, seat)
+                return self._recover(by)
 
     def log_loaded(self, rows: list[LogRow]) -> Effects:
         """The table's log, as the LoadLog returned last asked."""
-        return self._outcome()[0](rows)
+        match self._take_pending(PendingRead):
+            case Restoring():
+                return self._restored(rows)
+            case Recovering(lengths, by):
+                return self._recovered(rows, lengths, by)
 
     def log_not_loaded(self) -> Effects:
-        return self._outcome()[1]()
+        match self._take_pending(PendingRead):
+            case Restoring():
+                return self.freeze("it could not be rebuilt from its log")
+            case Recovering(_, by):
+                return self.freeze("it could not be rebuilt after an internal error") + self._failed(by)
 
     # ------------------------------------------------------------------ rebuilding the match
 
@@ -177,18 +361,17 @@ class TableCore:
         self.restored = True
         if not self.started:
             return []
+        return self._wait(LoadLog(), Restoring())
 
-        def loaded(rows):
-            try:
-                self._build(rows)
-            except Exception:
-                log.exception("table %s could not be rebuilt from its log", self.id)
-                return self.freeze("it could not be rebuilt from its log")
-            if self.status != "playing":
-                return []
-            return [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
-
-        return self._wait(LoadLog(), loaded, lambda: self.freeze("it could not be rebuilt from its log"))
+    def _restored(self, rows: list[LogRow]) -> Effects:
+        try:
+            self._build(rows)
+        except Exception:
+            log.exception("table %s could not be rebuilt from its log", self.id)
+            return self.freeze("it could not be rebuilt from its log")
+        if self.status != "playing":
+            return []
+        return [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
 
     def _new_exchange(self) -> ServerExchange:
         """The match before its first input; with the same game id, seeds and key, it signs the
@@ -223,34 +406,32 @@ class TableCore:
         self.nrows = len(rows)
         self.status = self._phase_status()
 
-    def _recover(self, then: Callable[[], Effects]) -> Effects:
-        """After the rules or the store failed on an input: rebuild the match from the log, which
-        does not hold it, so that memory and store agree again; then `then()`."""
+    def _recover(self, by: Origin) -> Effects:
+        """After the rules or the store failed on an input by `by`: rebuild the match from the
+        log, which does not hold it, so that memory and store agree again; then the input is
+        answered as failed."""
         self.internal_errors += 1
-        lengths = [len(s.stream) for s in self.seats]
+        return self._wait(LoadLog(), Recovering([len(s.stream) for s in self.seats], by))
 
-        def loaded(rows):
-            try:
-                self._build(rows)
-            except Exception:
-                log.exception("table %s could not be rebuilt", self.id)
-                return self.freeze("it could not be rebuilt after an internal error") + then()
-            out = []
-            if [len(s.stream) for s in self.seats] != lengths:
-                out = self.freeze("its rebuilt match differs from what was sent")
-            elif self.internal_errors >= MAX_INTERNAL_ERRORS:
-                out = self.freeze("too many internal errors")
-            return out + then()
-
-        return self._wait(LoadLog(), loaded, lambda: self.freeze("it could not be rebuilt after an internal error")
-                          + then())
+    def _recovered(self, rows: list[LogRow], lengths: list[int], by: Origin) -> Effects:
+        try:
+            self._build(rows)
+        except Exception:
+            log.exception("table %s could not be rebuilt", self.id)
+            return self.freeze("it could not be rebuilt after an internal error") + self._failed(by)
+        out = []
+        if [len(s.stream) for s in self.seats] != lengths:
+            out = self.freeze("its rebuilt match differs from what was sent")
+        elif self.internal_errors >= MAX_INTERNAL_ERRORS:
+            out = self.freeze("too many internal errors")
+        return out + self._failed(by)
 
     def freeze(self, reason: str) -> Effects:
         """Refuse every command from now on (a restarted server rebuilds the table from its log
         and tries again); logged, and everyone at the table is told."""
-        if self.broken:
+        if self.frozen:
             return []
-        self.broken = reason
+        self.frozen = reason
         log.error("table %s is frozen: %s", self.id, reason, extra={"table": self.id, "frozen": reason})
         notice = wire.encode({"type": "error", "code": "table_frozen",
                               "message": f"Table {self.id} is frozen: {reason}. Its log is kept; it can go "
@@ -282,45 +463,74 @@ class TableCore:
         else:
             raise ValueError(f"unknown log row {kind!r}")
 
-    def _accept(self, kind: str, seat, data: dict, then: Callable[[], Effects],
-                failed: Callable[[], Effects]) -> Effects:
-        """Apply an input, have it stored, then announce it and go on with `then()`. Raises
-        IllegalAction or ProtocolError, changing nothing, when it is refused. When the rules or
-        the store fail on it, the match is rebuilt from the log, which does not hold it, and
-        `failed()` follows. Once stored, the input stands: a failure while announcing it freezes
-        the table."""
-        ex = self.exchange
-        n0 = len(ex.sent)
+    def _accept(self, kind: str, seat, data: dict, by: Origin) -> Effects:
+        """Apply an input by `by` and have it stored; once stored, it is announced and answered
+        (`_appended`). Raises IllegalAction or ProtocolError, changing nothing, when it is refused.
+        When the rules or the store fail on it, the match is rebuilt from the log, which does not
+        hold it, and it is answered as failed (`_recover`)."""
+        n0 = len(self.exchange.sent)
         try:
             self._apply(kind, seat, data)
         except (IllegalAction, ProtocolError):
             raise
         except Exception:
             log.exception("table %s: the rules failed on %s by seat %s: %r", self.id, kind, seat, data)
-            return self._recover(failed)
+            return self._recover(by)
         status = self._phase_status()
-
-        def stored():
-            self.nrows += 1
-            changed, self.status = status != self.status, status
-            if changed:
-                log.info("table %s is %s", self.id, status, extra={"table": self.id, "status": status})
-            act = kind == "act"
-            try:
-                out = self._absorb(n0, ex.last_events if act else [], seat if act else None)
-                if changed or (kind == "commit" and "seed" in data and self.seats[seat].human):
-                    out += self._to_everyone(self.status_frame())
-            except Exception:
-                log.exception("table %s: announcing %s by seat %s failed", self.id, kind, seat)
-                out = self.freeze("an accepted input could not be announced")
-            return out + then()
-
-        def not_stored():
-            log.error("table %s: the store refused %s by seat %s; it is undone", self.id, kind, seat)
-            return self._recover(failed)
-
         write = AppendRow(self.nrows, kind, seat, data, status if status != self.status else None)
-        return self._wait(write, stored, not_stored)
+        return self._wait(write, Appending(kind, seat, data, n0, status, by))
+
+    def _appended(self, a: Appending) -> Effects:
+        """The input stands: everyone hears of it, then whoever made it. A failure while
+        announcing it freezes the table."""
+        self.nrows += 1
+        changed, self.status = a.status != self.status, a.status
+        if changed:
+            log.info("table %s is %s", self.id, a.status, extra={"table": self.id, "status": a.status})
+        act = a.kind == "act"
+        try:
+            out = self._absorb(a.n0, self.exchange.last_events if act else [], a.seat if act else None)
+            if changed or (a.kind == "commit" and "seed" in a.data and self.seats[a.seat].human):
+                out += self._to_everyone(self.status_frame())
+        except Exception:
+            log.exception("table %s: announcing %s by seat %s failed", self.id, a.kind, a.seat)
+            out = self.freeze("an accepted input could not be announced")
+        return out + self._succeeded(a.by)
+
+    def _succeeded(self, by: Origin) -> Effects:
+        """What follows an input that stands, for whoever made it (a seed, a step of the
+        server's, a bot's or a random move: nothing more than its announcement)."""
+        match by:
+            case PlayerMove(seat, cid):
+                return self._answer(seat, cid, _ack(cid))
+            case OperatorClose(conn, why):
+                log.info("table %s is %s", self.id, why, extra={"table": self.id, "status": "cancelled"})
+                notice = wire.encode({"type": "error", "code": "table_closed", "message": f"Table {self.id} was {why}."})
+                return self._to_everyone(notice) + [Send(conn, wire.encode({"type": "operator_closed",
+                                                                            "table": self.id}))]
+            case Expiry(why):
+                log.info("table %s: %s; it is closed", self.id, why, extra={"table": self.id, "status": "cancelled"})
+        return []
+
+    def _failed(self, by: Origin) -> Effects:
+        """What follows an input the rules or the store failed on, changing nothing."""
+        match by:
+            case PlayerMove(seat, cid):
+                return self._answer(seat, cid, _reject(cid, "internal_error", "The server failed on this command; "
+                                                                              "it was not applied."))
+            case PlayerSeed(conn, what):
+                return [_error(conn, "internal_error", f"The server failed to take your {what}.")]
+            case OperatorClose(conn, _):
+                return [_error(conn, "internal_error", f"Table {self.id} could not be closed; it is as it was.")]
+            case Expiry():
+                return []
+            case ServerStep():
+                return self.freeze("the server could not take a step of its own")
+            case BotDecision(seat):
+                return self._random_move(seat)
+            case RandomMove(seat):
+                return self.freeze(f"no move could be made for seat {seat.index + 1} ({seat.name})")
+        raise TypeError(f"no input comes from {by!r}")
 
     def _absorb(self, n0: int, events: list[dict], actor, announce: bool = True, ask: bool = True) -> Effects:
         """Take in what the exchange produced since message n0: signed messages into the seats'
@@ -400,23 +610,18 @@ class TableCore:
             return [_error(conn, "name_taken", f"Someone at table {self.id} is already called {name!r}; "
                                                "pick another name.")]
         free.name, free.player_id, free.key = name, "p-" + self.random_bytes(8).hex(), key
+        return self._wait(SaveSeats([s.record() for s in self.seats]), Seating(conn, free, now))
 
-        def stored():
-            self.touched = now
-            self.spectators.discard(conn)
-            free.conn = conn
-            seated = wire.encode({"type": "seated", "table": self.id, "seat": free.index, "player_id": free.player_id})
-            out = [Bind(conn, free.index), Send(conn, seated)]
-            out += self._to_everyone(self.status_frame())
-            if all(s.taken for s in self.seats) and not self.broken:
-                out += self._start()
-            return out
-
-        def not_stored():
-            free.name = free.player_id = free.key = None
-            return [_error(conn, "internal_error", "The server failed to handle this request.")]
-
-        return self._wait(SaveSeats([s.record() for s in self.seats]), stored, not_stored)
+    def _seated(self, conn, seat: Seat, now: float) -> Effects:
+        self.touched = now
+        self.spectators.discard(conn)
+        seat.conn = conn
+        seated = wire.encode({"type": "seated", "table": self.id, "seat": seat.index, "player_id": seat.player_id})
+        out = [Bind(conn, seat.index), Send(conn, seated)]
+        out += self._to_everyone(self.status_frame())
+        if all(s.taken for s in self.seats) and not self.frozen:
+            out += self._start()
+        return out
 
     def leave(self, conn, now: float) -> Effects:
         """A spectator stops watching; a person leaves a waiting table (the seat is free again)
@@ -435,17 +640,12 @@ class TableCore:
                                             "player key to play on.")]
         was = (s.name, s.player_id, s.key)
         s.name = s.player_id = s.key = None
+        return self._wait(SaveSeats([x.record() for x in self.seats]), Leaving(conn, s, was, now))
 
-        def stored():
-            s.conn = None
-            self.touched = now
-            return [Unbind(conn)] + self._to_everyone(self.status_frame()) + [Send(conn, self.status_frame())]
-
-        def not_stored():
-            s.name, s.player_id, s.key = was
-            return [_error(conn, "internal_error", "The server failed to handle this request.")]
-
-        return self._wait(SaveSeats([x.record() for x in self.seats]), stored, not_stored)
+    def _left(self, conn, seat: Seat, now: float) -> Effects:
+        seat.conn = None
+        self.touched = now
+        return [Unbind(conn)] + self._to_everyone(self.status_frame()) + [Send(conn, self.status_frame())]
 
     def watch(self, conn, have: int = 0) -> Effects:
         """A spectator: the signed public entries it lacks (every entry is public, so anyone
@@ -518,13 +718,7 @@ class TableCore:
             why = f"nobody has been at it for {idle:.0f} s"
         else:
             return []
-
-        def stored():
-            self.status = "cancelled"
-            log.info("table %s: %s; it is closed", self.id, why, extra={"table": self.id, "status": "cancelled"})
-            return self._to_everyone(self.status_frame())
-
-        return self._wait(SaveStatus("cancelled"), stored, lambda: [])
+        return self._wait(SaveStatus("cancelled"), Cancelling(Expiry(why)))
 
     def close(self, conn, reason: str) -> Effects:
         """The server's operator closes the table (`conn` is the operator's connection): a
@@ -532,28 +726,23 @@ class TableCore:
         comes, with a signed cancel entry that names the reason and reveals every seed, so the
         record is kept and still verifies. Everyone at the table is told."""
         why = "closed by the server's operator" + (f": {reason}" if reason else "")
-        notice = wire.encode({"type": "error", "code": "table_closed", "message": f"Table {self.id} was {why}."})
-        failed = [_error(conn, "internal_error", f"Table {self.id} could not be closed; it is as it was.")]
-
-        def closed() -> Effects:
-            log.info("table %s is %s", self.id, why, extra={"table": self.id, "status": "cancelled"})
-            return self._to_everyone(notice) + [Send(conn, wire.encode({"type": "operator_closed", "table": self.id}))]
-
         if not self.active:
             return [_error(conn, "no_table", f"Table {self.id} is {self.status}, not open.")]
-        if self.broken:
+        if self.frozen:
             # its match in memory is not to be trusted: a restarted server rebuilds it from the log
-            return [_error(conn, "table_frozen", f"Table {self.id} is frozen ({self.broken}); restart the server, "
+            return [_error(conn, "table_frozen", f"Table {self.id} is frozen ({self.frozen}); restart the server, "
                                                  "then close it.")]
         if not self.started:
-            def stored():
-                self.status = "cancelled"
-                return self._to_everyone(self.status_frame()) + closed()
-            return self._wait(SaveStatus("cancelled"), stored, lambda: failed)
+            return self._wait(SaveStatus("cancelled"), Cancelling(OperatorClose(conn, why)))
         try:
-            return self._accept("cancel", None, {"reason": why}, then=closed, failed=lambda: failed)
+            return self._accept("cancel", None, {"reason": why}, OperatorClose(conn, why))
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
+
+    def _cancelled(self, by: Expiry | OperatorClose) -> Effects:
+        """A waiting table is closed, by its expiry or its operator."""
+        self.status = "cancelled"
+        return self._to_everyone(self.status_frame()) + self._succeeded(by)
 
     # ------------------------------------------------------------------ seats' commands
 
@@ -568,12 +757,11 @@ class TableCore:
             return []   # a resent commitment changes nothing
         if s.own_seed is not None:
             return [_error(conn, "already_committed", "The server committed a seed for this seat while you were away.")]
-        failed = [_error(conn, "internal_error", "The server failed to take your commitment.")]
-        if self.broken:
-            return failed
+        by = PlayerSeed(conn, "commitment")
+        if self.frozen:
+            return self._failed(by)
         try:
-            return self._accept("commit", s.index, {"commitment": commitment, "sig": sig}, then=_nothing,
-                                failed=lambda: failed)
+            return self._accept("commit", s.index, {"commitment": commitment, "sig": sig}, by)
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
 
@@ -586,11 +774,11 @@ class TableCore:
             return [_error(conn, "not_started", "The match has not started yet.")]
         if ex.seeds[s.index] == seed:
             return []
-        failed = [_error(conn, "internal_error", "The server failed to take your seed.")]
-        if self.broken:
-            return failed
+        by = PlayerSeed(conn, "seed")
+        if self.frozen:
+            return self._failed(by)
         try:
-            return self._accept("reveal", s.index, {"seed": seed, "sig": sig}, then=_nothing, failed=lambda: failed)
+            return self._accept("reveal", s.index, {"seed": seed, "sig": sig}, by)
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
 
@@ -614,8 +802,8 @@ class TableCore:
 
     def _judge(self, s: Seat, cid: int, seq: int, move: bytes, sig: bytes) -> Effects:
         ex = self.exchange
-        if self.broken:
-            return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.broken}."))
+        if self.frozen:
+            return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.frozen}."))
         if ex is None or ex.phase in ("commit", "reveal"):
             return self._answer(s, cid, _reject(cid, "not_started", "The match has not started yet."))
         if ex.phase != "play":
@@ -628,11 +816,9 @@ class TableCore:
             return self._answer(s, cid, _reject(cid, "stale", f"This was decided on the view at seq {seq}, but the "
                                                               f"question changed at seq {s.prompt_seq}; a fresh "
                                                               "snapshot follows."), stale=True)
-        failed = _reject(cid, "internal_error", "The server failed on this command; it was not applied.")
         try:
             return self._accept("act", s.index, {"seen": seq, "move": move, "sig": sig, "id": cid},
-                                then=lambda: self._answer(s, cid, _ack(cid)),
-                                failed=lambda: self._answer(s, cid, failed))
+                                PlayerMove(s, cid))
         except (IllegalAction, ProtocolError) as e:
             return self._answer(s, cid, _reject(cid, e.code, e.message))
 
@@ -656,22 +842,20 @@ class TableCore:
     def _start(self) -> Effects:
         """Every seat is taken: the match starts with a fresh game id and server seed."""
         game_id, server_seed, started = self.random_bytes(16), self.random_bytes(SEED_BYTES), int(self.wall())
+        return self._wait(SaveStart(game_id, server_seed, started), Starting(game_id, server_seed, started))
 
-        def stored():
-            try:
-                self.game_id, self.server_seed, self.started_at = game_id, server_seed, started
-                self.exchange = self._new_exchange()
-                self.status = "playing"
-                log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats),
-                         extra={"table": self.id, "status": "playing"})
-                out = self._absorb(0, [], None) + self._to_everyone(self.status_frame())
-            except Exception:
-                log.exception("table %s: the match could not be started", self.id)
-                return self.freeze("its match could not be started")
-            return out + [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
-
-        return self._wait(SaveStart(game_id, server_seed, started), stored, lambda: self.freeze("its match could not be "
-                                                                                       "started"))
+    def _started(self, game_id: bytes, server_seed: bytes, started: int) -> Effects:
+        try:
+            self.game_id, self.server_seed, self.started_at = game_id, server_seed, started
+            self.exchange = self._new_exchange()
+            self.status = "playing"
+            log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats),
+                     extra={"table": self.id, "status": "playing"})
+            out = self._absorb(0, [], None) + self._to_everyone(self.status_frame())
+        except Exception:
+            log.exception("table %s: the match could not be started", self.id)
+            return self.freeze("its match could not be started")
+        return out + [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
 
     def drive(self) -> Effects:
         """The next step that is the server's to take, if any: the seeds of computer seats (and
@@ -682,11 +866,11 @@ class TableCore:
             return self._next_step()
         except Exception:
             log.exception("table %s: a step of the server's own failed", self.id)
-            return self._step_failed()
+            return self._failed(ServerStep())
 
     def _next_step(self) -> Effects:
         ex = self.exchange
-        if self.broken or ex is None:
+        if self.frozen or ex is None:
             return []
         if ex.phase == "commit":
             s = next((s for s in self.seats if ex.commits[s.index] is None and s.server_plays), None)
@@ -694,16 +878,15 @@ class TableCore:
                 return self._wind_phase_clock("commit")
             seed = self.random_bytes(SEED_BYTES)
             return self._accept("commit", s.index, {"commitment": player_commit(ex.game_id, s.player_id, seed),
-                                                    "seed": seed}, then=_nothing, failed=self._step_failed)
+                                                    "seed": seed}, ServerStep())
         if ex.phase == "reveal":
             s = next((s for s in self.seats if ex.seeds[s.index] is None and s.own_seed is not None), None)
             if s is not None:
-                return self._accept("reveal", s.index, {"seed": s.own_seed}, then=_nothing, failed=self._step_failed)
+                return self._accept("reveal", s.index, {"seed": s.own_seed}, ServerStep())
             # a player who committed but is gone cannot be replaced: only they know their seed
             gone = next((s for s in self.seats if ex.seeds[s.index] is None and s.standin), None)
             if gone is not None:
-                return self._accept("cancel", None, {"reason": late_seed_reason([gone.name], "reveal")},
-                                    then=_nothing, failed=self._step_failed)
+                return self._accept("cancel", None, {"reason": late_seed_reason([gone.name], "reveal")}, ServerStep())
             return self._wind_phase_clock("reveal")
         out = []
         if ex.phase == "play":
@@ -714,9 +897,6 @@ class TableCore:
                 elif s.job != (s.prompt_seq, s.epoch):
                     out += self._ask_bot(s)
         return out
-
-    def _step_failed(self) -> Effects:
-        return self.freeze("the server could not take a step of its own")
 
     def _start_grace(self, s: Seat) -> Effects:
         out = [CancelTimer(s.grace)] if s.grace is not None else []
@@ -759,7 +939,7 @@ class TableCore:
         if s.clock == key:
             s.clock = None
         ex = self.exchange
-        if (self.broken or ex is None or ex.phase != "play" or s.prompt_seq != key.seq or s.server_plays
+        if (self.frozen or ex is None or ex.phase != "play" or s.prompt_seq != key.seq or s.server_plays
                 or s.index not in self.engine.to_act(ex.state)):
             return []
         log.info("table %s: seat %d (%s) took more than %s s; the bot answers this question", self.id, s.index,
@@ -773,7 +953,7 @@ class TableCore:
         if self.phase_clock == key:
             self.phase_clock = None
         ex = self.exchange
-        if self.broken or ex is None or ex.phase != key.phase:
+        if self.frozen or ex is None or ex.phase != key.phase:
             return []
         owed = ex.commits if key.phase == "commit" else ex.seeds
         late = [s.name for s in self.seats
@@ -783,8 +963,7 @@ class TableCore:
         verb = "commit to" if key.phase == "commit" else "reveal"
         log.info("table %s: %s did not %s a seed in %s s; the match is cancelled", self.id, ", ".join(late), verb,
                  self.turn_time)
-        return self._accept("cancel", None, {"reason": late_seed_reason(late, key.phase, self.turn_time)},
-                            then=_nothing, failed=self._step_failed)
+        return self._accept("cancel", None, {"reason": late_seed_reason(late, key.phase, self.turn_time)}, ServerStep())
 
     def _ask_bot(self, s: Seat) -> Effects:
         s.job = (s.prompt_seq, s.epoch)
@@ -799,13 +978,13 @@ class TableCore:
         if s.job == key:
             s.job = None
         ex = self.exchange
-        if (self.broken or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
+        if (self.frozen or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
                 or not s.server_plays or index not in self.engine.to_act(ex.state)):
             return []
         if action is None:
             return self._bot_failed(s, why)
         try:
-            return self._accept("act", index, {"action": action}, then=_nothing, failed=lambda: self._random_move(s))
+            return self._accept("act", index, {"action": action}, BotDecision(s))
         except (IllegalAction, ProtocolError) as e:
             # Its code alone at error level: the move and the refusal's sentence may name what the
             # bot holds, and `governor play`'s server logs where its host reads.
@@ -823,18 +1002,15 @@ class TableCore:
 
     def _random_move(self, s: Seat) -> Effects:
         """A random legal move for a seat whose bot failed; if even that fails, the table freezes."""
-        if self.broken:
+        if self.frozen:
             return []
         try:
             p = s.prompt
             action = pick_uniform(p["options"], p["min"], p["max"], random.Random(self.random_bytes(8)))
-            return self._accept("act", s.index, {"action": action}, then=_nothing, failed=lambda: self._stuck(s))
+            return self._accept("act", s.index, {"action": action}, RandomMove(s))
         except Exception:
             log.exception("table %s: a random move for seat %d failed too", self.id, s.index)
-            return self._stuck(s)
-
-    def _stuck(self, s: Seat) -> Effects:
-        return self.freeze(f"no move could be made for seat {s.index + 1} ({s.name})")
+            return self._failed(RandomMove(s))
 
 
 def _seats(row: TableRow) -> list[Seat]:
@@ -845,10 +1021,6 @@ def summary_of(row: TableRow) -> dict:
     """A table's entry in a listing, from its record (a finished table not in memory)."""
     return {"id": row.id, "game": row.game, "options": row.options, "seats": seat_info(_seats(row)),
             "status": row.status, "rated": row.rated}
-
-
-def _nothing() -> Effects:
-    return []
 
 
 def _error(conn, code: str, message: str) -> Send:

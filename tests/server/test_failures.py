@@ -114,7 +114,7 @@ async def test_a_bot_whose_decision_fails_plays_a_random_move_and_the_table_is_t
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await play_all([ana], timeout=20)
     assert ana.report.ok, ana.report.text()
-    assert ana.errors == [] and not server.tables[table].core.broken
+    assert ana.errors == [] and not server.tables[table].core.frozen
     failures = [n for n in ana.notices if n["code"] == "bot_failed"]
     assert failures and len(failures) == len(tried)     # one notice per failed decision
     assert all(n["message"].startswith("Bot 2 (random) failed: it raised KeyError; a random move")
@@ -136,7 +136,7 @@ async def test_a_bot_that_cannot_move_at_all_freezes_the_table_and_says_so(serve
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await ana.play(until=frozen, timeout=15)
     assert [e["code"] for e in ana.errors] == ["table_frozen"], ana.errors
-    assert server.tables[table].core.broken
+    assert server.tables[table].core.frozen
     assert ana.status["frozen"]                        # the table's status says so too
     await ana.raw.send(ana.act_message(99, ana.seq, []))
     rej = await ana.raw.expect("reject", skip=SKIP + ("snapshot",))
@@ -155,7 +155,7 @@ async def test_an_accepted_commitment_is_never_answered_with_an_internal_error(s
     table, (ana,) = await table_with(server.url, 2, bots=1)
     await ana.play(until=frozen, timeout=10)
     assert [e["code"] for e in ana.errors] == ["table_frozen"], ana.errors
-    assert server.tables[table].core.broken
+    assert server.tables[table].core.frozen
 
 
 # ---------------------------------------------------------------------- 3. every command is answered

@@ -438,7 +438,7 @@ async def test_deeply_nested_actions_harm_neither_their_table_nor_another(server
     await play_all([ana, bo, *others])
     assert all(p.report.ok for p in (ana, bo, *others))
     core = server.tables[table].core
-    assert core.broken is None and core.internal_errors == 0
+    assert core.frozen is None and core.internal_errors == 0
     assert not [r for r in caplog.records if r.levelname == "ERROR" or r.exc_info]
 
 

@@ -209,7 +209,7 @@ def test_a_match_that_cannot_start_freezes_the_table_and_nobody_else_sits_down()
     shell.refuse = SaveStart
     sit(shell, BO, "Bo")                                        # the seat is stored, the start is not
     shell.refuse = None
-    assert shell.core.broken == "its match could not be started" and shell.core.status == "waiting"
+    assert shell.core.frozen == "its match could not be started" and shell.core.status == "waiting"
     shell.feed(shell.core.sit(CY, "Cy", key_of(CY).public_key, now=0.0))
     assert shell.answer(CY)["code"] == "table_full"
 
@@ -231,6 +231,22 @@ def test_a_seat_the_store_refuses_is_not_taken():
     assert not shell.core.seats[0].taken and shell.core.seats[0].conn is None
     assert not any(m["type"] == "seated" for m in shell.to(ANA))
 
+
+def test_an_outcome_the_table_does_not_wait_for_is_refused_and_changes_nothing():
+    shell = Shell(new_core(2))
+    core = shell.core
+    with pytest.raises(RuntimeError, match="waits for None"):
+        core.stored()                                       # nothing is pending
+    effects = core.sit(ANA, "Ana", key_of(ANA).public_key, now=0.0)
+    assert isinstance(effects[-1], SaveSeats)
+    for wrong in (lambda: core.log_loaded([]), core.log_not_loaded):   # a write is pending, not a read
+        with pytest.raises(RuntimeError, match="Seating"):
+            wrong()
+    assert core.seats[0].conn is None and not shell.to(ANA)
+    shell.feed(core.stored())                               # the write's own outcome still counts
+    assert [m for m in shell.to(ANA) if m["type"] == "seated"] and core.seats[0].conn == ANA
+    with pytest.raises(RuntimeError):
+        core.stored()                                       # and only once
 
 @pytest.mark.parametrize("how", ["another key", "another server", "another table", "another seat", "zeros"])
 def test_a_claim_not_signed_by_the_seats_key_is_closed_and_changes_nothing(how):
@@ -357,7 +373,7 @@ def test_a_failed_write_changes_nothing_and_is_answered_with_a_reject():
     shell.feed(act(core, conn, 1, core.seq, move(core, seat)))       # the same command: the same answer
     assert shell.answer(conn)["code"] == "internal_error"
     shell.feed(act(core, conn, 2, core.seq, move(core, seat)))       # a new one goes through
-    assert shell.answer(conn) == {"type": "ack", "id": 2} and not core.broken
+    assert shell.answer(conn) == {"type": "ack", "id": 2} and not core.frozen
 
 
 def test_a_resent_commitment_changes_nothing():
@@ -445,7 +461,7 @@ def test_a_bot_that_fails_plays_a_random_move():
     ask = [e for e in shell.done if isinstance(e, AskBot) and e.seat == 2][-1]
     rows = len(shell.rows)
     shell.feed(core.bot_moved(2, ask.key, None))
-    assert shell.rows[rows].seat == 2 and not core.broken
+    assert shell.rows[rows].seat == 2 and not core.frozen
 
 
 def test_a_seed_held_back_cancels_the_match():
@@ -502,7 +518,7 @@ def test_a_move_the_rules_fail_on_is_rejected_and_the_match_rebuilt_from_its_log
     monkeypatch.setattr(core.exchange, "act_signed", broken)
     effects = shell.feed(act(core, conn, 1, core.seq, move(core, seat)))
     assert isinstance(effects[0], LoadLog) and shell.answer(conn)["code"] == "internal_error"
-    assert [s.stream for s in core.seats] == streams and core.internal_errors == 1 and not core.broken
+    assert [s.stream for s in core.seats] == streams and core.internal_errors == 1 and not core.frozen
     shell.feed(act(core, conn, 2, core.seq, move(core, seat)))    # the rebuilt match is not the patched one
     assert shell.answer(conn) == {"type": "ack", "id": 2}
 
@@ -604,7 +620,7 @@ def test_a_close_the_store_refuses_leaves_the_table_open():
     shell.feed(shell.core.close(OPERATOR, ""))
     shell.refuse = None
     assert shell.answer(OPERATOR)["code"] == "internal_error"
-    assert shell.core.status == "playing" and shell.core.exchange.phase == "play" and not shell.core.broken
+    assert shell.core.status == "playing" and shell.core.exchange.phase == "play" and not shell.core.frozen
     assert not any(m["type"] == "error" for m in shell.to(conns[0]))
 
 
