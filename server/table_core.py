@@ -48,12 +48,15 @@ from protocol.signing import SIG_SEAT, seat_payload, verify_signature
 
 from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer, TellClock,
-                      TurnClock, Unbind)
+                      TurnClock, Unbind, UpgradeCancel)
 from .seats import Seat, seat_info
 from .store import LogRow, TableRow
 
 log = logging.getLogger("governor.server")
 
+# The cancel entry's reason for a match a server of bgfair/v1 left unfinished (see _cancel_v1).
+UPGRADE_REASON = ("the server was upgraded to a version whose players sign their moves (bgfair/v2); a match "
+                  "begun before, under bgfair/v1, could not continue")
 MAX_INTERNAL_ERRORS = 20  # a table with more is frozen
 EVENTS_IN_SNAPSHOT = 50   # the latest public events a snapshot carries: the game log a client shows
 
@@ -184,6 +187,8 @@ class TableCore:
             except Exception:
                 log.exception("table %s could not be rebuilt from its log", self.id)
                 return self.freeze("it could not be rebuilt from its log")
+            if self.status == "playing" and self.exchange.v1:
+                return self._cancel_v1()
             if self.status != "playing":
                 return []
             return [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
@@ -192,11 +197,27 @@ class TableCore:
 
     def _new_exchange(self) -> ServerExchange:
         """The match before its first input; with the same game id, seeds and key, it signs the
-        same messages every time."""
-        return ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
-                              self.signer, game_id=self.game_id, server_seed=self.server_seed,
-                              players=[s.key if s.human else s.bot for s in self.seats], rated=self.rated,
-                              started=self.started_at or 0)
+        same messages every time. A started match whose row has no start time was stored by a
+        server of bgfair/v1, which kept none (the column came with the stores' migrations to
+        bgfair/v2): it is rebuilt as that server signed it."""
+        seats = [(s.player_id, s.name) for s in self.seats]
+        if self.started_at is None:
+            return ServerExchange(self.game, self.options, seats, self.signer, game_id=self.game_id,
+                                  server_seed=self.server_seed, protocol="bgfair/v1")
+        return ServerExchange(self.game, self.options, seats, self.signer, game_id=self.game_id,
+                              server_seed=self.server_seed, players=[s.key if s.human else s.bot for s in self.seats],
+                              rated=self.rated, started=self.started_at)
+
+    def _cancel_v1(self) -> Effects:
+        """An unfinished bgfair/v1 match cannot go on: its seats were claimed with seat tokens,
+        which this server no longer knows, and its players signed nothing. It ends with a signed
+        cancel entry saying why, so its record is complete and verifies."""
+        def cancelled():
+            log.warning("table %s: its match of the previous server version is cancelled: %s", self.id,
+                        UPGRADE_REASON, extra={"table": self.id, "status": "cancelled"})
+            return [UpgradeCancel()]
+
+        return self._accept("cancel", None, {"reason": UPGRADE_REASON}, then=cancelled, failed=self._step_failed)
 
     def _build(self, rows: list[LogRow]) -> None:
         """The match from its log: every signed message comes out exactly as first sent. A
