@@ -859,7 +859,14 @@ class TableCore:
 
 
 def _seats(row: TableRow) -> list[Seat]:
-    return [Seat.of_record(i, s) for i, s in enumerate(row.seats)]
+    seats = [Seat.of_record(i, s) for i, s in enumerate(row.seats)]
+    if row.status == "waiting":
+        # A person who sat down under bgfair/v1 held the seat by a seat token, which is gone: the
+        # seat is free, their name too (they sit down again with their key).
+        for s in seats:
+            if s.human and s.key is None:
+                s.name = s.player_id = None
+    return seats
 
 
 def summary_of(row: TableRow) -> dict:

@@ -2,7 +2,8 @@
 
 fixtures/bgfair-v1-store is the data directory that release's own server wrote (fixtures/
 bgfair-v1-store/make.py): one finished match and one it left under way, each with two people and
-a computer seat, and the signed messages a player of each received from it. The current server
+a computer seat, the signed messages a player of each received from it, and a table waiting with
+one person seated. The current server
 starts on a copy: the finished match is watched as that release signed it, byte for byte; the
 unfinished one, which cannot go on, ends with a signed cancel entry saying why. Both records
 verify, and no table is frozen. (SQLite only: PostgreSQL rebuilds tables by the same code.)
@@ -18,7 +19,7 @@ from protocol.verify import verify
 from server.metrics import exposition
 from server.table_core import UPGRADE_REASON
 
-from .rawclient import Raw
+from .rawclient import Raw, SeatPlayer
 from .test_published import get, listed
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bgfair-v1-store"
@@ -83,6 +84,17 @@ async def test_matches_of_the_previous_version_are_watched_or_cancelled_never_fr
     status, _, body = await get(server.records_port, f"/records/{name}")
     assert status == 200 and public(record.loads(body)) == public(cancelled)
     assert verify(record.loads(body)).ok
+
+    # A table waiting for players: the seat a person held by a seat token is free, for them too.
+    lobby = await Raw.connect(server.url)
+    await lobby.send({"type": "list"})
+    waiting = next(t for t in (await lobby.expect("tables"))["tables"] if t["id"] == tables["waiting"])
+    assert [s["name"] for s in waiting["seats"]] == [None, None]
+    await lobby.close()
+    ed = SeatPlayer(server.url, tables["waiting"], "Ed")
+    await ed.sit()
+    assert ed.seat == 0
+    await ed.drop()
 
     # No table frozen, no error; the cancel logged once at warning level and counted.
     assert not [t for t in server.tables.values() if t.core.broken]
