@@ -102,3 +102,13 @@ async def test_matches_of_the_previous_version_are_watched_or_cancelled_never_fr
     warned = [r for r in caplog.records if r.levelno == logging.WARNING and "previous server version" in r.getMessage()]
     assert [tables["unfinished"] in r.getMessage() for r in warned] == [True]
     assert "governor_upgrade_cancels_total 1\n" in exposition(server)
+
+    # Started again, the server has nothing left to cancel: the match was ended once, for good.
+    data_dir = server.data_dir
+    await server.stop()
+    again = await make_server(data_dir=data_dir)
+    assert "governor_upgrade_cancels_total 0\n" in exposition(again)
+    assert tables["unfinished"] not in again.tables
+    entries = await watched(again.url, tables["unfinished"])
+    assert public(entries) == public(cancelled)
+    assert len([r for r in caplog.records if "previous server version" in r.getMessage()]) == 1
