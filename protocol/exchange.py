@@ -19,6 +19,9 @@ entry, C1), and per type (bgfair/v2, docs/fairness.md §9):
   final    server_seed, moves: [[seat, action], ...], scores: [total per seat], winners
   cancel   server_seed, seeds: [seed or None per seat], moves, reason
 A None signature is a seed the server made for the seat (a computer seat's, or a player's away).
+A match of bgfair/v1, which a server of that version stored, is rebuilt as that version signed it:
+seats {id, name}, no rated or started, no sigs in commits and reveals, and a move entry of only
+seat and events (every move is the server's `act`: nobody but the server signed in v1).
 Private messages: game_id, seq (the entry they belong to), seat, and either "dealt" (what the
 game shows that seat alone at setup, e.g. its cards as ids) or "events" (the texts only that seat may see).
 """
@@ -31,7 +34,7 @@ import games
 from games.errors import IllegalAction
 
 from .codec import MAX_MESSAGE, DecodeError, pack, unpack
-from .fairness import PROTOCOL, Streams, master_key, player_commit, server_commit
+from .fairness import PROTOCOL, PROTOCOLS, Streams, master_key, player_commit, server_commit
 from .messages import ProtocolError, Signed, check_header, events_digest, seat_keys, short_repr, split_events
 from .signing import (PUBLIC_KEY_BYTES, SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, SIGNATURE_BYTES,
                       Signer, commit_payload, move_payload, reveal_payload, verify_signature)
@@ -46,10 +49,18 @@ class ServerExchange:
 
     def __init__(self, game: str, options: dict, seats: list[tuple[str, str]], signer: Signer, *,
                  game_id: bytes | None = None, server_seed: bytes | None = None,
-                 players: list[bytes | str] | None = None, rated: bool = False, started: int | None = None) -> None:
+                 players: list[bytes | str] | None = None, rated: bool = False, started: int | None = None,
+                 protocol: str = PROTOCOL) -> None:
         """`players`: per seat, its player's Ed25519 public key, or the level of the computer
         player the server plays it with (None: every seat is a computer seat). `started`: the
-        unix time the match started (now when not given): a rebuilt match passes the same."""
+        unix time the match started (now when not given): a rebuilt match passes the same.
+        `protocol` "bgfair/v1" rebuilds a match stored by a server of that version (a new match
+        is always PROTOCOL): its header has no `players`, `rated` or `started` to give."""
+        if protocol not in PROTOCOLS:
+            raise ProtocolError("bad_table", f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        self.v1 = protocol == "bgfair/v1"
+        if self.v1 and (players is not None or rated or started is not None):
+            raise ProtocolError("bad_table", "a bgfair/v1 match names no player keys, rating or start time")
         self.engine = games.get(game)
         info = self.engine.INFO
         try:
@@ -89,16 +100,18 @@ class ServerExchange:
         self.last_events: list[dict] = []   # the engine events of the latest move, for the caller
         self.log: list[Signed] = []         # the public entries: the hash chain
         self.sent: list[Signed] = []        # every message, entries and private ones, in order
-        self._append({
-            "t": "header", "protocol": PROTOCOL, "game_id": self.game_id, "game": game,
-            "rules": info.rules_version, "options": self.options,
-            "manifest": self.engine.manifest_hash(self.options),
-            "seats": [{"id": pid, "name": name, **({"key": p} if isinstance(p, bytes) else {"bot": p})}
-                      for (pid, name), p in zip(seats, players)],
-            "rated": rated, "started": int(time.time()) if started is None else started,
-            "server_key": signer.public_key,
-            "server_commit": server_commit(self.game_id, self.server_seed),
-        })
+        # The fields in this order: a rebuilt header must pack to the same bytes.
+        header = {"t": "header", "protocol": protocol, "game_id": self.game_id, "game": game,
+                  "rules": info.rules_version, "options": self.options,
+                  "manifest": self.engine.manifest_hash(self.options)}
+        if self.v1:
+            header["seats"] = [{"id": pid, "name": name} for pid, name in seats]
+        else:
+            header["seats"] = [{"id": pid, "name": name, **({"key": p} if isinstance(p, bytes) else {"bot": p})}
+                               for (pid, name), p in zip(seats, players)]
+            header.update(rated=rated, started=int(time.time()) if started is None else started)
+        self._append({**header, "server_key": signer.public_key,
+                      "server_commit": server_commit(self.game_id, self.server_seed)})
 
     @property
     def moves(self) -> list[list]:
@@ -138,6 +151,8 @@ class ServerExchange:
         """A player's signature (C10–C12) by the key of its seat; None is the server's own step."""
         if sig is None:
             return
+        if self.v1:
+            raise ProtocolError("not_a_player", "in a bgfair/v1 match nobody but the server signs")
         key = self.keys[seat]
         if key is None:
             raise ProtocolError("not_a_player", f"seat {seat} is a computer seat: no player signs for it")
@@ -162,7 +177,7 @@ class ServerExchange:
         if None in self.commits:
             return []
         self.phase = "reveal"
-        return [self._append({"t": "commits", "commits": list(self.commits), "sigs": list(self.commit_sigs)})]
+        return [self._append({"t": "commits", "commits": list(self.commits), **self._sigs(self.commit_sigs)})]
 
     def reveal(self, seat: int, seed: bytes, sig: bytes | None = None) -> list[Signed]:
         """A seat's seed, signed by its player (C12), or the server's own (sig None)."""
@@ -176,7 +191,7 @@ class ServerExchange:
         self.seeds[seat], self.seed_sigs[seat] = seed, sig
         if None in self.seeds:
             return []
-        out = [self._append({"t": "reveals", "seeds": list(self.seeds), "sigs": list(self.seed_sigs)})]
+        out = [self._append({"t": "reveals", "seeds": list(self.seeds), **self._sigs(self.seed_sigs)})]
         prk = master_key(self.header.hash, self.server_seed,
                          [(pid, s) for (pid, _), s in zip(self.seats, self.seeds)])
         self.streams = Streams(prk)
@@ -188,11 +203,16 @@ class ServerExchange:
                 out.append(self._private(seat_no, {"dealt": dealt}))
         return out + self._finish_if_over()
 
+    def _sigs(self, sigs: list[bytes | None]) -> dict:
+        """The players' signatures of a commitment or reveal set (a bgfair/v1 set has none)."""
+        return {} if self.v1 else {"sigs": list(sigs)}
+
     def act(self, seat: int, action) -> list[Signed]:
         """Apply a move the server made (a computer seat's, or one it plays for a player away or
-        out of time), marked so; raises IllegalAction (state unchanged) when the rules refuse it."""
+        out of time), marked so (in bgfair/v1, every move, unmarked); raises IllegalAction (state
+        unchanged) when the rules refuse it."""
         self._check_phase("play", "A move")
-        return self._apply_move(seat, action, {"bot": True})
+        return self._apply_move(seat, action, {} if self.v1 else {"bot": True})
 
     def act_signed(self, seat: int, seen: int, move: bytes, sig: bytes) -> list[Signed]:
         """Apply a player's move: `move` the action's msgpack bytes, signed (C10) by the seat's key
@@ -200,6 +220,8 @@ class ServerExchange:
         own latest move (docs/fairness.md §9). Raises ProtocolError or IllegalAction, changing nothing."""
         self._check_phase("play", "A move")
         self._check_seat(seat)
+        if self.v1:
+            raise ProtocolError("not_a_player", "in a bgfair/v1 match nobody but the server signs")
         if self.keys[seat] is None:
             raise ProtocolError("not_a_player", f"seat {seat} is a computer seat: the server makes its moves")
         if type(seen) is not int or not max(2, self.last_move[seat]) <= seen < len(self.log):

@@ -170,5 +170,11 @@ class BotFailure:
     level: str
 
 
+@dataclass(frozen=True)
+class UpgradeCancel:
+    """A match a server of the previous protocol version left unfinished was cancelled when this
+    one restored it: counted in /metrics."""
+
+
 Effect = (StartTimer | CancelTimer | TellClock | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
-          | Unbind | AskBot | BotFailure)
+          | Unbind | AskBot | BotFailure | UpgradeCancel)

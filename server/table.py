@@ -32,7 +32,7 @@ from .broadcast import Broadcaster
 from .deciders import BotFailed
 from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
-                      TellClock, TurnClock, Unbind)
+                      TellClock, TurnClock, Unbind, UpgradeCancel)
 from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
 from .leases import LeaseLost
 from .store import TableRow
@@ -286,6 +286,8 @@ class Table:
                 self._ask_bot(effect)
             case BotFailure(level):
                 self.server.metrics.bot_failures[level] += 1
+            case UpgradeCancel():
+                self.server.metrics.upgrade_cancels += 1
             case _:
                 raise TypeError(f"a table cannot carry out {effect!r}")
 

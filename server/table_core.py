@@ -50,12 +50,15 @@ from protocol.signing import SIG_SEAT, seat_payload, verify_signature
 
 from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
                       SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer, TellClock,
-                      TurnClock, Unbind)
+                      TurnClock, Unbind, UpgradeCancel)
 from .seats import Seat, seat_info
 from .store import LogRow, TableRow
 
 log = logging.getLogger("governor.server")
 
+# The cancel entry's reason for a match a server of bgfair/v1 left unfinished (see _cancel_v1).
+UPGRADE_REASON = ("the server was upgraded to a version whose players sign their moves (bgfair/v2); a match "
+                  "begun before, under bgfair/v1, could not continue")
 MAX_INTERNAL_ERRORS = 20  # a table with more is frozen
 EVENTS_IN_SNAPSHOT = 50   # the latest public events a snapshot carries: the game log a client shows
 
@@ -179,7 +182,13 @@ class RandomMove:
     seat: Seat
 
 
-Origin = PlayerMove | PlayerSeed | OperatorClose | Expiry | ServerStep | BotDecision | RandomMove
+@dataclass(frozen=True)
+class Upgraded:
+    """The end of a match begun under bgfair/v1, which cannot go on (`_cancel_v1`). If it fails,
+    the table freezes."""
+
+
+Origin = PlayerMove | PlayerSeed | OperatorClose | Expiry | ServerStep | BotDecision | RandomMove | Upgraded
 
 
 class TableCore:
@@ -369,17 +378,30 @@ class TableCore:
         except Exception:
             log.exception("table %s could not be rebuilt from its log", self.id)
             return self.freeze("it could not be rebuilt from its log")
+        if self.status == "playing" and self.exchange.v1:
+            return self._cancel_v1()
         if self.status != "playing":
             return []
         return [e for s in self.seats if s.human and s.conn is None for e in self._start_grace(s)]
 
     def _new_exchange(self) -> ServerExchange:
         """The match before its first input; with the same game id, seeds and key, it signs the
-        same messages every time."""
-        return ServerExchange(self.game, self.options, [(s.player_id, s.name) for s in self.seats],
-                              self.signer, game_id=self.game_id, server_seed=self.server_seed,
-                              players=[s.key if s.human else s.bot for s in self.seats], rated=self.rated,
-                              started=self.started_at or 0)
+        same messages every time. A started match whose row has no start time was stored by a
+        server of bgfair/v1, which kept none (the column came with the stores' migrations to
+        bgfair/v2): it is rebuilt as that server signed it."""
+        seats = [(s.player_id, s.name) for s in self.seats]
+        if self.started_at is None:
+            return ServerExchange(self.game, self.options, seats, self.signer, game_id=self.game_id,
+                                  server_seed=self.server_seed, protocol="bgfair/v1")
+        return ServerExchange(self.game, self.options, seats, self.signer, game_id=self.game_id,
+                              server_seed=self.server_seed, players=[s.key if s.human else s.bot for s in self.seats],
+                              rated=self.rated, started=self.started_at)
+
+    def _cancel_v1(self) -> Effects:
+        """An unfinished bgfair/v1 match cannot go on: its seats were claimed with seat tokens,
+        which this server no longer knows, and its players signed nothing. It ends with a signed
+        cancel entry saying why, so its record is complete and verifies."""
+        return self._accept("cancel", None, {"reason": UPGRADE_REASON}, Upgraded())
 
     def _build(self, rows: list[LogRow]) -> None:
         """The match from its log: every signed message comes out exactly as first sent. A
@@ -510,6 +532,10 @@ class TableCore:
                                                                             "table": self.id}))]
             case Expiry(why):
                 log.info("table %s: %s; it is closed", self.id, why, extra={"table": self.id, "status": "cancelled"})
+            case Upgraded():
+                log.warning("table %s: its match of the previous server version is cancelled: %s", self.id,
+                            UPGRADE_REASON, extra={"table": self.id, "status": "cancelled"})
+                return [UpgradeCancel()]
         return []
 
     def _failed(self, by: Origin) -> Effects:
@@ -524,7 +550,7 @@ class TableCore:
                 return [_error(conn, "internal_error", f"Table {self.id} could not be closed; it is as it was.")]
             case Expiry():
                 return []
-            case ServerStep():
+            case ServerStep() | Upgraded():
                 return self.freeze("the server could not take a step of its own")
             case BotDecision(seat):
                 return self._random_move(seat)
@@ -1014,7 +1040,14 @@ class TableCore:
 
 
 def _seats(row: TableRow) -> list[Seat]:
-    return [Seat.of_record(i, s) for i, s in enumerate(row.seats)]
+    seats = [Seat.of_record(i, s) for i, s in enumerate(row.seats)]
+    if row.status == "waiting":
+        # A person who sat down under bgfair/v1 held the seat by a seat token, which is gone: the
+        # seat is free, their name too (they sit down again with their key).
+        for s in seats:
+            if s.human and s.key is None:
+                s.name = s.player_id = None
+    return seats
 
 
 def summary_of(row: TableRow) -> dict:
