@@ -383,7 +383,7 @@ def passing_question(v: dict, picks: list) -> str:
 def _duration(seconds: float) -> str:
     if seconds >= 60 and seconds % 60 == 0:
         minutes = int(seconds // 60)
-        return f"{minutes} minute{'s' * (minutes != 1)}"
+        return plural(minutes, "minute")
     return f"{seconds:g} seconds"
 
 

@@ -34,6 +34,7 @@ from typing import Any, Callable, NotRequired, Protocol, TypedDict, cast
 
 from games.choice import BACK, all_picks, pick_uniform
 from games.errors import IllegalAction
+from games.text import plural
 from games.events import Event, visible
 
 
@@ -477,7 +478,7 @@ def problems(game) -> list[str]:
         elif not callable(f):
             out.append(f"{name} is not a function")
         elif not _takes(f, args, **({"events": False} if name == "apply" else {})):
-            out.append(f"{name} does not take {args} argument{'s' * (args != 1)}"
+            out.append(f"{name} does not take {plural(args, 'argument')}"
                        + (" and events=" if name == "apply" else ""))
     bots = getattr(game, "bots", {})
     if not isinstance(bots, dict) or not all(isinstance(k, str) and callable(v) for k, v in bots.items()):

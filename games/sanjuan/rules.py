@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 from games.events import Event, Events, say
-from games.text import with_article
+from games.text import plural, with_article
 
 from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
@@ -98,7 +98,7 @@ def _give(s: State, seat: int, k: int, why: str, rng, ev: list | None) -> None:
         return
     s.players[seat].hand.extend(cards)
     if ev is not None:
-        say(ev, "draw", lambda who=s.names[seat], n=len(cards): f"{who} draws {n} card{'s' * (n != 1)} ({why}).")
+        say(ev, "draw", lambda who=s.names[seat], n=len(cards): f"{who} draws {plural(n, 'card')} ({why}).")
         say(ev, "draw", lambda kinds=s.kinds, cards=cards: f"You draw {_names(kinds, cards)} ({why}).", seat)
 
 
@@ -484,7 +484,7 @@ def _resolve_bank(s: State, rng, ev: list | None) -> None:
             p.bank.extend(picks)
             if ev is not None:
                 say(ev, "bank", lambda who=s.names[seat], n=len(picks):
-                    f"{who} puts {n} card{'s' * (n != 1)} under their bank.")
+                    f"{who} puts {plural(n, 'card')} under their bank.")
                 say(ev, "bank", lambda kinds=s.kinds, picks=picks:
                     f"You put {_names(kinds, picks)} under your bank.", seat)
     s.answers = {}
@@ -506,7 +506,7 @@ def _resolve_limit(s: State, rng, ev: list | None) -> None:
             s.discard.extend(picks)
             if ev is not None:
                 say(ev, "discard", lambda who=s.names[seat], n=len(picks), limit=hand_limit(s, p):
-                    f"{who} discards {n} card{'s' * (n != 1)} down to the hand limit of {limit}.")
+                    f"{who} discards {plural(n, 'card')} down to the hand limit of {limit}.")
                 say(ev, "discard", lambda kinds=s.kinds, picks=picks: f"You discard {_names(kinds, picks)}.", seat)
     s.answers = {}
     _begin_roles(s, rng, ev)
@@ -748,9 +748,9 @@ def _finish_build(s: State, seat: int, paid: tuple, rng, ev: list | None) -> Non
         p.city.append(card)
     if ev is not None:
         say(ev, "build", lambda who=s.names[seat], n=len(paid), covered=None if cover is None else NAME[kinds[cover]],
-            sold=len(goods): f"{who} builds {with_article(NAME[kind].lower())}, paying {n} card{'s' * (n != 1)}"
+            sold=len(goods): f"{who} builds {with_article(NAME[kind].lower())}, paying {plural(n, 'card')}"
             + (f", covering their {covered.lower()} with the crane" if covered else "")
-            + (f" and {sold} good{'s' * (sold != 1)} at the black market" if sold else "") + ".")
+            + (f" and {plural(sold, 'good')} at the black market" if sold else "") + ".")
     if paid and ev is not None:
         say(ev, "build", lambda paid=paid: f"You pay with {_names(kinds, paid)}.", seat)
     # A building works from the phase after the one that built it, so the new card triggers nothing.
@@ -933,7 +933,7 @@ def _resolve_councillor(s: State, rng, ev: list | None) -> None:
                 p.hand.remove(c)
         s.discard.extend(gone)
         if ev is not None:
-            say(ev, "council", lambda who=s.names[seat], n=len(gone): f"{who} discards {n} card{'s' * (n != 1)}.")
+            say(ev, "council", lambda who=s.names[seat], n=len(gone): f"{who} discards {plural(n, 'card')}.")
             say(ev, "council", lambda kinds=s.kinds, gone=gone: f"You discard {_names(kinds, gone)}.", seat)
     s.answers = {}
     _next_role(s, rng, ev)
@@ -1086,9 +1086,9 @@ def _in_words(s: State, seat: int, decision: Decision, action, refusal: IllegalA
 def _wrong_count(kind: str, lo: int, hi: int, got: int) -> IllegalAction:
     """A wrong number of picks, in the words of the decision where there are better ones."""
     if kind in ("sell", "produce") and got > hi:
-        return IllegalAction("too_many_goods", f"You may {kind} at most {hi} good{'s' * (hi != 1)} now, not {got}.")
+        return IllegalAction("too_many_goods", f"You may {kind} at most {plural(hi, 'good')} now, not {got}.")
     if kind == "pay":
-        return IllegalAction("wrong_payment", f"This building costs {lo} card{'s' * (lo != 1)}; you offered {got}.")
+        return IllegalAction("wrong_payment", f"This building costs {plural(lo, 'card')}; you offered {got}.")
     refusal = wrong_count(kind, lo, hi, got)
     code = {"sell": "too_many_goods", "produce": "too_many_goods", "black_market": "wrong_goods"}.get(kind)
     return IllegalAction(code, refusal.message) if code else refusal
