@@ -33,7 +33,7 @@ BOUND_MIB = 64      # what the test holds `governor verify` to
 
 def _item(body: dict) -> bytes:
     payload = pack(body)
-    return record.dump_item(Signed("entry", payload, SIGNER.sign(SIG_ENTRY, payload)))
+    return record.dump_item(Signed("entry", payload, SIGNER.sign(SIG_ENTRY, payload), body))
 
 
 def _header() -> dict:
@@ -76,10 +76,11 @@ def _entries(n: int) -> bytes:
     first = Signed("entry", first.payload, SIGNER.sign(SIG_ENTRY, first.payload), first.body)
     out, prev = [record.dump_item(first)], first.hash
     for seq in range(1, n + 1):
-        payload = pack({"t": "move", "seq": seq, "prev": prev, "seat": 0, "events": b"e" * 16,
-                        "pad": "x" * 300})
-        out.append(record.dump_item(Signed("entry", payload, SIGNER.sign(SIG_ENTRY, payload))))
-        prev = Signed("entry", payload, b"").hash
+        body = {"t": "move", "seq": seq, "prev": prev, "seat": 0, "events": b"e" * 16, "pad": "x" * 300}
+        payload = pack(body)
+        entry = Signed("entry", payload, SIGNER.sign(SIG_ENTRY, payload), body)
+        out.append(record.dump_item(entry))
+        prev = entry.hash
     return record.MAGIC + b"".join(out)
 
 

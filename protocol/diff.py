@@ -177,8 +177,9 @@ def patch(view, ops: list):
                 continue
             out, parent = _copy_path(out, path[:-1])
             key = path[-1]
-            if (isinstance(parent, dict) and type(key) is str) or \
-                    (isinstance(parent, list) and type(key) is int and 0 <= key < len(parent)):
+            if isinstance(parent, dict) and type(key) is str:
+                parent[key] = op[2]
+            elif isinstance(parent, list) and type(key) is int and 0 <= key < len(parent):
                 parent[key] = op[2]
             else:
                 raise PatchError("bad_delta", f"cannot set {path!r}")

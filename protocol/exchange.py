@@ -38,7 +38,7 @@ from .fairness import PROTOCOL, PROTOCOLS, Streams, master_key, player_commit, s
 from .messages import ProtocolError, Signed, check_header, events_digest, seat_keys, short_repr, split_events
 from .signing import (PUBLIC_KEY_BYTES, SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, SIGNATURE_BYTES,
                       Signer, commit_payload, move_payload, reveal_payload, verify_signature)
-from .verify import verify
+from .verify import Report, verify
 
 SEED_BYTES = 32
 
@@ -189,11 +189,12 @@ class ServerExchange:
             raise ProtocolError("seed_mismatch", f"seat {seat}'s seed does not match its commitment")
         self._check_player_sig(seat, sig, SIG_REVEAL, reveal_payload(self.header.hash, seat, seed), "the seed")
         self.seeds[seat], self.seed_sigs[seat] = seed, sig
-        if None in self.seeds:
+        seeds = [s for s in self.seeds if s is not None]
+        if len(seeds) < len(self.seeds):
             return []
-        out = [self._append({"t": "reveals", "seeds": list(self.seeds), **self._sigs(self.seed_sigs)})]
+        out = [self._append({"t": "reveals", "seeds": seeds, **self._sigs(self.seed_sigs)})]
         prk = master_key(self.header.hash, self.server_seed,
-                         [(pid, s) for (pid, _), s in zip(self.seats, self.seeds)])
+                         [(pid, s) for (pid, _), s in zip(self.seats, seeds)])
         self.streams = Streams(prk)
         self.state = self.engine.setup([name for _, name in self.seats], self.options, self.streams)
         self.phase = "play"
@@ -295,7 +296,7 @@ class PlayerExchange:
         self.privates: list[Signed] = []
         self.seat: int | None = None
         self.record: list[Signed] = []   # every signed message received, in order of arrival
-        self.report = None
+        self.report: Report | None = None
         # The server says it committed a seed for our seat while we were away (docs/fairness.md §4:
         # a seat whose player is gone gets a server-made seed). Then the commitment set may hold
         # that one instead of ours; our seed takes no part in the deal, the others' still do.
@@ -328,7 +329,8 @@ class PlayerExchange:
         if self.report is not None:
             raise ProtocolError("out_of_order", f"entry {seq} follows the {self.entries[-1].body['t']} "
                                                 "entry, which ended the match")
-        key = self.header["server_key"]
+        header = self.entries[0].body
+        key = header["server_key"]
         if not verify_signature(key, SIG_ENTRY, msg.payload, msg.sig):
             raise ProtocolError("bad_signature", f"entry {seq} is not signed by the server")
         if body.get("prev") != self.entries[-1].hash:
@@ -341,11 +343,14 @@ class PlayerExchange:
                                 f"{' or '.join(expected)} belongs")
         if kind == "commits":
             commits = body.get("commits")
-            n = len(self.header["seats"])
+            n = len(header["seats"])
             if not isinstance(commits, list) or len(commits) != n:
                 raise ProtocolError("bad_commits", f"the commitment set must hold exactly {n} commitments")
-            ours = self.player_id is not None and commits[self.seat] == player_commit(
-                self.header["game_id"], self.player_id, self.seed)
+            ours = False
+            if self.player_id is not None:
+                assert self.seat is not None and self.seed is not None, \
+                    "a player has its seed from the start and its seat from the header"
+                ours = commits[self.seat] == player_commit(header["game_id"], self.player_id, self.seed)
             if self.player_id is not None and not ours and not self.seed_made_by_server:
                 raise ProtocolError("commit_changed", "our commitment is missing or changed in the commitment set")
             if not all(isinstance(c, bytes) and len(c) == 32 for c in commits):
@@ -357,8 +362,8 @@ class PlayerExchange:
             commits = self.entries[1].body["commits"]
             if not isinstance(seeds, list) or len(seeds) != len(commits):
                 raise ProtocolError("bad_reveals", "the reveal set does not match the commitment set")
-            for i, (seat, s) in enumerate(zip(self.header["seats"], seeds)):
-                if not isinstance(s, bytes) or player_commit(self.header["game_id"], seat["id"], s) != commits[i]:
+            for i, (seat, s) in enumerate(zip(header["seats"], seeds)):
+                if not isinstance(s, bytes) or player_commit(header["game_id"], seat["id"], s) != commits[i]:
                     raise ProtocolError("seed_mismatch", f"seat {i}'s revealed seed does not match its commitment")
         return None
 
@@ -383,28 +388,36 @@ class PlayerExchange:
             # our signatures would not verify under that key: the audit would blame us for it
             raise ProtocolError("wrong_key", "the header names another key than ours for our seat")
         self.seat = seat
+        assert self.seed is not None, "a player has its seed from the start"
         return player_commit(body["game_id"], self.player_id, self.seed)
+
+    def _key_and_seat(self) -> tuple[Signer, int]:
+        assert self.signer is not None and self.seat is not None, \
+            "only a player with a key signs, once the header has seated it"
+        return self.signer, self.seat
 
     def sign_commit(self, commitment: bytes) -> bytes:
         """C11: our signature over our commitment."""
-        return self.signer.sign(SIG_COMMIT, commit_payload(self.entries[0].hash, self.seat, commitment))
+        signer, seat = self._key_and_seat()
+        return signer.sign(SIG_COMMIT, commit_payload(self.entries[0].hash, seat, commitment))
 
     def sign_reveal(self, seed: bytes) -> bytes:
         """C12: our signature over our seed."""
-        return self.signer.sign(SIG_REVEAL, reveal_payload(self.entries[0].hash, self.seat, seed))
+        signer, seat = self._key_and_seat()
+        return signer.sign(SIG_REVEAL, reveal_payload(self.entries[0].hash, seat, seed))
 
     def sign_move(self, seen: int, move: bytes) -> bytes:
         """C10: our signature over a move (its msgpack bytes) decided on the view at entry `seen`."""
-        return self.signer.sign(SIG_MOVE, move_payload(self.entries[0].hash, self.seat,
-                                                       self.entries[seen].hash, move))
+        signer, seat = self._key_and_seat()
+        return signer.sign(SIG_MOVE, move_payload(self.entries[0].hash, seat, self.entries[seen].hash, move))
 
     def _check_private(self, msg: Signed) -> None:
         if not self.entries:
             raise ProtocolError("out_of_order", "a private message before the header")
-        body = msg.body
-        if not verify_signature(self.header["server_key"], SIG_PRIVATE, msg.payload, msg.sig):
+        body, header = msg.body, self.entries[0].body
+        if not verify_signature(header["server_key"], SIG_PRIVATE, msg.payload, msg.sig):
             raise ProtocolError("bad_signature", "a private message is not signed by the server")
-        if body.get("game_id") != self.header["game_id"]:
+        if body.get("game_id") != header["game_id"]:
             raise ProtocolError("wrong_match", "a private message from another match")
         if self.seat is None or body.get("seat") != self.seat:
             raise ProtocolError("not_for_us", "a private message addressed to another seat")

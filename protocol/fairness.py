@@ -214,6 +214,7 @@ class Stream:
             if r < n:
                 self._read += read
                 return r
+        raise AssertionError("the words never run out: the HMAC blocks are counted without end")
 
     def shuffle(self, items: list) -> list:
         """C8: Fisher–Yates from the end; returns a new list whose index 0 is the top of the

@@ -20,11 +20,12 @@ class ProtocolError(Refused):
 
 @dataclass(frozen=True)
 class Signed:
-    """One signed message exactly as sent: kind "entry" (public log) or "private"."""
+    """One signed message exactly as sent: kind "entry" (public log) or "private", with `body`
+    its payload decoded."""
     kind: str
     payload: bytes
     sig: bytes
-    body: dict = field(compare=False, repr=False, default=None)
+    body: dict = field(compare=False, repr=False)
 
     @classmethod
     def parse(cls, kind: str, payload: bytes, sig: bytes, max_size: int = MAX_MESSAGE,

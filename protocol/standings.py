@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TypedDict
 
 from openskill.models import PlackettLuce
 
@@ -32,8 +33,20 @@ from .record import RecordError, loads_all
 from .signing import fingerprint
 from .verify import verify
 
+class ModelSettings(TypedDict):
+    """The arguments of openskill's PlackettLuce that fix how ratings move."""
+    mu: float
+    sigma: float
+    beta: float
+    kappa: float
+    tau: float
+    margin: float
+    limit_sigma: bool
+    balance: bool
+
+
 # openskill's Plackett-Luce defaults, pinned: ratings must not change with the installed version.
-MODEL = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "kappa": 0.0001, "tau": 25.0 / 300.0,
+MODEL: ModelSettings = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "kappa": 0.0001, "tau": 25.0 / 300.0,
          "margin": 0.0, "limit_sigma": False, "balance": False}
 
 COUNTED, FAILED, UNREADABLE, UNRATED, DUPLICATE = "counted", "failed", "unreadable", "not rated", "duplicate"
@@ -85,13 +98,15 @@ def judge(record: str, data: bytes) -> Judged:
     # The commitment set, verified: each player's signature over its commitment to this very
     # header, or None where the server made the seat's seed.
     signed = entries[1].body["sigs"]
+    player_keys: list[bytes] = []
     for i, (seat, key) in enumerate(zip(seats, keys)):
         if key is None:
             return Judged(record, UNRATED, f"seat {i + 1} ({printable(seat['name'])}) was a computer player")
         if signed[i] is None:
             return Judged(record, UNRATED, f"{printable(seat['name'])} (seat {i + 1}) never signed this match: the "
                                            "server made their seed, so the record does not show they played")
-    match = Match(header["game"], header["started"], header["game_id"], entries[0].hash, tuple(keys),
+        player_keys.append(key)
+    match = Match(header["game"], header["started"], header["game_id"], entries[0].hash, tuple(player_keys),
                   tuple(s["name"] for s in seats), tuple(report.places))
     return Judged(record, COUNTED, match=match)
 

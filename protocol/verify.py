@@ -295,6 +295,7 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
                                   "revealed its seed, so neither the deal nor what was shown can be checked")
 
     # Replay from the seeds.
+    assert isinstance(server_seed, bytes), "a match not abandoned has its server seed checked above"
     prk = master_key(entries[0].hash, server_seed, [(s["id"], seed) for s, seed in zip(seats, seeds)])
     streams = Streams(prk)
     try:
@@ -439,9 +440,11 @@ class _SignedMoves:
     def before(self, i: int, state, engine) -> None:
         """Before move i is replayed: is its seat asked what it was asked at the entry it saw?"""
         b = self.entries[i].body
-        seen, seat = b.get("seen"), b.get("seat")
-        self.asked = not (type(seen) is int and 2 <= seen < i - 1) or \
-            engine.prompt(state, seat) == self.kept.get((seen, seat))
+        seen, seat = b.get("seen"), b["seat"]   # the replay has checked the seat is an int
+        if type(seen) is int and 2 <= seen < i - 1:
+            self.asked = engine.prompt(state, seat) == self.kept.get((seen, seat))
+        else:
+            self.asked = True
 
     def check(self, i: int, move: list, where: str) -> None:
         """Move i, replayed as the final entry lists it: made by the server, or signed by its player."""
@@ -510,8 +513,9 @@ def _cancelled_early(entries: list[Signed], header: dict, report: Report) -> Non
     commits = entries[1].body.get("commits") if len(entries) > 2 and entries[1].body["t"] == "commits" else None
     _check_cancel_seeds(end, header["seats"], commits, header["game_id"], at)
     names = [s["name"] for s in header["seats"]]
+    revealed = end.get("seeds")
     _check_cancel_reason(end, names, at, "entry 1 (commits)" if commits is not None else None,
-                         end.get("seeds") if isinstance(end.get("seeds"), list) else [None] * len(names))
+                         revealed if isinstance(revealed, list) else [None] * len(names))
     report.reason = end.get("reason")
     report.checks.append(f"match cancelled before play: {short_repr(end.get('reason'))}; the server seed matches its commitment, and so do the player seeds revealed")
 

@@ -61,8 +61,9 @@ def test_records_lists_date_game_players_scores_winner_verdict(match, tmp_path, 
 
 def test_a_tampered_record_is_listed_as_failed_and_not_replayed(match, tmp_path, capsys):
     end = match[-2] if match[-1].kind == "private" else match[-1]
+    # Only the payload is written to the file: the body decoded from the untouched one may stay.
     forged = [m if m is not end else Signed(m.kind, m.payload.replace(b"Bo", b"Bx", 1) if b"Bo" in m.payload
-                                             else m.payload[:-1] + bytes([m.payload[-1] ^ 1]), m.sig)
+                                             else m.payload[:-1] + bytes([m.payload[-1] ^ 1]), m.sig, m.body)
               for m in match]
     record.write(tmp_path / "records" / "forged.govrec", forged)
     assert main(["records", "--data-dir", str(tmp_path)]) == 0
