@@ -66,8 +66,8 @@ from .conn import Conn, client_address
 from .deciders import Deciders
 from .gate import HELD_REFUSALS, Gate, refusal
 from .inbox import Detach, Expire, Leave, seat_command
-from .listing import Finished, Packed
-from .lobby import Cut, Lobby, Redirect, Refuse
+from .listing import Packed
+from .lobby import LISTED_FINISHED, Cut, Lobby, Redirect, Refuse
 from .metrics import CONTENT_TYPE, Metrics, exposition
 from .operator import Operator, read_key
 from .private import make_private
@@ -84,7 +84,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("governor.server")
 
-LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
 SPARE_FILES = 64          # files the server needs besides its connections: database, bot workers, logs
 CLOSE_TIMEOUT = 5         # seconds a closing handshake may take
 PROXY_WARN_EVERY = 60.0   # seconds between two warnings of a trusted proxy's connections that name no client
@@ -156,7 +155,6 @@ class Server:
         self.signer = None
         self.tables: dict[str, Table] = {}                # open tables, and finished ones in use
         self.resting = Resting(self.limits.finished_cache)   # finished tables nobody is at, kept built
-        self.finished = Finished(LISTED_FINISHED)         # the finished tables the lobby lists
         self.listed = Packed()                            # the listing's frame, packed once per change
         self.quotas = Quotas(self.limits)
         self.lobby = Lobby(self.limits, self.quotas)      # what the lobby answers (server/lobby.py)
@@ -196,7 +194,7 @@ class Server:
         else:
             for row in await self.store.open_tables():
                 self.adopt(row).ensure_running()  # a started match is rebuilt from its log by its task
-        self.finished.load(await self.store.finished(LISTED_FINISHED))
+        self.lobby.finished.load(await self.store.finished(LISTED_FINISHED))
         spare = SPARE_FILES + HELD_REFUSALS + (MAX_VISITORS if self.records_port is not None else 0)
         files = raise_file_limit(self.limits.max_connections + spare)
         if files < self.limits.max_connections + spare:
@@ -254,7 +252,7 @@ class Server:
         """A table's match ended (called by the table's task): the lobby lists it, unless it is private."""
         self.metrics.finished[table.status] += 1
         if not table.private:
-            self.finished.add(table.id, table.summary())
+            self.lobby.finished.add(table.id, table.summary())
             if self.published is not None and table.core.exchange is not None:
                 self.published.add(table.id, table.core.exchange.log)
 
@@ -264,7 +262,7 @@ class Server:
         self.out_of_use(table)
         if table.core.frozen:
             return   # perhaps a read that failed once: rebuilt from the log when asked for again
-        self.finished.update(table.id, table.summary())
+        self.lobby.finished.update(table.id, table.summary())
         self.resting.put(table)
 
     def out_of_use(self, table: Table) -> None:
@@ -543,9 +541,6 @@ class Server:
 
     # ------------------------------------------------------------------ routing and the lobby
 
-    def _error(self, conn: Conn, code: str, message: str) -> None:
-        conn.push(wire.encode({"type": "error", "code": code, "message": message}))
-
     async def _dispatch(self, conn: Conn, msg: dict) -> None:
         kind = msg["type"]
         self.metrics.messages[kind] += 1
@@ -586,38 +581,16 @@ class Server:
             conn.push(self.lobby.busy(msg))
 
     def _chat(self, conn: Conn, text: str) -> None:
-        """A seated player's line to everyone at its table. Not a command: it never reaches the
-        table's task, its match or its log, and nothing of it is signed or stored. Refusals are
-        errors that change nothing."""
-        table, seat = conn.table, conn.seat
-        if table is None or seat is None or table.seats[seat].conn is not conn:
-            return self._error(conn, "not_seated", "Only a player seated at a table can chat there.")
-        text = wire.chat_text(text)
-        if not text:
-            return self._error(conn, "bad_chat", "A chat line needs some text.")
-        if len(text) > wire.MAX_CHAT:
-            return self._error(conn, "bad_chat", f"A chat line is at most {wire.MAX_CHAT} characters, "
-                                                 f"not {len(text)}.")
-        if not conn.chat.take():
-            return self._error(conn, "slow_down", f"At most {self.limits.chat_rate:g} chat line(s) a second "
-                                                  f"(a burst of {self.limits.chat_burst}); wait a moment.")
-        frame = wire.encode({"type": "chat", "table": table.id, "seat": seat,
-                             "name": table.seats[seat].name or f"Seat {seat + 1}", "text": text})
-        for c in table.core.connections():
-            table.broadcaster.send(c, frame)
+        """A seated player's line to everyone at its table, or the lobby's refusal to its sender."""
+        said = self.lobby.chat(conn, conn.table, conn.seat, text, conn.chat)
+        if isinstance(said, Refuse):
+            return conn.push(said.frame)
+        for c in conn.table.core.connections():
+            conn.table.broadcaster.send(c, said)
 
     def listing(self) -> list[dict]:
-        """The open tables, oldest first (with a cluster, the other processes' too), then the
-        newest finished ones; from memory only. Private tables are never listed: they are watched
-        or resumed by their id."""
-        active = [(t.created, t.summary()) for t in self.tables.values() if t.active and not t.private]
-        if self.cluster is not None:   # and those the other processes serve (a renewal old)
-            active += [(created, entry) for created, entry in self.cluster.elsewhere if entry["id"] not in self.tables]
-        listed = [entry for _, entry in sorted(active, key=lambda pair: pair[0])]
-        for tid, entry in self.finished.entries():
-            table = self.tables.get(tid)
-            listed.append(table.summary() if table is not None else entry)
-        return listed
+        """The lobby's listing (server/lobby.py), from memory only."""
+        return self.lobby.listing(self.tables, self.cluster.elsewhere if self.cluster is not None else ())
 
     def _kept(self, table_id: str) -> bool:
         """The table is in memory: in use or resting (else it is read from the database)."""

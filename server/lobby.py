@@ -10,7 +10,9 @@ tables up, awaits the store and the cluster, and carries the answers out.
 - sit and watch: a connection with a seat asks for no other, a name is printable and short, a
   watch (or a table to be read from the database) is within the address's watch quota; then what
   to answer when the table was not found here;
-- leave, a seat's command from a connection without a seat, and a table too busy to take one.
+- leave, a seat's command from a connection without a seat, and a table too busy to take one;
+- list: which tables the listing holds, in which order, and how many finished ones;
+- chat: who may say something at a table, how often, and what a line may hold.
 
 A refusal changes nothing: it is an `error` frame (Refuse), or, where the protocol says the
 connection ends, a close code and its reason (Cut).
@@ -19,23 +21,48 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 import bots
 import games
 from games.errors import IllegalAction
 from protocol import wire
 
+from protocol.bucket import TokenBucket
+
 from .conn import network_of
 from .inbox import Attach, Sit, Watch
+from .listing import Finished
 from .quotas import Quotas
 from .store import TableRow
 
 TABLE_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 TABLE_ID_LENGTH = 6
 NAME_MAX = 24
+LISTED_FINISHED = 50      # finished tables shown in a listing (the newest)
+
+
+class Listed(Protocol):
+    """A table in memory as the listing reads it (server/table.py, server/table_core.py)."""
+    @property
+    def created(self) -> float: ...
+    @property
+    def active(self) -> bool: ...
+    @property
+    def private(self) -> bool: ...
+
+    def summary(self) -> dict: ...
+
+
+class Seated(Protocol):
+    """A table as chat reads it: its id, and who holds each seat under which name."""
+    @property
+    def id(self) -> str: ...
+    @property
+    def seats(self) -> Sequence: ...
 
 
 @dataclass(frozen=True)
@@ -107,6 +134,9 @@ class Lobby:
         # a watch over the quota is refused with the same frame every time: packed once (a flood of
         # them once cost the loop a sentence and a frame each)
         self.watch_refused = Refuse("slow_down", quotas.watch_refusal)
+        self.finished = Finished(LISTED_FINISHED)     # the finished tables the listing shows
+        self.chat_refused = Refuse("slow_down", f"At most {limits.chat_rate:g} chat line(s) a second (a burst of "
+                                                f"{limits.chat_burst}); wait a moment.")
 
     # ------------------------------------------------------------------ the hello
 
@@ -284,6 +314,37 @@ class Lobby:
         if not at_table:
             return Refuse("not_seated", "This connection has no seat and watches no table.")
         return None
+
+    # ------------------------------------------------------------------ list and chat
+
+    def listing(self, tables: Mapping[str, Listed], elsewhere: Iterable[tuple[float, dict]] = ()) -> list[dict]:
+        """The open tables, oldest first, then the newest finished ones: `tables`, those in memory
+        by id; `elsewhere`, (created, entry) of the other processes' open tables (a renewal old).
+        Private tables are never listed: they are watched or resumed by their id."""
+        active = [(t.created, t.summary()) for t in tables.values() if t.active and not t.private]
+        active += [(created, entry) for created, entry in elsewhere if entry["id"] not in tables]
+        listed = [entry for _, entry in sorted(active, key=lambda pair: pair[0])]
+        for tid, entry in self.finished.entries():
+            table = tables.get(tid)     # in use: its entry as it is now (who is still at it)
+            listed.append(table.summary() if table is not None else entry)
+        return listed
+
+    def chat(self, conn, table: Seated | None, seat: int | None, text: str, pace: TokenBucket) -> Refuse | bytes:
+        """A chat line from `conn`, which takes part in `table` (None: none) at `seat` (None: as a
+        spectator), paced by `pace`: the `chat` frame for everyone at the table, or why not. Not a
+        command: it never reaches the table's task, its match or its log, and nothing of it is
+        signed or stored."""
+        if table is None or seat is None or table.seats[seat].conn is not conn:
+            return Refuse("not_seated", "Only a player seated at a table can chat there.")
+        text = wire.chat_text(text)
+        if not text:
+            return Refuse("bad_chat", "A chat line needs some text.")
+        if len(text) > wire.MAX_CHAT:
+            return Refuse("bad_chat", f"A chat line is at most {wire.MAX_CHAT} characters, not {len(text)}.")
+        if not pace.take():     # only a line that would be said counts against the rate
+            return self.chat_refused
+        return wire.encode({"type": "chat", "table": table.id, "seat": seat,
+                            "name": table.seats[seat].name or f"Seat {seat + 1}", "text": text})
 
     # ------------------------------------------------------------------ a seat's commands
 

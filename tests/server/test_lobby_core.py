@@ -12,11 +12,13 @@ from protocol import wire
 from protocol.signing import SIG_SEAT, seat_payload
 from server.effects import Close
 from server.inbox import Attach, Sit, Watch
-from server.lobby import (NAME_MAX, TABLE_ID_ALPHABET, TABLE_ID_LENGTH, Approach, Claim, Cut, Lobby, Redirect,
-                          Refuse, TableAsked)
+from protocol.bucket import TokenBucket
+from server.lobby import (LISTED_FINISHED, NAME_MAX, TABLE_ID_ALPHABET, TABLE_ID_LENGTH, Approach, Claim, Cut, Lobby,
+                          Redirect, Refuse, TableAsked)
 from server.quotas import READ_WATCHES, Quotas
 from server.settings import Limits
 from server.store import TableRow
+from server.table_core import TableCore
 
 from .test_table_core import ANA, BO, SIGNER, Shell, key_of, new_core, sit
 
@@ -293,3 +295,109 @@ def test_a_move_is_rejected_by_its_id_and_any_other_command_refused(answer, code
     assert (reject["type"], reject["id"], reject["code"]) == ("reject", 5, code)
     error = decode(answer({"type": "resync"}))
     assert (error["type"], error["code"]) == ("error", code)
+
+
+# ---------------------------------------------------------------------- list
+
+def table(tid: str, created: float, status="waiting", private=False) -> TableCore:
+    """A table in memory: a real core, read as the listing reads the server's tables."""
+    seats = [{"name": None, "player_id": None, "key": None, "bot": None} for _ in range(2)]
+    return TableCore(TableRow(tid, "sanjuan", {}, "random", seats, None, None, status, created, private=private),
+                     SIGNER)
+
+
+def test_the_listing_holds_the_open_tables_oldest_first_then_the_finished_ones():
+    lob = lobby()
+    lob.finished.add("done", {"id": "done", "status": "over"})
+    tables = {t.id: t for t in [table("late", 30.0), table("early", 10.0)]}
+    elsewhere = [(20.0, {"id": "there", "status": "waiting"})]
+    assert [t["id"] for t in lob.listing(tables, elsewhere)] == ["early", "there", "late", "done"]
+    assert lob.listing(tables, elsewhere)[0] == tables["early"].summary()
+
+
+def test_a_private_table_is_never_listed():
+    lob = lobby()
+    tables = {"mine": table("mine", 1.0, private=True), "open": table("open", 2.0)}
+    assert [t["id"] for t in lob.listing(tables)] == ["open"]
+
+
+def test_a_table_both_here_and_elsewhere_is_listed_once_as_it_is_here():
+    """Another process's entry is a renewal old: a table this one serves now is listed as it is."""
+    lob = lobby()
+    tables = {"moved": table("moved", 5.0)}
+    listed = lob.listing(tables, [(5.0, {"id": "moved", "stale": True})])
+    assert listed == [tables["moved"].summary()]
+
+
+def test_a_finished_table_in_use_is_listed_as_it_is_now_and_a_finished_one_only_once_listed():
+    lob = lobby()
+    lob.finished.add("done", {"id": "done", "stale": True})
+    tables = {"done": table("done", 1.0, status="cancelled"), "gone": table("gone", 2.0, status="cancelled")}
+    assert lob.listing(tables) == [tables["done"].summary()]    # "gone" finished without being listed
+
+
+def test_the_listing_shows_only_the_newest_finished_tables():
+    lob = lobby()
+    for i in range(LISTED_FINISHED + 7):
+        lob.finished.add(f"t{i}", {"id": f"t{i}"})
+    listed = lob.listing({})
+    assert [t["id"] for t in listed] == [f"t{i}" for i in range(7, LISTED_FINISHED + 7)]
+
+
+# ---------------------------------------------------------------------- chat
+
+def seated_core() -> tuple[TableCore, int]:
+    """A table with Ana seated at it: the table, her seat."""
+    core = new_core()
+    sit(Shell(core), ANA, "Ana")
+    return core, next(s.index for s in core.seats if s.conn == ANA)
+
+
+def pace(burst=5) -> TokenBucket:
+    return TokenBucket(0.001, burst)     # as good as no refill while a test runs
+
+
+def test_a_seated_player_says_a_line_to_the_table():
+    core, seat = seated_core()
+    said = lobby().chat(ANA, core, seat, "  hello\x1b[2J all\n ", pace())
+    assert decode(said) == {"type": "chat", "table": core.id, "seat": seat, "name": "Ana", "text": "hello[2J all"}
+
+
+@pytest.mark.parametrize("who, at, seat", [
+    ("no table", None, None),
+    ("a spectator", "core", None),
+    ("another's seat", "core", "ana's"),     # the seat is held by another connection
+])
+def test_only_the_connection_holding_a_seat_may_chat(who, at, seat):
+    core, ana_seat = seated_core()
+    bucket = pace(burst=1)
+    refused = lobby().chat(BO, core if at else None, ana_seat if seat else None, "hi", bucket)
+    assert refused == Refuse("not_seated", "Only a player seated at a table can chat there."), who
+    assert bucket.take()      # a refusal spends nothing of the rate
+
+
+@pytest.mark.parametrize("text, why", [
+    ("", "needs some text"), ("   ", "needs some text"), ("\x1b\x07\n\t", "needs some text"),
+    ("x" * (wire.MAX_CHAT + 1), f"at most {wire.MAX_CHAT} characters, not {wire.MAX_CHAT + 1}"),
+])
+def test_an_empty_or_too_long_line_is_refused_and_spends_nothing(text, why):
+    core, seat = seated_core()
+    bucket = pace(burst=1)
+    refused = lobby().chat(ANA, core, seat, text, bucket)
+    assert isinstance(refused, Refuse) and refused.code == "bad_chat" and why in refused.message
+    assert bucket.take()
+
+
+def test_a_line_of_the_longest_length_is_said_once_control_characters_are_gone():
+    core, seat = seated_core()
+    said = lobby().chat(ANA, core, seat, "\x1b" + "x" * wire.MAX_CHAT + "\r\n", pace())
+    assert decode(said)["text"] == "x" * wire.MAX_CHAT
+
+
+def test_lines_faster_than_the_chat_rate_are_refused_past_the_burst():
+    core, seat = seated_core()
+    lob = lobby(chat_rate=0.5, chat_burst=2)
+    bucket = pace(burst=2)
+    assert [isinstance(lob.chat(ANA, core, seat, "hi", bucket), bytes) for _ in range(3)] == [True, True, False]
+    refused = lob.chat(ANA, core, seat, "hi", bucket)
+    assert refused.code == "slow_down" and "At most 0.5 chat line(s) a second (a burst of 2)" in refused.message
