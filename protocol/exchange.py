@@ -13,11 +13,14 @@ entry, C1), and per type (bgfair/v2, docs/fairness.md §9):
            rated, started, server_key, server_commit
   commits  commits: [commitment per seat], sigs: [the player's C11 signature, or None, per seat]
   reveals  seeds: [seed per seat], sigs: [the player's C12 signature, or None, per seat]
-  move     seat, and either seen (the entry the player had seen), move (the action's exact msgpack
-           bytes) and sig (the player's C10 signature), or bot: true (the server made the move);
-           events: digest of the public events the move caused (absent when none)
-  final    server_seed, moves: [[seat, action], ...], scores: [total per seat], winners
-  cancel   server_seed, seeds: [seed or None per seat], moves, reason
+  move     seat, and either seen (the entry the player had seen) or bot: true (the server made the
+           move); events: digest of the public events the move caused (absent when none). Never the
+           move's bytes nor the player's signature: for a pick among hidden cards either would tell
+           the cards to every seat (a signature can be tried against each candidate move).
+  final    server_seed, moves: [[seat, action], ...], signed, scores: [total per seat], winners
+  cancel   server_seed, seeds: [seed or None per seat], moves, signed, reason
+           signed: per move, [move, sig] (the action's exact msgpack bytes as its player sent them,
+           and the player's C10 signature over them), or None for a move the server made
 A None signature is a seed the server made for the seat (a computer seat's, or a player's away).
 A match of bgfair/v1, which a server of that version stored, is rebuilt as that version signed it:
 seats {id, name}, no rated or started, no sigs in commits and reveals, and a move entry of only
@@ -91,8 +94,9 @@ class ServerExchange:
         self.commit_sigs: list[bytes | None] = [None] * len(seats)
         self.seed_sigs: list[bytes | None] = [None] * len(seats)
         self.last_move: list[int] = [0] * len(seats)   # the entry of each seat's latest move
-        # Every move so far, each [seat, action] packed: a server holds hundreds of matches, and
-        # two lists a move would be walked by every pass of its garbage collector (server/heap.py).
+        # Every move so far, each [seat, action] packed, or [seat, action, move bytes, signature]
+        # for a player's move (kept for the final entry only): a server holds hundreds of matches,
+        # and lists a move would be walked by every pass of its garbage collector (server/heap.py).
         self.packed_moves: list[bytes] = []
         self.state = None
         self.streams: Streams | None = None
@@ -116,7 +120,16 @@ class ServerExchange:
     @property
     def moves(self) -> list[list]:
         """Every move so far: [seat, action]."""
-        return [unpack(m) for m in self.packed_moves]
+        return [unpack(m)[:2] for m in self.packed_moves]
+
+    def _ended(self) -> dict:
+        """What the final and cancel entries list of the moves: each [seat, action], and in
+        bgfair/v2 each player's move as signed, [move bytes, signature] (None: the server's)."""
+        moves = [unpack(m) for m in self.packed_moves]
+        out: dict = {"moves": [m[:2] for m in moves]}
+        if not self.v1:
+            out["signed"] = [m[2:] or None for m in moves]
+        return out
 
     @property
     def header(self) -> Signed:
@@ -240,13 +253,15 @@ class ServerExchange:
             raise ProtocolError("bad_move", f"the move is not readable: {e.message}") from None
         if not isinstance(action, list):
             raise ProtocolError("bad_move", "a move is a list of the options picked")
-        return self._apply_move(seat, action, {"seen": seen, "move": move, "sig": sig})
+        return self._apply_move(seat, action, {"seen": seen}, [move, sig])
 
-    def _apply_move(self, seat: int, action, signed: dict) -> list[Signed]:
+    def _apply_move(self, seat: int, action, public: dict, signed: list | None = None) -> list[Signed]:
+        """`public`: what the move entry says of who made it; `signed`: a player's [move bytes,
+        signature], kept until the final or cancel entry, the first that may show them."""
         events = self.engine.apply(self.state, seat, action, self.streams)
-        self.packed_moves.append(pack([seat, list(action)]))
+        self.packed_moves.append(pack([seat, list(action), *(signed or [])]))
         self.last_move[seat] = len(self.log)
-        move = {"t": "move", "seat": seat, **signed}
+        move = {"t": "move", "seat": seat, **public}
         shown, private = split_events(events, len(self.seats))
         if shown:  # most answers to simultaneous decisions cause no event until the last one
             move["events"] = events_digest(shown)
@@ -262,7 +277,7 @@ class ServerExchange:
             return []
         result = self.engine.result(self.state)
         self.phase = "over"
-        return [self._append({"t": "final", "server_seed": self.server_seed, "moves": self.moves,
+        return [self._append({"t": "final", "server_seed": self.server_seed, **self._ended(),
                               "scores": [sc["total"] for sc in result["scores"]],
                               "winners": result["winners"]})]
 
@@ -273,7 +288,7 @@ class ServerExchange:
             raise ProtocolError("out_of_order", f"the match is already {self.phase}")
         self.phase = "cancelled"
         return [self._append({"t": "cancel", "server_seed": self.server_seed,
-                              "seeds": list(self.seeds), "moves": self.moves, "reason": reason})]
+                              "seeds": list(self.seeds), **self._ended(), "reason": reason})]
 
 
 class PlayerExchange:

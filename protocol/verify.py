@@ -137,17 +137,19 @@ def verify(items: list[Signed], shown: Shown | None = None) -> Report:
 
 
 def who_made(items: list[Signed], n: int) -> str:
-    """Who made entry n of a record that verified, and how it is signed: for a player's move, the
-    move and the player's key that signed it (the answer to a player who says they never made it)."""
+    """Who made entry n of a record that verified (so it ends with a final or cancel entry), and
+    how it is signed: for a player's move, the move and the player's key that signed it (the answer to a player who says they never made it)."""
     entries = [m for m in items if m.kind == "entry"]
     if not 0 <= n < len(entries):
         raise ValueError(f"the record has entries 0 to {len(entries) - 1}, not {n}")
     header, body = entries[0].body, entries[n].body
     names = [s["name"] for s in header["seats"]]
     where = _name(n, body, names)
-    if body["t"] == "move" and "sig" in body:
+    if body["t"] == "move" and "seen" in body:
+        # The move itself is listed by the final or cancel entry (a record that verified has one).
         name, key = names[body["seat"]], seat_keys(header)[body["seat"]]
-        return printable(f"{where}: {name} made the move {short_repr(unpack(body['move']))}, having seen entry "
+        move, _ = entries[-1].body["signed"][n - 3]
+        return printable(f"{where}: {name} made the move {short_repr(unpack(move))}, having seen entry "
                          f"{body['seen']}; signed by {name}'s key {fingerprint(key)}")
     if body["t"] == "move" and header["protocol"] == "bgfair/v1":
         return printable(f"{where}: signed by the server alone (a bgfair/v1 record: players signed nothing)")
@@ -325,7 +327,7 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     move_entries = entries[3:-1]
     if not isinstance(moves, list) or len(moves) != len(move_entries):
         raise Mismatch(end_name, f"it lists {len(moves) if isinstance(moves, list) else 'no'} moves for {len(move_entries)} move entries")
-    signed = _SignedMoves(entries, keys, names) if v2 else None
+    signed = _SignedMoves(entries, keys, names, end.get("signed"), end_name) if v2 else None
     if signed is not None:
         signed.at_deal(state, engine)
     for i, (entry, move) in enumerate(zip(move_entries, moves), 3):
@@ -408,15 +410,20 @@ def _check_step_sigs(entries: list[Signed], at: int, values: list, keys: list, n
 
 class _SignedMoves:
     """The players' signatures of the moves (docs/fairness.md §9), checked as they are replayed.
-    A player's move carries its exact bytes and the player's signature (C10) over them, over the
-    match and over the latest entry the player had seen when deciding (`seen`). That entry must
+    A player's move entry says the latest entry the player had seen when deciding (`seen`); the
+    final or cancel entry lists the move's exact bytes and the player's signature (C10) over them,
+    over the match and over entry `seen` (never the move entry: for a pick among hidden cards
+    they would tell the cards to every seat before the end). That entry must
     come after the seat's own previous move, and when other entries came between it and the move
     (several seats answered at once), the seat's question must still be the one it was at `seen`:
     so a signature never passes at another position, in another match, or twice. A move the
     server made is marked `bot`, and counted for a player's seat (away, or out of time)."""
 
-    def __init__(self, entries: list[Signed], keys: list, names: list[str]) -> None:
+    def __init__(self, entries: list[Signed], keys: list, names: list[str], signed, end_name: str) -> None:
         self.entries, self.keys, self.names = entries, keys, names
+        if not isinstance(signed, list) or len(signed) != len(entries) - 4:
+            raise Mismatch(end_name, f"it must list each move's signed bytes (or none) per move ({len(entries) - 4})")
+        self.signed = signed        # per move entry (from entry 3): [move bytes, signature] or None
         self.last = [0] * len(keys)                 # the entry of each seat's latest move
         self.by_server = [0] * len(keys)
         self.by_player = 0
@@ -453,15 +460,20 @@ class _SignedMoves:
         if not 0 <= seat < len(self.keys):
             raise Mismatch(where, f"it names seat {seat}, which this match has not")
         key, name = self.keys[seat], printable(self.names[seat])
+        if "move" in b or "sig" in b:
+            raise Mismatch(where, "it shows the move's bytes or a signature over them to everyone, which may tell "
+                                  "the cards picked: only the final or cancel entry may list them")
+        signed = self.signed[i - 3]
         if b.get("bot") is True:
-            if "sig" in b:
+            if signed is not None or "seen" in b:
                 raise Mismatch(where, "a move marked as the server's carries a player's signature")
             if key is not None:
                 self.by_server[seat] += 1
         elif key is None:
             raise Mismatch(where, f"{name} is a computer seat: its moves are the server's, marked so")
         else:
-            seen, raw, sig = b.get("seen"), b.get("move"), b.get("sig")
+            seen = b.get("seen")
+            raw, sig = signed if isinstance(signed, list) and len(signed) == 2 else (None, None)
             if type(seen) is not int or not isinstance(raw, bytes) or not isinstance(sig, bytes):
                 raise Mismatch(where, f"it carries no signature of {name}: the player never signed this move")
             if not max(2, self.last[seat]) <= seen < i:

@@ -76,17 +76,25 @@ def fails_at(items, seq: int, *what: str):
 
 
 def player_move(server, seq: int) -> dict:
+    """Move entry `seq` as the audit sees it: its entry, with the bytes and signature that the
+    final entry lists for it."""
     body = server.log[seq].body
-    assert body["t"] == "move" and "sig" in body
-    return body
+    assert body["t"] == "move" and "seen" in body
+    move, sig = server.log[-1].body["signed"][seq - 3]
+    return {**body, "move": move, "sig": sig}
+
+
+def forge_signed(server, items, seq: int, value) -> list[Signed]:
+    """A lying server's record whose final entry lists `value` as move `seq`'s signed bytes."""
+    return forge(server, items, len(server.log) - 1, lambda b: b["signed"].__setitem__(seq - 3, value))
 
 
 # --- the honest record --------------------------------------------------------------------------
 
 def test_every_move_of_the_record_is_signed_by_its_player(match):
     server, players = match
-    moves = [e.body for e in server.log[3:-1]]
-    assert moves and all("sig" in b and "bot" not in b for b in moves)
+    moves = [player_move(server, i) for i in range(3, len(server.log) - 1)]
+    assert moves and all("bot" not in b for b in moves)
     for b in moves:
         key = server.header.body["seats"][b["seat"]]["key"]
         payload = move_payload(server.header.hash, b["seat"], server.log[b["seen"]].hash, b["move"])
@@ -111,7 +119,7 @@ class _Forger(ServerExchange):
         view = self.engine.view(self.state, seat)
         signed = unpack(move)
         other = next(a for k in range(200) if (a := RandomBot(f"forge/{k}").choose(view)) != signed)
-        return self._apply_move(seat, other, {"seen": seen, "move": pack(other), "sig": sig})
+        return self._apply_move(seat, other, {"seen": seen}, [pack(other), sig])
 
 
 def test_a_forged_move_fails_the_audit_at_its_entry(tmp_path, capsys):
@@ -135,8 +143,17 @@ def test_a_move_without_its_players_signature_fails(match):
     server, _ = match
     seq = 40
     player_move(server, seq)
-    forged = forge(server, server.sent, seq, lambda b: [b.pop(k) for k in ("sig", "seen", "move")])
-    fails_at(forged, seq, "carries no signature of", "never signed this move")
+    fails_at(forge_signed(server, server.sent, seq, None), seq, "carries no signature of", "never signed this move")
+
+
+def test_a_move_entry_that_shows_its_signed_bytes_fails(match):
+    """A server that shows everyone a player's signed move before the end tells them the cards it
+    picked (docs/fairness.md §9): the audit names the entry."""
+    server, _ = match
+    seq = 40
+    b = player_move(server, seq)
+    forged = forge(server, server.sent, seq, lambda body: body.update(move=b["move"], sig=b["sig"]))
+    fails_at(forged, seq, "only the final or cancel entry may list them")
 
 
 def test_a_players_move_passed_off_as_the_servers_is_named(match):
@@ -146,9 +163,8 @@ def test_a_players_move_passed_off_as_the_servers_is_named(match):
     server, _ = match
     seq = len(server.log) - 2
     name = NAMES[server.log[seq].body["seat"]]
-    forged = forge(server, server.sent, seq, lambda b: ([b.pop(k) for k in ("sig", "seen", "move")],
-                                                          b.__setitem__("bot", True)))
-    report = check(forged)
+    forged = forge(server, server.sent, seq, lambda b: (b.pop("seen"), b.__setitem__("bot", True)))
+    report = check(forge_signed(server, forged, seq, None))
     assert report.ok, report.text()
     assert f"moves the server made for players away or out of time: {name} 1" in report.text()
 
@@ -164,11 +180,11 @@ def test_a_denied_move_is_settled_by_governor_verify(match, tmp_path, capsys):
     assert client.cli.main(["verify", str(path), "--entry", str(seq)]) == 0
     out = capsys.readouterr().out
     assert "VERIFIED" in out
-    action = unpack(server.log[seq].body["move"])
+    action = unpack(player_move(server, seq)["move"])
     assert f"entry {seq} (move by Bo): Bo made the move {action!r}" in out
     assert f"signed by Bo's key {players[1].signer.fingerprint}" in out
     # and the signature is not the server's to make: any change to the move breaks it
-    forged = forge(server, players[1].record, seq, lambda b: b.__setitem__("move", pack(["x"])))
+    forged = forge_signed(server, players[1].record, seq, [pack(["x"]), player_move(server, seq)["sig"]])
     fails_at(forged, seq, "Bo's signature does not match this move")
     assert who_made(server.sent, 2).startswith("entry 2 (reveals): signed by the server")
 
@@ -182,8 +198,8 @@ def test_a_signature_from_another_match(match):
     key = players[b["seat"]].signer
     other_header = bytes(32)   # the player's signature of the same move in another match
     sig = key.sign(SIG_MOVE, move_payload(other_header, b["seat"], server.log[b["seen"]].hash, b["move"]))
-    forged = forge(server, server.sent, seq, lambda body: body.__setitem__("sig", sig))
-    fails_at(forged, seq, "signature does not match this move, in this match")
+    fails_at(forge_signed(server, server.sent, seq, [b["move"], sig]), seq,
+             "signature does not match this move, in this match")
 
 
 def test_a_signature_moved_to_another_position(match):
@@ -202,8 +218,9 @@ def test_a_signed_move_used_again_later(match):
     first = 40
     seat = server.log[first].body["seat"]
     later = next(i for i in range(first + 1, len(server.log) - 1) if server.log[i].body["seat"] == seat)
-    copied = {k: server.log[first].body[k] for k in ("seen", "move", "sig")}
-    forged = forge(server, server.sent, later, lambda b: b.update(copied))
+    copied = player_move(server, first)
+    forged = forge(server, server.sent, later, lambda b: b.__setitem__("seen", copied["seen"]))
+    forged = forge_signed(server, forged, later, [copied["move"], copied["sig"]])
     fails_at(forged, later, f"having seen entry {copied['seen']}", "not between their previous move")
 
 
@@ -289,8 +306,10 @@ def test_a_move_not_signed_by_its_seats_key_is_refused_and_changes_nothing(sig, 
         server.act_signed(0, seen, move, sig)
     assert e.value.code == code
     assert (len(server.sent), engine.view(server.state, 0), engine.view(server.state, 1)) == before
-    server.act_signed(0, seen, move, player.sign_move(seen, move))   # the right signature is taken
-    assert server.log[-1].body["sig"] and server.log[-1].body["seat"] == 0
+    sig = player.sign_move(seen, move)
+    server.act_signed(0, seen, move, sig)   # the right signature is taken, kept for the final entry
+    assert server.log[-1].body == {**server.log[-1].body, "seat": 0, "seen": seen}
+    assert server.cancel("test")[0].body["signed"][-1] == [move, sig]
 
 
 def test_a_players_signature_for_a_computer_seat_is_refused():

@@ -129,9 +129,14 @@ def _resign_players(b: dict, entries) -> None:
                                     else (b["seeds"], SIG_REVEAL, reveal_payload))
         b["sigs"] = [sig if sig is None or i >= min(len(values), len(keys)) or keys[i] is None
                      else keys[i].sign(purpose, payload(header, i, values[i])) for i, sig in enumerate(b["sigs"])]
-    if b.get("t") == "move" and "sig" in b and type(b.get("seen")) is int and b["seen"] < len(entries) \
-            and keys[b["seat"]] is not None:
-        b["sig"] = keys[b["seat"]].sign(SIG_MOVE, move_payload(header, b["seat"], entries[b["seen"]].hash, b["move"]))
+    if b.get("t") in ("final", "cancel") and isinstance(b.get("signed"), list):
+        # the moves' signatures (C10), listed at the end, over the entry each move entry says it saw
+        for k, signed in enumerate(b["signed"]):
+            move = entries[3 + k].body if 3 + k < len(entries) else {}
+            seat, seen = move.get("seat"), move.get("seen")
+            if isinstance(signed, list) and len(signed) == 2 and type(seat) is int and 0 <= seat < len(keys) \
+                    and keys[seat] is not None and type(seen) is int and 0 <= seen < len(entries):
+                signed[1] = keys[seat].sign(SIG_MOVE, move_payload(header, seat, entries[seen].hash, signed[0]))
 
 
 def forge(signer: Signer, items, index: int, change):

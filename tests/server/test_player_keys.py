@@ -22,7 +22,10 @@ async def test_the_header_names_each_players_key_and_every_move_is_theirs(server
     assert [s.get("key") for s in header["seats"]] == [ana.key.public_key, bo.key.public_key, None]
     assert header["seats"][2]["bot"] == "random"
     moves = [e.body for e in ana.px.entries if e.body["t"] == "move"]
-    assert {b["seat"] for b in moves if "sig" in b} == {0, 1} and all(b.get("bot") for b in moves if b["seat"] == 2)
+    assert {b["seat"] for b in moves if "seen" in b} == {0, 1} and all(b.get("bot") for b in moves if b["seat"] == 2)
+    assert not any("move" in b or "sig" in b for b in moves)   # a pick of hidden cards is nobody else's
+    final = ana.px.entries[-1].body   # which lists every player's move as signed, once nothing is hidden
+    assert [s is not None for s in final["signed"]] == ["seen" in b for b in moves]
     assert ana.report.ok and ana.report.keys == [ana.key.fingerprint, bo.key.fingerprint, None]
     assert bo.report.ok
 
@@ -42,7 +45,7 @@ async def test_a_move_signed_with_another_key_is_refused_with_a_reason_and_chang
     assert core.seq == seq and len(core.exchange.log) == entries
     await ana.raw.send(ana.act_message(2, ana.seq, action))
     assert (await ana.raw.expect("ack", skip=MATCH_NEWS + ("snapshot",)))["id"] == 2
-    assert core.exchange.log[-1].body["seat"] == ana.seat and "sig" in core.exchange.log[-1].body
+    assert core.exchange.log[-1].body["seat"] == ana.seat and "seen" in core.exchange.log[-1].body
 
 
 async def test_a_claim_read_on_the_way_cannot_be_used_on_another_connection(server):
