@@ -43,7 +43,12 @@ def _header() -> dict:
             "server_key": SIGNER.public_key, "server_commit": b"c" * 32}
 
 
-def _lists_of(value, room: int = record.MAX_ITEM - 100) -> list:
+# The size of each hostile item: small enough that 2 MiB of them fill a record to the byte, and
+# values, not item size, are what costs memory (a record item may be up to record.MAX_ITEM).
+HOSTILE_ITEM = 64 << 10
+
+
+def _lists_of(value, room: int = HOSTILE_ITEM - 100) -> list:
     """Lists of `value` filling `room` bytes packed."""
     n = room // len(pack(value))
     return [[value] * MAX_CONTAINER] * (n // MAX_CONTAINER) + [[value] * (n % MAX_CONTAINER)]
@@ -55,7 +60,7 @@ def _filled(junk, tail: bytes = b"", items: int | None = None) -> bytes:
     out, size = [], len(record.MAGIC) + len(tail)
     while True:
         filler = items is not None and len(out) >= items
-        item = _item({"t": "move", "seq": len(out), "junk": "x" * (record.MAX_ITEM - 100) if filler else junk})
+        item = _item({"t": "move", "seq": len(out), "junk": "x" * (HOSTILE_ITEM - 100) if filler else junk})
         if size + len(item) > record.MAX_RECORD:
             return record.MAGIC + b"".join(out) + tail
         out.append(item)
@@ -89,7 +94,7 @@ def records() -> dict[str, bytes]:
     one_char = "ā"     # outside Latin-1: a string object of its own, about 80 bytes, for 3 packed
     # Entries holding nearly every value a record may, then what the client was shown: a list
     # nested deep, the most memory decoded before the budget of values can count it.
-    almost_all = (record.MAX_VALUES - 10_000) // (record.MAX_ITEM // 3)
+    almost_all = (record.MAX_VALUES - 10_000) // (HOSTILE_ITEM // 3)
     deep = pack([record.SHOWN, pack({"seat": 0, "steps": _nested(120, -20)})])
     return {"empty maps": _filled(_lists_of({})),
             "small negative numbers": _filled(_lists_of(-20)),

@@ -28,7 +28,7 @@ MAGIC = b"governor-record/1\n"
 # values decoded from all of a file's items are counted (codec.Budget) and each item is kept small,
 # which bounds the values decoded before they are counted. Real records hold some 40,000 values.
 MAX_RECORD = 2 << 20
-MAX_ITEM = 64 << 10       # a signed message: a final entry listing 4096 moves takes about 40 KiB
+MAX_ITEM = 480 << 10      # a signed message: a final entry lists every move (4,096 at most) as signed, 83 bytes each on average, 111 at most in random play
 MAX_SHOWN = 512 << 10     # what the client was shown
 MAX_VALUES = 200_000      # values decoded from a whole record
 _KINDS = ("entry", "private")

@@ -77,3 +77,17 @@ def test_a_real_record_at_the_most_steps_shown_reads_within_the_limits():
         unpack(m.payload, record.MAX_ITEM, budget)
     unpack(pack(shown.as_map()), record.MAX_SHOWN, budget)
     assert budget.limit - budget.left < record.MAX_VALUES // 3     # room for matches much longer
+
+
+def test_a_final_entry_listing_the_most_moves_as_signed_fits_a_record_item():
+    """A final entry lists every move with its bytes and its player's signature: at the most
+    moves a record may hold, with longer actions than random play ever made (111 bytes a move at
+    most), it is still one readable record item."""
+    action = list(range(40, 60))
+    body = {"t": "final", "seq": MAX_CONTAINER + 3, "prev": b"p" * 32, "server_seed": b"s" * 32,
+            "moves": [[4, action]] * MAX_CONTAINER, "signed": [[pack(action), b"s" * 64]] * MAX_CONTAINER,
+            "scores": [99] * 5, "winners": [0]}
+    payload = pack(body)
+    assert 110 * MAX_CONTAINER < len(payload) < record.MAX_ITEM
+    data = record.MAGIC + pack([0, payload, b"s" * 64])
+    assert record.loads(data)[0].body["moves"][-1] == [4, action]
