@@ -168,8 +168,10 @@ async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(
     server = await make_server(conn_rate=0.1, conn_burst=3)
     kept = [await Raw.connect(server.url) for _ in range(3)]
     loop = asyncio.get_running_loop()
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
+    # Noted before connecting, so before the server's accept starts the hold: the hold is a lower
+    # bound the server keeps on the loop's clock, whatever the load.
     asked = loop.time()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
     answer = await reader.read()       # until the server closes it
     assert loop.time() - asked >= REFUSAL_DELAY    # held a while: a client retrying in a loop slows down
     writer.close()
@@ -429,9 +431,9 @@ async def test_a_long_read_does_not_hold_up_the_shutdown(make_server):
     await comeback.send({"type": "hello", "version": wire.VERSION, "table": table, "seat": ana.seat, "have": 0})
     assert await asyncio.to_thread(reading.wait, 5)
     await asyncio.sleep(0.1)                      # the comeback's lookup is queued behind the read
-    started = time.monotonic()
+    # The stop is given all the patience it could want; what shows it waited for no read is that
+    # the read did not end on its own: it was interrupted.
     await asyncio.wait_for(server.stop(), 60)
-    assert time.monotonic() - started < 2
     assert isinstance(under_way.exception(timeout=1), sqlite3.OperationalError)   # interrupted
     assert (await comeback.closed())[0] == wire.CLOSE_SHUTDOWN
 
@@ -455,9 +457,9 @@ async def test_a_long_replay_does_not_hold_up_the_shutdown(make_server, monkeypa
     await watcher.send({"type": "watch", "table": table, "have": 0})
     try:
         assert await asyncio.to_thread(replaying.wait, 5)
-        started = time.monotonic()
-        await asyncio.wait_for(server.stop(), 60)
-        assert time.monotonic() - started < 2
+        # The replay is held until this test lets it go, after the stop: a stop that waited for it
+        # would not end before the deadline (patience, not a claim of speed).
+        await asyncio.wait_for(server.stop(), 30)
         assert (await watcher.closed())[0] == wire.CLOSE_SHUTDOWN
     finally:
         release.set()
