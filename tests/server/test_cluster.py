@@ -22,13 +22,10 @@ from websockets.sync.client import connect
 
 from tests.client.live import bot_seat, governor, outcome
 
-from .rawclient import Raw, SeatPlayer, new_key
+from .rawclient import PATIENCE, Raw, SeatPlayer, new_key
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 2.0      # seconds: a killed process's tables are taken over within about this
-# Seconds a test waits for what should happen before calling it a failure: patience on a machine
-# busy with other work, far above what the lease makes it take, and no claim of speed.
-PATIENCE = 30.0
 
 
 class Process:
