@@ -24,7 +24,7 @@ from server.gate import HELD_REFUSALS, REFUSAL_DELAY
 from server.quotas import READ_WATCHES
 from server.table_core import TableCore
 
-from .rawclient import Raw, SeatPlayer, new_key, play_all
+from .rawclient import PATIENCE, Raw, SeatPlayer, new_key, play_all
 from .test_resilience import table_with
 
 
@@ -250,12 +250,13 @@ async def test_an_empty_table_closes_soon_and_its_creator_is_told_when(make_serv
     created = await raw.expect("created")
     assert created["expires"] == 0.3
     table = created["table"]
-    for _ in range(100):
-        await raw.send({"type": "list"})
-        listed = {t["id"]: t["status"] for t in (await raw.expect("tables"))["tables"]}
-        if listed[table] != "waiting":
-            break
-        await asyncio.sleep(0.02)
+    async with asyncio.timeout(PATIENCE):
+        while True:
+            await raw.send({"type": "list"})
+            listed = {t["id"]: t["status"] for t in (await raw.expect("tables"))["tables"]}
+            if listed[table] != "waiting":
+                break
+            await asyncio.sleep(0.02)
     assert listed == {table: "cancelled"}
     await raw.send({"type": "sit", "table": table, "name": "Late", "key": new_key()})
     err = await raw.expect("error")
