@@ -6,6 +6,7 @@ import asyncio
 import io
 import re
 import time
+import types
 
 import pytest
 
@@ -88,29 +89,31 @@ async def test_the_plain_prompt_shows_the_time_really_left_after_a_resume(server
         second.cancel()
 
 
-def test_a_clock_belongs_to_its_question_and_nonsense_is_not_a_clock(tmp_path):
+def test_a_clock_belongs_to_its_question_and_nonsense_is_not_a_clock(tmp_path, monkeypatch):
     """The table's own bookkeeping, with no I/O: the deadline holds while its question is open
     and goes with it; a time left that is not a number of seconds is ignored or bounded."""
     from protocol.diff import view_hash
+    from client import table as table_module
     from client.table import CLOCK_WAIT, Table
 
+    now = 1000.0       # the table's clock, stopped: deadlines are exact sums, whatever the load
+    monkeypatch.setattr(table_module, "time", types.SimpleNamespace(monotonic=lambda: now))
     session = SeatSession(tmp_path, "ws://x", "t1", 0, "p0", "Ana", bytes(32))
     table = Table("t1", session)
     asked = {"prompt": {"text": "Pick", "options": [1, 2], "min": 1, "max": 1}, "players": []}
     table.feed({"type": "status", "table": "t1", "seats": [], "turn_time": 30.0})
     table.feed({"type": "snapshot", "table": "t1", "seq": 3, "view": asked, "hash": view_hash(asked), "events": []})
-    now = time.monotonic()
     assert 0 < table.should_ask(now) <= CLOCK_WAIT      # a clocked question waits a moment for its clock
     table.feed({"type": "clock", "table": "t1", "seq": 3, "left": 12.5})
-    assert table.should_ask(time.monotonic()) is True
-    assert 12 < table.deadline - time.monotonic() <= 12.5
+    assert table.should_ask(now) is True
+    assert table.deadline == now + 12.5
     before = table.deadline
     for nonsense in (float("nan"), float("inf")):       # not a time: ignored
         table.feed({"type": "clock", "table": "t1", "seq": 3, "left": nonsense})
         assert table.deadline == before
     for said, left in ((-5.0, 0.0), (1e12, 24 * 3600.0)):   # bounded to what can be shown
         table.feed({"type": "clock", "table": "t1", "seq": 3, "left": said})
-        assert abs(table.deadline - time.monotonic() - left) < 1.0
+        assert table.deadline == now + left
     moved = {"prompt": None, "players": []}
     table.feed({"type": "snapshot", "table": "t1", "seq": 4, "view": moved, "hash": view_hash(moved), "events": []})
     assert table.deadline is None                        # the question went: its clock with it

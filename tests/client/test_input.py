@@ -225,10 +225,10 @@ def _trader(seat: int, chooser: int) -> types.SimpleNamespace:
     return types.SimpleNamespace(view=view, deadline=None)
 
 
-def _terminal(answers: str) -> tuple[Terminal, list]:
+def _terminal(answers: str, **keyboard) -> tuple[Terminal, list]:
     import io
     said: list[str] = []
-    t = Terminal("ws://x", Keyboard(io.StringIO(answers)), out=io.StringIO())
+    t = Terminal("ws://x", Keyboard(io.StringIO(answers), **keyboard), out=io.StringIO())
     t.screen = Screen()
     t.say = lambda text="", style=None: said.append(text)
     return t, said
@@ -328,8 +328,9 @@ async def test_a_name_asked_before_the_full_screen_leaves_no_reader_behind(monke
     monkeypatch.setattr("sys.stdin", io.StringIO("x" * 30 + "\nAna\n"))
     assert await ask_name(None) == "Ana"
     assert "A name is 1 to 20 printable characters (yours has 30): please type another." in capsys.readouterr().out
-    await asyncio.sleep(0.05)
-    assert not {t for t in threading.enumerate() if t.name in ("ask-once", "keyboard")} - readers
+    async with asyncio.timeout(30):     # patience for the readers to end: one left behind never does
+        while {t for t in threading.enumerate() if t.name in ("ask-once", "keyboard")} - readers:
+            await asyncio.sleep(0.01)
 
 
 # ------------------------------------------------------------------ a question just shown, in plain mode
@@ -374,19 +375,18 @@ async def test_a_line_typed_just_after_an_answer_does_not_answer_the_next_questi
 
 
 async def test_a_script_and_auto_answers_are_never_held_back(capsys):
-    """The window is for a person's keys: lines from a pipe answer at once, and so does --auto."""
+    """The window is for a person's keys: lines from a pipe answer at once, and so does --auto.
+    The keyboard's clock is stopped: every line comes the very instant its question appeared,
+    the case a person's keys would be refused in."""
     import io
-    import time
-    from client.answers import QUESTION_SETTLE
     from client.terminal import AutoAnswers
-    started = time.monotonic()
-    t, said = _terminal("1\n2\n1\n")
-    assert [await t.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[11], [12], [11]]
-    bot = types.SimpleNamespace(choose=lambda view: [12])
-    auto = Terminal("ws://x", Keyboard(Typed()), auto=AutoAnswers(bot), out=io.StringIO())
-    auto.screen = Screen()
-    assert [await auto.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[12]] * 3
-    assert time.monotonic() - started < QUESTION_SETTLE
+    t, said = _terminal("1\n2\n1\n", clock=lambda: 0.0)
+    async with asyncio.timeout(30):     # patience: a script waiting for the window would never end
+        assert [await t.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[11], [12], [11]]
+        bot = types.SimpleNamespace(choose=lambda view: [12])
+        auto = Terminal("ws://x", Keyboard(Typed(), clock=lambda: 0.0), auto=AutoAnswers(bot), out=io.StringIO())
+        auto.screen = Screen()
+        assert [await auto.decide(_trader(seat=1, chooser=0)) for _ in range(3)] == [[12]] * 3
     assert not any("Ignored" in line for line in said)
 
 

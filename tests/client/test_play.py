@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -204,15 +205,27 @@ def test_the_screen_tells_of_the_clock_and_of_a_question_that_ran_out():
     assert "(That question has gone: the game moved on.)" in text
 
 
-def test_the_pace_keeps_under_the_servers_rate():
+def test_the_pace_keeps_under_the_servers_rate(monkeypatch):
+    """5 at once, then 10 at 32 a second, on a clock the test keeps: the bucket reads it, and the
+    pace's sleeps move it on by exactly what they ask for (a 32nd of a second is exact in binary,
+    so the bucket's sums are too)."""
+    from protocol import bucket
+    now = 0.0
+    sent = []       # the clock's time as each message is let through
+
+    async def sleep(seconds: float) -> None:
+        nonlocal now
+        now += seconds
+    monkeypatch.setattr(bucket, "time", types.SimpleNamespace(monotonic=lambda: now))
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+
     async def burst():
-        pace = Pace(rate=50, burst=5)
-        start = asyncio.get_running_loop().time()
+        pace = Pace(rate=32, burst=5)
         for _ in range(15):
             await pace.take()
-        return asyncio.get_running_loop().time() - start
-    took = asyncio.run(burst())
-    assert 0.17 <= took <= 1.0            # 5 at once, then 10 at 50 a second
+            sent.append(now)
+    asyncio.run(burst())
+    assert sent == [0.0] * 5 + [i / 32 for i in range(1, 11)]
 
 
 def test_the_lan_server_of_governor_play_has_no_clock(tmp_path):

@@ -21,6 +21,19 @@ from protocol.signing import (SIG_COMMIT, SIG_MOVE, SIG_REVEAL, SIG_SEAT, Signer
 from protocol.verify import verify
 
 TIMEOUT = 10.0
+# Seconds a test waits for what should happen before calling it a failure: patience on a machine
+# busy with other work (the suite runs in parallel), never a claim of speed.
+PATIENCE = 30.0
+
+
+async def until(ready, what: str = "the awaited state", timeout: float = PATIENCE) -> None:
+    """Polls `ready()` until it holds; an AssertionError naming `what` once the patience runs out."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not ready():
+        if loop.time() > deadline:
+            raise AssertionError(f"{what} never came within {timeout:g} s")
+        await asyncio.sleep(0.01)
 
 
 class Closed(Exception):

@@ -11,7 +11,7 @@ from server import deciders as deciders_module
 from server import heap
 from server.deciders import WORKER_NICENESS, Deciders
 
-from .rawclient import Raw, SeatPlayer
+from .rawclient import Raw, SeatPlayer, until
 
 
 class Gate:
@@ -148,14 +148,6 @@ def bot_to_act(player) -> bool:
     return bool(v and v["to_act"] and player.seat not in v["to_act"] and not v["over"])
 
 
-async def wait_until(predicate, timeout: float = 10) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if predicate():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("timed out")
-
-
 async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_server, monkeypatch):
     """One address's tables of searching bots hold both workers and queue a third decision; a
     table created from another address, with a searching bot too, gets the next free worker for
@@ -172,8 +164,8 @@ async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_s
         for p in flood:
             await p.sit()
             tasks.append(asyncio.ensure_future(p.play(timeout=60)))
-        await wait_until(lambda: all(bot_to_act(p) for p in flood))     # three decisions asked for ...
-        await wait_until(lambda: len(held.started) == 2)                # ... two of them thinking
+        await until(lambda: all(bot_to_act(p) for p in flood))     # three decisions asked for ...
+        await until(lambda: len(held.started) == 2)                # ... two of them thinking
         await asyncio.sleep(0.2)
         assert held.started == ["ismcts Eve", "ismcts Eve"]             # the third is queued
 
@@ -186,7 +178,7 @@ async def test_another_owners_bot_heavy_tables_do_not_starve_a_tables_bot(make_s
         assert ana.seq == seq and len(held.started) == 2    # both workers held: her bot waits
 
         held.go.release()                            # one of the attacker's decisions ends
-        await wait_until(lambda: len(held.started) == 3)
+        await until(lambda: len(held.started) == 3)
         assert held.started == ["ismcts Eve", "ismcts Eve", "ismcts Ana"]   # ahead of the queued third
         for _ in range(3):
             held.go.release()

@@ -22,7 +22,7 @@ from websockets.sync.client import connect
 
 from tests.client.live import bot_seat, governor, outcome
 
-from .rawclient import Raw, SeatPlayer, new_key
+from .rawclient import PATIENCE, Raw, SeatPlayer, new_key
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 2.0      # seconds: a killed process's tables are taken over within about this
@@ -55,7 +55,7 @@ class Process:
             self.proc.wait(10)
 
 
-def formed(processes: list[Process], within: float = 3 * LEASE) -> None:
+def formed(processes: list[Process], within: float = PATIENCE) -> None:
     """Until every process names them all as the cluster's in its welcome: a client learns the
     cluster's addresses from the welcomes it gets, and one that came before a process was known
     would never try it (each process reads who is alive every quarter of a lease)."""
@@ -90,7 +90,7 @@ def cluster(tmp_path, database):
         p.kill()
 
 
-async def listed(url: str, table: str, within: float = 3 * LEASE) -> dict:
+async def listed(url: str, table: str, within: float = PATIENCE) -> dict:
     """The table's entry in the lobby of the process at `url`, once it lists it."""
     deadline = time.monotonic() + within
     while True:
@@ -166,7 +166,7 @@ async def test_a_match_finishes_and_verifies_on_another_process_after_its_owner_
     db = await asyncpg.connect(database)
     assert await db.fetchval("SELECT status FROM tables WHERE id = $1", table) == "playing"   # killed mid-game
     await db.close()
-    deadline = time.monotonic() + 3 * LEASE
+    deadline = time.monotonic() + PATIENCE
     while (now := await owner(database, table)) == b.url:
         assert time.monotonic() < deadline, "nobody took the table over"
         await asyncio.sleep(0.1)
@@ -244,7 +244,7 @@ async def test_the_operator_sees_every_process_tables_and_closes_one_through_any
     await ana.send({"type": "sit", "table": on_b, "name": "Ana", "key": new_key()})
     await ana.expect("seated")
     assert (await owner(database, on_a), await owner(database, on_b)) == (a.url, b.url)
-    deadline = time.monotonic() + 3 * LEASE
+    deadline = time.monotonic() + PATIENCE
     while True:     # A names B among the live processes from its next renewal on
         code, out, err = await admin(a.url, "tables", "--json", "--key-file", str(key))
         tables = {t["id"]: t for t in json.loads(out)} if code == 0 else {}
@@ -280,7 +280,7 @@ async def test_a_killed_process_gets_no_new_table_once_half_its_lease_has_passed
     await raw.create(2, 1)              # A holds one, B none: B would get the next
     b.kill()
     db = await asyncpg.connect(database)
-    deadline = time.monotonic() + 3 * LEASE
+    deadline = time.monotonic() + PATIENCE
     # B's row of `processes` says it is alive until its lease runs out
     while await db.fetchval("SELECT now() < renewed + (expires - renewed) / 2 FROM processes WHERE url = $1", b.url):
         assert time.monotonic() < deadline, "B's row was never half a lease old"
@@ -319,7 +319,6 @@ async def test_a_process_paused_inside_a_write_holds_none_of_its_tables(cluster,
             assert time.monotonic() < deadline, "A never began writing a move"
             await asyncio.sleep(0.02)
         a.proc.send_signal(signal.SIGSTOP)     # ... where A stops
-        paused = time.monotonic()
     finally:
         await hold.rollback()       # A's write goes on, and its transaction then waits for A
         await holder.close()
@@ -327,10 +326,12 @@ async def test_a_process_paused_inside_a_write_holds_none_of_its_tables(cluster,
             task.cancel()
         await asyncio.gather(*playing, return_exceptions=True)
     try:
-        # its tables move to B: within a lease (and a renewal, and the rebuilding), as if A were killed
-        while [await owner(database, t) for t in tables] != [b.url] * 3:
-            assert time.monotonic() - paused < 2 * LEASE, "the paused process still holds its tables"
-            await asyncio.sleep(0.1)
+        # its tables move to B, as if A were killed: within a lease and a renewal on a calm machine
+        # (PostgreSQL's timers, which bound it, are checked in test_leases.py); the deadline here is
+        # patience on a busy one, not that bound.
+        async with asyncio.timeout(PATIENCE):
+            while [await owner(database, t) for t in tables] != [b.url] * 3:
+                await asyncio.sleep(0.1)
         for p in players:           # their players are served there, and make a move; then wait
             await p.resume(b.url)
             await p.play(until=lambda p, acks=p.acks: p.acks > acks)

@@ -24,7 +24,7 @@ from server.gate import HELD_REFUSALS, REFUSAL_DELAY
 from server.quotas import READ_WATCHES
 from server.table_core import TableCore
 
-from .rawclient import Raw, SeatPlayer, new_key, play_all
+from .rawclient import PATIENCE, Raw, SeatPlayer, new_key, play_all
 from .test_resilience import table_with
 
 
@@ -168,8 +168,10 @@ async def test_an_address_opening_connections_too_fast_is_refused_at_the_accept(
     server = await make_server(conn_rate=0.1, conn_burst=3)
     kept = [await Raw.connect(server.url) for _ in range(3)]
     loop = asyncio.get_running_loop()
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
+    # Noted before connecting, so before the server's accept starts the hold: the hold is a lower
+    # bound the server keeps on the loop's clock, whatever the load.
     asked = loop.time()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)    # says nothing
     answer = await reader.read()       # until the server closes it
     assert loop.time() - asked >= REFUSAL_DELAY    # held a while: a client retrying in a loop slows down
     writer.close()
@@ -248,12 +250,13 @@ async def test_an_empty_table_closes_soon_and_its_creator_is_told_when(make_serv
     created = await raw.expect("created")
     assert created["expires"] == 0.3
     table = created["table"]
-    for _ in range(100):
-        await raw.send({"type": "list"})
-        listed = {t["id"]: t["status"] for t in (await raw.expect("tables"))["tables"]}
-        if listed[table] != "waiting":
-            break
-        await asyncio.sleep(0.02)
+    async with asyncio.timeout(PATIENCE):
+        while True:
+            await raw.send({"type": "list"})
+            listed = {t["id"]: t["status"] for t in (await raw.expect("tables"))["tables"]}
+            if listed[table] != "waiting":
+                break
+            await asyncio.sleep(0.02)
     assert listed == {table: "cancelled"}
     await raw.send({"type": "sit", "table": table, "name": "Late", "key": new_key()})
     err = await raw.expect("error")
@@ -429,9 +432,9 @@ async def test_a_long_read_does_not_hold_up_the_shutdown(make_server):
     await comeback.send({"type": "hello", "version": wire.VERSION, "table": table, "seat": ana.seat, "have": 0})
     assert await asyncio.to_thread(reading.wait, 5)
     await asyncio.sleep(0.1)                      # the comeback's lookup is queued behind the read
-    started = time.monotonic()
+    # The stop is given all the patience it could want; what shows it waited for no read is that
+    # the read did not end on its own: it was interrupted.
     await asyncio.wait_for(server.stop(), 60)
-    assert time.monotonic() - started < 2
     assert isinstance(under_way.exception(timeout=1), sqlite3.OperationalError)   # interrupted
     assert (await comeback.closed())[0] == wire.CLOSE_SHUTDOWN
 
@@ -455,9 +458,9 @@ async def test_a_long_replay_does_not_hold_up_the_shutdown(make_server, monkeypa
     await watcher.send({"type": "watch", "table": table, "have": 0})
     try:
         assert await asyncio.to_thread(replaying.wait, 5)
-        started = time.monotonic()
-        await asyncio.wait_for(server.stop(), 60)
-        assert time.monotonic() - started < 2
+        # The replay is held until this test lets it go, after the stop: a stop that waited for it
+        # would not end before the deadline (patience, not a claim of speed).
+        await asyncio.wait_for(server.stop(), 30)
         assert (await watcher.closed())[0] == wire.CLOSE_SHUTDOWN
     finally:
         release.set()
