@@ -31,9 +31,9 @@ check: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --quiet .
 	$(VENV)/bin/mypy
 
-# The suite mostly waits (real servers, real terminals, games at a person's pace): four pytest-xdist
+# The suite mostly waits (real servers, real terminals, games at a person's pace): three pytest-xdist
 # workers fill two cores. Tests that must not run beside each other share an xdist_group.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 3
 test: check browser
 	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(ARGS)
 

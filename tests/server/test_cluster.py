@@ -24,6 +24,10 @@ from tests.client.live import bot_seat, governor, outcome
 
 from .rawclient import PATIENCE, Raw, SeatPlayer, new_key
 
+# Clusters of `governor serve` processes on PostgreSQL, paused and killed against lease timers:
+# one such test at a time on the machine (xdist), so that no other cluster starves their timers.
+pytestmark = pytest.mark.xdist_group("postgres-cluster")
+
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 2.0      # seconds: a killed process's tables are taken over within about this
 

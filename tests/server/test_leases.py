@@ -18,6 +18,10 @@ from server.store import TableRow
 
 from .rawclient import Closed, Raw, SeatPlayer
 
+# Clusters of `governor serve` processes on PostgreSQL, paused and killed against lease timers:
+# one such test at a time on the machine (xdist), so that no other cluster starves their timers.
+pytestmark = pytest.mark.xdist_group("postgres-cluster")
+
 
 def row(table_id):
     seats = [{"name": "Ana", "player_id": "id-Ana", "token_hash": f"tok-{table_id}", "bot": None},
