@@ -21,14 +21,13 @@ from .messages import ProtocolError, Signed
 from .shown import Shown
 
 MAGIC = b"governor-record/1\n"
-# A whole match at the most players makes a record of about 100 KiB (each move with its player's
-# signature), and what its client was shown
-# adds up to some 370 KiB (at protocol.shown's most steps). A hostile file is bounded in memory,
-# not only in bytes: one byte may decode to some 70 bytes of Python objects (an empty map), so the
-# values decoded from all of a file's items are counted (codec.Budget) and each item is kept small,
-# which bounds the values decoded before they are counted. Real records hold some 40,000 values.
+# A whole match's signed messages and what its client was shown fit a record many times over
+# (docs/benchmarks.md, "Verify cost and record memory"). A hostile file is bounded in memory, not
+# only in bytes: one byte may decode to tens of bytes of Python objects (an empty map), so the
+# values decoded from all of a file's items are counted (codec.Budget) and each item is bounded,
+# which bounds the values decoded before they are counted.
 MAX_RECORD = 2 << 20
-MAX_ITEM = 480 << 10      # a signed message: a final entry lists every move (4,096 at most) as signed, 83 bytes each on average, 111 at most in random play
+MAX_ITEM = 480 << 10      # a signed message: a final entry lists every move (4,096 at most) as signed
 MAX_SHOWN = 512 << 10     # what the client was shown
 MAX_VALUES = 200_000      # values decoded from a whole record
 _KINDS = ("entry", "private")

@@ -90,8 +90,8 @@ PROXY_WARN_EVERY = 60.0   # seconds between two warnings of a trusted proxy's co
 HELLO_SPREAD = 1.5        # a connection's deadline for its hello: between hello_timeout and this many times it
 # How long a thread that computes (a replay) may keep the interpreter from the event loop, in a
 # process of its own (`governor serve`); Python's default is 5 ms. The loop lets the interpreter go
-# at each of its system calls (a send, a poll) and waits this long to have it back, so a reply
-# that took four of them while a replay ran waited some 20 ms for well under 1 ms of work.
+# at each of its system calls (a send, a poll) and waits this long to have it back, so with the
+# default a reply of a few system calls would wait many times its own work behind a replay.
 SWITCH_INTERVAL = 0.001
 
 

@@ -1,13 +1,11 @@
 """The lobby's listing: the finished tables it shows, in memory, and its frame, packed once.
 
-A listing once read the finished tables from the database, on the thread that commits every move:
-with tens of thousands of them, a few clients asking for the list within their rate limit held up
-every table on the server. The server now reads them once, at start, and adds each table as it
-finishes; a listing never touches the store.
-
-Packing a listing (some fifty tables, each with its seats) was then most of what a list request
-cost the event loop, some 0.2 ms. Between two changes of the lobby every request gets the same
-bytes: a listing equal to the last one is answered with the frame packed for that one.
+The finished tables are read from the database once, at start, and each table is added as it
+finishes: a listing never touches the store, whose thread commits every move, so clients asking
+for the list within their rate limit cannot hold up the tables however many finished ones there
+are. Packing a listing is most of what a list request costs the event loop, and between two
+changes of the lobby every request gets the same bytes: a listing equal to the last one is
+answered with the frame packed for that one.
 """
 from __future__ import annotations
 
