@@ -121,19 +121,27 @@ def test_make_play_hides_the_installers_chatter():
     assert "> .venv/install.log 2>&1" in recipe
 
 
-def test_ctrl_c_in_serve_prints_no_traceback_from_the_bot_workers(tmp_path):
+def serving(data_dir, env: dict, *args: str) -> tuple[subprocess.Popen, str]:
+    """A real `governor serve` in a session of its own (a terminal's Ctrl-C reaches its whole
+    process group), and the address it listens on once it says so."""
     import re
-    env = {**os.environ, "NO_COLOR": "1"}
-    server = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(tmp_path / "s")],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    server = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir),
+                               *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               start_new_session=True, env=env)
+    while True:
+        line = server.stdout.readline()
+        if not line:
+            server.kill()
+            raise AssertionError("the server ended before it listened")
+        found = re.search(r"listening on (ws://[\d.:]+)", line)
+        if found:
+            return server, found.group(1)
+
+
+def test_ctrl_c_in_serve_prints_no_traceback_from_the_bot_workers(tmp_path):
+    env = {**os.environ, "NO_COLOR": "1"}
+    server, url = serving(tmp_path / "s", env)
     try:
-        url = None
-        while url is None:
-            line = server.stdout.readline()
-            assert line, "the server ended before it listened"
-            found = re.search(r"listening on (ws://[\d.:]+)", line)
-            url = found and found.group(1)
         # A match with a computer seat: the server's bot worker processes are up once it is over.
         seat = subprocess.run([sys.executable, "-m", "client", "join", url, "--bot", "random", "--create", "sanjuan",
                                "--seats", "2", "--bots", "1", "--level", "random", "--no-input", "--json",
@@ -161,17 +169,9 @@ def test_ctrl_c_in_serve_while_searching_bots_think_stops_cleanly(tmp_path):
 
     from .real_terminal import descendants
     env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
-    server = subprocess.Popen([sys.executable, "-m", "client", "serve", "--port", "0", "--no-announce",
-                               "--data-dir", str(tmp_path / "s")], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
+    server, url = serving(tmp_path / "s", env, "--no-announce")
     seat = None
     try:
-        url = None
-        while url is None:
-            line = server.stdout.readline()
-            assert line, "the server ended before it listened"
-            found = re.search(r"listening on (ws://[\d.:]+)", line)
-            url = found and found.group(1)
         seat = subprocess.Popen([sys.executable, "-m", "client", "join", url, "--bot", "random", "--create",
                                  "sanjuan", "--seats", "4", "--bots", "3", "--level", "ismcts", "--no-input",
                                  "--json", "--pace", "0", "--data-dir", str(tmp_path / "c")], cwd=ROOT,

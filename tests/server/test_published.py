@@ -9,7 +9,7 @@ from protocol.verify import verify
 from server.metrics import exposition
 from server.published import MAX_VISITORS
 
-from .rawclient import Raw, SeatPlayer, play_all
+from .rawclient import PATIENCE, Raw, SeatPlayer, play_all
 
 
 async def http(port: int, request: bytes) -> tuple[int, dict, bytes]:
@@ -31,12 +31,21 @@ async def get(port: int, path: str) -> tuple[int, dict, bytes]:
 
 async def listed(port: int) -> list[str]:
     """The records published, once the records kept at start are judged."""
-    for _ in range(500):
+    deadline = asyncio.get_running_loop().time() + PATIENCE
+    while asyncio.get_running_loop().time() < deadline:
         status, _, body = await get(port, "/records.json")
         if status == 200:
             return json.loads(body)["records"]
         await asyncio.sleep(0.02)
     raise AssertionError("the records were never listed")
+
+
+async def published(port: int, names: list[str]) -> None:
+    """Until the records port lists exactly `names` (a match is published once it is over)."""
+    deadline = asyncio.get_running_loop().time() + PATIENCE
+    while (now := await listed(port)) != names:
+        assert asyncio.get_running_loop().time() < deadline, f"the records port lists {now}, never {names}"
+        await asyncio.sleep(0.02)
 
 
 async def test_bad_requests_get_a_clear_status_and_no_traceback(make_server, caplog):
@@ -100,10 +109,7 @@ async def test_a_finished_match_is_published_public_and_listed_as_not_rated(make
     await ana.sit()
     await play_all([ana])
     name = f"{table}.govrec"
-    for _ in range(500):
-        if await listed(port) == [name]:
-            break
-        await asyncio.sleep(0.02)
+    await published(port, [name])
     status, headers, data = await get(port, f"/records/{name}")
     assert status == 200 and headers["Content-Type"] == "application/octet-stream"
     items = record.loads(data)
