@@ -356,6 +356,10 @@ class PlayerExchange:
         if kind not in (*expected, "cancel"):
             raise ProtocolError("out_of_order", f"entry {seq} is a {kind!r} entry where "
                                 f"{' or '.join(expected)} belongs")
+        if kind == "move" and ("move" in body or "sig" in body):
+            # everyone receives a move entry: a signed move in it would tell a hidden pick (§9)
+            raise ProtocolError("shown_move", f"entry {seq} shows a player's signed move, which only the final or "
+                                              "cancel entry may list")
         if kind == "commits":
             commits = body.get("commits")
             n = len(header["seats"])

@@ -156,6 +156,22 @@ def test_a_move_entry_that_shows_its_signed_bytes_fails(match):
     fails_at(forged, seq, "only the final or cancel entry may list them")
 
 
+def test_a_client_refuses_a_move_entry_that_shows_a_signed_move_when_it_arrives(match):
+    """Not only the audit at the end: a client (a spectator here) that receives such an entry
+    refuses it at once, naming it, and takes in nothing of it."""
+    server, _ = match
+    seq = 40
+    b = player_move(server, seq)
+    forged = forge(server, server.sent, seq, lambda body: body.update(move=b["move"], sig=b["sig"]))
+    entries = [m for m in forged if m.kind == "entry"]
+    watcher = PlayerExchange(None, server_key=server.signer.public_key)
+    for m in entries[:seq]:
+        watcher.receive(m)
+    with pytest.raises(ProtocolError, match=f"entry {seq} shows a player's signed move"):
+        watcher.receive(entries[seq])
+    assert len(watcher.entries) == seq
+
+
 def test_a_players_move_passed_off_as_the_servers_is_named(match):
     """A server may play for a player away or out of time: it marks such a move as its own, and
     the audit names how many it made for whom. (The last move: a later player's signature covers
