@@ -7,6 +7,8 @@ import random
 from functools import partial
 from itertools import repeat, starmap
 
+from games.blind import Open
+
 
 def shuffled(items, rnd: random.Random) -> list:
     """The items in a uniformly random order: sorted by a random key each, which takes a quarter
@@ -15,7 +17,7 @@ def shuffled(items, rnd: random.Random) -> list:
     return sorted(items, key=partial(next, starmap(rnd.random, repeat(()))))
 
 
-class ImaginedStreams:
+class ImaginedStreams(Open):
     """Named streams drawn from a plain seeded generator, with the interface of the fair-dealing
     streams (protocol.fairness) that `apply` expects. Those are for real deals only; their keyed
     hashing would only slow a search, and an imagined deal needs no audit: names and indexes are

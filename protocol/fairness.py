@@ -13,6 +13,8 @@ import struct
 from itertools import chain, count, islice
 from operator import itemgetter
 
+from games.blind import Open
+
 __all__ = [
     "PROTOCOL",
     "PROTOCOLS",
@@ -245,7 +247,7 @@ class Stream:
         return a
 
 
-class Streams:
+class Streams(Open):
     """What a rules engine receives: draws by (stream name, idx), each on a fresh stream.
 
     Every (name, idx) serves exactly one purpose (docs/fairness.md §3), so a fresh stream per call is
