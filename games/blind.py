@@ -103,6 +103,11 @@ class Looked:
     def knows(self, cards: Iterable[int]) -> bool:
         return self.sight.knows(cards)
 
+    def __deepcopy__(self, memo) -> "Looked":
+        # A copy of a state is a state of the same party, whose sight only grows: it must see
+        # what the party is opened after the copy (the contract's default copy is a deep copy).
+        return self
+
 
 class Open:
     """The blind-dealing names on an open table: nothing is hidden from the dealer."""
