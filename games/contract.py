@@ -10,8 +10,9 @@ Three kinds of thing make up the contract:
   check are generated from them) and the tie-break rule in words.
 - The engine functions of `Game` (docs/development.md): setup, to_act, prompt, legal, random_action,
   random_move, apply, view, visible_events, result, dump, load, copy; plus what the fair exchange needs
-  without knowing the game: the card manifest and its hash for the options, and what each seat
-  is privately shown at setup (`dealt`).
+  without knowing the game: the card manifest and its hash for the options, what each seat
+  is privately shown at setup (`dealt`), and, on a blind table (games/blind.py), the hidden
+  cards a seat may look at now (`private_cards`), which the dealer opens to that seat alone.
 - Declared shapes: every view is a `View` envelope around the game's own fields, every prompt a
   `Prompt`, every result a `Result`. `check_view` and `check_result` hold a game to them (the
   conformance suite calls them on every view of random games).
@@ -376,6 +377,12 @@ class Game(Protocol):
         """A copy of the state in which everything `seat` may not see is dealt anew with `rnd`
         (the leak test: the seat's view must not change)."""
 
+    def private_cards(self, state, seat: int) -> list:
+        """The hidden cards `seat` may look at now, as the state holds them (handles on a blind
+        table): its hand and whatever else the rules show it alone. The dealer opens each to that
+        seat, and to nobody else, as it arrives; they are the cards the seat's own view shows it.
+        Empty for a game that keeps no card from one seat that another sees."""
+
     def private_room(self, view: View) -> int | None:
         """The most bytes (packed) that a seat's PRIVATE fields can take whatever its hidden
         cards are, from what everyone sees in its view; None when they hide nothing. Frames to
@@ -437,6 +444,7 @@ DEFAULTS: dict[str, Callable[[Any], Any]] = {
     "manifest_hash": _manifest_hash,
     "dealt": lambda game: lambda state, seat: None,          # nothing dealt privately
     "private_room": lambda game: lambda view: None,         # a seat's own fields hide nothing
+    "private_cards": lambda game: lambda state, seat: [],   # no card is one seat's alone
     "bots": lambda game: {},                                # only the "random" level
     "search": lambda game: None,                            # no "ismcts" level
 }
@@ -446,7 +454,7 @@ DEFAULTS: dict[str, Callable[[Any], Any]] = {
 FUNCTIONS = {"setup": 3, "to_act": 1, "prompt": 2, "legal": 2, "random_action": 3, "random_move": 4,
              "apply": 4, "view": 2, "views": 2, "visible_events": 2, "result": 1, "dump": 1, "load": 1,
              "copy": 1, "manifest": 1, "manifest_hash": 1, "dealt": 2, "permute_hidden": 3,
-             "private_room": 1, "Text": 2}
+             "private_cards": 2, "private_room": 1, "Text": 2}
 
 
 def _takes(f, n: int, **keywords) -> bool:

@@ -11,11 +11,19 @@ broken by the sum of the cards taken.
 
 It writes only what a game must (contract.DEFAULTS give the rest): no back, no bots of its own,
 no search. Its one random thing is the deal, the stream `deck/initial`.
+
+On a blind table (games/blind.py) the deck is shuffled jointly and holds handles; a seat is
+opened the cards in its hand (`private_cards`), a card played is turned face up (`rng.reveal`)
+before its number is read, and numbers are read through `s.kinds`. A seat's party sees its
+hand; any other party makes the seat's view and prompt with what it sees (the cards it cannot
+read keep their handles' order, with no number), and a draw is told without its number, which
+nobody but the drawer may know and which its view shows it.
 """
 from __future__ import annotations
 
 import random
 
+from games.blind import knows
 from games.choice import check_pick, draw_uniform, out_of_turn
 from games.contract import Info, Option
 from games.events import Events, say
@@ -35,15 +43,19 @@ class State:
         self.hands: list[list[int]] = [[], []]
         self.taken: list[list[int]] = [[], []]
         self.leader, self.trick, self.tricks_played, self.decisions = 0, [], 0, 0
+        self.kinds = VALUES      # card -> its number, through the party's sight on a blind table
 
     def copy(self) -> "State":
-        return load(dump(self))
+        t = load(dump(self))
+        t.kinds = self.kinds
+        return t
 
 
 def setup(names, options, rng) -> State:
     options = INFO.check_options(options)
     INFO.check_players(len(names))
     s = State(names, options)
+    s.kinds = rng.looked(VALUES)
     s.deck = rng.shuffle("deck/initial", 0, list(range(len(VALUES))))
     for _ in range(options["hand"]):
         for hand in s.hands:
@@ -57,29 +69,37 @@ def to_act(s: State) -> list[int]:
     return [(s.leader + len(s.trick)) % 2]
 
 
-def _label(card: int) -> str:
-    return str(VALUES[card])
+def _label(s: State, card: int) -> str:
+    return str(s.kinds[card])
+
+
+def _hand(s: State, seat: int) -> list[list]:
+    """The seat's hand as [card, number] in card order; a number this party may not read is None
+    (only on a blind table, for a party that is not the seat's)."""
+    return [[c, s.kinds[c] if knows(s.kinds, [c]) else None] for c in sorted(s.hands[seat])]
 
 
 def prompt(s: State, seat: int) -> dict | None:
     if seat not in to_act(s):
         return None
-    hand = sorted(s.hands[seat], key=lambda c: (VALUES[c], c))
-    text = "Lead a card." if not s.trick else f"Answer the {_label(s.trick[0])}: the higher card takes the trick."
-    return {"kind": "play", "text": text, "options": hand, "min": 1, "max": 1,
-            "labels": [_label(c) for c in hand], "help": ["" for _ in hand], "back": ""}
+    hand = sorted(_hand(s, seat), key=lambda cv: (cv[1] or 0, cv[0]))
+    text = "Lead a card." if not s.trick else f"Answer the {_label(s, s.trick[0])}: the higher card takes the trick."
+    return {"kind": "play", "text": text, "options": [c for c, _ in hand], "min": 1, "max": 1,
+            "labels": [str(v) if v is not None else "a hidden card" for _, v in hand],
+            "help": ["" for _ in hand], "back": ""}
 
 
-def _move(s: State, seat: int, card: int, ev: list | None) -> None:
+def _move(s: State, seat: int, card: int, rng, ev: list | None) -> None:
+    rng.reveal([card])      # played face up: its holder opens it to everyone
     s.decisions += 1
     s.hands[seat].remove(card)
     s.trick.append(card)
     if ev is not None:
-        say(ev, "play", f"{s.names[seat]} plays a {_label(card)}.")
+        say(ev, "play", f"{s.names[seat]} plays a {_label(s, card)}.")
     if len(s.trick) < 2:
         return
     lead, answer = s.trick
-    taker = s.leader if VALUES[lead] >= VALUES[answer] else 1 - s.leader
+    taker = s.leader if s.kinds[lead] >= s.kinds[answer] else 1 - s.leader
     s.taken[taker] += s.trick
     s.trick, s.leader = [], taker
     s.tricks_played += 1
@@ -90,7 +110,7 @@ def _move(s: State, seat: int, card: int, ev: list | None) -> None:
             card = s.deck.pop()
             s.hands[p].append(card)
             if ev is not None:
-                say(ev, "draw", f"You draw a {_label(card)}.", to=p)
+                say(ev, "draw", "You draw a card." if rng.blind else f"You draw a {_label(s, card)}.", to=p)
 
 
 def apply(s: State, seat: int, action, rng, *, events: bool = True) -> Events | None:
@@ -98,7 +118,7 @@ def apply(s: State, seat: int, action, rng, *, events: bool = True) -> Events | 
         raise out_of_turn(not any(s.hands), s.names, seat, to_act(s))
     (card,) = check_pick(action, "play", s.hands[seat], 1, 1)
     ev = Events() if events else None
-    _move(s, seat, card, ev)
+    _move(s, seat, card, rng, ev)
     return ev
 
 
@@ -106,12 +126,12 @@ def random_move(s: State, seat: int, rnd: random.Random, rng) -> None:
     if seat not in to_act(s):
         raise out_of_turn(not any(s.hands), s.names, seat, to_act(s))
     p = prompt(s, seat)
-    _move(s, seat, draw_uniform(p["options"], 1, 1, rnd)[0], None)
+    _move(s, seat, draw_uniform(p["options"], 1, 1, rnd)[0], rng, None)
 
 
 def result(s: State) -> dict:
     tricks = [len(t) // 2 for t in s.taken]
-    sums = [sum(VALUES[c] for c in t) for t in s.taken]
+    sums = [sum(s.kinds[c] for c in t) for t in s.taken]
     best = max(zip(tricks, sums))
     return {"scores": [{"tricks": n, "total": n} for n in tricks], "tiebreak": sums,
             "winners": [i for i in range(2) if (tricks[i], sums[i]) == best], "rounds": s.tricks_played}
@@ -122,14 +142,14 @@ def views(s: State, seats) -> list[dict]:
     public = {"game": INFO.id, "to_act": to_act(s), "options": dict(s.options), "over": over,
               "players": [{"name": s.names[i], "hand": len(s.hands[i]), "tricks": len(s.taken[i]) // 2}
                           for i in range(2)],
-              "deck": len(s.deck), "leader": s.leader, "trick": [[c, VALUES[c]] for c in s.trick]}
+              "deck": len(s.deck), "leader": s.leader, "trick": [[c, s.kinds[c]] for c in s.trick]}
     if over:
         public["result"] = result(s)
     out = []
     for seat in seats:
         v = {**public, "seat": seat}
         if seat is not None:
-            v["you"] = {"hand": [[c, VALUES[c]] for c in sorted(s.hands[seat])]}
+            v["you"] = {"hand": _hand(s, seat)}
             v["prompt"] = prompt(s, seat)
         out.append(v)
     return out
@@ -163,6 +183,10 @@ def manifest(options: dict) -> list[str]:
 
 def dealt(s: State, seat: int) -> list[int]:
     return sorted(s.hands[seat])
+
+
+def private_cards(s: State, seat: int) -> list[int]:
+    return list(s.hands[seat])
 
 
 def permute_hidden(s: State, seat: int | None, rnd: random.Random) -> State:

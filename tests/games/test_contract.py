@@ -18,7 +18,7 @@ def a_game(**changes) -> types.ModuleType:
     """A module with High Card's names, changed: None removes a name."""
     module = types.ModuleType("a_game")
     for name in ("INFO", "setup", "to_act", "prompt", "apply", "views", "result", "dump", "load",
-                 "manifest", "permute_hidden", "dealt", "private_room", "random_move", "Text"):
+                 "manifest", "permute_hidden", "dealt", "private_cards", "private_room", "random_move", "Text"):
         setattr(module, name, getattr(highcard, name))
     for name, value in changes.items():
         if value is None:
@@ -31,14 +31,15 @@ def a_game(**changes) -> types.ModuleType:
 def test_every_missing_or_malformed_part_is_named_at_once_and_nothing_is_registered():
     before = dict(games.GAMES)
     broken = a_game(views=None, setup=None, prompt=lambda state: None, result="a table",
-                    apply=lambda state, seat, action, rng: None, bots={"heuristic": 3})
+                    apply=lambda state, seat, action, rng: None, bots={"heuristic": 3},
+                    private_cards=lambda state: [])
     with pytest.raises(TypeError) as refused:
         games.register(broken)
     said = str(refused.value)
     assert said.startswith("highcard is not a game of the contract (games/contract.py): ")
     for part in ("setup is missing", "views is missing", "prompt does not take 2 arguments",
                  "result is not a function", "apply does not take 4 arguments and events=",
-                 "bots is not a map of level names to bot makers"):
+                 "bots is not a map of level names to bot makers", "private_cards does not take 2 arguments"):
         assert part in said, part
     assert games.GAMES == before
 
@@ -70,7 +71,7 @@ def test_an_option_named_as_another_game_s_of_another_kind_is_refused():
 
 
 def test_what_a_game_leaves_out_is_the_contract_s_default():
-    game = a_game(dealt=None, private_room=None, random_move=None)
+    game = a_game(dealt=None, private_cards=None, private_room=None, random_move=None)
     games.register(game)
     try:
         assert games.get("highcard") is game
@@ -83,6 +84,7 @@ def test_what_a_game_leaves_out_is_the_contract_s_default():
         s = game.setup(["A", "B"], {}, rng)
         assert game.view(s, 0) == game.views(s, [0])[0] and game.dealt(s, 0) is None
         assert game.private_room(game.view(s, 0)) is None
+        assert game.private_cards(s, 0) == [] and game.private_cards(s, 1) == []
         assert game.legal(s, 0) == [[c] for c in game.prompt(s, 0)["options"]] and game.legal(s, 1) == []
         t = game.copy(s)
         game.random_move(t, 0, random.Random(1), rng)
