@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import plantations
 from .board import build_cost, colonists, free_spaces, island_filled, occupied, production, sale_price
 from .builder import build_options
 from .captain import WHARF_SHIP
@@ -338,7 +337,7 @@ def role_values(s, seat: int, cards) -> dict[str, float]:
             v += max(0.0, best) + dv - OTHERS * 0.5 * sum(0.3 * q.doubloons for i, q in enumerate(players)
                                                           if i != seat)
         elif role == "settler":
-            row = {plantations.kind(t) for t in s.row}
+            row = {s.kinds[t] for t in s.row}
             mine = _best_tile(boards[seat], row, rl)
             if s.quarries:
                 mine = max(mine, _tile_value(boards[seat], QUARRY, rl))

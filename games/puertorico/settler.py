@@ -33,8 +33,8 @@ def _turn(s: State, rng, ev: list | None) -> None:
         s.turn += 1
     plantations.refill_row(s, rng, ev)
     if ev is not None:
-        say(ev, "row", lambda row=tuple(s.row): "New face-up plantations: "
-            + (", ".join(GOODS[plantations.kind(t)] for t in row) or "none left") + ".")
+        say(ev, "row", lambda row=tuple(s.row), kinds=s.kinds: "New face-up plantations: "
+            + (", ".join(GOODS[kinds[t]] for t in row) or "none left") + ".")
 
 
 def take_options(s: State, seat: int) -> tuple[str, ...]:
@@ -42,7 +42,7 @@ def take_options(s: State, seat: int) -> tuple[str, ...]:
     or an occupied construction hut while quarries remain."""
     p = s.players[seat]
     options = []
-    for k in sorted(set(map(plantations.kind, s.row))):
+    for k in sorted(set(map(s.kinds.__getitem__, s.row))):
         options.append(GOODS[k])
     if may_quarry(s.quarries, seat == s.chooser, occupied(p, CONSTRUCTION_HUT)):
         options.append("quarry")
@@ -66,11 +66,12 @@ def _ask_take(s: State, seat: int) -> bool:
 def on_hacienda(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
     p = s.players[seat]
     if picks:
-        tile = s.stack.pop()
-        p.tiles[plantations.kind(tile)] += 1
+        rng.reveal(s.stack[-1:])          # it goes face up onto the island
+        k = s.kinds[s.stack.pop()]
+        p.tiles[k] += 1
         if ev is not None:
-            say(ev, "hacienda", lambda who=s.names[seat], tile=tile:
-                f"{who} draws {with_article(GOODS[plantations.kind(tile)])} plantation with the hacienda.")
+            say(ev, "hacienda", lambda who=s.names[seat], k=k:
+                f"{who} draws {with_article(GOODS[k])} plantation with the hacienda.")
     if island_full(p) or not _ask_take(s, seat):
         s.turn += 1
         _turn(s, rng, ev)
@@ -88,7 +89,7 @@ def on_settle(s: State, seat: int, picks: tuple, rng, ev: list | None) -> None:
             s.quarries -= 1
         else:
             k = GOODS.index(what)
-            plantations.take_from_row(s.row, k)
+            plantations.take_from_row(s.row, s.kinds, k)
         p.tiles[k] += 1
         if ev is not None:
             say(ev, "settle", lambda who=s.names[seat], what=what, k=k:

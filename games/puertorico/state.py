@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .components import BUILDINGS, GOODS, TILE_KINDS
+from .plantations import MANIFEST
 
 # A pending decision: (seat, kind, options, lo, hi). The seat picks between lo and hi distinct
 # options, and every such pick is legal: all constraints are folded into options and bounds.
@@ -46,7 +47,7 @@ class State:
                  "order", "turn", "pending", "stack", "row", "discard", "reshuffles", "quarries",
                  "colonist_supply", "colonist_ship", "vp_supply", "barrels", "buildings",
                  "ship_sizes", "ships", "house", "group", "stored", "wharfed", "stopped",
-                 "captain_loaded", "last_round", "decisions", "over")
+                 "captain_loaded", "last_round", "decisions", "over", "kinds")
 
     def __init__(self, names) -> None:
         """An empty table: no components out, nobody owing a decision. `table.setup` sets it
@@ -65,6 +66,11 @@ class State:
         self.stack: list[int] = []             # face-down plantations, top is the last element
         self.row: list[int] = []               # face-up plantations
         self.discard: list[int] = []
+        # A tile's kind, read as kinds[tile]: the manifest itself on an open table; on a blind
+        # one, the manifest seen through this party's sight (games.blind.Looked), for the stack,
+        # row and discard pile hold handles there. Not game data: dump leaves it out, and load
+        # gives an open table's.
+        self.kinds = MANIFEST
         self.reshuffles = 0
         self.quarries = 0
         self.colonist_supply = 0
@@ -109,6 +115,7 @@ class State:
         s.turn = self.turn
         s.pending = self.pending               # an immutable tuple
         s.stack = self.stack[:]
+        s.kinds = self.kinds                   # one party's sight, shared by all its states
         s.row = self.row[:]
         s.discard = self.discard[:]
         s.reshuffles = self.reshuffles

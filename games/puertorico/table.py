@@ -24,8 +24,10 @@ def setup(names, options: dict | None, rng) -> State:
         tile = min(t for t in tiles if plantations.kind(t) == kind)
         tiles.remove(tile)
         s.players[(s.governor + offset) % n].tiles[kind] += 1
+    s.kinds = rng.looked(plantations.MANIFEST)
     s.stack = rng.shuffle("plantations/initial", 0, tiles)[::-1]
     s.row = [s.stack.pop() for _ in range(n + 1)]
+    rng.reveal(s.row)
 
     set_out(s)
     begin_round(s, [])

@@ -13,7 +13,6 @@ from .captain import WHARF_SHIP, cargo_amount, load_vp
 from .components import (BUILDINGS, BY_KEY, GOODS, HARBOR, PRICE, PRODUCERS, ROLE_OF, ROLE_TEXT,
                          TILE_KINDS)
 from .flow import back_label, to_act
-from .plantations import kind
 from .scoring import result, score_seat
 from .state import State
 
@@ -58,9 +57,9 @@ def _public(s: State) -> dict:
         "chooser": s.chooser,
         "roles": [{"card": c, "role": ROLE_OF[c], "doubloons": money, "taken_by": taken.get(c)}
                   for c, money in s.roles.items()],
-        "plantations": {"face_up": sorted(GOODS[kind(t)] for t in s.row),
+        "plantations": {"face_up": sorted(GOODS[s.kinds[t]] for t in s.row),
                         "face_down": len(s.stack),
-                        "discarded": sorted(GOODS[kind(t)] for t in s.discard)},
+                        "discarded": sorted(GOODS[s.kinds[t]] for t in s.discard)},
         "quarries": s.quarries,
         "colonists": {"ship": s.colonist_ship, "supply": s.colonist_supply},
         "vp_chips": s.vp_supply,
