@@ -13,7 +13,9 @@ The contract every title offers (games/contract.py):
 
 Actions are lists of picked option values (words, and counts for the mayor's placement).
 Randomness comes only from `rng`, an object with named streams (protocol.fairness.Streams):
-`start-player`, `plantations/initial` and `plantations/reshuffle`. Nothing here does I/O.
+`start-player`, `plantations/initial` and `plantations/reshuffle`; on a blind table
+(games.blind.BlindStreams) the plantation piles hold handles and a tile is opened to everyone as
+it is turned face up (plantations.py). Nothing here does I/O.
 
 The options and rules that every random game runs many times make their lists in plain loops, not
 comprehensions, and hand tuple() a list rather than a generator: in Python 3.11 a comprehension is
@@ -37,7 +39,8 @@ from .views import prompt, views
 
 # Nothing is dealt to one seat alone, and a seat's own field (its `prompt`) hides nothing: Puerto
 # Rico keeps nothing from one seat that another sees (only the order of the plantation stack, from
-# everyone), so the contract's `dealt` and `private_room` (None) are its own.
+# everyone), so the contract's `dealt` and `private_room` (None) and `private_cards` (none, on a
+# blind table) are its own.
 
 # Its own computer player, by level (bots/ adds "random" and, with `search`, "ismcts", which
 # answers what it does not search with the heuristic).

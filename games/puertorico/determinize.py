@@ -7,7 +7,8 @@ the face-up row or on the discard pile.
 
 Tile ids within a kind are interchangeable: a rebuilt state gives the visible tiles the ids of
 their kind in order and the stack the rest. Ids matter only to reshuffles, which imagined play
-deals with plain randomness anyway (games.imagined).
+deals with plain randomness anyway (games.imagined). A view shows tiles by kind on a blind table
+too, where the real state holds handles: a sample is always an open table's state, with ids.
 """
 from __future__ import annotations
 
