@@ -437,6 +437,7 @@ DEFAULTS: dict[str, Callable[[Any], Any]] = {
     "manifest_hash": _manifest_hash,
     "dealt": lambda game: lambda state, seat: None,          # nothing dealt privately
     "private_room": lambda game: lambda view: None,         # a seat's own fields hide nothing
+    "private_cards": lambda game: lambda state, seat: [],   # no hidden card to open to a seat
     "bots": lambda game: {},                                # only the "random" level
     "search": lambda game: None,                            # no "ismcts" level
 }
@@ -446,7 +447,7 @@ DEFAULTS: dict[str, Callable[[Any], Any]] = {
 FUNCTIONS = {"setup": 3, "to_act": 1, "prompt": 2, "legal": 2, "random_action": 3, "random_move": 4,
              "apply": 4, "view": 2, "views": 2, "visible_events": 2, "result": 1, "dump": 1, "load": 1,
              "copy": 1, "manifest": 1, "manifest_hash": 1, "dealt": 2, "permute_hidden": 3,
-             "private_room": 1, "Text": 2}
+             "private_room": 1, "private_cards": 2, "Text": 2}
 
 
 def _takes(f, n: int, **keywords) -> bool:
