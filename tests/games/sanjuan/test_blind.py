@@ -1,36 +1,112 @@
 """San Juan on a blind table (games/blind.py): whole games played by one engine replica per party,
-each seeing only the cards opened to it, against a trusted dealer that knows every card.
-
-The driver here stands in for the cryptography: the dealer shuffles every pile in a seeded random
-order that only it knows, and "opens" a card to a party by registering it in that party's
-BlindStreams. Parties are the server (playing the computer seats, whose cards it sees) and the
-client of each human seat.
+each seeing only the cards opened to it, on the conformance suite's blind table
+(tests/conformance/blind_table.py: a trusted oracle in place of the cryptography).
 """
 from __future__ import annotations
 
 import random
+import sys
 import traceback
 
 import pytest
 
 import bots
 from games import sanjuan
-from games.blind import HANDLE_BASE, BlindStreams, Hidden, Open, Unopened, Unshuffled, is_handle
+from games.blind import HANDLE_BASE, Hidden, Open, Sight, is_handle
 from games.errors import IllegalAction
 from games.sanjuan import rules
 from protocol.fairness import local_streams
+from tests.conformance.blind_table import SERVER, BlindMatch
 
 
-class Party:
-    """One machine: its engine replica, its streams, and the seats whose cards it sees."""
+class Table(BlindMatch):
+    """A San Juan blind match, with what these tests compare."""
 
-    def __init__(self, seats: set[int], public_seed: str) -> None:
-        self.seats = seats
-        self.streams = BlindStreams(local_streams(public_seed))
-        self.state = None
+    def __init__(self, players: int, options: dict, humans: set[int], seed: str) -> None:
+        self.seed = seed
+        self.opened_held = 0       # cards the stall turned up from a hand other than the mover's
+        super().__init__(sanjuan, players, options, humans, seed)
+        self.server = self.parties[SERVER]
 
-    def public_view(self) -> dict:
-        return sanjuan.views(self.state, [None])[0]
+    def _open_public(self, cards, mover: int | None) -> None:
+        """The one opening of cards that are not the mover's: the stall (rules._stalled) turns up
+        every hand, and each holder opens its own."""
+        need = sys.exc_info()[1]
+        if need is None or not any(f.name == "_stalled" for f in traceback.extract_tb(need.__traceback__)):
+            return super()._open_public(cards, mover)
+        for seat in range(len(self.names)):
+            held = [c for c in cards if c in self._private(seat)]
+            if held:
+                self.opened_held += seat != mover
+                super()._open_public(held, seat)
+        rest = [c for c in cards if not any(c in self._private(seat) for seat in range(len(self.names)))]
+        if rest:
+            super()._open_public(rest, mover)
+
+    def true(self, item: int) -> int:
+        return self.truth[item] if is_handle(item) else item
+
+    # ------------------------------------------------------------ what every step must hold
+
+    def open_state(self, state):
+        """The state as an open table holds it: every handle replaced by what it is."""
+        def plain(x):
+            if isinstance(x, list):
+                return [plain(y) for y in x]
+            if isinstance(x, dict):
+                return {k: plain(v) for k, v in x.items()}
+            return self.true(x)
+        data = plain(sanjuan.dump(state))
+        del data["blind"]
+        return sanjuan.load(data)
+
+    def check(self) -> None:
+        views = [sanjuan.view(p.state, None) for p in self.parties.values()]
+        assert all(v == views[0] for v in views), "every party shows the public the same table"
+        for p in self.parties.values():
+            for seat in p.seats:
+                view = sanjuan.view(p.state, seat)     # computable: the party sees the seat's cards
+                if seat in p.state.pending and p.state.pending[seat][0] == "build":
+                    self.check_build_options(p.state, seat, view["prompt"])
+        assert not self.leaked_to_server()
+
+    def check_build_options(self, state, seat: int, prompt: dict) -> None:
+        """The narrowed build decision is exactly the open table's for the same cards: the same
+        options (as cards), bounds, labels and help."""
+        truth = self.open_state(state)
+        truth.pending = {seat: rules.build_decision(truth, seat)}
+        expected = sanjuan.prompt(truth, seat)
+        assert {**prompt, "options": [self.true(c) for c in prompt["options"]]} == expected
+
+    def refuse_unaffordable(self, seat: int) -> bool:
+        """When the seat holds a card the rules do not let it build, pick it: refused after the
+        card is turned face up, and nothing else changes. False when it holds none."""
+        p = self.party_of(seat)
+        allowed = sanjuan.prompt(p.state, seat)["options"]
+        bad = [c for c in p.state.players[seat].hand if c not in allowed]
+        if not bad:
+            return False
+        before = [sanjuan.dump(q.state) for q in self.parties.values()]
+        with pytest.raises(IllegalAction) as refused:
+            self.move(seat, [bad[0]])
+        assert refused.value.code in ("cannot_pay", "already_built")
+        assert [sanjuan.dump(q.state) for q in self.parties.values()] == before
+        assert bad[0] in self.public
+        for q in self.parties.values():     # every party refuses it alike
+            with pytest.raises(IllegalAction):
+                sanjuan.apply(sanjuan.copy(q.state), seat, [bad[0]], q.streams)
+        return True
+
+    def replay_open(self):
+        """The same moves on an open table dealt the same cards."""
+        orders = {}
+        for (name, idx), (items, first) in self.server.streams.piles.items():
+            orders[(name, idx)] = [self.truth[first + i] for i in range(len(items))]
+        rng = TruthStreams(orders, local_streams(self.seed))
+        s = sanjuan.setup(self.names, self.options, rng)
+        for seat, action in self.moves:
+            sanjuan.apply(s, seat, [self.true(a) if type(a) is int else a for a in action], rng)
+        return s
 
 
 class TruthStreams(Open):
@@ -47,152 +123,6 @@ class TruthStreams(Open):
 
     def randbelow(self, name: str, idx: int, n: int) -> int:
         return self.public.randbelow(name, idx, n)
-
-
-class Table:
-    """A blind table: the dealer, the server and a client per human seat."""
-
-    def __init__(self, players: int, options: dict, humans: set[int], seed: str) -> None:
-        self.seed = seed
-        self.names = [f"P{i}" for i in range(players)]
-        self.options = options
-        self.humans = humans
-        self.server = Party(set(range(players)) - humans, seed)
-        self.parties = [self.server, *(Party({h}, seed) for h in sorted(humans))]
-        self.rnd = random.Random(f"dealer/{seed}")
-        self.truth: dict[int, int] = {}      # handle -> what it is (a manifest id, a tile index)
-        self.orders: dict[tuple, list] = {}  # (pile name, idx) -> what its slots hold, top first
-        self.moves: list[tuple[int, list]] = []
-        self.opened_held = 0                 # cards of a seat opened to all at another seat's move
-        for party in self.parties:
-            party.state = self._run(party, None, lambda rng: sanjuan.setup(self.names, options, rng))
-        self._deal_private()
-
-    # ------------------------------------------------------------ the dealer
-
-    def true(self, item: int) -> int:
-        return self.truth[item] if is_handle(item) else item
-
-    def _shuffle(self, e: Unshuffled) -> None:
-        order = [self.true(x) for x in e.items]
-        self.rnd.shuffle(order)
-        handles = {tuple(p.streams.shuffled(e.name, e.idx, e.items)) for p in self.parties}
-        assert len(handles) == 1, "every party numbers the pile's slots alike"
-        self.truth.update(zip(handles.pop(), order))
-        self.orders[(e.name, e.idx)] = order
-
-    def _open_to_all(self, e: Unopened, mover: int | None) -> None:
-        """Open the cards to every party: a card in a pile by all of them, a card in the mover's
-        hand by the mover. A card that another seat holds only where the rules turn up every hand
-        (the stall, rules._stalled)."""
-        state = self.server.state
-        for card in e.cards:
-            holders = [seat for seat in range(len(self.names)) if card in sanjuan.private_cards(state, seat)]
-            if holders and holders != [mover]:
-                assert any(f.name == "_stalled" for f in traceback.extract_tb(e.__traceback__)), \
-                    f"the rules asked to open card {card} of seat {holders} at seat {mover}'s move"
-                self.opened_held += 1
-            for p in self.parties:
-                p.streams.opened(card, self.truth[card], public=True)
-
-    def _deal_private(self) -> None:
-        """Open to each party the cards its seats may look at now, as the dealer does."""
-        for p in self.parties:
-            for seat in p.seats:
-                for card in sanjuan.private_cards(p.state, seat):
-                    if is_handle(card) and card not in p.streams.sight.items:
-                        p.streams.opened(card, self.truth[card], public=False)
-
-    def _run(self, party: Party, mover: int | None, step):
-        """`step(rng)` with this party's streams, shuffling and opening what it asks for first.
-        A step never changes the state it is tried on (each try starts from a copy)."""
-        while True:
-            try:
-                return step(party.streams)
-            except Unshuffled as e:
-                self._shuffle(e)
-            except Unopened as e:
-                self._open_to_all(e, mover)
-
-    # ------------------------------------------------------------ play
-
-    def party_of(self, seat: int) -> Party:
-        return next(p for p in self.parties if seat in p.seats)
-
-    def move(self, seat: int, action: list) -> None:
-        """Every party applies the move (each on a copy of its state); an IllegalAction from the
-        first leaves every state as it was."""
-        tried = []
-        for p in self.parties:
-            def attempt(rng, p=p):
-                t = sanjuan.copy(p.state)
-                sanjuan.apply(t, seat, action, rng)
-                return t
-            tried.append(self._run(p, seat, attempt))
-        for p, t in zip(self.parties, tried):
-            p.state = t
-        self.moves.append((seat, action))
-        self._deal_private()
-
-    # ------------------------------------------------------------ what every step must hold
-
-    def open_state(self, state):
-        """The state as an open table holds it: every handle replaced by what it is."""
-        def plain(x):
-            if isinstance(x, list):
-                return [plain(y) for y in x]
-            if isinstance(x, dict):
-                return {k: plain(v) for k, v in x.items()}
-            return self.truth[x] if is_handle(x) else x
-        data = plain(sanjuan.dump(state))
-        del data["blind"]
-        return sanjuan.load(data)
-
-    def check(self) -> None:
-        views = [p.public_view() for p in self.parties]
-        assert all(v == views[0] for v in views), "every party shows the public the same table"
-        for p in self.parties:
-            for seat in p.seats:
-                view = sanjuan.view(p.state, seat)     # computable: the party sees the seat's cards
-                if seat in p.state.pending and p.state.pending[seat][0] == "build":
-                    self.check_build_options(p.state, seat, view["prompt"])
-
-    def check_build_options(self, state, seat: int, prompt: dict) -> None:
-        """The narrowed build decision is exactly the open table's for the same cards: the same
-        options (as cards), bounds, labels and help."""
-        truth = self.open_state(state)
-        truth.pending = {seat: rules.build_decision(truth, seat)}
-        expected = sanjuan.prompt(truth, seat)
-        assert {**prompt, "options": [self.true(c) for c in prompt["options"]]} == expected
-
-    def refuse_unaffordable(self, seat: int) -> bool:
-        """When the seat holds a card the rules do not let it build, pick it: refused by every
-        party, after the card is turned face up, and nothing else changes. False when it holds
-        none."""
-        p = self.party_of(seat)
-        hand = p.state.players[seat].hand
-        allowed = sanjuan.prompt(p.state, seat)["options"]
-        bad = [c for c in hand if c not in allowed]
-        if not bad:
-            return False
-        before = [sanjuan.dump(q.state) for q in self.parties]
-        with pytest.raises(IllegalAction) as refused:
-            self.move(seat, [bad[0]])
-        assert refused.value.code in ("cannot_pay", "already_built")
-        assert [sanjuan.dump(q.state) for q in self.parties] == before
-        assert all(bad[0] in q.streams.open_to_all for q in self.parties)
-        for q in self.parties:     # every party refuses it alike
-            with pytest.raises(IllegalAction):
-                sanjuan.apply(sanjuan.copy(q.state), seat, [bad[0]], q.streams)
-        return True
-
-    def replay_open(self):
-        """The same moves on an open table dealt the same cards."""
-        rng = TruthStreams(self.orders, local_streams(self.seed))
-        s = sanjuan.setup(self.names, self.options, rng)
-        for seat, action in self.moves:
-            sanjuan.apply(s, seat, [self.true(a) if type(a) is int else a for a in action], rng)
-        return s
 
 
 def play(table: Table, pick, refusals: int = 2, stop_round: int | None = None) -> None:
@@ -248,7 +178,7 @@ def test_whole_blind_games_play_as_the_open_table_would(players, expansion, mode
         open_end = table.replay_open()
         assert sanjuan.dump(open_end) == sanjuan.dump(table.open_state(final))
         assert sanjuan.result(open_end) == sanjuan.result(final)
-        assert all(p.public_view() == table.server.public_view() for p in table.parties)
+        assert sanjuan.dump(table.full_sight_replay()) == sanjuan.dump(final)
 
 
 def test_a_stall_turns_up_the_hands_and_ends_as_the_open_table_does():
@@ -275,8 +205,10 @@ def test_nobody_reads_a_card_it_was_not_shown():
     client0 = table.party_of(0)
     with pytest.raises(Hidden):
         sanjuan.view(client0.state, 1)
-    spectators = sanjuan.views(client0.state, [None])[0]
-    assert all(is_handle(b) or b < HANDLE_BASE for p in spectators["players"] for b, *_ in p["city"])
+    public = Sight()      # what anybody at all may know: the cards turned face up for everyone
+    public.items = {c: table.truth[c] for c in table.public}
+    spectator = sanjuan.load(sanjuan.dump(client0.state), public)
+    assert sanjuan.view(spectator, None) == sanjuan.view(client0.state, None)
     mine = sanjuan.view(client0.state, 0)["you"]
     assert sorted(c for place in ("hand", "chapel", "bank", "drawn") for c, _ in mine[place]) == \
         sorted(sanjuan.private_cards(client0.state, 0))
@@ -285,7 +217,7 @@ def test_nobody_reads_a_card_it_was_not_shown():
 def test_a_blind_state_dumps_and_loads_with_its_sight():
     table = Table(4, {"expansion": True, "setup_variant": True}, {1}, "dump")
     play(table, random_legal("dump"), stop_round=4)
-    for p in table.parties:
+    for p in table.parties.values():
         data = sanjuan.dump(p.state)
         assert data["blind"] is True
         again = sanjuan.load(data, p.streams.sight)
