@@ -33,7 +33,7 @@ from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
                     QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
 from .info import INFO
-from .state import ROLES, Build, Decision, Player, State
+from .state import ROLES, Build, Decision, Kinds, Player, State
 
 SIMULTANEOUS = frozenset({"deal", "office", "chapel", "bank", "limit", "produce", "sell", "council"})
 END_BUILDINGS = 12
@@ -45,7 +45,7 @@ def card_name(s: State, card: int) -> str:
     return NAME[s.kinds[card]]
 
 
-def _names(kinds: Sequence[int], cards: Iterable[int]) -> str:
+def _names(kinds: Kinds, cards: Iterable[int]) -> str:
     return ", ".join([NAME[kinds[c]] for c in cards]) or "nothing"
 
 
@@ -338,8 +338,7 @@ def _stalled(s: State, rng) -> bool:
     end; the rulebook is silent, our decision is that it ends at once.
 
     On a blind table nobody can tell what another hand affords, so the hands are turned face up
-    for everyone, seat by seat, until one of them can build (README, 'Blind tables': the one case
-    where a blind table shows more than an open one)."""
+    for everyone, seat by seat, until one of them can build (docs/rules.md, 'On a blind table')."""
     if s.deck or s.discard or any(p.goods or len(p.hand) > hand_limit(s, p) for p in s.players):
         return False
     kinds = s.kinds
@@ -1113,7 +1112,7 @@ def random_move(s: State, seat: int, rnd, rng) -> None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
     if decision[0] == "build" and s.blind:
         # From the options the rules allow, which this party can tell only if it sees the hand.
-        _, options, lo, hi = seat_decision(s, seat)
+        _, options, lo, hi = seat_decision(s, seat) or decision
         picks = draw_uniform(options, lo, hi, rnd)
         if picks:
             _open_build(s, seat, picks[0], rng)

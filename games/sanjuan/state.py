@@ -5,6 +5,8 @@ Slotted classes with a hand-written `copy`, because bots copy states thousands o
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from games.blind import Looked, Sight
 
 from .cards import CARD_KIND, cathedral_id
@@ -14,6 +16,9 @@ ROLES = ("builder", "producer", "trader", "councillor", "prospector")
 # A pending decision: (kind, options, lo, hi). The seat picks between lo and hi distinct options,
 # and every such pick is legal: all constraints are folded into the options and the bounds.
 Decision = tuple[str, tuple, int, int]
+
+# card -> kind number: a plain table, or on a blind table the table read through a party's sight.
+Kinds = Sequence[int] | Looked
 
 # A build under way: (card, the building its crane covers or None, the goods the black market discards).
 Build = tuple[int, int | None, tuple[int, ...]]
@@ -64,7 +69,7 @@ class State:
         self.setup_variant = setup_variant
         # card -> kind: the plain table on an open table; on a blind one (games/blind.py) the table
         # seen through the party's sight, and the cards are handles where they are hidden.
-        self.kinds = CARD_KIND[expansion]
+        self.kinds: Kinds = CARD_KIND[expansion]
         self.deck: list[int] = []          # top of the supply is the last element
         self.discard: list[int] = []
         self.reshuffles = 0
@@ -177,7 +182,7 @@ def load(data: dict, sight: Sight | None = None) -> State:
     (an empty one when not given: then only the cards that are no handles can be read)."""
     s = State(data["names"], bool(data["expansion"]), bool(data["setup_variant"]))
     if data.get("blind"):
-        s.kinds = Looked(s.kinds, sight if sight is not None else Sight())
+        s.kinds = Looked(CARD_KIND[s.expansion], sight if sight is not None else Sight())
     s.deck = list(reversed(data["deck"]))
     s.discard = list(data["discard"])
     s.reshuffles = data["reshuffles"]
