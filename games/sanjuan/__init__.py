@@ -25,7 +25,7 @@ from .scoring import result
 from .search import Search as search
 from .state import State, dump, load
 from .text import Text
-from .views import private_room, prompt, views
+from .views import private_cards, private_room, prompt, views
 
 
 # Computer players of San Juan's own (bots/ adds "random" and, with `search`, "ismcts").
@@ -46,5 +46,5 @@ def dealt(s: State, seat: int) -> list[int]:
 
 
 __all__ = ["INFO", "State", "setup", "to_act", "prompt", "random_move", "apply", "views", "private_room", "result",
-           "dump", "load", "copy", "manifest", "dealt", "permute_hidden", "bots", "search", "Text", "catalog",
+           "dump", "load", "copy", "manifest", "dealt", "permute_hidden", "private_cards", "bots", "search", "Text", "catalog",
            "determinize", "Determinizer"]

@@ -10,14 +10,21 @@ decisions are recomputed from the sampled cards; an answer a seat has already gi
 by default it counts as not given (that seat is asked again), or `answered(state, seat)` picks a
 stand-in answer so that `to_act` matches the view too. Another seat in the middle of a build
 (cover, black market, pay) is replayed from its build decision with a sampled building.
+
+A blind table's view (games/blind.py) shows the cards as handles: a sampled state keeps them,
+reading each through the kind its view names, and deals ids of the manifest for the rest, so
+that the moves a search picks are options of the real prompt.
 """
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Sequence
 
+from games.blind import is_handle
 from games.imagined import ImaginedStreams, shuffled
 
-from .cards import CARD_KIND, MANIFEST, TILES, cathedral_id
+from .cards import BY_KEY, CARD_KIND, MANIFEST, TILES, cathedral_id
 from .rules import apply, build_decision, stage_decision
 from .state import State
 
@@ -27,6 +34,28 @@ _RETRIES = 50   # deals tried for another seat's build in progress before giving
 
 def _ids(cards) -> list[int]:
     return [c[0] for c in cards]
+
+
+def _kinds_and_unknown(expansion: bool, seen: dict[int, int]) -> tuple[Sequence[int], list[int]]:
+    """The kinds table of the sampled states and the manifest ids of the cards the view does not
+    show, from `seen` (card -> kind of every card it shows). A card shown as a handle is one card
+    of its kind: one id of that kind (the lowest not shown) stays out of the deal for it."""
+    kinds = CARD_KIND[expansion]
+    unknown = [c for c in range(len(MANIFEST[expansion])) if c not in seen]
+    handles = {c: k for c, k in seen.items() if is_handle(c)}
+    if not handles:
+        return kinds, unknown
+    owed = Counter(handles.values())
+    rest = []
+    for c in unknown:
+        if owed[kinds[c]]:
+            owed[kinds[c]] -= 1
+        else:
+            rest.append(c)
+    table = [*kinds, *[-1] * (max(handles) + 1 - len(kinds))]
+    for c, k in handles.items():
+        table[c] = k
+    return tuple(table), rest
 
 
 def _tiles(view: dict) -> tuple[tuple[int, ...], tuple[int, ...], int]:
@@ -50,7 +79,9 @@ class _Template:
         self.seat = view["seat"]
         you = view["you"]
         expansion = view["options"]["expansion"]
-        kinds = CARD_KIND[expansion]
+        seen = {c: BY_KEY[key] for pv in view["players"] for c, key, *_ in (*pv["city"], *pv["covered"])}
+        seen.update((c, BY_KEY[key]) for f in ("hand", "chapel", "bank", "drawn") for c, key in you[f])
+        kinds, self.unknown = _kinds_and_unknown(expansion, seen)
         s = State([p["name"] for p in view["players"]], expansion, view["options"]["setup_variant"])
         self.known_tiles, self.unturned, s.tiles_turned = _tiles(view)
         s.governor = view["governor"]
@@ -63,15 +94,14 @@ class _Template:
         s.stage = view["stage"]
         s.order = _turn_order_for(view)
         s.over = view["over"]
+        s.kinds = kinds
         cathedral = cathedral_id(expansion)
         s.cathedral = view["cathedral"][0] if view["cathedral"] else None
         assert s.cathedral in (None, cathedral)
-        known: set[int] = set()
         self.goods = []       # per player: its buildings holding a good
         for p, pv in zip(s.players, view["players"]):
             p.city = _ids(pv["city"])
             p.covered = _ids(pv["covered"])
-            known.update(p.city, p.covered)
             inactive = set(pv["inactive"])
             p.active = frozenset(kinds[b] for b in p.city if b not in inactive)
             p.library_used = pv["library_used"]
@@ -79,9 +109,7 @@ class _Template:
         me = s.players[self.seat]
         for f in ("hand", "chapel", "bank", "drawn"):
             setattr(me, f, _ids(you[f]))
-            known.update(getattr(me, f))
         self.state = s
-        self.unknown = [c for c in range(len(MANIFEST[expansion])) if c not in known]
 
 
 def _turn_order_for(view: dict) -> tuple[int, ...]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from games.blind import is_handle, knows
 from games.choice import check_pick, draw_uniform, is_back, no_back, out_of_turn, wrong_count
 from games.errors import IllegalAction
 from games.events import Event, Events, say
@@ -30,9 +31,9 @@ from .cards import (AQUEDUCT, ARCHIVE, BANK, BLACK_MARKET, CARPENTER,
                     CHAPEL, COST, CRANE, CUSTOMS_OFFICE, CUSTOMS_PRICE, GOLD_MINE, GOLDSMITH,
                     GOOD, GOODS, GUARD_ROOM, HARBOR, HUT, INDIGO, LIBRARY, MANIFEST, MARKET_HALL,
                     MARKET_STAND, NAME, OFFICE_BUILDING, PARK, POOR_HOUSE, PREFECTURE, PRODUCTION,
-                    PRODUCTION_CARD, QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
+                    QUARRY, SMITHY, TAVERN, TILES, TOWER, TRADING_POST, WELL)
 from .info import INFO
-from .state import ROLES, Build, Decision, Player, State
+from .state import ROLES, Build, Decision, Kinds, Player, State
 
 SIMULTANEOUS = frozenset({"deal", "office", "chapel", "bank", "limit", "produce", "sell", "council"})
 END_BUILDINGS = 12
@@ -44,7 +45,7 @@ def card_name(s: State, card: int) -> str:
     return NAME[s.kinds[card]]
 
 
-def _names(kinds: Sequence[int], cards: Iterable[int]) -> str:
+def _names(kinds: Kinds, cards: Iterable[int]) -> str:
     return ", ".join([NAME[kinds[c]] for c in cards]) or "nothing"
 
 
@@ -205,10 +206,10 @@ def _council_decision(s: State, seat: int, p: Player, drew: int | None) -> Decis
 
 def _produce_decision(s: State, seat: int, p: Player) -> Decision | None:
     goods = p.goods
-    production = PRODUCTION_CARD[s.expansion]
+    kinds = s.kinds
     empty = []
     for b in p.city:
-        if production[b] and b not in goods:
+        if PRODUCTION[kinds[b]] and b not in goods:
             empty.append(b)
     if not empty:
         return None
@@ -280,6 +281,10 @@ def setup(names, options: dict | None, rng) -> State:
     expansion, variant = options["expansion"], options["setup_variant"]
 
     s = State(names, expansion, variant)
+    if rng.blind:
+        # games/blind.py: every party reads the cards it has seen, and only those; the deck
+        # and the tiles below are handles, shuffled by all parties together.
+        s.kinds = rng.looked(s.kinds)
 
     # docs/fairness.md §3: the governor is drawn first; the starting indigo plants are the lowest ids,
     # given in turn order from the governor, and stay out of the shuffle.
@@ -326,15 +331,21 @@ def _begin_roles(s: State, rng, ev: list | None) -> None:
     _next_role(s, rng, ev)
 
 
-def _stalled(s: State) -> bool:
+def _stalled(s: State, rng) -> bool:
     """No card can ever move again: supply, discard pile and goods are all empty, no hand is over
     its limit (the round-start discard would refill the pile), and no player could afford a single
     building even as the builder. Nothing can be drawn, sold or paid, so the game could never
-    end; the rulebook is silent, our decision is that it ends at once."""
+    end; the rulebook is silent, our decision is that it ends at once.
+
+    On a blind table nobody can tell what another hand affords, so the hands are turned face up
+    for everyone, seat by seat, until one of them can build (docs/rules.md, 'On a blind table')."""
     if s.deck or s.discard or any(p.goods or len(p.hand) > hand_limit(s, p) for p in s.players):
         return False
     kinds = s.kinds
+    blind = s.blind
     for p in s.players:
+        if blind:
+            rng.reveal(p.hand)
         priv = 2 if LIBRARY in p.active else 1
         owned = {kinds[b] for b in p.city if not PRODUCTION[kinds[b]]}
         candidates = p.hand if s.cathedral is None else [*p.hand, s.cathedral]
@@ -359,7 +370,7 @@ def _end_game(s: State, ev: list | None, why: str) -> None:
 
 
 def _next_role(s: State, rng, ev: list | None) -> None:
-    if not s.deck and _stalled(s):     # a card in the supply can always move: no need to look further
+    if not s.deck and _stalled(s, rng):     # a card in the supply can always move: no need to look further
         _end_game(s, ev, "no card can move any more (supply, discard pile and goods are empty "
                   "and nobody can afford to build)")
         return
@@ -464,7 +475,8 @@ def _resolve_chapel(s: State, rng, ev: list | None) -> None:
             p.chapel.append(picks[0])
             if ev is not None:
                 say(ev, "chapel", lambda who=s.names[seat]: f"{who} puts a card under their chapel.")
-                say(ev, "chapel", lambda card=card_name(s, picks[0]): f"You put {card} under your chapel.", seat)
+                say(ev, "chapel", lambda kinds=s.kinds, card=picks[0]:
+                    f"You put {NAME[kinds[card]]} under your chapel.", seat)
     s.answers = {}
     _start_bank(s, rng, ev)
 
@@ -554,6 +566,14 @@ def _affordable(s: State, p: Player, kind: int, priv: int, avail: int, cover: in
 
 def buildable(s: State, seat: int) -> tuple:
     """The cards (and the cathedral) this seat can afford to build now, with any reductions."""
+    hand = s.players[seat].hand
+    return _buildable_among(s, seat, hand if s.cathedral is None else [*hand, s.cathedral])
+
+
+def _buildable_among(s: State, seat: int, candidates: Sequence[int]) -> tuple:
+    """Those of `candidates` (cards of the seat's hand, or the cathedral) that the rules let the
+    seat build now: the one home of that rule, for the build decision and for the check of a
+    pick on a blind table, where the decision lists every card (`build_decision`)."""
     p = s.players[seat]
     kinds = s.kinds
     active = p.active
@@ -568,7 +588,7 @@ def buildable(s: State, seat: int) -> tuple:
     city_means = means + (QUARRY in active)
     crane = CRANE in active
     out = []
-    for card in (hand if cathedral is None else [*hand, cathedral]):
+    for card in candidates:
         kind = kinds[card]
         if PRODUCTION[kind]:
             fits = COST[kind] <= production_means
@@ -604,9 +624,37 @@ def build_decision(s: State, seat: int) -> Decision:
     """The one home of who is asked in the builder phase: every seat, in turn, always. A seat
     that can afford nothing is asked too, with "build nothing" as its only pick (no options,
     pick 0), because skipping it would tell the others that its hidden hand pays for nothing
-    (rules version sanjuan-2e/3; the README's rule decisions)."""
-    options = buildable(s, seat)
+    (rules version sanjuan-2e/3; the README's rule decisions).
+
+    On a blind table no other party can tell what the hand affords, so the decision every party
+    stores lists every card of the hand and the cathedral (`seat_decision` narrows it for a party
+    that sees the hand), and a pick is checked once it is turned face up (`_open_build`)."""
+    if s.blind:
+        hand = s.players[seat].hand
+        options = tuple(hand) if s.cathedral is None else (*hand, s.cathedral)
+    else:
+        options = buildable(s, seat)
     return ("build", options, 0, 1 if options else 0)
+
+
+def seat_decision(s: State, seat: int) -> Decision | None:
+    """The seat's pending decision as a party that sees its hand asks it: on a blind table the
+    stored build decision narrowed to what the rules allow (on an open table it is that already).
+    A party that does not see the hand gets the stored decision, whose cards it cannot read."""
+    decision = s.pending.get(seat)
+    if decision is not None and decision[0] == "build" and s.blind and knows(s.kinds, s.players[seat].hand):
+        options = buildable(s, seat)
+        return ("build", options, 0, 1 if options else 0)
+    return decision
+
+
+def _open_build(s: State, seat: int, card: int, rng) -> None:
+    """A blind table's build pick: the card is turned face up for everyone (rng.reveal raises
+    Unopened until its holder has opened it), then refused if the rules do not allow it, before
+    anything changes."""
+    rng.reveal([card])
+    if not _buildable_among(s, seat, [card]):
+        raise _why_not(s, seat, "build", card)
 
 
 def _build_turn(s: State, rng, ev: list | None) -> None:
@@ -829,6 +877,11 @@ _TILE_TEXT: dict[tuple[int, ...], str] = {tile: "The trading house pays " + ", "
 
 def _start_trader(s: State, rng, ev: list | None) -> None:
     # The tile is turned and moved under the stack even when nobody sells.
+    at = s.tiles_turned % len(s.tiles)
+    if is_handle(s.tiles[at]):
+        # A blind table's tile, turned face up for everyone: from now on the stack holds what it
+        # is, as an open table's stack does.
+        s.tiles = (*s.tiles[:at], *rng.reveal([s.tiles[at]]), *s.tiles[at + 1:])
     s.tiles_turned += 1
     if ev is not None:
         say(ev, "tile", _TILE_TEXT[current_tile(s)])
@@ -951,6 +1004,7 @@ def _start_prospector(s: State, rng, ev: list | None) -> None:
         who = s.names[seat]
         if GOLD_MINE in p.active:
             cards = _draw_n(s, rng, 4, ev)
+            rng.reveal(cards)
             costs = [COST[kinds[c]] for c in cards]
             if cards and len(set(costs)) == len(costs):
                 kept = min(cards, key=lambda c: COST[kinds[c]])
@@ -967,6 +1021,7 @@ def _start_prospector(s: State, rng, ev: list | None) -> None:
         if GOLDSMITH in p.active:
             card = _draw(s, rng, ev)
             if card is not None:
+                rng.reveal([card])
                 kind = kinds[card]
                 built = any(kinds[b] == kind for q in s.players for b in q.city)
                 if built:
@@ -1042,6 +1097,8 @@ def apply(s: State, seat: int, action, rng, *, events: bool = True) -> list[Even
         s.decisions += 1     # every move counts, this one too
         _go_back(s, seat)
         return [] if events else None
+    if decision[0] == "build" and picks and s.blind:
+        _open_build(s, seat, picks[0], rng)
     ev = Events() if events else None
     _move(s, seat, decision, picks, rng, ev)
     return ev
@@ -1053,6 +1110,14 @@ def random_move(s: State, seat: int, rnd, rng) -> None:
     decision = s.pending.get(seat)
     if decision is None:
         raise out_of_turn(s.over, s.names, seat, s.pending)
+    if decision[0] == "build" and s.blind:
+        # From the options the rules allow, which this party can tell only if it sees the hand.
+        _, options, lo, hi = seat_decision(s, seat) or decision
+        picks = draw_uniform(options, lo, hi, rnd)
+        if picks:
+            _open_build(s, seat, picks[0], rng)
+        _move(s, seat, decision, picks, rng, None)
+        return
     _, options, lo, hi = decision
     _move(s, seat, decision, draw_uniform(options, lo, hi, rnd), rng, None)
 
@@ -1098,7 +1163,7 @@ def _why_not(s: State, seat: int, kind: str, value) -> IllegalAction:
     """A sentence for the commonest ways to pick something that is not an option."""
     p = s.players[seat]
     kinds = s.kinds
-    is_card = type(value) is int and 0 <= value < len(kinds)
+    is_card = type(value) is int and (0 <= value < len(kinds) or is_handle(value))
     if kind == "role":
         if value in ROLES:
             return IllegalAction("role_taken", f"The {value} has already been chosen this round.")

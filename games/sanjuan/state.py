@@ -5,6 +5,10 @@ Slotted classes with a hand-written `copy`, because bots copy states thousands o
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from games.blind import Looked, Sight
+
 from .cards import CARD_KIND, cathedral_id
 
 ROLES = ("builder", "producer", "trader", "councillor", "prospector")
@@ -12,6 +16,9 @@ ROLES = ("builder", "producer", "trader", "councillor", "prospector")
 # A pending decision: (kind, options, lo, hi). The seat picks between lo and hi distinct options,
 # and every such pick is legal: all constraints are folded into the options and the bounds.
 Decision = tuple[str, tuple, int, int]
+
+# card -> kind number: a plain table, or on a blind table the table read through a party's sight.
+Kinds = Sequence[int] | Looked
 
 # A build under way: (card, the building its crane covers or None, the goods the black market discards).
 Build = tuple[int, int | None, tuple[int, ...]]
@@ -60,11 +67,14 @@ class State:
         self.names = tuple(names)
         self.expansion = expansion
         self.setup_variant = setup_variant
-        self.kinds = CARD_KIND[expansion]
+        # card -> kind: the plain table on an open table; on a blind one (games/blind.py) the table
+        # seen through the party's sight, and the cards are handles where they are hidden.
+        self.kinds: Kinds = CARD_KIND[expansion]
         self.deck: list[int] = []          # top of the supply is the last element
         self.discard: list[int] = []
         self.reshuffles = 0
-        self.tiles: tuple[int, ...] = ()   # indices into cards.TILES, in stack order
+        # Indices into cards.TILES, in stack order; on a blind table handles until each is turned.
+        self.tiles: tuple[int, ...] = ()
         self.tiles_turned = 0
         self.players = [Player() for _ in self.names]
         self.governor = 0
@@ -118,14 +128,21 @@ class State:
     def n(self) -> int:
         return len(self.players)
 
+    @property
+    def blind(self) -> bool:
+        """Whether this is a blind table's state (games/blind.py): its hidden cards are handles."""
+        return type(self.kinds) is Looked
+
 
 _PLAYER_LISTS = ("hand", "city", "covered", "chapel", "bank", "harbor", "drawn")
 
 
 def dump(s: State) -> dict:
-    """The whole state as plain data. `load(dump(s))` is an equal state."""
+    """The whole state as plain data. `load(dump(s))` is an equal state (on a blind table, given
+    the party's sight: the data holds handles and never what they are)."""
     return {
         "game": "sanjuan",
+        **({"blind": True} if s.blind else {}),
         "names": list(s.names),
         "expansion": s.expansion,
         "setup_variant": s.setup_variant,
@@ -160,8 +177,12 @@ def dump(s: State) -> dict:
     }
 
 
-def load(data: dict) -> State:
+def load(data: dict, sight: Sight | None = None) -> State:
+    """The state `dump` made. A blind table's state reads its cards through `sight`, the party's
+    (an empty one when not given: then only the cards that are no handles can be read)."""
     s = State(data["names"], bool(data["expansion"]), bool(data["setup_variant"]))
+    if data.get("blind"):
+        s.kinds = Looked(CARD_KIND[s.expansion], sight if sight is not None else Sight())
     s.deck = list(reversed(data["deck"]))
     s.discard = list(data["discard"])
     s.reshuffles = data["reshuffles"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from games.text import plural
 
 from .cards import COST, GOOD, GOODS, KEY, KINDS, NAME, ROLE_TEXT, TILES, VP
-from .rules import back_label, build_under_way, cover_value, current_tile, hand_limit, min_build_cost, sale_price, to_act
+from .rules import (back_label, build_under_way, cover_value, current_tile, hand_limit, min_build_cost, sale_price,
+                    seat_decision, to_act)
 from .scoring import result, score_seat
 from .state import State
 
@@ -89,14 +90,22 @@ def _public(s: State) -> dict:
     return v
 
 
+# The places of the cards a seat alone may look at (not its harbor's: they go under face down).
+_OWN = ("hand", "chapel", "bank", "drawn")
+
+
+def private_cards(s: State, seat: int) -> list[int]:
+    """The hidden cards `seat` may look at now (games/contract.py), those its view shows it: its
+    hand, its councillor draw, the cards under its chapel and its bank."""
+    p = s.players[seat]
+    return [c for place in _OWN for c in getattr(p, place)]
+
+
 def _you(s: State, seat: int) -> dict:
     """What the seat alone sees: its cards, its hand limit, the building it is in the middle of."""
     p = s.players[seat]
     return {
-        "hand": _cards(s, p.hand),
-        "chapel": _cards(s, p.chapel),
-        "bank": _cards(s, p.bank),
-        "drawn": _cards(s, p.drawn),
+        **{place: _cards(s, getattr(p, place)) for place in _OWN},
         "hand_limit": hand_limit(s, p),
         # The building this seat is in the middle of building: [card, covered card, goods].
         "building": ([s.build[0], s.build[1], list(s.build[2])]
@@ -110,7 +119,7 @@ def prompt(s: State, seat: int) -> dict | None:
     """What the seat must decide, as data a client renders without knowing the rules: pick
     between `min` and `max` distinct values of `options`; `labels` names each for people (with a
     note of what matters for this decision), `help` explains it."""
-    decision = s.pending.get(seat)
+    decision = seat_decision(s, seat)
     if decision is None:
         return None
     kind, options, lo, hi = decision

@@ -11,8 +11,10 @@ is in its `BlindStreams`; an engine that reads a card its party was never opened
 
 A move is applied as the server applies it: on a copy of the server's state, again after each
 opening or joint shuffle the rules ask for, until it goes through; then by every other party,
-which must need nothing more. A card the rules open from a hand must be the mover's own (its
-holder opens it); any other card a rule opens comes from a pile, and every party opens it.
+which must need nothing more. A card the rules open from a hand is opened by its holder, and
+only when the holder's own replica, trying the same move, asks for that card too (the mover's
+building; San Juan's stall turns up every hand): a holder's client never opens a card on the
+server's word alone. Any other card a rule opens comes from a pile, and every party opens it.
 """
 from __future__ import annotations
 
@@ -52,8 +54,9 @@ class BlindMatch:
         self.moves: list[tuple[int, list]] = []
         self.piles: list[tuple[str, int, tuple]] = []
         self.rounds = {"shuffles": 0, "public openings": 0}
+        self.opened_from_others = 0    # cards a rule turned up from a hand not the mover's
         for party in self.parties.values():
-            party.state = self._until_dealt(lambda rng: game.setup(self.names, self.options, rng), party, mover=None)
+            party.state = self._until_dealt(lambda rng: game.setup(self.names, self.options, rng), party, move=None)
         self._deal_private()
 
     # ------------------------------------------------------------ the oracle's side
@@ -69,20 +72,31 @@ class BlindMatch:
         assert handles is not None
         self.truth.update(zip(handles, true_items))
 
-    def _open_public(self, cards, mover: int | None) -> None:
+    def _open_public(self, cards, move: tuple[int, list] | None) -> None:
         dealt = self.parties[SERVER].state is not None    # setup may turn cards up: nothing is held yet
         held = {c: seat for seat in range(len(self.names)) for c in self._private(seat)} if dealt else {}
         for c in cards:
             holder = held.get(c)
-            assert holder is None or holder == mover, \
-                f"the rules opened card {c} from seat {holder}'s hand on seat {mover}'s move"
-            if holder is not None:
-                assert c in self.opened_to[holder], f"seat {holder} opens card {c} it was never shown"
+            if holder is None:
+                continue
+            assert c in self.opened_to[holder], f"seat {holder} opens card {c} it was never shown"
+            assert move is not None and c in self._asked_of(self.party_of(holder), *move), \
+                f"seat {holder} was asked to open card {c}, which its own game does not turn up"
+            self.opened_from_others += holder != move[0]
         self.rounds["public openings"] += 1
         for c in cards:
             self.public.add(c)
             for party in self.parties.values():
                 party.streams.opened(c, self.truth[c], public=True)
+
+    def _asked_of(self, party: Party, seat: int, action: list) -> set[int]:
+        """The cards a party's own replica turns up next if `seat` makes this move: what a
+        holder's client checks before it opens one of its cards."""
+        try:
+            self.game.apply(self.game.copy(party.state), seat, action, party.streams)
+        except Unopened as need:
+            return set(need.cards)
+        return set()
 
     def _private(self, seat: int) -> list[int]:
         return [c for c in self.game.private_cards(self.parties[SERVER].state, seat) if is_handle(c)]
@@ -96,7 +110,7 @@ class BlindMatch:
                     self.opened_to[seat].add(c)
                     party.streams.opened(c, self.truth[c], public=False)
 
-    def _until_dealt(self, step, party: Party, mover: int | None):
+    def _until_dealt(self, step, party: Party, move: tuple[int, list] | None):
         """Run `step(rng)` for a party, shuffling and opening what it asks for first. Only the
         server may ask: the others follow a log in which all of it is done already."""
         for _ in range(1000):
@@ -109,7 +123,7 @@ class BlindMatch:
                     self._shuffle(need.name, need.idx, need.items)
             except Unopened as need:
                 assert party.name == SERVER, f"party {party.name} needed openings the server did not"
-                self._open_public(need.cards, mover)
+                self._open_public(need.cards, move)
         raise AssertionError("a move kept asking for openings")
 
     # ------------------------------------------------------------ playing
@@ -130,7 +144,7 @@ class BlindMatch:
             game.apply(trial, seat, action, rng)
             return trial
 
-        server.state = self._until_dealt(attempt, server, mover=seat)
+        server.state = self._until_dealt(attempt, server, move=(seat, action))
         for party in self.parties.values():
             if party is not server:
                 game.apply(party.state, seat, action, party.streams)
