@@ -408,8 +408,7 @@ def audit(header_hash: bytes, keys: Sequence[bytes], seeds: Sequence[bytes], shu
             raise AuditFailed(f"{where}: {e}", None, pile.name, pile.idx) from None
         public_items.update(v for v in pile.items if not is_handle(v))
         for party, out in zip(parties, pile.outputs):
-            _audit_step(party, pile.name, pile.idx, given, out, x)
-            given = list(out)
+            given = _audit_step(party, pile.name, pile.idx, given, out, x)
         current.update(zip(range(next_handle, next_handle + len(given)), given))
         next_handle += len(given)
     for p, handle, part in shares:
@@ -422,24 +421,31 @@ def audit(header_hash: bytes, keys: Sequence[bytes], seeds: Sequence[bytes], shu
     return {h: table.item(crypto_core_ed25519_sub(ct.b, _mul(x, ct.a)), h) for h, ct in current.items()}
 
 
-def _audit_step(party: Party, name: str, idx: int, given: Sequence[Ciphertext], out: Sequence[Ciphertext],
-                x: bytes) -> None:
-    """Party `party`'s logged output `out` of pile (name, idx) from its input `given`, against
-    what its seed gives; names the first wrong slot and, when it can tell, what happened there."""
+def _audit_step(party: Party, name: str, idx: int, given: Sequence[Ciphertext], logged: object,
+                x: bytes) -> list[Ciphertext]:
+    """Party `party`'s logged output of pile (name, idx) from its input `given`, against what its
+    seed gives; names the first wrong slot and, when it can tell, what happened there. Returns
+    the output as Ciphertexts (a log read from msgpack holds lists)."""
     p = party.number
     where = f"party {p}'s shuffle of the pile {name} {idx}"
-    if len(out) != len(given):
-        raise AuditFailed(f"{where} holds {len(out)} cards, not {len(given)}: a card dropped or added", p,
+    if not isinstance(logged, (list, tuple)):
+        raise AuditFailed(f"{where} is not a list of cards", p, name, idx)
+    if len(logged) != len(given):
+        raise AuditFailed(f"{where} holds {len(logged)} cards, not {len(given)}: a card dropped or added", p,
                           name, idx)
+    out = []
+    for i, ct in enumerate(logged):
+        if not (isinstance(ct, (list, tuple)) and len(ct) == 2
+                and all(isinstance(pt, bytes) and len(pt) == POINT_BYTES for pt in ct)):
+            raise AuditFailed(f"{where}: slot {i} is not a ciphertext", p, name, idx, i)
+        out.append(Ciphertext(ct[0], ct[1]))
     perm = party.permutation(name, idx, len(given))
     index_of = {ct: j for j, ct in enumerate(given)}
     for i, j in enumerate(perm):
         r = party.reencryption(name, idx, i)
         delta_a, delta_b = _base(r), _base(crypto_core_ed25519_scalar_mul(r, x))
         got = out[i]
-        if (isinstance(got, (list, tuple)) and len(got) == 2
-                and crypto_core_ed25519_add(given[j].a, delta_a) == got[0]
-                and crypto_core_ed25519_add(given[j].b, delta_b) == got[1]):
+        if crypto_core_ed25519_add(given[j].a, delta_a) == got.a and crypto_core_ed25519_add(given[j].b, delta_b) == got.b:
             continue
         source = _unreencrypted(got, delta_a, delta_b)
         k = index_of.get(source) if source is not None else None
@@ -448,15 +454,13 @@ def _audit_step(party: Party, name: str, idx: int, given: Sequence[Ciphertext], 
         else:
             what = f"slot {i} is no re-encryption its seed gives of any card it was given"
         raise AuditFailed(f"{where}: {what}", p, name, idx, i)
+    return out
 
 
-def _unreencrypted(got: object, delta_a: bytes, delta_b: bytes) -> Ciphertext | None:
+def _unreencrypted(got: Ciphertext, delta_a: bytes, delta_b: bytes) -> Ciphertext | None:
     """The ciphertext `got` was made from, if it is a re-encryption by (delta_a, delta_b); None if
-    `got` is not even a pair of points."""
-    if not (isinstance(got, (list, tuple)) and len(got) == 2
-            and all(isinstance(p, bytes) and len(p) == POINT_BYTES for p in got)):
-        return None
+    `got` does not even decode as points."""
     try:
-        return Ciphertext(crypto_core_ed25519_sub(got[0], delta_a), crypto_core_ed25519_sub(got[1], delta_b))
+        return Ciphertext(crypto_core_ed25519_sub(got.a, delta_a), crypto_core_ed25519_sub(got.b, delta_b))
     except RuntimeError:   # libsodium cannot decode it as a point
         return None

@@ -262,3 +262,16 @@ def test_a_reshuffle_of_a_card_never_dealt_is_caught(deal):
     log[1] = Shuffled(step.name, step.idx, (HANDLE_BASE + 999,) + tuple(step.items[1:]), step.outputs)
     failed = audit_fails(deal, log=log)
     assert (failed.name, failed.idx) == ("deck/reshuffle", 1) and f"card {HANDLE_BASE + 999}" in failed.message
+
+
+def test_a_log_read_back_from_msgpack_audits_and_a_malformed_slot_is_named(deal):
+    from protocol.codec import pack, unpack
+    read_back = [Shuffled(s.name, s.idx, s.items, unpack(pack([[list(ct) for ct in out] for out in s.outputs])))
+                 for s in deal.log]
+    assert deal.audit(log=read_back) == deal.audit()
+    step = read_back[0]
+    out = list(step.outputs[1])
+    out[3] = [out[3][0]]
+    read_back[0] = Shuffled(step.name, step.idx, step.items, [step.outputs[0], out, step.outputs[2]])
+    failed = audit_fails(deal, log=read_back)
+    assert (failed.party, failed.slot) == (1, 3) and "slot 3 is not a ciphertext" in failed.message
