@@ -155,15 +155,32 @@ class Result(TypedDict):
     tiebreak: list
     winners: list[int]
     rounds: NotRequired[int]
+    forfeit: NotRequired[list[int]]
 
 
 def places(result: Result) -> list[int]:
     """Each seat's place in a result, 0 the first: a higher total comes first and, between equal
     totals, a higher tie-break value (the rule INFO.tiebreak says in words); seats equal in both
-    share a place, and the next place counts them all (0, 0, 2). The winners are the seats in
-    place 0 (check_result holds every game to it). Ratings rank a match by these."""
-    keys = [(sc["total"], tb) for sc, tb in zip(result["scores"], result["tiebreak"])]
+    share a place, and the next place counts them all (0, 0, 2). Seats that forfeited (`forfeit`,
+    a blind table's match ended because they stopped answering) come after all the others, tied
+    among themselves. The winners are the seats in place 0 (check_result holds every game to it).
+    Ratings rank a match by these."""
+    out = result.get("forfeit", ())
+    # (1, total, tie-break) for a seat that played on, (0,) for one that forfeited: the first
+    # number puts every forfeiting seat behind every other, and level with its like.
+    keys = [(0,) if seat in out else (1, sc["total"], tb)
+            for seat, (sc, tb) in enumerate(zip(result["scores"], result["tiebreak"]))]
     return [sum(other > mine for other in keys) for mine in keys]
+
+
+def forfeit_result(result: Result, seats) -> Result:
+    """The result of a match that ended because `seats` forfeited: the scores so far, those seats
+    last, the winners recomputed among the others (every seat, if all forfeited)."""
+    out = sorted(set(seats))
+    ended: Result = {**result, "forfeit": out}   # type: ignore[typeddict-item]
+    ranked = places(ended)
+    ended["winners"] = [seat for seat, place in enumerate(ranked) if place == 0]
+    return ended
 
 
 # The fields of a seat's view that only that seat may see (a game puts its own things under

@@ -50,6 +50,8 @@ class ServerExchange:
     """The server's side of one match. Methods return the signed messages to send, in order;
     a refused message raises ProtocolError (or IllegalAction for a bad move) and changes nothing."""
 
+    HEADER_EXTRA: dict = {}   # header fields of a kind of table (a blind one's `dealing`)
+
     def __init__(self, game: str, options: dict, seats: list[tuple[str, str]], signer: Signer, *,
                  game_id: bytes | None = None, server_seed: bytes | None = None,
                  players: list[bytes | str] | None = None, rated: bool = False, started: int | None = None,
@@ -114,7 +116,7 @@ class ServerExchange:
             header["seats"] = [{"id": pid, "name": name, **({"key": p} if isinstance(p, bytes) else {"bot": p})}
                                for (pid, name), p in zip(seats, players)]
             header.update(rated=rated, started=int(time.time()) if started is None else started)
-        self._append({**header, "server_key": signer.public_key,
+        self._append({**header, **self.HEADER_EXTRA, "server_key": signer.public_key,
                       "server_commit": server_commit(self.game_id, self.server_seed)})
 
     @property

@@ -112,6 +112,8 @@ def check_header(body: dict):
         bad("two seats have the same player id")
     if body["protocol"] != "bgfair/v1":
         _check_players(body, bad)
+    if "dealing" in body and (body["protocol"] == "bgfair/v1" or body["dealing"] != "blind"):
+        bad(f"the dealing must be \"blind\" (or absent, an open table), not {short_repr(body['dealing'])}")
     return engine
 
 

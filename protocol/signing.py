@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import CryptoError
 
-from .fairness import lp, tag, u32
+from .fairness import lp, tag, u32, u64
 
 KEY_FILE = "server_key.pem"
 PLAYER_KEY_FILE = "player_key.pem"
@@ -30,6 +30,10 @@ SIG_MOVE = "sig/move"         # C10: a player's move
 SIG_COMMIT = "sig/commit"     # C11: a player's commitment
 SIG_REVEAL = "sig/reveal"     # C12: a player's seed
 SIG_SEAT = "sig/seat"         # C13: a player's answer to the server's challenge, claiming its seat
+SIG_DEAL_KEY = "sig/deal-key"     # C23: a player's public key of blind dealing, with its proof (C16)
+SIG_SHUFFLE = "sig/shuffle"       # C24: a player's step of a joint shuffle
+SIG_SHARES = "sig/shares"         # C25: a player's decryption shares
+SIG_DEAL_SEED = "sig/deal-seed"   # C26: a player's deal seed, revealed at the end
 
 
 def move_payload(header_hash: bytes, seat: int, seen_hash: bytes, move: bytes) -> bytes:
@@ -46,6 +50,35 @@ def commit_payload(header_hash: bytes, seat: int, commitment: bytes) -> bytes:
 def reveal_payload(header_hash: bytes, seat: int, seed: bytes) -> bytes:
     """C12: what a player signs for its seed."""
     return lp(header_hash) + u32(seat) + lp(seed)
+
+
+def deal_key_payload(header_hash: bytes, seat: int, key: bytes, proof: bytes) -> bytes:
+    """C23: what a player signs for its key of blind dealing (C15) and the proof of it (C16)."""
+    return lp(header_hash) + u32(seat) + lp(key) + lp(proof)
+
+
+def shuffle_payload(header_hash: bytes, seat: int, name: str, idx: int, pile_hash: bytes) -> bytes:
+    """C24: what a player signs for its step of the joint shuffle of pile (name, idx): the C20
+    hash of the pile it outputs."""
+    return lp(header_hash) + u32(seat) + lp(name.encode()) + u64(idx) + lp(pile_hash)
+
+
+def shares_digest(cards: list[int], parts: list[bytes], proofs: list[bytes]) -> bytes:
+    """C25's digest of a list of decryption shares: each card's handle, its part D and its proof."""
+    digest = hashlib.sha256(tag("blind/shares") + u32(len(cards)))
+    for card, part, proof in zip(cards, parts, proofs, strict=True):
+        digest.update(u64(card) + part + proof)
+    return digest.digest()
+
+
+def shares_payload(header_hash: bytes, seat: int, cards: list[int], parts: list[bytes], proofs: list[bytes]) -> bytes:
+    """C25: what a player signs for decryption shares it sends."""
+    return lp(header_hash) + u32(seat) + lp(shares_digest(cards, parts, proofs))
+
+
+def deal_seed_payload(header_hash: bytes, seat: int, deal_seed: bytes) -> bytes:
+    """C26: what a player signs for its deal seed, revealed once the game is over."""
+    return lp(header_hash) + u32(seat) + lp(deal_seed)
 
 
 def seat_payload(server_key: bytes, nonce: bytes, table: str, seat: int) -> bytes:
