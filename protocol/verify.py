@@ -22,6 +22,8 @@ from .fairness import Streams, master_key, player_commit, server_commit
 from .messages import (ProtocolError, Signed, check_header, claimed_late, events_digest, printable, seat_keys,
                        short_repr, split_events)
 from .shown import EVENT_DIGEST, FIELD_DIGEST, Shown, digests, event_digest, view_digests
+from . import blind
+from .blind_replica import LogReader, Step
 from .signing import (SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, commit_payload, fingerprint,
                       move_payload, reveal_payload, verify_signature)
 
@@ -230,6 +232,9 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
     report.checks.append(f"{len(entries)} entries signed and hash-chained, " +
                          (f"ending with a {end['t']} entry" if ended else
                           "and no end: the connection was lost for good"))
+
+    if header.get("dealing") == "blind":
+        return _audit_blind(entries, privates, names, report)
 
     by_seq: dict[int, dict[int, Signed]] = {}
     for m in privates:
@@ -635,3 +640,124 @@ def _fields_differ(got: bytes, want: bytes, keys: list[str]) -> str:
     if not differ:
         return "it differs (the digests kept do not say where)"
     return f"it differs in {', '.join(printable(differ))}"
+
+
+def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str], report: Report) -> None:
+    """A blind table's record (docs/fairness.md §10.6): the log read again by a spectator's
+    replica (every player's signature, every share's proof, every pile's length and points, every
+    `open` against its move, every move against the rules, the final scores), then, with the deal
+    seeds revealed at the end, every key, shuffle step and share recomputed (§10.4), and the match
+    replayed with every card open."""
+    if privates:
+        raise Mismatch("the private messages", "a blind table sends none, yet the record holds some")
+    reader = LogReader(check_server=False)   # _audit has checked every entry's signature and chain
+    for i, entry in enumerate(entries):
+        where = report.where = _name(i, entry.body, names)
+        try:
+            reader.accept(entry)
+        except ProtocolError as e:
+            raise Mismatch(where, e.message) from None
+    end = entries[-1].body
+    report.where = _name(len(entries) - 1, end, names)
+    if end["t"] == "cancel":
+        report.reason = end.get("reason")
+        report.checks.append(f"match cancelled before the deal: {short_repr(end.get('reason'))}")
+        return
+    r = reader.replica
+    moves = [(i, e.body) for i, e in enumerate(entries) if e.body["t"] == "move"]
+    signed = sum("sig" in b for _, b in moves)
+    report.checks.append(f"blind dealing among {r.parties} parties: every deal key proven (C16) and signed (C23); "
+                         f"{len(r.piles)} joint shuffles, every step of the right length and points, the players' "
+                         f"signed (C24); {len(r.shares)} decryption shares, each proof holding (C21), the players' "
+                         "signed (C25)")
+    report.checks.append(f"{len(moves)} moves replayed by a spectator's replica, each legal, {signed} signed by their "
+                         "players' keys (C10); every public event and every opening asked for matches")
+    seeds = end["deal_seeds"]
+    header_hash = entries[0].hash
+    if all(seed is not None for seed in seeds):
+        try:
+            opened = blind.audit(header_hash, r.keys, seeds, r.piles, r.shares)
+        except blind.AuditFailed as e:
+            raise Mismatch(*_blind_blame(entries, reader, e, names)) from None
+        report.checks.append("every party's deal seed gives its key, each of its shuffle steps and each of its "
+                             "shares (§10.4)")
+        state = _full_sight(reader, opened, [(b["seat"], unpack(b["move"], MAX_MESSAGE)) for _, b in moves])
+        full = reader.engine.result(state)
+        if [sc["total"] for sc in full["scores"]] != end["scores"]:
+            raise Mismatch(report.where, "the match replayed with every card open scores differently")
+        report.checks.append("the match replayed with every card open gives the same scores")
+    else:
+        unchecked = _blind_partial(entries, reader, seeds, names)
+        report.checks.append("the deal seeds revealed give their keys, shuffle steps and shares")
+        report.checks.append("NOT CHECKED: the shuffle steps and shares of " + ", ".join(unchecked) +
+                             ", who forfeited and never revealed a deal seed")
+    result = reader.result()
+    report.scores = [sc["total"] for sc in result["scores"]]
+    report.winners = result["winners"]
+    report.places = places(result)
+    if reader.forfeit:
+        report.checks.append("forfeited, placed last: " + ", ".join(names[s] for s in reader.forfeit))
+    report.checks.append("the final scores and winners equal the replay's")
+
+
+def _blind_party_name(reader: LogReader, party: int | None, names: list[str]) -> str:
+    if party is None:
+        return "a party"
+    seat = reader.seat_of(party)
+    return "the server" if seat is None else f"{names[seat]} (party {party})"
+
+
+def _blind_blame(entries: list[Signed], reader: LogReader, e: blind.AuditFailed, names: list[str]) -> tuple[str, str]:
+    """The entry an audit failure points at, and what is wrong there, naming the party."""
+    who = _blind_party_name(reader, e.party, names)
+    for i, entry in enumerate(entries):
+        b = entry.body
+        if e.name is not None and b["t"] == "shuffle" and b.get("name") == e.name and b.get("idx") == e.idx \
+                and b.get("party") == e.party:
+            return f"entry {i} (shuffle by {who})", e.message
+    if e.party is not None and e.name is None and "share" in e.message:
+        for i, entry in enumerate(entries):
+            if entry.body["t"] == "shares" and entry.body.get("party") == e.party:
+                party = blind.Party(entries[0].hash, e.party, entries[-1].body["deal_seeds"][e.party])
+                cards, parts = entry.body["cards"], entry.body["parts"]
+                for k, c in enumerate(cards):
+                    if party.part(reader.replica.cts[c]) != parts[k * 32:(k + 1) * 32]:
+                        return f"entry {i} (shares by {who})", e.message
+    return f"entry {len(entries) - 1} (final)", f"{who}: {e.message}"
+
+
+def _blind_partial(entries: list[Signed], reader: LogReader, seeds: list, names: list[str]) -> list[str]:
+    """A forfeit's audit: each party whose seed is revealed, checked step by step on the joint
+    key; the names of those whose steps cannot be."""
+    r = reader.replica
+    hh = entries[0].hash
+    for p, seed in enumerate(seeds):
+        if seed is None:
+            continue
+        party = blind.Party(hh, p, seed)
+        for pile in r.piles:
+            given = blind.pile_input(pile.items, r.joint, r.cts) if p == 0 else pile.outputs[p - 1]
+            if party.shuffle(pile.name, pile.idx, given, r.joint) != list(pile.outputs[p]):
+                raise Mismatch(*_blind_blame(entries, reader, blind.AuditFailed(
+                    f"party {p}'s shuffle of the pile {pile.name} {pile.idx} is not the one its deal seed gives", p,
+                    pile.name, pile.idx), names))
+        for q, card, part in r.shares:
+            if q == p and party.part(r.cts[card]) != part:
+                raise Mismatch(*_blind_blame(entries, reader, blind.AuditFailed(
+                    f"party {p}'s share of card {card} is not the one its deal seed gives", p), names))
+    return [_blind_party_name(reader, p, names) for p, seed in enumerate(seeds) if seed is None]
+
+
+def _full_sight(reader: LogReader, opened: dict[int, int], moves: list[tuple[int, list]]):
+    """The match replayed by a party that sees every card."""
+    from games.blind import BlindStreams
+    r = reader.replica
+    streams = BlindStreams(r.streams.public)
+    for pile in r.piles:
+        streams.shuffled(pile.name, pile.idx, pile.items)
+    for card, item in opened.items():
+        streams.opened(card, item, public=True)
+    state = reader.engine.setup(r.names, r.options, streams)
+    for seat, action in moves:
+        reader.engine.apply(state, seat, action, streams)
+    return state
