@@ -193,10 +193,11 @@ class BlindServerExchange(ServerExchange):
                 self.last_move[self.step.seat] = len(self.log) - 1
                 self.last_events = events
             self.step, self.step_entry = None, {}
-            out += self._private_shares()
             if not self.engine.to_act(r.state):
                 self.phase = "seeds"
                 out += self._final_if_ready()
+            else:
+                out += self._private_shares()
         while self.step is None and self.queue and self.phase == "play":
             args = self.queue.pop(0)
             try:
@@ -570,7 +571,7 @@ class BlindPlayerExchange:
         wanted = []
         if kind == "open" and reader.open_request is not None:
             wanted = [c for c in reader.open_request[1] if party not in r.parts.get(c, {})]
-        if r.state is not None:
+        if r.state is not None and not reader.over:   # once it is over, no card need be seen
             wanted += [c for c in r.owed(party) if c not in wanted]
         wanted = [c for c in wanted if c not in self.sent_shares]
         if wanted:
