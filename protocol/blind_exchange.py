@@ -33,7 +33,7 @@ from .messages import ProtocolError, Signed, events_digest
 from .blind_replica import LogReader, Replica, Step, card_list, pile_blob, public_events, read_pile, split_blob
 from .signing import (SIG_COMMIT, SIG_DEAL_KEY, SIG_DEAL_SEED, SIG_MOVE, SIG_REVEAL, SIG_SHARES, SIG_SHUFFLE,
                       Signer, commit_payload, deal_key_payload, deal_seed_payload, move_payload, reveal_payload,
-                      shares_payload, shuffle_payload, verify_signature)
+                      shares_payload, shuffle_payload)
 from .verify import Report, verify
 
 

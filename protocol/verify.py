@@ -23,7 +23,7 @@ from .messages import (ProtocolError, Signed, check_header, claimed_late, events
                        short_repr, split_events)
 from .shown import EVENT_DIGEST, FIELD_DIGEST, Shown, digests, event_digest, view_digests
 from . import blind
-from .blind_replica import LogReader, Step
+from .blind_replica import LogReader
 from .signing import (SIG_COMMIT, SIG_ENTRY, SIG_MOVE, SIG_PRIVATE, SIG_REVEAL, commit_payload, fingerprint,
                       move_payload, reveal_payload, verify_signature)
 

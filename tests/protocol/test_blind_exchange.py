@@ -7,7 +7,6 @@ import pytest
 from games.choice import pick_uniform
 from protocol.codec import pack
 
-from protocol.blind_exchange import BlindServerExchange
 from protocol.messages import ProtocolError
 from tests.protocol.blind_match import Match
 
