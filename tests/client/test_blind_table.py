@@ -5,6 +5,8 @@ exchange, as the server's driver would hand it on. A second person's client and 
 play along. The seat's view and question come from its replica, never from the server."""
 from __future__ import annotations
 
+import asyncio
+import io
 import os
 import random
 import stat
@@ -172,6 +174,12 @@ def test_a_seat_plays_a_blind_match_from_its_own_replica_to_a_verified_end(tmp_p
     result = table.result()
     assert result is not None and [sc["total"] for sc in result["scores"]] == m.server.log[-1].body["scores"]
 
+    # A spectator's client checks the same log with a spectator's replica and audits it.
+    spectator = Table("t1", server_key=m.server.signer.public_key)
+    for entry in m.server.log:
+        assert spectator.feed(frame(entry)) == []
+    assert spectator.blind and spectator.ended and spectator.audit().ok
+
 
 def test_the_deal_seed_is_kept_with_the_seat_secret_and_a_restarted_client_catches_up(tmp_path):
     m = Match(tmp_path / "client", seed="resume")
@@ -283,3 +291,22 @@ def test_a_status_that_says_blind_is_shown_before_the_header(tmp_path):
     assert table.dealing == "open"
     table.feed({"type": "status", "table": "t1", "seats": [], "status": "waiting", "blind": True})
     assert table.dealing == "blind" and not table.blind
+
+
+async def test_the_header_line_says_blind_dealing_at_a_blind_table(tmp_path):
+    from client.fullscreen.app import TableApp
+    from client.fullscreen.bridge import ScreenPlayer
+    from client.terminal import Terminal
+
+    session = SeatSession(tmp_path, "ws://127.0.0.1:1", "t1", 0, "id0", "Ana", os.urandom(32), deal_seed=os.urandom(32))
+    table = Table("t1", session)
+    table.feed({"type": "status", "table": "t1", "seats": [], "status": "waiting", "blind": True})
+    plain = Terminal("ws://127.0.0.1:1", out=io.StringIO())
+    plain.update(table, table.drain())
+    assert plain.header() == "[connecting · blind dealing]"
+
+    app = TableApp(lambda app: asyncio.Event().wait(), title="table t1 · seat 1, Ana")
+    async with app.run_test(size=(100, 32)) as pilot:
+        ScreenPlayer(app, "ws://127.0.0.1:1").update(table, [])
+        await pilot.pause()
+        assert str(app.query_one("#status").render()).startswith("table t1 · seat 1, Ana · blind dealing ·")
