@@ -310,3 +310,19 @@ async def test_the_header_line_says_blind_dealing_at_a_blind_table(tmp_path):
         ScreenPlayer(app, "ws://127.0.0.1:1").update(table, [])
         await pilot.pause()
         assert str(app.query_one("#status").render()).startswith("table t1 · seat 1, Ana · blind dealing ·")
+
+
+def test_a_false_share_is_refused_and_nothing_is_sent(tmp_path):
+    m = Match(tmp_path / "client", seed="false")
+    m.start()
+    r = m.server.replica
+    card = next(c for c in r.cts if 0 not in r.parts.get(c, {}))
+    parts, proofs = r.my_shares([card])
+    wrong = proofs[0][:-1] + bytes([proofs[0][-1] ^ 1])
+    entry = m.server._append({"t": "shares", "party": 0, "cards": [card], "parts": parts[0], "proofs": wrong,
+                              "sig": None})
+    sent = len(m.sent)
+    with pytest.raises(ClientError) as e:
+        m.table.feed(frame(entry))
+    assert f"the server: party 0's share of card {card} is false: its proof does not hold" in e.value.message
+    assert len(m.sent) == sent
