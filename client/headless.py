@@ -103,7 +103,7 @@ async def _take_seat(url: str, args, player: Headless) -> tuple[Link | None, Sea
                 return None, saved.moved_to(url)
             if table is None and args.create:
                 table = await link.create(args.create, args.seats, args.bots, args.options,
-                                          levels=args.levels, rated=args.rated)
+                                          levels=args.levels, rated=args.rated, blind=args.blind)
                 print(table, flush=True)
             session = await (_sit_as_bot(link, table, args) if table else _sit_anywhere(link, args))
             return link, session

@@ -38,7 +38,8 @@ from .session import SeatSession, default_data_dir, keep_announced, normalize_ur
 from .spectator import watch_table
 from .answers import number_in
 from .hints import command
-from .table_options import add_bot_arguments, add_option_arguments, chosen_options, computer_levels
+from .table_options import (add_bot_arguments, add_dealing_arguments, add_option_arguments, chosen_options,
+                            computer_levels)
 from .terminal import Keyboard, Terminal, play_seat
 
 
@@ -74,6 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rated", action="store_true", help="a created table is rated: its match counts for "
                                                         "ratings when every seat is a person with a player key")
     add_bot_arguments(p, "how many computer players at a created table (default 0)")
+    add_dealing_arguments(p, "a created table")
     add_option_arguments(p, "a created table: ")
     p.add_argument("--bot", metavar="LEVEL", help=f"a computer player decides for this seat ({', '.join(bots.all_levels())})")
     p.add_argument("--seed", help="seed of the --bot's own choices (not of the deal, which is fair)")
@@ -119,9 +121,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"governor join: {e.message}", file=sys.stderr)
             return 2
         args.bots = len(args.levels)
-    elif args.bots is not None or args.level is not None or args.seats is not None or args.rated:
-        print("governor join: --seats, --bots, --level and --rated describe a table you create: add --create GAME.",
-              file=sys.stderr)
+    elif args.bots is not None or args.level is not None or args.seats is not None or args.rated \
+            or args.blind is not None:
+        print("governor join: --seats, --bots, --level, --rated, --blind and --open describe a table you create: "
+              "add --create GAME.", file=sys.stderr)
         return 2
     try:
         if args.bot:
@@ -159,8 +162,9 @@ def describe_created(args) -> str:
     """The table `--create` made, in words: its game, seats and computer players."""
     info = games.get(args.create).INFO
     who = f", computer players: {', '.join(args.levels)}" if args.levels else ", no computer players"
+    dealing = {True: ", blind dealing", False: ", open dealing", None: ""}[args.blind]
     extra = info.describe(args.options)
-    return f"{info.title}, {args.seats} seats{who}" + (f" [{extra}]" if extra else "")
+    return f"{info.title}, {args.seats} seats{who}{dealing}" + (f" [{extra}]" if extra else "")
 
 
 async def interactive(args) -> int:
@@ -201,7 +205,7 @@ async def interactive(args) -> int:
         elif args.create:     # the table the flags describe, made once its creator has a name
             name = name or await ask_name(None if fullscreen.wanted(args.plain) else keyboard)
             what, table = "sit", await link.create(args.create, args.seats, args.bots, args.options,
-                                                   levels=args.levels, rated=args.rated)
+                                                   levels=args.levels, rated=args.rated, blind=args.blind)
             print(f"Created table {table}: {describe_created(args)}.")
         elif fullscreen.wanted(args.plain):
             choice = await fullscreen.lobby(link, args.data_dir, args.name)

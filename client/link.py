@@ -212,14 +212,19 @@ class Link:
         return [t for t in (await self.request({"type": "list"}, ("tables",)))["tables"] if isinstance(t, dict)]
 
     async def create(self, game: str, seats: int, bots: int, options: dict,
-                     levels: list[str] | None = None, private: bool = False, rated: bool = False) -> str:
+                     levels: list[str] | None = None, private: bool = False, rated: bool = False,
+                     blind: bool | None = None) -> str:
         """A new table; `levels` names the level of each of its `bots` computer seats; a
-        `private` one is never listed in the lobby; a `rated` one's match counts for ratings."""
+        `private` one is never listed in the lobby; a `rated` one's match counts for ratings;
+        `blind` deals blind or not (docs/fairness.md §10; None: the server's default, blind
+        with two or more people's seats)."""
         msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "options": options}
         if private:
             msg["private"] = True
         if rated:
             msg["rated"] = True
+        if blind is not None:
+            msg["blind"] = blind
         if levels and len(set(levels)) == 1:
             msg["bot"] = levels[0]       # one level for all: what every server version understands
         elif levels:

@@ -12,7 +12,7 @@ import games
 
 from .answers import QUIT_WORDS, number_in
 from .link import Link, ServerRefused
-from .render import describe_table
+from .render import BLIND_MEANS, describe_table
 from .session import SeatSession, player_key
 from .terminal import Keyboard, ask_once
 
@@ -43,12 +43,13 @@ async def ask_name(keyboard: Keyboard | None, default: str = "Player") -> str:
 
 
 async def sit(link: Link, table: str, name: str, data_dir: Path) -> SeatSession:
-    """Take a free seat with our player key; the session is saved (with a fresh secret seed)
-    before anything else."""
+    """Take a free seat with our player key; the session is saved (with a fresh secret seed, and
+    a fresh deal seed in case the table is blind) before anything else."""
     key = player_key(Path(data_dir)).public_key
     reply = await link.request({"type": "sit", "table": table, "name": name, "key": key}, ("seated",))
     session = SeatSession(Path(data_dir), link.url, reply["table"], reply["seat"],
-                          reply["player_id"], name, os.urandom(32), server_key=link.welcome["key"])
+                          reply["player_id"], name, os.urandom(32), server_key=link.welcome["key"],
+                          deal_seed=os.urandom(32))
     session.save()
     return session
 
@@ -99,10 +100,12 @@ async def ask_choice(keyboard: Keyboard, question: str, choices: list[str], defa
         print(f"Please type one of {', '.join(choices)}.")
 
 
-async def table_spec(ask) -> tuple[str, int, list[str], dict, bool] | None:
+async def table_spec(ask) -> tuple[str, int, list[str], dict, bool, bool | None] | None:
     """The create dialog's questions, the same in plain lines and on the full screen: (game,
-    seats, each computer player's level, the table's options, rated), or None when backed out.
-    Only a table of people is asked whether it is rated: a computer player's match never counts.
+    seats, each computer player's level, the table's options, rated, blind), or None when backed
+    out. Only a table of people is asked whether it is rated: a computer player's match never
+    counts. Only a table of two people or more is asked whether it deals blind (blind None: one
+    person against computer players, dealt open as the server does by default).
     `ask(question, choices, default, about=None)` returns the index picked, or None."""
     ids = list(games.GAMES)
     k = await ask("Game", [games.GAMES[g].INFO.title for g in ids], 0) if len(ids) > 1 else 0
@@ -147,7 +150,14 @@ async def table_spec(ask) -> tuple[str, int, list[str], dict, bool] | None:
         if k is None:
             return None
         rated = bool(k)
-    return game, seats, levels, options, rated
+    blind = None
+    if seats - computers >= 2:
+        k = await ask("Blind dealing (nobody, the server included, knows a card until it is opened to "
+                      "whoever may see it)?", ["no", "yes"], 1)
+        if k is None:
+            return None
+        blind = bool(k)
+    return game, seats, levels, options, rated, blind
 
 
 async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
@@ -168,6 +178,8 @@ async def lobby(link: Link, keyboard: Keyboard, data_dir: Path,
             print("Tables:")
             for i, t in enumerate(tables, 1):
                 print(f"  {i:>2}. {describe_table(t)}")
+            if any(t.get("blind") is True for t in tables):
+                print(f"  ({BLIND_MEANS})")
         else:
             print("No table is waiting or being played.")
         print("Type a number to sit at that table, w and a number to watch it, c to create a table,"
@@ -200,9 +212,9 @@ async def create_dialog(link: Link, keyboard: Keyboard) -> str | None:
     spec = await table_spec(asked)
     if spec is None:
         return None
-    game, seats, levels, options, rated = spec
+    game, seats, levels, options, rated, blind = spec
     try:
-        table = await link.create(game, seats, len(levels), options, levels=levels, rated=rated)
+        table = await link.create(game, seats, len(levels), options, levels=levels, rated=rated, blind=blind)
     except ServerRefused as e:
         print(f"The server refused: {e}")
         return None

@@ -35,7 +35,7 @@ from .lobby import player_name, sit
 from .render import HOST_LEFT_WORDS, describe_table, plural, use_colour
 from .seat import HOST_LEFT
 from .session import SeatSession, default_data_dir, keep_host_port, last_host_port, server_folder
-from .table_options import DEFAULT_GAME, add_bot_arguments, chosen_table, computer_levels
+from .table_options import DEFAULT_GAME, add_bot_arguments, add_dealing_arguments, chosen_table, computer_levels
 from .terminal import AutoAnswers, Keyboard, Terminal, ask_once, play_seat
 
 # The port a host's server takes (when free): not `governor serve`'s 8765, so that a `serve` on
@@ -70,6 +70,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep the game server's data in this folder (default: `server` in the "
                         "data folder)")
     p.add_argument("--new", action="store_true", help="start a new game without offering to resume one")
+    add_dealing_arguments(p, "with seats for friends (--bots fewer than the others), the table")
     p.add_argument("--rated", action="store_true",
                    help="a rated table of people (with --bots 0): the match counts for ratings "
                         f"(`{command('ratings')}`)")
@@ -115,6 +116,11 @@ def run(args: argparse.Namespace) -> int:
     if args.rated and args.bots:
         print("governor play: a rated table is a table of people (a computer player's match never "
               "counts): add --bots 0.", file=sys.stderr)
+        return 2
+    if args.blind and args.bots == args.players - 1:
+        print("governor play: --blind is for a table with seats for friends: against computer players alone "
+              "the server in this process is yours, and the deal stays open. Give --bots fewer than "
+              f"{args.players - 1}.", file=sys.stderr)
         return 2
     args.data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     try:
@@ -198,7 +204,8 @@ async def _at_table(args, server, port: int, resumable: bool) -> int:
             free = args.players - 1 - args.bots
             # alone against computer players: nobody else has anything to find in the lobby
             table = await link.create(args.engine.INFO.id, args.players, args.bots, args.options,
-                                      levels=args.levels, private=not free, rated=args.rated)
+                                      levels=args.levels, private=not free, rated=args.rated,
+                                      blind=args.blind if free else False)
             session = await sit(link, table, args.name, args.data_dir)
         except EOFError:
             await link.close()

@@ -218,8 +218,14 @@ def seats_line(seats: list, me: int | None = None) -> str:
     return "Seats — " + "; ".join(parts) if parts else ""
 
 
+# What "blind" in a table's line means, said under a listing that has one (docs/fairness.md §10).
+BLIND_MEANS = ("blind: a table that deals blind, where nobody, the server included, knows a card until it is "
+               "opened to whoever may see it")
+
+
 def describe_table(t: dict) -> str:
-    """One line of the lobby: id, game, seats taken, computer players, status, options."""
+    """One line of the lobby: id, game, seats taken, computer players, "rated", "blind" (see
+    BLIND_MEANS), status, options."""
     name = t.get("game")
     game = games.GAMES.get(name) if isinstance(name, str) else None
     title = game.INFO.title if game else str(name or "?")
@@ -235,6 +241,8 @@ def describe_table(t: dict) -> str:
     parts.append(f"{free} free" if free else "full")
     if t.get("rated") is True:
         parts.append("rated")
+    if t.get("blind") is True:
+        parts.append("blind")
     parts.append(str(t.get("status", t.get("state", "?"))))
     line = f"{t.get('id', t.get('table', '?'))}  " + ", ".join(parts)
     if people:

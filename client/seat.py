@@ -162,7 +162,7 @@ class SeatRunner:
                 self.player.connection("lost", kept)
             # Before the match starts the seat can be given back; once it started it stays ours
             # (the server lets a bot play it after its grace period, and we may come back).
-            if not self.table.exchange.entries:
+            if not self.table.entries:
                 if self.link is not None and self.link.ws is not None:
                     try:
                         await self.link.send({"type": "leave"})
@@ -233,7 +233,8 @@ class SeatRunner:
             for msg in self.table.resume_messages():
                 await link.send(msg)
             # The server sends a snapshot on every (re)connect once play began; ask if it does not.
-            if self.table.started:
+            # (Not at a blind table: there our replica makes our view, and the server sends none.)
+            if self.table.started and not self.table.blind:
                 self.table.want_snapshot = True
                 self.resync_at = time.monotonic() + RESYNC_AFTER
             return
@@ -277,7 +278,10 @@ class SeatRunner:
                     task, self.deciding = self.deciding, None
                     action = task.result()
                     if self.table.prompt == self.deciding_on and self.table.pending is None:
-                        await link.send(self.table.act(action, self.deciding_seq))
+                        act = self.table.act(action, self.deciding_seq)
+                        if act is not None:
+                            await link.send(act)
+                        self._changed()
                 if recv in done:
                     msg = recv.result()
                     if msg["type"] == "notice" and msg["code"] == HOST_LEFT:
@@ -315,7 +319,8 @@ class SeatRunner:
         # The final entry and the last view may arrive in either order: wait a little for the
         # view that shows the result, which the screen wants.
         link = self.link
-        if link is not None and not (self.table.view or {}).get("over"):
+        # (At a blind table the last view is our replica's, made before the final entry.)
+        if link is not None and not self.table.blind and not (self.table.view or {}).get("over"):
             try:
                 deadline = time.monotonic() + 2.0
                 while not (self.table.view or {}).get("over") and time.monotonic() < deadline:
@@ -324,20 +329,19 @@ class SeatRunner:
                     self._changed()
             except (*DROPPED, ClientError):
                 pass
-        ex = self.table.exchange
-        report = self.table.audit()     # now that the last view is in too
-        path = save_record(self.session.data_dir, ex.record, ex.header["game_id"] if ex.header else None,
-                           shown=self.table.shown)
+        t = self.table
+        report = t.audit()     # now that the last view is in too
+        path = save_record(self.session.data_dir, t.record, t.header["game_id"] if t.header else None,
+                           shown=t.shown)
         # The record holds everything now; the seat's files are of no further use.
         self.session.finished = True
         self.session.forget()
-        final = ex.entries[-1].body
-        view = self.table.view or {}
+        final = t.entries[-1].body
         return Outcome(finished=final["t"] == "final", report=report, record=path,
-                       table=self.session.table, seat=ex.seat, names=self.table.names(),
-                       result=view.get("result"),
+                       table=self.session.table, seat=t.seat, names=t.names(), result=t.result(),
                        reason=printable(final.get("reason")) if final["t"] == "cancel" else None,
-                       own_seed=not ex.seed_made_by_server, bot_failures=tuple(self.table.bot_failures))
+                       own_seed=not t.seed_made_by_server, bot_failures=tuple(t.bot_failures),
+                       blind=t.blind, forfeits=tuple(t.forfeits))
 
 
     def _keep_abandoned(self) -> str:
@@ -346,13 +350,13 @@ class SeatRunner:
         it signed is saved as a record marked abandoned (docs/fairness.md §8), the seat is kept
         in case it comes back (then the whole record replaces this one). The words that say so,
         or "" when there is nothing to keep."""
-        ex = self.table.exchange
-        if self.online or self.table.ended or not self.table.started:
+        t = self.table
+        if self.online or t.ended or not t.started:
             return ""
         try:
-            path = save_record(self.session.data_dir, ex.record, ex.header["game_id"],
-                               shown=dataclasses.replace(self.table.shown, abandoned=True))
+            path = save_record(self.session.data_dir, t.record, t.header["game_id"],
+                               shown=dataclasses.replace(t.shown, abandoned=True))
         except OSError as e:
             return f"The server abandoned this match after the deal was fixed; its record could not be saved ({e})."
-        return (f"The server abandoned this match after the deal was fixed: the {len(ex.entries)} entries it "
+        return (f"The server abandoned this match after the deal was fixed: the {len(t.entries)} entries it "
                 f"signed are kept in {path} (`{command('records', '--aborts')}` counts such aborts per server).")

@@ -102,8 +102,9 @@ def _write_json(path: Path, data: dict) -> None:
 class SeatSession:
     """A seat at a table of a server, as saved in the client data directory.
 
-    `<data>/sessions/<key>.json` holds url, table, seat, player id, our seed (secret until
-    revealed: the file is 0600), the next command id, the server key seen, the
+    `<data>/sessions/<key>.json` holds url, table, seat, player id, our seed and, for a blind
+    table, our deal seed (docs/fairness.md §10: each secret until revealed, so the file is 0600),
+    the next command id, the server key seen, the
 addresses of the other processes of the server's cluster (to come back through when the one at
 url is gone, by a client started again too); the
     signed messages received are appended to `<key>.msgs` in the record format as they arrive,
@@ -120,6 +121,9 @@ url is gone, by a client started again too); the
     name: str
     seed: bytes
     server_key: bytes | None = None
+    # the secret our deal key, shuffle steps and shares derive from on a blind table; made when
+    # the seat is taken (a seat saved by an older client gets one when its table turns out blind)
+    deal_seed: bytes | None = None
     next_id: int = 1
     finished: bool = False
     committed: bool = False               # we sent our commitment: nobody may replace it
@@ -166,6 +170,7 @@ url is gone, by a client started again too); the
         _write_json(self.path, {
             "url": self.url, "table": self.table, "seat": self.seat,
             "player_id": self.player_id, "name": self.name, "seed": self.seed.hex(),
+            "deal_seed": self.deal_seed.hex() if self.deal_seed else None,
             "server_key": self.server_key.hex() if self.server_key else None,
             "next_id": self.next_id, "finished": self.finished, "committed": self.committed,
             "seed_made_by_server": self.seed_made_by_server, "cluster": self.cluster,
@@ -219,6 +224,7 @@ url is gone, by a client started again too); the
         s = cls(data_dir=path.parent.parent, url=data["url"], table=data["table"], seat=data["seat"],
                 player_id=data["player_id"], name=data.get("name", ""),
                 seed=bytes.fromhex(data["seed"]),
+                deal_seed=bytes.fromhex(data["deal_seed"]) if data.get("deal_seed") else None,
                 server_key=bytes.fromhex(data["server_key"]) if data.get("server_key") else None,
                 next_id=data.get("next_id", 1), finished=data.get("finished", False),
                 committed=data.get("committed", False), seed_made_by_server=data.get("seed_made_by_server", False),

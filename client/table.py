@@ -3,18 +3,28 @@
 PlayerExchange (docs/fairness.md §4–5), applies snapshots and deltas (protocol.diff), keeps the
 game log and, as digests, every view and public event it showed (protocol.shown, for the audit),
 returns the messages to send back (commit, reveal, resync), and says when our seat owes an answer
-and builds the command for it. What must outlive the process, it hands to the seat's `SeatSession`,
+and builds the command for it. At a blind table (the header says `dealing: "blind"`,
+docs/fairness.md §10) the seat keeps a replica of the match instead (protocol.blind_exchange):
+every entry goes to it, the messages it answers with are sent (commit with our deal key, reveal,
+shuffle steps, shares, our deal seed), and our view and question are made from it, since the
+server sends a seated player no views there. What must outlive the process, it hands to the seat's `SeatSession`,
 which writes it to disk at once (every signed message, log line and view shown, for a resumed seat
 and its audit), and a record refused mid-match is saved where `governor verify` finds it. `Outcome`
 is how a match ended for this client."""
 from __future__ import annotations
 
+import logging
 import math
+import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.codec import pack
+from games.errors import IllegalAction
+from protocol.blind import SEED_BYTES
+from protocol.blind_exchange import BlindPlayerExchange
+from protocol.blind_replica import public_events
+from protocol.codec import pack, unpack
 from protocol.diff import PatchError, patch
 from protocol.exchange import PlayerExchange
 from protocol.fairness import player_commit
@@ -24,6 +34,8 @@ from protocol.verify import Report, verify
 
 from .errors import ClientError
 from .session import SeatSession, save_record
+
+log = logging.getLogger(__name__)
 
 HOLD = 2.0              # after an ack, how long an unchanged question waits for the next update
 CLOCK_WAIT = 0.5        # on a table with a clock, how long a new question waits for its clock,
@@ -44,6 +56,8 @@ class Outcome:
     reason: str | None = None       # why it did not finish
     own_seed: bool = True           # False: the server made our seat's seed (we were away, it says)
     bot_failures: tuple[str, ...] = ()   # the server's words for each bot decision that failed
+    blind: bool = False             # a blind table's match (docs/fairness.md §10)
+    forfeits: tuple[str, ...] = ()  # on a blind table: who stopped answering, in words
 
     @property
     def verified(self) -> bool:
@@ -70,7 +84,8 @@ class Outcome:
                          f"FAILED at {r.where}: {r.what}") if r else self.reason or "no record"),
             "checks": r.checks if r else [], "game_id": r.game_id if r else None,
             "server": r.server if r else None, "record": str(self.record) if self.record else None,
-            "reason": self.reason, "own_seed": self.own_seed,
+            "reason": self.reason, "own_seed": self.own_seed, "blind": self.blind,
+            "forfeits": list(self.forfeits),
         }
 
 
@@ -104,7 +119,12 @@ class Table:
         self.told: list[dict] = []          # what we alone were told, shown with the next view
         self.bot_failures: list[str] = []   # the server's words for each bot decision that failed
         self.ended = False
+        self.blind = False                  # the header says the table deals blind
+        self.listed_blind = False           # the table's status says it will (before the header)
+        self.owed: list[dict] = []          # blind: what we sent that the log does not hold yet
+        self.forfeits: list[str] = []       # blind: who stopped answering, in words
         self.shown = Shown(session.seat if session is not None else None)   # every view shown, for the audit
+        self.exchange: PlayerExchange | BlindPlayerExchange
         if session is None:                  # a spectator audits the public entries
             self.exchange = PlayerExchange(None, server_key=server_key)
         else:
@@ -114,7 +134,9 @@ class Table:
                                            server_key=server_key or session.server_key, signer=session.player)
             self.exchange.seed_made_by_server = session.seed_made_by_server
             try:
-                for m in session.messages:   # a restarted client: catch up from disk
+                if session.messages and _is_blind(session.messages[0]):
+                    self._catch_up_blind(session.messages)
+                for m in session.messages if not self.blind else ():   # a restarted client: catch up from disk
                     self.exchange.receive(m)
             except ProtocolError as e:
                 # e.g. the player key in the data folder is not the one the seat was taken with
@@ -133,21 +155,64 @@ class Table:
         return len(self.exchange.record)
 
     @property
+    def record(self) -> list[Signed]:
+        """Every signed message we hold, in order: what a record of this match is made of."""
+        return self.exchange.record
+
+    @property
+    def entries(self) -> list[Signed]:
+        """The public log's entries we hold."""
+        ex = self.exchange
+        if isinstance(ex, BlindPlayerExchange):
+            return ex.reader.entries if ex.reader is not None else []
+        return ex.entries
+
+    @property
     def started(self) -> bool:
         """The seeds are revealed: the match is being played (or over), there are views."""
-        ex = self.exchange
-        return ex is not None and len(ex.entries) >= 3 and ex.entries[2].body["t"] == "reveals"
+        entries = self.entries
+        return len(entries) >= 3 and entries[2].body["t"] == "reveals"
 
     @property
     def header(self) -> dict | None:
-        return self.exchange.header if self.exchange is not None else None
+        ex = self.exchange
+        if isinstance(ex, BlindPlayerExchange):
+            return ex.reader.header if ex.reader is not None else None
+        return ex.header
+
+    @property
+    def dealing(self) -> str:
+        """"blind" when the table deals blind (its header says so, or, before there is one, its
+        status), else "open"."""
+        return "blind" if self.blind or (self.listed_blind and not self.entries) else "open"
+
+    @property
+    def seat(self) -> int | None:
+        return self.exchange.seat
+
+    @property
+    def seed_made_by_server(self) -> bool:
+        """The server says it made our seat's seed (never at a blind table: there a seat that
+        does not commit cancels the match)."""
+        return not self.blind and self.exchange.seed_made_by_server
+
+    def result(self) -> dict | None:
+        """The engine's result, when we know it: from the last view the server sent, or at a
+        blind table from our replica once the final entry is in (with the forfeits)."""
+        if self.blind:
+            ex = self.exchange
+            return ex.reader.result() if ex.reader is not None and ex.reader.ended and ex.replica is not None \
+                and ex.replica.state is not None else None
+        return (self.view or {}).get("result")
 
     def resume_messages(self) -> list[dict]:
         """After a reconnect: the exchange step we may owe the server (resent; the server ignores
         a repeat), and the unanswered command (same id: applied at most once)."""
         out: list[dict] = []
         ex = self.exchange
-        if self.session is not None and ex.report is None:   # a spectator owes nothing
+        if self.blind:
+            out += [self._wire(m) for m in self.owed if self._still_owed(m)]
+        elif self.session is not None and ex.report is None:   # a spectator owes nothing
             kinds = [e.body["t"] for e in ex.entries]
             mine = player_commit(ex.header["game_id"], ex.player_id, ex.seed) if ex.header else None
             if kinds == ["header"] and not ex.seed_made_by_server:
@@ -165,6 +230,10 @@ class Table:
             raise ClientError("bad_signed_message", f"the server sent a malformed signed message: {e.message}") from None
         if self._already_held(signed):
             return []
+        if not self.entries and not self.blind and _is_blind(signed):
+            self._become_blind(self.exchange.pinned_key)
+        if self.blind:
+            return self._blind_signed(signed)
         try:
             reply = self.exchange.receive(signed)
         except ProtocolError as e:
@@ -206,11 +275,10 @@ class Table:
     def _keep_evidence(self, refused: Signed) -> str:
         """The signed messages so far and the one refused, saved where `governor verify` can
         show anyone what the server signed; the words to add to the error."""
-        if self.session is None or self.exchange.header is None:
+        if self.session is None or self.header is None:
             return ""
         try:
-            path = save_record(self.session.data_dir, [*self.exchange.record, refused],
-                               self.exchange.header["game_id"], "refused")
+            path = save_record(self.session.data_dir, [*self.record, refused], self.header["game_id"], "refused")
         except OSError:
             return ""
         return f" What the server signed is kept in {path}."
@@ -239,7 +307,7 @@ class Table:
         before we committed): our seed takes no part in this deal, and we say so once. Not once
         we have sent our commitment: then the server had it, and a set without it is cheating."""
         ex, me = self.exchange, self.session.seat if self.session else None
-        if me is None or ex.seed_made_by_server or self.session.committed or me >= len(self.seats):
+        if me is None or self.blind or ex.seed_made_by_server or self.session.committed or me >= len(self.seats):
             return
         if isinstance(self.seats[me], dict) and self.seats[me].get("server_seed"):
             ex.seed_made_by_server = self.session.seed_made_by_server = True
@@ -249,22 +317,188 @@ class Table:
 
     def _already_held(self, m: Signed) -> bool:
         """A message resent after a reconnect (the server sent from an older point than `have`)."""
-        ex = self.exchange
+        entries = self.entries
         if m.kind == "entry":
             seq = m.body["seq"]
-            if seq < len(ex.entries):
-                if ex.entries[seq].payload == m.payload:
+            if seq < len(entries):
+                if entries[seq].payload == m.payload:
                     return True
                 raise ClientError("changed_entry", f"the server sent a different entry {seq} than before: "
                                   "this match cannot be trusted.")
             return False
-        return any(p.payload == m.payload for p in ex.privates)
+        return not self.blind and any(p.payload == m.payload for p in self.exchange.privates)
+
+    # -------------------------------------------------------------- a blind table
+
+    def _become_blind(self, server_key: bytes | None) -> None:
+        """The header says the table deals blind: from here the replica checks the log."""
+        self.blind = True
+        s = self.session
+        if s is None:
+            self.exchange = BlindPlayerExchange(None, server_key=server_key)
+            return
+        if s.deal_seed is None:      # a seat saved by a client that made no deal seed when it sat
+            s.deal_seed = secrets.token_bytes(SEED_BYTES)
+            s.save()
+        self.exchange = BlindPlayerExchange(s.player_id, s.player, seed=s.seed, deal_seed=s.deal_seed,
+                                            server_key=server_key)
+
+    def _catch_up_blind(self, messages: list[Signed]) -> None:
+        """A restarted client: the saved entries again through a fresh replica. They were checked
+        as they came, so what they hold of ours (a move, the shares sent with it) is taken as
+        sent by this seat; what the replica answers and the log does not hold yet is owed."""
+        self._become_blind(self.exchange.pinned_key)
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        for m in messages:
+            if ex.reader is not None and ex.replica is not None:
+                self._ours(m.body)
+            self.owed += ex.receive(m)
+            self._prune_owed()
+        self._blind_view()
+
+    def _ours(self, body: dict) -> None:
+        """An entry of a saved log that shows a contribution of ours, known to the exchange as ours."""
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange) and ex.reader is not None
+        kind = body.get("t")
+        if kind == "move" and body.get("seat") == ex.seat:
+            ex.sent_moves.add((body.get("seen"), body.get("move")))
+        elif kind == "shares" and body.get("party") == ex.reader.party and isinstance(body.get("parts"), bytes):
+            parts = body["parts"]
+            size = len(parts) // max(1, len(body.get("cards") or ()))
+            ex.sent_shares.update((c, parts[i * size:(i + 1) * size]) for i, c in enumerate(body.get("cards") or ()))
+
+    def _still_owed(self, m: dict) -> bool:
+        """Whether a message the replica made is not in the log yet (to send again after a
+        reconnect: it may have been lost with the connection)."""
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        reader, r = ex.reader, ex.replica
+        if reader is None or reader.ended:
+            return False
+        kind = m["t"]
+        if kind == "commit":
+            return len(reader.entries) < 2
+        if kind == "reveal":
+            return len(reader.entries) < 3
+        if kind == "shuffle":
+            return r is not None and r.piling is not None and (r.piling.name, r.piling.idx) == (m["name"], m["idx"]) \
+                and len(r.piling.outputs) == reader.party
+        if kind == "shares":
+            return r is not None and any(reader.party not in r.parts.get(c, {}) for c in m["cards"])
+        return kind == "deal_seed"
+
+    def _prune_owed(self) -> None:
+        self.owed = [m for m in self.owed if self._still_owed(m)]
+
+    def _wire(self, m: dict) -> dict:
+        """A message of the exchange as sent on the wire (protocol/wire.py)."""
+        kind = m["t"]
+        fields = {k: v for k, v in m.items() if k != "t"}
+        if kind == "commit":
+            fields["commitment"] = fields.pop("commit")
+            if not self.session.committed:
+                self.session.committed = True
+                self.session.save()
+        elif kind == "act":
+            fields["seq"] = fields.pop("seen")     # the entry the move was decided at
+        return {"type": kind, **fields}
+
+    def _blind_signed(self, signed: Signed) -> list[dict]:
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        before = ex.replica.state if ex.replica is not None else None
+        try:
+            replies = ex.receive(signed)
+        except ProtocolError as e:
+            self._refuse(signed, e)
+        body = signed.body
+        kind = body["t"]
+        if self.session is None:             # a spectator: its views come from the server
+            if kind in ("final", "cancel"):
+                self.ended = True
+                self.happened.append(("end", kind))
+            return []
+        self.session.append(signed)
+        self._tell_blind(body, before)
+        self.owed += replies
+        self._prune_owed()
+        self._blind_view()
+        if kind in ("final", "cancel"):
+            self.ended = True
+            self.happened.append(("end", kind))
+        return [self._wire(m) for m in replies]
+
+    def _refuse(self, signed: Signed, e: ProtocolError):
+        """The replica refused an entry: nothing is sent in answer to it (our secrets stay ours),
+        the person is told why, and what the server signed is kept for `governor verify`."""
+        evidence = self._keep_evidence(signed)
+        seq = signed.body.get("seq") if isinstance(signed.body, dict) else None
+        log.error("table %s: refused entry %s of a blind table (%s): %s", self.table, seq, e.code, e.message)
+        raise ClientError("refused", f"this client refused what the server sent: {e.message}. Nothing was sent "
+                          f"in answer, so the server learns nothing it should not. Leaving the table: this match "
+                          f"cannot be trusted.{evidence}") from None
+
+    def _tell_blind(self, body: dict, before) -> None:
+        """What an entry of a blind table means for the person: the steps of the exchange, the
+        public events of a move (from our replica: the entry signs only their digest), a forfeit."""
+        kind = body["t"]
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        names = [s.get("name", "?") for s in ex.reader.header.get("seats", [])]
+        if kind == "header":
+            self.happened.append(("notice", "The table is full: the match header is signed. This table deals "
+                                  "blind: committing to our secret seed and our deal key."))
+        elif kind == "commits":
+            self.happened.append(("notice", "Every seat has committed; revealing our seed."))
+        elif kind == "reveals":
+            self.happened.append(("notice", "All seeds revealed and checked. Every party now shuffles the cards "
+                                  "in turn: nobody, the server included, knows a card until it is opened to "
+                                  "whoever may see it."))
+        elif kind == "move" and before is not None:
+            r = ex.replica
+            trial = r.engine.copy(before)
+            events = r.engine.apply(trial, body["seat"], unpack(body["move"]), r.streams)
+            self._events([e.as_dict() if hasattr(e, "as_dict") else e for e in public_events(events)])
+        elif kind == "forfeit":
+            words = [f"{'You' if s == ex.seat else names[s]} stopped answering and "
+                     f"{'forfeit' if s == ex.seat else 'forfeits'}: placed last." for s in body["seats"]]
+            self.forfeits += words
+            self.happened += [("notice", w) for w in words]
+
+    def _blind_view(self) -> None:
+        """Our view and question, made by our replica: shown when they changed."""
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        view = ex.view()
+        if view is None:
+            return
+        view = {**view, "prompt": ex.prompt()}
+        if view != self.view:
+            self._new_view(view, len(ex.reader.entries) - 1)
+            self.happened.append(("view", self.view))
+
+    def _blind_act(self, action: list) -> dict | None:
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        try:
+            msg = ex.move(list(action))
+        except (ProtocolError, IllegalAction) as e:
+            self.happened.append(("reject", (e.code, e.message)))
+            return None
+        self.pending = {**self._wire(msg), "id": self.session.take_id()}
+        self.pending_prompt = self.prompt
+        return self.pending
 
     # -------------------------------------------------------------- views
 
     def audit(self) -> Report:
         """The audit of the match as far as we hold it, with every view and public event we
-        showed compared with the replay (docs/fairness.md §5, §8)."""
+        showed compared with the replay (docs/fairness.md §5, §8). At a blind table the exchange
+        audits the record as the final entry arrives: that audit, not a second one."""
+        if self.blind and self.exchange.report is not None:
+            return self.exchange.report
         return verify(self.exchange.record, self.shown)
 
     def _events(self, events: list, gap: bool = False) -> list[dict]:
@@ -350,8 +584,12 @@ class Table:
 
     # -------------------------------------------------------------- commands
 
-    def act(self, action: list, seq: int | None = None) -> dict:
-        """The command for a decision made on the view at `seq` (default: the current one)."""
+    def act(self, action: list, seq: int | None = None) -> dict | None:
+        """The command for a decision made on the view at `seq` (default: the current one). At a
+        blind table the replica makes the move (signed on the latest entry, with the shares of
+        our own cards it turns up); None when it refuses it, said as a reject."""
+        if self.blind:
+            return self._blind_act(action)
         seq = self.seq if seq is None else seq
         move = pack(list(action))   # the bytes we sign are the bytes we send
         self.pending = {"type": "act", "id": self.session.take_id(), "seq": seq, "move": move,
@@ -390,7 +628,7 @@ class Table:
             self.answered = (self.pending_prompt, self.seq, time.monotonic())
             self.happened.append(("ack", msg["id"]))
             return []
-        if msg["code"] in ("stale", "bad_seq"):
+        if msg["code"] in ("stale", "bad_seq") and not self.blind:
             self.want_snapshot = True   # the server sends one; the question is asked again on it
         self.happened.append(("reject", (msg["code"], msg["message"])))
         return []
@@ -403,6 +641,10 @@ class Table:
             return []
         if kind in ("entry", "private"):
             return self._signed(msg)
+        if kind in ("snapshot", "delta") and self.blind and self.session is not None:
+            # Our replica makes our view at a blind table: a view from the server is not ours to show.
+            log.error("table %s: the server sent a %s to a seat of a blind table; not shown", self.table, kind)
+            return []
         if kind == "snapshot":
             return self._snapshot(msg)
         if kind == "delta":
@@ -413,6 +655,7 @@ class Table:
             self.seats = msg["seats"]
             self.status = msg.get("status", self.status)
             self.turn_time = msg.get("turn_time")
+            self.listed_blind = msg.get("blind") is True
             self.happened.append(("status", self.seats))
             if self.trust_seed_claim:       # only the first status of a resumed connection
                 self.trust_seed_claim = False
@@ -444,6 +687,11 @@ class Table:
         if self.view:
             return [p["name"] for p in self.view["players"]]
         return []
+
+
+def _is_blind(m: Signed) -> bool:
+    """A header entry of a blind table."""
+    return m.kind == "entry" and isinstance(m.body, dict) and m.body.get("seq") == 0 and m.body.get("dealing") == "blind"
 
 
 # Where the log skips what happened while we were away: a snapshot carries only the latest events.

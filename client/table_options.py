@@ -64,6 +64,17 @@ def chosen_table(args: argparse.Namespace) -> tuple[object, int, dict]:
     return engine, players, chosen_options(args, engine)
 
 
+def add_dealing_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    """`--blind` / `--open`: how a table one creates deals (docs/fairness.md §10); neither
+    leaves it to the server (blind with two or more people's seats). `what` names the table."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--blind", dest="blind", action="store_const", const=True, default=None,
+                       help=f"{what} deals blind: nobody, the server included, knows a card until it is "
+                            "opened to whoever may see it (the default with two or more people's seats)")
+    group.add_argument("--open", dest="blind", action="store_const", const=False,
+                       help=f"{what} deals open: the server knows every card (the default with one person)")
+
+
 # ------------------------------------------------------------------ computer players
 
 def bots_value(text: str) -> int | tuple[str, ...]:

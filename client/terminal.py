@@ -199,6 +199,7 @@ class Terminal(Player):
         self.status_line = ""
         self.link_state = "connecting"
         self.last_view: dict | None = None
+        self.blind = False              # the table deals blind: the header line says so
         self.told_clock = False
         # What leaving means for this seat, said before asking to confirm (play_seat sets it).
         self.leaving = "If you leave, a computer player takes your seat."
@@ -224,7 +225,8 @@ class Terminal(Player):
         """The connection line shown above the board."""
         state = {"connected": f"connected to {self.url}", "reconnecting": "reconnecting…",
                  "lost": "disconnected"}.get(self.link_state, self.link_state)
-        return f"[{state}{' · ' + self.status_line if self.status_line else ''}]"
+        dealing = " · blind dealing" if self.blind else ""
+        return f"[{state}{dealing}{' · ' + self.status_line if self.status_line else ''}]"
 
     def connection(self, state: str, detail: str = "") -> None:
         before, self.link_state = self.link_state, state
@@ -242,6 +244,7 @@ class Terminal(Player):
         if table.view is not None and self.screen is None:
             self.screen = renderer_for(table.view, self.colour)
         self.last_view = table.view
+        self.blind = table.dealing == "blind"
         for kind, data in happened:
             if kind == "events":
                 for e in data:
@@ -346,6 +349,8 @@ class Terminal(Player):
             say(self.screen.result(outcome.result, outcome.names))
         elif outcome.reason:
             say(f"The match was cancelled: {outcome.reason}", "warn")
+        for words in outcome.forfeits:
+            say(words, "warn")
         say()
         if outcome.report is not None:
             say(outcome.report.text())

@@ -217,6 +217,7 @@ class TableApp(App):
         self.question: Question | None = None
         self.answer: asyncio.Future | None = None
         self.connection = "connecting"
+        self.blind = False              # the table deals blind (docs/fairness.md §10): said on the status line
         self.waiting = ""
         self.deadline: float | None = None   # when the open question's clock runs out (the server's)
         self.job_task: asyncio.Task | None = None
@@ -392,6 +393,10 @@ class TableApp(App):
 
     def set_connection(self, state: str) -> None:
         self.connection = state
+        self._status()
+
+    def set_blind(self, blind: bool) -> None:
+        self.blind = blind
         self._status()
 
     def show_view(self, view: dict, renderer, waiting: str, deadline: float | None = None) -> None:
@@ -680,6 +685,8 @@ class TableApp(App):
 
     def _status(self) -> None:
         parts = [self.heading] if self.heading else []
+        if self.blind:
+            parts.append("blind dealing")
         parts.append({"connected": "connected", "reconnecting": "reconnecting…", "lost": "disconnected",
                       "host_left": HOST_LEFT_WORDS,
                       }.get(self.connection, self.connection))

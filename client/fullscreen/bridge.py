@@ -58,6 +58,8 @@ class ScreenPlayer(Player):
 
     def update(self, table: Table, happened: list[tuple]) -> None:
         self.plain.update(table, happened)
+        if (table.dealing == "blind") != self.app.blind:
+            self.app.set_blind(table.dealing == "blind")
         v = table.view
         if v is not None:
             renderer = self.plain.screen or renderer_for(v, True)

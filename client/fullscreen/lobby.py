@@ -27,7 +27,7 @@ from textual.widgets import Input, OptionList, Static
 from ..errors import ClientError
 from ..link import DROPPED, Link, ServerRefused, why_dropped
 from ..lobby import player_name, sit, table_id, table_is_open, table_spec
-from ..render import describe_table
+from ..render import BLIND_MEANS, describe_table
 from ..session import SeatSession
 
 REFRESH = 3.0       # seconds between two listings of the tables
@@ -127,6 +127,7 @@ class LobbyApp(App[Choice]):
     #status { height: 1; background: $primary-background; padding: 0 1; }
     #saved { height: auto; padding: 0 1; color: $warning; }
     #tables { height: 1fr; border: none; }
+    #legend { height: auto; padding: 0 1; color: $text-muted; }
     #message { height: auto; max-height: 4; padding: 0 1; color: $accent; }
     #keys { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     """
@@ -153,6 +154,7 @@ class LobbyApp(App[Choice]):
         yield Static(Text(f"{self.link.url} · server key {self.link.fingerprint or '?'}"), id="status")
         yield Static(id="saved")
         yield OptionList(id="tables")
+        yield Static(id="legend")
         yield Static(id="message")
         yield Static(Text("↑↓: a table · Enter: sit there · w: watch it · c: create a table"
                           + (" · r: resume your seat" if self.saved else "") + " · q: leave"), id="keys")
@@ -182,6 +184,8 @@ class LobbyApp(App[Choice]):
         options = self.query_one("#tables", OptionList)
         keep = self.highlighted_id()
         self.tables = tables
+        self.query_one("#legend", Static).update(
+            Text(f"({BLIND_MEANS})" if any(t.get("blind") is True for t in tables) else ""))
         options.clear_options()
         if not tables:
             options.add_option(Text("No table is waiting or being played: c creates one."))
@@ -284,10 +288,11 @@ class LobbyApp(App[Choice]):
         if spec is None:
             self.say("No table created.")
             return
-        game, seats, levels, options, rated = spec
+        game, seats, levels, options, rated, blind = spec
         try:
             async with self.lock:
-                table = await self.link.create(game, seats, len(levels), options, levels=levels, rated=rated)
+                table = await self.link.create(game, seats, len(levels), options, levels=levels, rated=rated,
+                                               blind=blind)
         except ServerRefused as e:
             self.say(f"The server refused: {e}")
             return

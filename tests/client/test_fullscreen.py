@@ -396,7 +396,7 @@ async def test_bang_in_the_ask_line_chats_and_answers_nothing():
         await pilot.press("exclamation_mark", "h", "i", "space", "2", "enter")
         await pilot.pause()
         assert sent == ["hi 2"] and app.question is not None and app.sent == 0
-        player.plain.update(type("T", (), {"view": None, "prompt": None, "exchange": None})(),
+        player.plain.update(type("T", (), {"view": None, "prompt": None, "exchange": None, "dealing": "open"})(),
                             [("chat", {"seat": 1, "name": "Bo", "text": "well played"})])
         await pilot.pause()
         assert "[chat] Bo: well played" in screen_text(app)

@@ -314,7 +314,7 @@ def test_incoming_chat_is_printed_without_control_characters():
     import io
     out = io.StringIO()
     t = Terminal("ws://x", out=out)
-    t.update(types.SimpleNamespace(view=None, prompt=None, exchange=None), happened)
+    t.update(types.SimpleNamespace(view=None, prompt=None, exchange=None, dealing="open"), happened)
     assert out.getvalue() == "[chat] Ana[31m: hi there\n"
 
 

@@ -164,7 +164,8 @@ async def test_a_server_gone_is_said_and_q_still_leaves(server, tmp_path):
     async with app.run_test(size=SMALL) as pilot:
         await until(pilot, lambda: app.listings)
         await asyncio.to_thread(server.stop)
-        await pilot.press("c", *["enter"] * 6)      # San Juan, 4 players, no computer, no options, not rated
+        # San Juan, 4 players, no computer, no options, not rated, blind dealing
+        await pilot.press("c", *["enter"] * 7)
         await until(pilot, lambda: "No table created: closed by the server" in screen_text(app))
         await pilot.press("r")                      # no saved seat: said
         await until(pilot, lambda: "You have no unfinished seat" in screen_text(app))

@@ -124,7 +124,7 @@ async def test_the_lobby_refuses_a_long_name_before_it_creates_a_table(tmp_path,
         async def tables(self):
             return []
 
-        async def create(self, game, seats, bots, options, levels=None, rated=False):
+        async def create(self, game, seats, bots, options, levels=None, rated=False, blind=None):
             self.created.append((game, seats, bots, levels))
             return "t1"
 

@@ -158,6 +158,7 @@ class FakeTable:
         self.seats = []
         self.exchange = object()
         self.prompt = (view or {}).get("prompt")
+        self.dealing = "open"
 
     def names(self):
         return [p["name"] for p in self.view["players"]] if self.view else []

@@ -288,7 +288,7 @@ def test_the_screen_s_terminal_logs_no_waiting_lines():
     for kind in (Terminal, LogTerminal):
         out = io.StringIO()
         term = kind("ws://x", out=out)
-        term.update(types.SimpleNamespace(view=view, prompt=None, exchange=True, deadline=None, turn_time=0), [])
+        term.update(types.SimpleNamespace(view=view, prompt=None, exchange=True, deadline=None, turn_time=0, dealing="open"), [])
         said[kind] = out.getvalue()
     assert "Waiting for Bo" in said[Terminal]           # the plain mode says it in a line ...
     assert said[LogTerminal] == ""                      # ... the full screen on a line of its own

@@ -72,25 +72,34 @@ def test_the_lobby_asks_for_the_game_and_each_of_its_options(two_games, capsys):
     from client.terminal import Keyboard
 
     class Link:
-        async def create(self, game, seats, bots, options, levels=None, rated=False):
-            self.created = (game, seats, bots, options, rated)
+        async def create(self, game, seats, bots, options, levels=None, rated=False, blind=None):
+            self.created = (game, seats, bots, options, rated, blind)
             return "t1"
 
     link = Link()
     toy = list(games.GAMES).index("toy") + 1
-    answers = io.StringIO(f"{toy}\n5\n1\ny\n5\n8\n")  # Toy, 5 players, 1 computer, long game, 5 then 8 rounds
+    # Toy, 5 players, 1 computer, long game, 5 then 8 rounds, blind dealing as it comes (yes)
+    answers = io.StringIO(f"{toy}\n5\n1\ny\n5\n8\n\n")
     assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
-    assert link.created == ("toy", 5, 1, {"long_game": True, "rounds": 8}, False)
+    assert link.created == ("toy", 5, 1, {"long_game": True, "rounds": 8}, False, True)
     asked = capsys.readouterr().out
     assert f"{toy}. Toy" in asked and "1. San Juan" in asked and "Play to 20 points?" in asked and "Rounds to play (4, 6, 8)" in asked
     assert "Please type one of 4, 6, 8." in asked
     assert "Rated" not in asked         # a computer player's match is never rated: not asked
+    assert "Blind dealing (nobody, the server included, knows a card until it is opened to whoever may see it)? " \
+           "(1. no, 2. yes) [yes]" in asked
 
-    # A table of people only is asked whether it is rated.
-    answers = io.StringIO(f"{toy}\n5\n0\nn\n4\nyes\n")
+    # A table of people only is asked whether it is rated; this one deals open.
+    answers = io.StringIO(f"{toy}\n5\n0\nn\n4\nyes\nno\n")
     assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
-    assert link.created == ("toy", 5, 0, {"long_game": False, "rounds": 4}, True)
+    assert link.created == ("toy", 5, 0, {"long_game": False, "rounds": 4}, True, False)
     assert "Rated (the match counts for every player's rating)? (1. no, 2. yes) [no]" in capsys.readouterr().out
+
+    # One person against computer players: blind dealing is not asked (the server deals open).
+    answers = io.StringIO(f"{toy}\n3\n2\n\n\n")
+    assert asyncio.run(create_dialog(link, Keyboard(answers))) == "t1"
+    assert link.created == ("toy", 3, 2, {"long_game": False, "rounds": 6}, False, None)
+    assert "Blind" not in capsys.readouterr().out
 
 
 def test_rated_is_for_a_table_of_people_that_one_creates(capsys):
@@ -100,5 +109,35 @@ def test_rated_is_for_a_table_of_people_that_one_creates(capsys):
     assert ("governor play: a rated table is a table of people (a computer player's match never counts): "
             "add --bots 0.") in capsys.readouterr().err
     assert main(["join", "ws://127.0.0.1:9", "--rated", "--bot", "random", "--no-input"]) == 2
-    assert "--seats, --bots, --level and --rated describe a table you create: add --create GAME." in \
-        capsys.readouterr().err
+    assert "--seats, --bots, --level, --rated, --blind and --open describe a table you create: add --create GAME." \
+        in capsys.readouterr().err
+
+
+def test_blind_or_open_dealing_is_chosen_for_a_table_one_creates(capsys):
+    from client.cli import main, parser
+
+    def parsed(*argv):
+        return parser(argv[0]).parse_args(list(argv))
+
+    assert parsed("play", "--host", "0.0.0.0", "--bots", "1", "--blind").blind is True
+    assert parsed("play", "--host", "0.0.0.0", "--bots", "1", "--open").blind is False
+    assert parsed("play").blind is None            # the server's default: blind with two people or more
+    assert parsed("join", "ws://127.0.0.1:9", "--create", "sanjuan", "--blind").blind is True
+    assert parsed("join", "ws://127.0.0.1:9", "--create", "sanjuan", "--open").blind is False
+    assert parsed("join", "ws://127.0.0.1:9", "--create", "sanjuan").blind is None
+    with pytest.raises(SystemExit):
+        parsed("join", "ws://127.0.0.1:9", "--create", "sanjuan", "--blind", "--open")
+    assert "not allowed with argument" in capsys.readouterr().err
+
+    # Against computer players alone the deal stays open: --blind there is refused, saying why.
+    assert main(["play", "--blind", "--plain"]) == 2
+    err = capsys.readouterr().err
+    assert "governor play: --blind is for a table with seats for friends" in err and "--bots fewer than 3" in err
+    # Dealing describes a table one creates.
+    assert main(["join", "ws://127.0.0.1:9", "--open", "--bot", "random", "--no-input"]) == 2
+    assert "--blind and --open describe a table you create" in capsys.readouterr().err
+
+    from client.join import describe_created
+    args = parsed("join", "ws://127.0.0.1:9", "--create", "sanjuan", "--blind")
+    args.seats, args.levels, args.options = 2, [], {}
+    assert describe_created(args) == "San Juan, 2 seats, no computer players, blind dealing"
