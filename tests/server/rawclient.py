@@ -343,6 +343,7 @@ class BlindSeatPlayer:
         self.status: dict | None = None
         self.views = self.snapshots = self.acks = 0
         self.answering = True               # False: sends nothing at all (a client that stopped)
+        self.moving = True                  # False: answers what its client owes, makes no move
         self.on_entry = None                # called after every entry taken in
 
     @property
@@ -448,7 +449,8 @@ class BlindSeatPlayer:
             if m not in self.unconfirmed:
                 self.unconfirmed.append(m)
             await self.raw.send(m)
-        if self.pending is None and not self.moved and self.bx is not None and self.bx.prompt() is not None:
+        if self.moving and self.pending is None and not self.moved and self.bx is not None \
+                and self.bx.prompt() is not None:
             from games.choice import pick_uniform
             p = self.bx.prompt()
             m = self.bx.move(pick_uniform(p["options"], p["min"], p["max"], self.rnd))
