@@ -964,7 +964,7 @@ class TableCore:
             return self._accept(kind, s.index, data, by)
         except (ProtocolError, IllegalAction) as e:
             log.info("table %s: the %s of seat %d was refused (%s)", self.id, word, s.index, e.code)
-            return [_error(conn, e.code, f"Your {word} was refused: {e.message}")]
+            return [_error(conn, e.code, f"Your {word} {'were' if kind == 'shares' else 'was'} refused: {e.message}")]
 
     def resync(self, conn) -> Effects:
         if self.state is None:
