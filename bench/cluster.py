@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> None:
     engine, option_sets = engine_and_options(ap, args)
     if SEATS not in engine.INFO.players:
         ap.error(f"{engine.INFO.id} is not played by {SEATS}")
-    create = {"type": "create", "game": engine.INFO.id, "seats": SEATS, "bots": 0, "options": option_sets[-1]}
+    create = {"type": "create", "game": engine.INFO.id, "seats": SEATS, "bots": 0, "options": option_sets[-1],
+              "blind": False}
     out = {"bench": "cluster", "game": create["game"], "options": create["options"], "seats": SEATS,
            "think_s": args.think, "window_s": args.seconds, "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory() as tmp:

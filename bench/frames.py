@@ -101,6 +101,7 @@ class _Core:
     state: object = None
     seq: int = 0
     latest_events: deque = field(default_factory=lambda: deque(maxlen=EVENTS_IN_SNAPSHOT))
+    blind: bool = False
 
 
 @dataclass

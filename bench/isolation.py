@@ -188,7 +188,7 @@ async def create_table(url: str, source: str, seats: int, bots: int = 0, bot: st
     async with await open_ws(url, source) as ws:
         await hello(ws)
         reply = await request(ws, {"type": "create", "game": GAME, "seats": seats, "bots": bots, "bot": bot,
-                                   "options": {}}, "created", "error")
+                                   "options": {}, "blind": False}, "created", "error")
     if reply["type"] == "error":
         raise RuntimeError(f"{source} could not create a table: {reply['message']}")
     return reply["table"]
@@ -305,7 +305,8 @@ class Attack:
         async def one():
             async with await open_ws(self.url, "127.0.0.4") as ws:
                 await hello(ws)
-                await self.paced(ws, {"type": "create", "game": GAME, "seats": 4, "bots": 0, "options": {}}, 19,
+                await self.paced(ws, {"type": "create", "game": GAME, "seats": 4, "bots": 0, "options": {},
+                                      "blind": False}, 19,
                                  ("created", "error"))
         try:
             await asyncio.wait_for(asyncio.gather(*(self.again(one) for _ in range(4))), self.params["seconds"] - 1)

@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         server_from = str(Path(args.server_from).resolve())
         if not (Path(server_from) / "server" / "app.py").is_file():
             ap.error(f"--server-from: {args.server_from} is not a checkout of this project (no server/app.py)")
-    create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1]}
+    create = {"type": "create", "game": info.id, "seats": seats, "bots": 0, "options": option_sets[-1], "blind": False}
     with tempfile.TemporaryDirectory() as data_dir, contextlib.ExitStack() as stack:
         database = "sqlite"
         if args.postgres:

@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import wire
 
-CREATE = {"type": "create", "game": "sanjuan", "seats": 4, "bots": 0, "options": {}}
+CREATE = {"type": "create", "game": "sanjuan", "seats": 4, "bots": 0, "options": {}, "blind": False}
 
 
 # limits no load here comes near: the rounds measure memory, never a refusal

@@ -416,8 +416,10 @@ class BlindServerExchange(ServerExchange):
         return [self._append({"t": "forfeit", "seats": seats, "reason": reason})] + self._final_if_ready()
 
     def cancel(self, reason: str) -> list[Signed]:
-        """Before the deal only (a seat that never committed or revealed): after it, `forfeit`."""
-        if self.phase not in ("commit", "reveal"):
+        """Before the deal is done only (a seat that never committed, revealed, or took its part
+        in the setup's shuffles and openings): after it, `forfeit`."""
+        dealing = self.phase == "play" and self.replica is not None and self.replica.state is None
+        if self.phase not in ("commit", "reveal") and not dealing:
             raise ProtocolError("out_of_order", "once the deal has begun, a silent seat forfeits")
         self.phase = "cancelled"
         return [self._append({"t": "cancel", "server_seed": self.server_seed, "seeds": list(self.seeds),

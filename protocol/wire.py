@@ -20,9 +20,20 @@ A session:
 Once seated, per table:
   server -> entry {table, payload, sig}               a signed public log entry (docs/fairness.md §4)
   server -> private {table, payload, sig}             a signed private message for this seat
-  client -> commit {commitment, sig} / reveal {seed, sig}
+  client -> commit {commitment, sig, deal_key?, deal_proof?, deal_sig?} / reveal {seed, sig}
                                                       the client's part of the exchange, signed by the
-                                                      player's key (docs/fairness.md C11, C12)
+                                                      player's key (docs/fairness.md C11, C12); on a
+                                                      blind table the commit carries the deal key, its
+                                                      proof and their signature (C16, C23)
+On a blind table (docs/fairness.md §10.6) a seat's client also sends, unasked, what the log shows
+it owes (protocol/blind_exchange.py), each answered only when it is refused (an `error`):
+  client -> shuffle {name, idx, pile, sig}            its step of a joint shuffle: pile = n × 64 bytes
+  client -> shares {cards, parts, proofs, sig}        decryption shares: n handles, n × 32, n × 64 bytes
+  client -> deal_seed {seed, sig}                     its deal seed, once the game is over
+and its act carries `openings` (nil, or {cards, parts, proofs, sig}: its shares of its own cards
+the move turns up). There are no `private` messages and no snapshot or delta to a seated player:
+each client makes its view from its own replica of the log. A seat that owes something past its
+time forfeits (a `forfeit` entry, then `final`).
   server -> snapshot {table, seq, view, hash, events} the seat's whole view (on connect, on request,
                                                       after a gap or an overflow)
   server -> delta {table, base, seq, ops, hash, events} ops turn the view at `base` into the one at
@@ -79,12 +90,20 @@ from games.errors import Closed
 from .codec import DecodeError, pack, pack_map, unpack
 from .signing import PUBLIC_KEY_BYTES, SIGNATURE_BYTES
 
-VERSION = "governor/5"
+VERSION = "governor/6"
 MAX_FRAME = 64 * 1024            # client -> server
 MAX_SERVER_FRAME = 1024 * 1024   # server -> client
 MAX_CHAT = 200                   # characters of one chat line, after control characters and
                                  # surrounding whitespace are stripped
 MAX_ACTION = 64                  # options picked in one action: a decision picks a few of those shown
+# The most cards one pile of a blind table can hold: every card of the largest manifest (San
+# Juan's deck with its expansion; a reshuffle holds fewer). A shuffle step or a shares message
+# names at most this many cards; MAX_FRAME lets a whole-deck step through.
+MAX_PILE = 143
+CIPHERTEXT_BYTES = 64            # one card of a pile: two Ed25519 points
+POINT_BYTES = 32                 # a decryption share's part, a deal key
+PROOF_BYTES = 64                 # a Chaum-Pedersen or Schnorr proof
+SEED_BYTES = 32
 
 # Close codes (RFC 6455 leaves 4000-4999 to applications).
 CLOSE_BAD_FRAME = 4000           # not a msgpack map with a known type and the right fields
@@ -112,13 +131,20 @@ CLIENT = {
     # `rated`: the match counts for ratings when every seat holds a player key (docs/playing.md).
     "create": {"game": (_STR, True), "seats": (_INT, True), "bots": (_INT, True),
                "bot": (_STR, False), "levels": (_LIST, False), "options": (_MAP, False), "here": (_BOOL, False),
-               "private": (_BOOL, False), "rated": (_BOOL, False)},
+               "private": (_BOOL, False), "rated": (_BOOL, False), "blind": (_BOOL, False)},
     "sit": {"table": (_STR, True), "name": (_STR, True), "key": (_BIN, True)},
     "watch": {"table": (_STR, True), "have": (_INT, False)},
     "leave": {},
-    "commit": {"commitment": (_BIN, True), "sig": (_BIN, True)},
+    "commit": {"commitment": (_BIN, True), "sig": (_BIN, True), "deal_key": (_BIN, False),
+               "deal_proof": (_BIN, False), "deal_sig": (_BIN, False)},
     "reveal": {"seed": (_BIN, True), "sig": (_BIN, True)},
-    "act": {"id": (_INT, True), "seq": (_INT, True), "move": (_BIN, True), "sig": (_BIN, True)},
+    # `openings`, on a blind table: nil, or the mover's shares of its own cards the move turns up
+    # ({cards, parts, proofs, sig}, as a shares message)
+    "act": {"id": (_INT, True), "seq": (_INT, True), "move": (_BIN, True), "sig": (_BIN, True),
+            "openings": (_MAP, False)},
+    "shuffle": {"name": (_STR, True), "idx": (_INT, True), "pile": (_BIN, True), "sig": (_BIN, True)},
+    "shares": {"cards": (_LIST, True), "parts": (_BIN, True), "proofs": (_BIN, True), "sig": (_BIN, True)},
+    "deal_seed": {"seed": (_BIN, True), "sig": (_BIN, True)},
     "resync": {},
     "chat": {"text": (_STR, True)},
     # The server's operator (server/operator.py): `do` is "tables" or "close" (with `table`).
@@ -139,7 +165,7 @@ SERVER = {
               "ops": (_LIST, True), "hash": (_BIN, True), "events": (_LIST, True)},
     "ack": {"id": (_INT, True)},
     "reject": {"id": (_INT, True), "code": (_STR, True), "message": (_STR, True)},
-    "status": {"table": (_STR, True), "seats": (_LIST, True)},
+    "status": {"table": (_STR, True), "seats": (_LIST, True), "blind": (_BOOL, False)},
     "clock": {"table": (_STR, True), "seq": (_INT, True), "left": (float, True)},
     "error": {"code": (_STR, True), "message": (_STR, True)},
     "notice": {"table": (_STR, True), "code": (_STR, True), "message": (_STR, True)},
@@ -245,6 +271,8 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         raise WireError("bad_frame", "a message is a msgpack map with a string field 'type'")
     msg.pop("pad", None)   # padding only hides the frame's length: nothing reads it
+    if msg.get("type") == "act" and "openings" in msg and msg["openings"] is None:
+        del msg["openings"]    # nil: the move turns up none of the mover's cards
     fields = schema.get(msg["type"])
     if fields is None:
         raise WireError("bad_frame", f"unknown message type {msg['type']!r}")
@@ -261,6 +289,7 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
                                      f"signature, not {len(msg['sig'])} bytes")
     if msg["type"] == "sit" and len(msg["key"]) != PUBLIC_KEY_BYTES:
         raise WireError("bad_frame", f"field 'key' of a sit message must be a {PUBLIC_KEY_BYTES}-byte public key")
+    _check_blind(msg)
     if msg["type"] == "act":
         try:
             action = unpack(msg["move"], max_size)
@@ -271,6 +300,50 @@ def decode(frame, schema: dict = CLIENT, max_size: int = MAX_FRAME) -> dict:
         _check_action(action)
         msg["action"] = action
     return msg
+
+
+_SIZES = {"deal_key": POINT_BYTES, "deal_proof": PROOF_BYTES, "deal_sig": SIGNATURE_BYTES, "seed": SEED_BYTES}
+
+
+def _check_blind(msg: dict) -> None:
+    """The sizes of a blind table's fields: keys, proofs and seeds, a pile of n cards (n × 64
+    bytes), shares of n cards (n handles, n × 32 and n × 64 bytes), n at most MAX_PILE. Whether
+    they fit the table's pile or cards is the table's to say."""
+    kind = msg["type"]
+    for name, size in _SIZES.items():
+        if kind in ("commit", "deal_seed") and name in msg and len(msg[name]) != size:
+            raise WireError("bad_frame", f"field {name!r} of a {kind} message must be {size} bytes, "
+                                         f"not {len(msg[name])}")
+    if kind == "commit" and len({"deal_key", "deal_proof", "deal_sig"} & msg.keys()) not in (0, 3):
+        raise WireError("bad_frame", "a commit carries its deal key, the key's proof and their signature, or none")
+    if kind == "shuffle":
+        pile = msg["pile"]
+        if not pile or len(pile) % CIPHERTEXT_BYTES or len(pile) > MAX_PILE * CIPHERTEXT_BYTES:
+            raise WireError("bad_frame", f"the pile of a shuffle message is 1 to {MAX_PILE} cards of "
+                                         f"{CIPHERTEXT_BYTES} bytes, not {len(pile)} bytes")
+    if kind == "shares":
+        _check_shares(msg, "a shares message")
+    if kind == "act" and msg.get("openings") is not None:
+        openings = msg["openings"]
+        for name, kind_of in (("cards", list), ("parts", bytes), ("proofs", bytes), ("sig", bytes)):
+            if type(openings.get(name)) is not kind_of:
+                raise WireError("bad_frame", f"the openings of an act need the field {name!r} ({kind_of.__name__})")
+        if len(openings["sig"]) != SIGNATURE_BYTES:
+            raise WireError("bad_frame", f"the openings' signature must be {SIGNATURE_BYTES} bytes")
+        _check_shares(openings, "the openings of an act")
+
+
+def _check_shares(msg: dict, what: str) -> None:
+    cards = msg["cards"]
+    n = len(cards)
+    if not 1 <= n <= MAX_PILE:
+        raise WireError("bad_frame", f"{what} names 1 to {MAX_PILE} cards, not {n}")
+    if not all(type(c) is int for c in cards):
+        raise WireError("bad_frame", f"the cards of {what} are handles (ints)")
+    if len(msg["parts"]) != n * POINT_BYTES or len(msg["proofs"]) != n * PROOF_BYTES:
+        raise WireError("bad_frame", f"{what} of {n} cards carries {n} × {POINT_BYTES} bytes of parts and "
+                                     f"{n} × {PROOF_BYTES} of proofs, not {len(msg['parts'])} and "
+                                     f"{len(msg['proofs'])}")
 
 
 def chat_text(text: str) -> str:

@@ -1,6 +1,7 @@
 """The views of the match that one table's connections are sent: snapshots and deltas.
 
-Each seated person is sent its own view, numbered with the table's `seq`: a `snapshot` first,
+Each seated person is sent its own view (but at a table dealt blind, where each client makes its
+own from its replica of the log), numbered with the table's `seq`: a `snapshot` first,
 then `delta`s against the view it was last sent (protocol.diff) — or a snapshot again when that
 is no larger, when the seat (re)connects or asks, or after its connection dropped queued view
 updates. Spectators share the public view, computed and encoded once per change: the same bytes
@@ -141,7 +142,9 @@ class Broadcaster:
         view did not change: its command is answered at that seq), then the spectators get theirs.
         Each gets the public events only: what a seat alone is told comes to it signed, in a
         private message (protocol/exchange.py), whose length is one size class whatever it says."""
-        seats = [s for s in self.core.seats if s.human and s.conn is not None]
+        # On a blind table a seated person's client makes its own view from its replica: the
+        # server could not (it does not see their cards), and sends the spectators' alone.
+        seats = [] if self.core.blind else [s for s in self.core.seats if s.human and s.conn is not None]
         watched = bool(self.core.spectators)
         views = self._views([s.index for s in seats] + [None] * watched)
         for s, now in zip(seats, views):
@@ -152,6 +155,8 @@ class Broadcaster:
         """Send a seat's or a spectator's connection a fresh snapshot: it (re)connected, asked for
         one, or sent a command decided on an old view."""
         s = self._seat_of(conn)
+        if s is not None and self.core.blind:
+            return
         if s is not None:
             self._sent.pop(s.index, None)
             self._send_view(s, self._views([s.index])[0], [], force=True)
@@ -315,7 +320,7 @@ class Broadcaster:
         if conn.closed or self.state is None:
             return
         s = self._seat_of(conn)
-        if s is not None:
+        if s is not None and not self.core.blind:
             now = self._views([s.index])[0]
             now.conn = conn
             self._sent[s.index] = now

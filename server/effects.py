@@ -10,7 +10,7 @@ Connections are opaque to the core: it names them in effects and never calls the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # ---------------------------------------------------------------------- timers
 # A timer's key says what it is for; when it fires, the shell posts the key itself to the
@@ -37,7 +37,17 @@ class PhaseClock:
     phase: str
 
 
-TimerKey = GraceTimer | TurnClock | PhaseClock
+@dataclass(frozen=True)
+class OwedClock:
+    """On a blind table, the time seat `seat` has to deliver what it owes (`mark`: what it owes,
+    with how much it had delivered and its connection's epoch when the clock started; `seq`,
+    the entry it was started at, for the `clock` message). Past it, the seat forfeits."""
+    seat: int
+    mark: tuple
+    seq: int = field(compare=False)
+
+
+TimerKey = GraceTimer | TurnClock | PhaseClock | OwedClock
 
 
 @dataclass(frozen=True)
@@ -56,7 +66,7 @@ class TellClock:
     """Tell this connection how long the turn clock `key` has left: its seat's question is
     answered by a bot then. The shell runs the timers, so it knows the time left."""
     conn: object
-    key: TurnClock
+    key: TurnClock | OwedClock
 
 
 # ---------------------------------------------------------------------- the store
@@ -76,6 +86,7 @@ class SaveStart(Persist):
     game_id: bytes
     server_seed: bytes
     started: int               # unix seconds: the signed header names it
+    deal_seed: bytes | None    # a blind table's server deal seed (secret like the server seed)
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,5 +187,12 @@ class UpgradeCancel:
     one restored it: counted in /metrics."""
 
 
+@dataclass(frozen=True)
+class Forfeited:
+    """Seats of a blind table forfeited (they did not deliver what they owed in time): counted
+    in /metrics."""
+    seats: tuple[int, ...]
+
+
 Effect = (StartTimer | CancelTimer | TellClock | Persist | LoadLog | Send | SendBacklog | Show | Snapshot | Close | Bind
-          | Unbind | AskBot | BotFailure | UpgradeCancel)
+          | Unbind | AskBot | BotFailure | UpgradeCancel | Forfeited)

@@ -54,6 +54,7 @@ class Commit:
     conn: object
     commitment: bytes
     sig: bytes
+    deal: dict | None = None    # on a blind table: deal_key, deal_proof, deal_sig
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +72,16 @@ class Act:
     move: bytes       # the options picked, as the player signed them
     sig: bytes
     received: float   # time.perf_counter() when the server read it: the ack latency starts here
+    openings: dict | None = None   # on a blind table: the mover's shares of its cards the move turns up
+
+
+@dataclass(frozen=True, eq=False)
+class Deliver:
+    """On a blind table, what a seat's client owes: `kind` "shuffle", "shares" or "deal_seed",
+    with the message's fields (protocol/wire.py)."""
+    conn: object
+    kind: str
+    data: dict
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,15 +106,22 @@ class BotMove:
     why: str = ""
 
 
-def seat_command(conn, msg: dict, received: float) -> Commit | Reveal | Act | Resync:
+DELIVERED = {"shuffle": ("name", "idx", "pile", "sig"), "shares": ("cards", "parts", "proofs", "sig"),
+             "deal_seed": ("seed", "sig")}
+
+
+def seat_command(conn, msg: dict, received: float) -> Commit | Reveal | Act | Deliver | Resync:
     """A seat's command, decoded from the wire (protocol.wire) at `received`, as the inbox takes it."""
     match msg["type"]:
         case "commit":
-            return Commit(conn, msg["commitment"], msg["sig"])
+            deal = {k: msg[k] for k in ("deal_key", "deal_proof", "deal_sig") if k in msg}
+            return Commit(conn, msg["commitment"], msg["sig"], deal or None)
         case "reveal":
             return Reveal(conn, msg["seed"], msg["sig"])
         case "act":
-            return Act(conn, msg["id"], msg["seq"], msg["move"], msg["sig"], received)
+            return Act(conn, msg["id"], msg["seq"], msg["move"], msg["sig"], received, msg.get("openings"))
+        case kind if kind in DELIVERED:
+            return Deliver(conn, kind, {k: msg[k] for k in DELIVERED[kind]})
         case "resync":
             return Resync(conn)
     raise ValueError(f"{msg['type']!r} is not a seat's command")

@@ -5,8 +5,9 @@ tables up, awaits the store and the cluster, and carries the answers out.
 - the hello: the protocol version, whether it claims a seat and which, the welcome with its
   challenge, and the claim that answers it (whose signature the table checks against its seat's
   key, server/table_core.py `attach`);
-- create: the game, seats, options and bot levels checked, then the table limits and the quotas
-  of the address and its network (server/quotas.py), then a fresh table id and the table's row;
+- create: the game, seats, options and bot levels checked, whether it is dealt blind (by default
+  when two or more seats are people's), then the table limits and the quotas of the address and
+  its network (server/quotas.py), then a fresh table id and the table's row;
 - sit and watch: a connection with a seat asks for no other, a name is printable and short, a
   watch (or a table to be read from the database) is within the address's watch quota; then what
   to answer when the table was not found here;
@@ -113,6 +114,7 @@ class TableAsked:
     levels: list[str]       # of each computer seat in turn
     private: bool
     rated: bool             # the match counts for ratings (protocol/standings.py)
+    blind: bool             # dealt blind (docs/fairness.md §10): nobody, the server included, sees a hidden card
     here: bool              # on this process, whatever the cluster's load
 
 
@@ -227,8 +229,11 @@ class Lobby:
             if lv not in bots.levels(info.id):
                 return Refuse("unknown_bot", f"No bot level {str(lv)[:40]!r} for {info.title}; "
                                              f"there is: {', '.join(bots.levels(info.id))}.")
+        # Blind by default where two or more people play: then a server that saw every hand could
+        # tell one person's cards to another.
+        blind = msg.get("blind", n - nbots >= 2)
         return TableAsked(info.id, info.title, n, options, level, list(levels), msg.get("private", False),
-                          msg.get("rated", False), bool(msg.get("here")))
+                          msg.get("rated", False), blind, bool(msg.get("here")))
 
     def admit(self, asked: TableAsked, addr: str, open_creators: Iterable[str | None], taken: Callable[[str], bool],
               now: float, wall: float) -> Refuse | TableRow:
@@ -254,7 +259,7 @@ class Lobby:
         seats += [{"name": f"Bot {i + 1}", "player_id": f"bot-{i + 1}-{secrets.token_hex(4)}", "key": None,
                    "bot": level} for i, level in enumerate(asked.levels, humans)]
         return TableRow(self.new_id(taken), asked.game, asked.options, asked.level, seats, None, None, "waiting",
-                        wall, private=asked.private, rated=asked.rated)
+                        wall, private=asked.private, rated=asked.rated, blind=asked.blind)
 
     def stored(self, addr: str) -> None:
         """A create admitted for `addr` is stored, or failed to be: no longer counted as pending."""

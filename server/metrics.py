@@ -48,6 +48,7 @@ class Metrics:
         self.lease_takeovers = 0                  # tables taken over, their lease expired (see above)
         self.bot_failures: Counter[str] = Counter()   # bot decisions replaced by a random move, by level
         self.upgrade_cancels = 0                  # unfinished bgfair/v1 matches cancelled at restore
+        self.forfeits = 0                         # seats of blind tables that forfeited
         self.records_failed = 0                   # records that could not be published, read or judged
         self.unknown_behind_proxy = 0             # a trusted proxy's connections that named no client (server/proxies.py)
 
@@ -85,6 +86,8 @@ def exposition(server) -> str:
     _family(out, "governor_upgrade_cancels_total", "counter", "Unfinished matches of the previous protocol "
             "version (bgfair/v1) cancelled when restored: they cannot go on after the upgrade.",
             [f" {m.upgrade_cancels}"])
+    _family(out, "governor_forfeits_total", "counter", "Seats of blind tables that forfeited: they did not "
+            "deliver a shuffle step, shares, a move or a deal seed in time (each logged).", [f" {m.forfeits}"])
     _family(out, "governor_records_failed_total", "counter", "Match records the records port could not "
             "write, read or judge (each logged at error level).", [f" {m.records_failed}"])
     _family(out, "governor_proxy_unknown_clients_total", "counter", "Connections from a trusted proxy that "

@@ -2,7 +2,7 @@
 is started with `--database postgresql://…`, and the only code that touches that database.
 
 It keeps what the SQLite store keeps (server/sqlite_store.py), in the same shape: `tables` (one
-row a table: game, options, seats, game id, server seed, status), `log` (every accepted input of
+row a table: game, options, seats, game id, server seed, blind and the deal seed, status), `log` (every accepted input of
 a table, in order).
 
 The Store's guarantees, and how they are kept here:
@@ -134,6 +134,12 @@ MIGRATIONS = [
     # tokens goes.
     """
     DROP TABLE seat_tokens;
+    """,
+    # 8: tables dealt blind (TableRow.blind) and the server's deal seed of their match
+    # (TableRow.deal_seed, secret like the server seed); every table before was open.
+    """
+    ALTER TABLE tables ADD COLUMN blind BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE tables ADD COLUMN deal_seed BYTEA;
     """,
 ]
 VERSION = len(MIGRATIONS)
@@ -406,18 +412,20 @@ class PostgresStore:
         now = time.time()
         await self._write(Write(row.id, [(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private, rated, started) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            " private, rated, started, blind, deal_seed)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
             (row.id, row.game, row.options, row.bot, row.seats, row.game_id, row.server_seed, row.status,
-             now, now, row.private, row.rated, row.started))], new=True))
+             now, now, row.private, row.rated, row.started, row.blind, row.deal_seed))], new=True))
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._write(Write(table_id, [("UPDATE tables SET seats = $1, updated = $2 WHERE id = $3",
                                             (seats, time.time(), table_id))]))
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None,
+                          deal_seed: bytes | None = None) -> None:
         await self._write(Write(table_id, [(
-            "UPDATE tables SET game_id = $1, server_seed = $2, started = $3, status = 'playing', updated = $4"
-            " WHERE id = $5", (game_id, server_seed, started, time.time(), table_id))]))
+            "UPDATE tables SET game_id = $1, server_seed = $2, started = $3, deal_seed = $4, status = 'playing',"
+            " updated = $5 WHERE id = $6", (game_id, server_seed, started, deal_seed, time.time(), table_id))]))
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._write(Write(table_id, status=status))
@@ -441,7 +449,8 @@ class PostgresStore:
 
     async def _tables(self, where: str, *args) -> list[TableRow]:
         rows = await self._read("fetch", "SELECT id, game, options, bot, seats, game_id, server_seed, status,"
-                                         " created, private, rated, started FROM tables " + where, *args)
+                                         " created, private, rated, started, blind, deal_seed FROM tables " + where,
+                                *args)
         return [TableRow(*r) for r in rows]
 
     async def _read(self, how: str, query: str, *args):

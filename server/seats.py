@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .effects import GraceTimer, TurnClock
+from .effects import GraceTimer, OwedClock, TurnClock
 
 ANSWERS_KEPT = 64   # answers a seat keeps, so that a resent command gets the same answer again
 
@@ -26,7 +26,8 @@ class Seat:
         self.standin = False                  # the server plays for this absent player now
         self.epoch = 0                        # bumped on every (dis)connection
         self.grace: GraceTimer | None = None  # the grace period of an absent player, running
-        self.clock: TurnClock | None = None   # the time to answer the current question, running
+        self.clock: TurnClock | OwedClock | None = None   # the time to answer (on a blind table: to deliver)
+        self.delivered = 0                    # inputs of its own the table took (a blind table's clocks)
         self.overtime: int | None = None      # the seq of a question whose time ran out
         self.own_seed: bytes | None = None    # a seed the server made for this seat
         self.job: tuple | None = None         # (prompt_seq, epoch) of the bot decision under way

@@ -3,7 +3,7 @@ Store (server/store.py) and the only code that touches the database.
 
 A table's row holds what was decided when it was created and started (game, options, seats with
 names, player ids, player keys and bot levels, game id, server seed, when the match started,
-whether it is rated, status); the `log` table holds every accepted input in order: `commit`,
+whether it is rated, whether it is dealt blind and then the server's deal seed, status); the `log` table holds every accepted input in order: `commit`,
 `reveal`, `act` and `cancel` rows. A seat is claimed by its table and its player's key, so no
 index of seats is kept.
 
@@ -118,8 +118,15 @@ def _v5_no_seat_tokens(db: sqlite3.Connection) -> None:
     db.execute("DROP TABLE seat_tokens")
 
 
+def _v6_blind(db: sqlite3.Connection) -> None:
+    """Tables dealt blind (TableRow.blind) and the server's deal seed of their match
+    (TableRow.deal_seed, secret like the server seed); every table before was open."""
+    db.execute("ALTER TABLE tables ADD COLUMN blind INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE tables ADD COLUMN deal_seed BLOB")
+
+
 # MIGRATIONS[i] brings a file from version i to i + 1.
-MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private, _v4_started_rated, _v5_no_seat_tokens]
+MIGRATIONS = [_v1_token_index, _v2_noted_seats, _v3_private, _v4_started_rated, _v5_no_seat_tokens, _v6_blind]
 VERSION = len(MIGRATIONS)
 
 
@@ -267,18 +274,20 @@ class SQLiteStore:
         now = time.time()
         await self._tx([(
             "INSERT INTO tables (id, game, options, bot, seats, game_id, server_seed, status, created, updated,"
-            " private, rated, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " private, rated, started, blind, deal_seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.game, json.dumps(row.options), row.bot, json.dumps(row.seats), row.game_id,
-             row.server_seed, row.status, now, now, int(row.private), int(row.rated), row.started))])
+             row.server_seed, row.status, now, now, int(row.private), int(row.rated), row.started, int(row.blind),
+             row.deal_seed))])
 
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         await self._tx([("UPDATE tables SET seats = ?, updated = ? WHERE id = ?",
                                     (json.dumps(seats), time.time(), table_id))])
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None,
+                          deal_seed: bytes | None = None) -> None:
         await self._tx([(
-            "UPDATE tables SET game_id = ?, server_seed = ?, started = ?, status = 'playing', updated = ? WHERE id = ?",
-            (game_id, server_seed, started, time.time(), table_id))])
+            "UPDATE tables SET game_id = ?, server_seed = ?, started = ?, deal_seed = ?, status = 'playing',"
+            " updated = ? WHERE id = ?", (game_id, server_seed, started, deal_seed, time.time(), table_id))])
 
     async def set_status(self, table_id: str, status: str) -> None:
         await self._tx([("UPDATE tables SET status = ?, updated = ? WHERE id = ?",
@@ -309,9 +318,9 @@ class SQLiteStore:
 
     def _tables(self, where: str, *args) -> list[TableRow]:
         rows = self._rdb.execute("SELECT id, game, options, bot, seats, game_id, server_seed, status, created,"
-                                " private, rated, started FROM tables " + where, args).fetchall()
+                                " private, rated, started, blind, deal_seed FROM tables " + where, args).fetchall()
         return [TableRow(r[0], r[1], json.loads(r[2]), r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], bool(r[9]),
-                         bool(r[10]), r[11]) for r in rows]
+                         bool(r[10]), r[11], bool(r[12]), r[13]) for r in rows]
 
     async def log(self, table_id: str) -> list[LogRow]:
         return await self._read(self._log, table_id)

@@ -2,7 +2,8 @@
 
 The action log is the truth (docs/hosting.md). A table's record holds what was decided when it was
 created and started; its log holds every accepted input in order (`commit`, `reveal`, `act` and
-`cancel` rows). Replaying the log through a fresh ServerExchange with the stored game id, server
+`cancel` rows; on a blind table also every client's `shuffle`, `shares` and `deal_seed`, and the
+server's `forfeit`). Replaying the log through a fresh ServerExchange with the stored game id, server
 seed and server key reproduces every signed message byte for byte.
 
 The server talks to its store only through the methods below. Every write is durable when it
@@ -34,12 +35,15 @@ class TableRow:
     private: bool = False      # never listed in the lobby (a `governor play` alone against bots)
     rated: bool = False        # the table's choice: its match counts for ratings (the header's `rated`)
     started: int | None = None  # unix seconds the match started (the header's `started`), once it has
+    blind: bool = False        # dealt blind (docs/fairness.md §10): nobody, the server included, sees a hidden card
+    deal_seed: bytes | None = None  # a blind match's server deal seed (secret like server_seed), once it starts
 
 
 @dataclass
 class LogRow:
     n: int                     # 0, 1, 2, ... per table
-    kind: str                  # commit | reveal | act | cancel
+    kind: str                  # commit | reveal | act | cancel; on a blind table also shuffle | shares |
+                               # deal_seed | forfeit
     seat: int | None
     data: dict
 
@@ -65,9 +69,11 @@ class Store(Protocol):
     async def update_seats(self, table_id: str, seats: list[dict]) -> None:
         """The seats of a waiting table changed: someone sat down or left."""
 
-    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None) -> None:
+    async def start_table(self, table_id: str, game_id: bytes, server_seed: bytes, started: int | None = None,
+                          deal_seed: bytes | None = None) -> None:
         """The match starts with this game id and server seed at unix time `started` (which its
-        signed header names); the table's status is `playing`."""
+        signed header names), and on a blind table the server's deal seed; the table's status is
+        `playing`."""
 
     async def set_status(self, table_id: str, status: str) -> None:
         """The table's new status."""

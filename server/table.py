@@ -30,10 +30,11 @@ from protocol import wire
 
 from .broadcast import Broadcaster
 from .deciders import BotFailed
-from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
-                      SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer,
-                      TellClock, TurnClock, Unbind, UpgradeCancel)
-from .inbox import Act, Attach, BotMove, CloseTable, Commit, Detach, Expire, Leave, Resync, Reveal, Sit, Watch
+from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, Forfeited, GraceTimer, LoadLog,
+                      OwedClock, PhaseClock, Persist, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show,
+                      Snapshot, StartTimer, TellClock, TurnClock, Unbind, UpgradeCancel)
+from .inbox import (Act, Attach, BotMove, CloseTable, Commit, Deliver, Detach, Expire, Leave, Resync, Reveal, Sit,
+                    Watch)
 from .leases import LeaseLost
 from .store import TableRow
 from .table_core import TableCore
@@ -46,7 +47,7 @@ log = logging.getLogger("governor.server")
 # What a connection asks of a table needs its match: a finished one is rebuilt from its log first.
 # Not a sit: only a waiting table takes one, and a waiting table has no match yet (a sit at a
 # finished table is refused without replaying it).
-NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Resync, CloseTable)
+NEEDS_MATCH = (Leave, Watch, Attach, Commit, Reveal, Act, Deliver, Resync, CloseTable)
 
 
 class Table:
@@ -181,12 +182,14 @@ class Table:
                 return core.detach(conn, now)
             case Expire(idle, lifetime):
                 return core.expire(idle, lifetime, now, time.time())
-            case Commit(conn, commitment, sig):
-                return core.commit(conn, commitment, sig)
+            case Commit(conn, commitment, sig, deal):
+                return core.commit(conn, commitment, sig, deal)
             case Reveal(conn, seed, sig):
                 return core.reveal(conn, seed, sig)
-            case Act(conn, cid, seq, move, sig):
-                return core.act(conn, cid, seq, move, sig)
+            case Act(conn, cid, seq, move, sig, _, openings):
+                return core.act(conn, cid, seq, move, sig, openings)
+            case Deliver(conn, kind, data):
+                return core.deliver(conn, kind, data)
             case Resync(conn):
                 return core.resync(conn)
             case CloseTable(conn, reason):
@@ -199,6 +202,8 @@ class Table:
                 return core.turn_clock_ran_out(message)
             case PhaseClock():
                 return core.phase_clock_ran_out(message)
+            case OwedClock():
+                return core.owed_clock_ran_out(message)
         raise TypeError(f"a table has no use for {message!r}")
 
     async def _feed(self, effects: list[Effect]) -> None:
@@ -229,8 +234,8 @@ class Table:
             match write:
                 case SaveSeats(seats):
                     await store.update_seats(tid, seats)
-                case SaveStart(game_id, server_seed, started):
-                    await store.start_table(tid, game_id, server_seed, started)
+                case SaveStart(game_id, server_seed, started, deal_seed):
+                    await store.start_table(tid, game_id, server_seed, started, deal_seed)
                 case SaveStatus(status):
                     await store.set_status(tid, status)
                 case AppendRow(n, kind, seat, data, status):
@@ -288,6 +293,8 @@ class Table:
                 self.server.metrics.bot_failures[level] += 1
             case UpgradeCancel():
                 self.server.metrics.upgrade_cancels += 1
+            case Forfeited(seats):
+                self.server.metrics.forfeits += len(seats)
             case _:
                 raise TypeError(f"a table cannot carry out {effect!r}")
 
@@ -302,7 +309,7 @@ class Table:
         if handle is not None:
             handle.cancel()
 
-    def _tell_clock(self, conn, key: TurnClock) -> None:
+    def _tell_clock(self, conn, key: TurnClock | OwedClock) -> None:
         """The time a turn clock has left, from its timer, to the seat's connection: the client
         counts down from it (its own clock need not agree with ours: only a duration travels)."""
         handle = self.timers.get(key)

@@ -43,14 +43,15 @@ import games
 from games.choice import pick_uniform
 from games.errors import IllegalAction
 from protocol import wire
+from protocol.blind_exchange import BlindServerExchange
 from protocol.exchange import SEED_BYTES, ServerExchange
 from protocol.fairness import player_commit
 from protocol.messages import ProtocolError, late_seed_reason
 from protocol.signing import SIG_SEAT, seat_payload, verify_signature
 
-from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, GraceTimer, LoadLog, PhaseClock, Persist,
-                      SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show, Snapshot, StartTimer, TellClock,
-                      TurnClock, Unbind, UpgradeCancel)
+from .effects import (AppendRow, AskBot, Bind, BotFailure, CancelTimer, Close, Effect, Forfeited, GraceTimer, LoadLog,
+                      OwedClock, PhaseClock, Persist, SaveSeats, SaveStart, SaveStatus, Send, SendBacklog, Show,
+                      Snapshot, StartTimer, TellClock, TurnClock, Unbind, UpgradeCancel)
 from .seats import Seat, seat_info
 from .store import LogRow, TableRow
 
@@ -100,6 +101,7 @@ class Starting:
     game_id: bytes
     server_seed: bytes
     started: int
+    deal_seed: bytes | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,12 +185,20 @@ class RandomMove:
 
 
 @dataclass(frozen=True)
+class Forfeit:
+    """Seats of a blind table that did not deliver what they owed in time forfeit (or, before
+    the deal is done, the match is cancelled): everyone is told. If it fails, the table freezes."""
+    seats: tuple[int, ...]
+    why: str
+
+
+@dataclass(frozen=True)
 class Upgraded:
     """The end of a match begun under bgfair/v1, which cannot go on (`_cancel_v1`). If it fails,
     the table freezes."""
 
 
-Origin = PlayerMove | PlayerSeed | OperatorClose | Expiry | ServerStep | BotDecision | RandomMove | Upgraded
+Origin = PlayerMove | PlayerSeed | OperatorClose | Expiry | ServerStep | BotDecision | RandomMove | Upgraded | Forfeit
 
 
 class TableCore:
@@ -246,6 +256,8 @@ class TableCore:
         self.random_bytes = random_bytes
         self.wall = wall                    # the time of day, read once: when the match starts
         self.rated = row.rated
+        self.blind = row.blind              # dealt blind: a BlindServerExchange, no view of a seat's
+        self.deal_seed = row.deal_seed      # its server deal seed: secret, like the server seed
         self.started_at = row.started       # unix seconds, in the signed header
         self.game_id = row.game_id
         self.server_seed = row.server_seed
@@ -273,8 +285,14 @@ class TableCore:
 
     @property
     def state(self):
-        """The match state (None before the deal)."""
-        return self.exchange.state if self.exchange is not None else None
+        """The match state (None before the deal). On a blind table, the server's replica's:
+        the cards in it that the server has not seen are handles, which it cannot read."""
+        ex = self.exchange
+        if ex is None:
+            return None
+        if self.blind:
+            return ex.replica.state if ex.replica is not None else None
+        return ex.state
 
     @property
     def idle(self) -> bool:
@@ -283,13 +301,14 @@ class TableCore:
 
     def summary(self) -> dict:
         out = {"id": self.id, "game": self.game, "options": self.options, "seats": seat_info(self.seats),
-               "status": self.status, "rated": self.rated}
+               "status": self.status, "rated": self.rated, "blind": self.blind}
         if self.frozen:
             out["frozen"] = self.frozen
         return out
 
     def status_frame(self) -> bytes:
-        msg = {"type": "status", "table": self.id, "seats": seat_info(self.seats), "status": self.status}
+        msg = {"type": "status", "table": self.id, "seats": seat_info(self.seats), "status": self.status,
+               "blind": self.blind}
         if self.turn_time:
             msg["turn_time"] = self.turn_time
         if self.frozen:
@@ -321,8 +340,8 @@ class TableCore:
                 return self._left(conn, seat, now)
             case Cancelling(by):
                 return self._cancelled(by)
-            case Starting(game_id, server_seed, started):
-                return self._started(game_id, server_seed, started)
+            case Starting(game_id, server_seed, started, deal_seed):
+                return self._started(game_id, server_seed, started, deal_seed)
             case Appending() as appending:
                 return self._appended(appending)
 
@@ -390,6 +409,11 @@ class TableCore:
         server of bgfair/v1, which kept none (the column came with the stores' migrations to
         bgfair/v2): it is rebuilt as that server signed it."""
         seats = [(s.player_id, s.name) for s in self.seats]
+        if self.blind:
+            return BlindServerExchange(self.game, self.options, seats, self.signer, game_id=self.game_id,
+                                       server_seed=self.server_seed, deal_seed=self.deal_seed,
+                                       players=[s.key if s.human else s.bot for s in self.seats], rated=self.rated,
+                                       started=self.started_at)
         if self.started_at is None:
             return ServerExchange(self.game, self.options, seats, self.signer, game_id=self.game_id,
                                   server_seed=self.server_seed, protocol="bgfair/v1")
@@ -419,10 +443,11 @@ class TableCore:
             n0 = len(self.exchange.sent)
             self._apply(row.kind, row.seat, row.data)
             act = row.kind == "act"
-            self._absorb(n0, self.exchange.last_events if act else [], row.seat if act else None, announce=False,
-                         ask=not finished)
+            self._absorb(n0, self._events(row.kind), row.seat if act else None, announce=False, ask=not finished)
             if act and "id" in row.data:
                 self.seats[row.seat].remember(row.data["id"], _ack(row.data["id"]))
+        if self.blind:
+            self.exchange.dropped.clear()   # their players were told when it happened
         if finished:
             self._ask(None)
         self.nrows = len(rows)
@@ -470,20 +495,39 @@ class TableCore:
 
     def _apply(self, kind: str, seat, data: dict) -> None:
         ex = self.exchange
-        if kind == "commit":
+        if self.blind:
+            ex.last_events = []     # set again only by a move the input applies
+        if kind == "commit" and self.blind and "deal_key" in data:
+            ex.commit(seat, data["commitment"], data["sig"], data["deal_key"], data["deal_proof"], data["deal_sig"])
+        elif kind == "commit":
             ex.commit(seat, data["commitment"], data.get("sig"))
             if "seed" in data:
                 self.seats[seat].own_seed = data["seed"]
         elif kind == "reveal":
             ex.reveal(seat, data["seed"], data.get("sig"))
+        elif kind == "act" and "sig" in data and self.blind:
+            ex.act_signed(seat, data["seen"], data["move"], data["sig"], data.get("openings"))
         elif kind == "act" and "sig" in data:     # a player's move, as it signed it
             ex.act_signed(seat, data["seen"], data["move"], data["sig"])
         elif kind == "act":                       # the server's own move for the seat
             ex.act(seat, data["action"])
+        elif kind == "shuffle" and self.blind:
+            ex.shuffle_step(seat, data["name"], data["idx"], data["pile"], data["sig"])
+        elif kind == "shares" and self.blind:
+            ex.shares(seat, data["cards"], data["parts"], data["proofs"], data["sig"])
+        elif kind == "deal_seed" and self.blind:
+            ex.reveal_deal_seed(seat, data["seed"], data["sig"])
+        elif kind == "forfeit" and self.blind:
+            ex.forfeit(data["seats"], data["reason"])
         elif kind == "cancel":
             ex.cancel(data["reason"])
         else:
             raise ValueError(f"unknown log row {kind!r}")
+
+    def _events(self, kind: str) -> list[dict]:
+        """The engine events of the move an input applied: on a blind table any input may apply
+        one (the shares that open its cards, a move waiting for them), elsewhere only an act."""
+        return self.exchange.last_events if kind == "act" or self.blind else []
 
     def _accept(self, kind: str, seat, data: dict, by: Origin) -> Effects:
         """Apply an input by `by` and have it stored; once stored, it is announced and answered
@@ -506,12 +550,16 @@ class TableCore:
         """The input stands: everyone hears of it, then whoever made it. A failure while
         announcing it freezes the table."""
         self.nrows += 1
+        if a.seat is not None:
+            self.seats[a.seat].delivered += 1
         changed, self.status = a.status != self.status, a.status
         if changed:
             log.info("table %s is %s", self.id, a.status, extra={"table": self.id, "status": a.status})
         act = a.kind == "act"
         try:
-            out = self._absorb(a.n0, self.exchange.last_events if act else [], a.seat if act else None)
+            out = self._absorb(a.n0, self._events(a.kind), a.seat if act else None)
+            if self.blind:
+                out += self._tell_dropped()
             if changed or (a.kind == "commit" and "seed" in a.data and self.seats[a.seat].human):
                 out += self._to_everyone(self.status_frame())
         except Exception:
@@ -536,6 +584,15 @@ class TableCore:
                 log.warning("table %s: its match of the previous server version is cancelled: %s", self.id,
                             UPGRADE_REASON, extra={"table": self.id, "status": "cancelled"})
                 return [UpgradeCancel()]
+            case Forfeit(seats, why):
+                names = ", ".join(self.seats[i].name or f"seat {i + 1}" for i in seats)
+                ended = "forfeits" if self.exchange.phase != "cancelled" else "held up the deal: the match is cancelled"
+                log.warning("table %s: %s %s: %s", self.id, names, ended, why,
+                            extra={"table": self.id, "forfeit": list(seats)})
+                notice = wire.encode({"type": "notice", "table": self.id, "code": "forfeit",
+                                      "message": f"{names} {ended}: {why}."})
+                counted = [Forfeited(seats)] if self.exchange.phase != "cancelled" else []
+                return counted + self._to_everyone(notice)
         return []
 
     def _failed(self, by: Origin) -> Effects:
@@ -550,7 +607,7 @@ class TableCore:
                 return [_error(conn, "internal_error", f"Table {self.id} could not be closed; it is as it was.")]
             case Expiry():
                 return []
-            case ServerStep() | Upgraded():
+            case ServerStep() | Upgraded() | Forfeit():
                 return self.freeze("the server could not take a step of its own")
             case BotDecision(seat):
                 return self._random_move(seat)
@@ -578,7 +635,7 @@ class TableCore:
         shown = self.engine.visible_events(events, None)
         self.latest_events.extend(shown)
         answered_late = self._ask(actor) if ask else False
-        if announce and ex.state is not None:
+        if announce and self.state is not None:
             out.append(Show(shown, actor))
             if answered_late:
                 out += self._to_everyone(self.status_frame())
@@ -587,17 +644,36 @@ class TableCore:
     def _ask(self, actor) -> bool:
         """Each seat's question now (one put anew, or to the seat that just answered, dates from
         this seq); whether a question that had run out of time was answered."""
-        if self.exchange.state is None:
+        if self.state is None:
             return False
         answered_late = False
         for s in self.seats:
-            p = self.engine.prompt(self.exchange.state, s.index)
+            p = self._prompt(s)
             if p != s.prompt or s.index == actor:
                 s.prompt, s.prompt_seq = p, self.seq
             if s.overtime is not None and not s.out_of_time:
                 s.overtime = None   # the question that ran out of time is answered
                 answered_late = True
         return answered_late
+
+    def _prompt(self, s: Seat):
+        """The seat's question now. On a blind table the server knows only its computer seats':
+        a person's client makes its own from its replica."""
+        if not self.blind:
+            return self.engine.prompt(self.exchange.state, s.index)
+        return self.exchange.prompt(s.index) if s.bot is not None else None
+
+    def _tell_dropped(self) -> Effects:
+        """A move that waited on a blind table (the server was opening cards) and was refused
+        when its turn came: its player is told why (it was acknowledged as received)."""
+        out = []
+        for index, e in self.exchange.dropped:
+            s = self.seats[index]
+            log.info("table %s: a waiting move of seat %d was refused (%s)", self.id, index, e.code)
+            if s.conn is not None:
+                out.append(_error(s.conn, e.code, f"Your move was not applied: {e.message}"))
+        self.exchange.dropped.clear()
+        return out
 
     def _frame(self, m) -> bytes:
         """A signed message as sent on the wire."""
@@ -711,7 +787,7 @@ class TableCore:
         out.append(SendBacklog(conn, s.stream[max(0, min(have, len(s.stream))):]))
         if self.state is not None:
             out.append(Snapshot(conn))
-        if s.clock is not None and s.clock.seq == s.prompt_seq and not s.server_plays:
+        if s.clock is not None and s.clock.seq == s.prompt_seq and not s.server_plays and not self.blind:
             out.append(TellClock(conn, s.clock))     # the question's clock runs on
         return out + self._to_everyone(self.status_frame())
 
@@ -772,7 +848,9 @@ class TableCore:
 
     # ------------------------------------------------------------------ seats' commands
 
-    def commit(self, conn, commitment: bytes, sig: bytes) -> Effects:
+    def commit(self, conn, commitment: bytes, sig: bytes, deal: dict | None = None) -> Effects:
+        """A seat's commitment; on a blind table `deal` holds its deal key, the key's proof and
+        their signature (protocol/blind_exchange.py)."""
         s = self._seat_of(conn)
         ex = self.exchange
         if s is None:
@@ -783,11 +861,15 @@ class TableCore:
             return []   # a resent commitment changes nothing
         if s.own_seed is not None:
             return [_error(conn, "already_committed", "The server committed a seed for this seat while you were away.")]
+        if self.blind and deal is None:
+            return [_error(conn, "bad_commit", "This table is dealt blind: a commitment carries the seat's deal key, "
+                                               "its proof and their signature.")]
         by = PlayerSeed(conn, "commitment")
         if self.frozen:
             return self._failed(by)
+        data = {"commitment": commitment, "sig": sig, **(deal if self.blind and deal else {})}
         try:
-            return self._accept("commit", s.index, {"commitment": commitment, "sig": sig}, by)
+            return self._accept("commit", s.index, data, by)
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
 
@@ -808,7 +890,7 @@ class TableCore:
         except (ProtocolError, IllegalAction) as e:
             return [_error(conn, e.code, e.message)]
 
-    def act(self, conn, cid: int, seq: int, move: bytes, sig: bytes) -> Effects:
+    def act(self, conn, cid: int, seq: int, move: bytes, sig: bytes, openings: dict | None = None) -> Effects:
         """A decision: `move` the msgpack bytes of the options picked, `sig` the player's signature
         over them and the entry `seq` it decided on (the exchange checks it before anything
         changes). Every act is answered exactly once: an ack, or a reject with nothing changed; a
@@ -820,13 +902,13 @@ class TableCore:
             answered = s.answer(cid)
             if answered is not None:
                 return [Send(conn, answered)]
-            return self._judge(s, cid, seq, move, sig)
+            return self._judge(s, cid, seq, move, sig, openings)
         except Exception:
             log.exception("table %s: command %d of seat %d failed", self.id, cid, s.index)
             return [Send(conn, _reject(cid, "internal_error", "The server failed on this command; it was not "
                                                               "applied."))]
 
-    def _judge(self, s: Seat, cid: int, seq: int, move: bytes, sig: bytes) -> Effects:
+    def _judge(self, s: Seat, cid: int, seq: int, move: bytes, sig: bytes, openings: dict | None) -> Effects:
         ex = self.exchange
         if self.frozen:
             return self._answer(s, cid, _reject(cid, "internal_error", f"This table is frozen: {self.frozen}."))
@@ -838,13 +920,20 @@ class TableCore:
             return self._answer(s, cid, _reject(cid, "bad_seq", f"This was decided on a view at seq {seq}, but the "
                                                                 f"table is at seq {self.seq}: there is no such view; "
                                                                 "a fresh snapshot follows."), stale=True)
-        if seq < s.prompt_seq:
+        # On a blind table the exchange judges the entry a move was decided at: the server has no
+        # view of the seat to date its question.
+        if seq < s.prompt_seq and not self.blind:
             return self._answer(s, cid, _reject(cid, "stale", f"This was decided on the view at seq {seq}, but the "
                                                               f"question changed at seq {s.prompt_seq}; a fresh "
                                                               "snapshot follows."), stale=True)
+        if openings is not None and not self.blind:
+            return self._answer(s, cid, _reject(cid, "not_blind", "Only a move at a table dealt blind carries "
+                                                                  "openings."))
+        data = {"seen": seq, "move": move, "sig": sig, "id": cid}
+        if openings is not None:
+            data["openings"] = openings
         try:
-            return self._accept("act", s.index, {"seen": seq, "move": move, "sig": sig, "id": cid},
-                                PlayerMove(s, cid))
+            return self._accept("act", s.index, data, PlayerMove(s, cid))
         except (IllegalAction, ProtocolError) as e:
             return self._answer(s, cid, _reject(cid, e.code, e.message))
 
@@ -856,9 +945,32 @@ class TableCore:
             return []
         return [Send(s.conn, answer)] + ([Snapshot(s.conn)] if stale else [])
 
+    def deliver(self, conn, kind: str, data: dict) -> Effects:
+        """What a seat's client owes on a blind table (a shuffle step, shares, its deal seed),
+        sent unasked: taken into the log, or refused with an error that names what is wrong."""
+        s = self._seat_of(conn)
+        ex = self.exchange
+        word = {"shuffle": "shuffle step", "shares": "shares", "deal_seed": "deal seed"}[kind]
+        if s is None:
+            return [_error(conn, "not_seated", f"Only a seated player sends a {word}.")]
+        if not self.blind:
+            return [_error(conn, "not_blind", f"Table {self.id} is not dealt blind: it takes no {word}.")]
+        if ex is None:
+            return [_error(conn, "not_started", "The match has not started yet.")]
+        by = PlayerSeed(conn, word)
+        if self.frozen:
+            return self._failed(by)
+        try:
+            return self._accept(kind, s.index, data, by)
+        except (ProtocolError, IllegalAction) as e:
+            log.info("table %s: the %s of seat %d was refused (%s)", self.id, word, s.index, e.code)
+            return [_error(conn, e.code, f"Your {word} {'were' if kind == 'shares' else 'was'} refused: {e.message}")]
+
     def resync(self, conn) -> Effects:
         if self.state is None:
             return [_error(conn, "not_started", "There is no view before the match starts.")]
+        if self.blind and self._seat_of(conn) is not None:
+            return []   # a seat's client makes its own view from its replica of the log
         if self._seat_of(conn) is not None or conn in self.spectators:
             return [Snapshot(conn)]
         return []
@@ -868,11 +980,14 @@ class TableCore:
     def _start(self) -> Effects:
         """Every seat is taken: the match starts with a fresh game id and server seed."""
         game_id, server_seed, started = self.random_bytes(16), self.random_bytes(SEED_BYTES), int(self.wall())
-        return self._wait(SaveStart(game_id, server_seed, started), Starting(game_id, server_seed, started))
+        deal_seed = self.random_bytes(SEED_BYTES) if self.blind else None
+        return self._wait(SaveStart(game_id, server_seed, started, deal_seed),
+                          Starting(game_id, server_seed, started, deal_seed))
 
-    def _started(self, game_id: bytes, server_seed: bytes, started: int) -> Effects:
+    def _started(self, game_id: bytes, server_seed: bytes, started: int, deal_seed: bytes | None) -> Effects:
         try:
             self.game_id, self.server_seed, self.started_at = game_id, server_seed, started
+            self.deal_seed = deal_seed
             self.exchange = self._new_exchange()
             self.status = "playing"
             log.info("table %s starts: %s", self.id, ", ".join(s.name for s in self.seats),
@@ -898,6 +1013,8 @@ class TableCore:
         ex = self.exchange
         if self.frozen or ex is None:
             return []
+        if self.blind:
+            return self._next_blind_step()
         if ex.phase == "commit":
             s = next((s for s in self.seats if ex.commits[s.index] is None and s.server_plays), None)
             if s is None:
@@ -924,6 +1041,89 @@ class TableCore:
                     out += self._ask_bot(s)
         return out
 
+    def _next_blind_step(self) -> Effects:
+        """On a blind table: the seeds of computer seats, their bots' decisions once the server's
+        replica shows their cards and no step of the server's waits for the clients, and the
+        clock of every person's seat that owes something. Nobody plays a person's seat: only its
+        client can open its cards."""
+        ex = self.exchange
+        if ex.phase in ("commit", "reveal"):
+            owed = ex.commits if ex.phase == "commit" else ex.seeds
+            s = next((s for s in self.seats if s.bot is not None and owed[s.index] is None), None)
+            if s is not None and ex.phase == "commit":
+                seed = self.random_bytes(SEED_BYTES)
+                return self._accept("commit", s.index, {"commitment": player_commit(ex.game_id, s.player_id, seed),
+                                                        "seed": seed}, ServerStep())
+            if s is not None:
+                return self._accept("reveal", s.index, {"seed": s.own_seed}, ServerStep())
+        out = []
+        if ex.phase == "play" and ex.step is None and self.state is not None:
+            for i in self.engine.to_act(self.state):
+                s = self.seats[i]
+                if s.bot is not None and s.job != (s.prompt_seq, s.epoch) and s.prompt is not None:
+                    out += self._ask_bot(s)
+        return out + self._wind_owed_clocks()
+
+    def _wind_owed_clocks(self) -> Effects:
+        """Start the clock of every person's seat that owes something (a new debt, or the same
+        after it delivered something or (dis)connected), stop that of every seat that owes nothing."""
+        ex = self.exchange
+        owed = ex.owed() if ex.phase in ("commit", "reveal", "play", "seeds") else {}
+        out: Effects = []
+        for s in self.seats:
+            if s.bot is not None:
+                continue
+            owes = tuple(owed.get(s.index, ()))
+            seconds = self._time_to_deliver(s, owes)
+            if seconds is None:
+                if s.clock is not None:
+                    out.append(CancelTimer(s.clock))
+                    s.clock = None
+                continue
+            key = OwedClock(s.index, (s.delivered, s.epoch, owes), self.seq)
+            if s.clock == key:
+                continue
+            if s.clock is not None:
+                out.append(CancelTimer(s.clock))
+            s.clock = key
+            out.append(StartTimer(key, seconds))
+            if "move" in owes and s.conn is not None:
+                out.append(TellClock(s.conn, key))
+        return out
+
+    def _time_to_deliver(self, s: Seat, owes: tuple[str, ...]) -> float | None:
+        """How long a seat has to deliver what it owes: its client sends a commitment, seed,
+        shuffle step, shares or deal seed unasked, within the grace period; a move is a person's
+        decision, on the turn clock when one is set, and within the grace period while they are
+        away. None: no limit (a person thinking, connected, with no turn clock)."""
+        if not owes:
+            return None
+        if set(owes) - {"move"}:
+            return self.grace
+        limits = [self.turn_time] if self.turn_time else []
+        if s.conn is None:
+            limits.append(self.grace)
+        return min(limits) if limits else None
+
+    def owed_clock_ran_out(self, key: OwedClock) -> Effects:
+        """A seat of a blind table did not deliver what it owed in time: it forfeits (before the
+        deal is done, the match is cancelled, naming it). Nobody can play its seat for it."""
+        s = self.seats[key.seat]
+        if s.clock != key:
+            return []
+        s.clock = None
+        ex = self.exchange
+        if self.frozen or ex is None:
+            return []
+        owes = ex.owed().get(s.index)
+        if not owes:
+            return []
+        away = "" if s.conn is not None else ", away"
+        why = f"{s.name} did not send {' and '.join(_THE[o] for o in owes)} in time{away}"
+        if ex.phase in ("commit", "reveal") or ex.phase == "play" and self.state is None:
+            return self._accept("cancel", None, {"reason": why}, Forfeit((s.index,), why))
+        return self._accept("forfeit", None, {"seats": [s.index], "reason": why}, Forfeit((s.index,), why))
+
     def _start_grace(self, s: Seat) -> Effects:
         out = [CancelTimer(s.grace)] if s.grace is not None else []
         s.grace = GraceTimer(s.index, s.epoch)
@@ -935,8 +1135,8 @@ class TableCore:
         s = self.seats[key.seat]
         if s.grace == key:
             s.grace = None
-        if s.epoch != key.epoch or s.conn is not None or self.status != "playing":
-            return []
+        if s.epoch != key.epoch or s.conn is not None or self.status != "playing" or self.blind:
+            return []   # on a blind table the seat's clock (_wind_owed_clocks) ends in a forfeit instead
         log.info("table %s: seat %d (%s) has been away for %s s; a bot plays for it", self.id, s.index, s.name,
                  self.grace)
         s.standin = True
@@ -966,7 +1166,7 @@ class TableCore:
             s.clock = None
         ex = self.exchange
         if (self.frozen or ex is None or ex.phase != "play" or s.prompt_seq != key.seq or s.server_plays
-                or s.index not in self.engine.to_act(ex.state)):
+                or self.blind or s.index not in self.engine.to_act(ex.state)):
             return []
         log.info("table %s: seat %d (%s) took more than %s s; the bot answers this question", self.id, s.index,
                  s.name, self.turn_time)
@@ -979,7 +1179,7 @@ class TableCore:
         if self.phase_clock == key:
             self.phase_clock = None
         ex = self.exchange
-        if self.frozen or ex is None or ex.phase != key.phase:
+        if self.frozen or ex is None or ex.phase != key.phase or self.blind:
             return []
         owed = ex.commits if key.phase == "commit" else ex.seeds
         late = [s.name for s in self.seats
@@ -993,7 +1193,7 @@ class TableCore:
 
     def _ask_bot(self, s: Seat) -> Effects:
         s.job = (s.prompt_seq, s.epoch)
-        view = self.engine.view(self.exchange.state, s.index)   # what a client would hold
+        view = self.engine.view(self.state, s.index)   # what a client would hold
         return [AskBot(s.index, s.job, s.bot or self.bot_level, int.from_bytes(self.random_bytes(8)) >> 1, view)]
 
     def bot_moved(self, index: int, key: tuple, action: list | None, why: str = "") -> Effects:
@@ -1005,7 +1205,10 @@ class TableCore:
             s.job = None
         ex = self.exchange
         if (self.frozen or ex is None or ex.phase != "play" or key != (s.prompt_seq, s.epoch)
-                or not s.server_plays or index not in self.engine.to_act(ex.state)):
+                or not s.server_plays or index not in self.engine.to_act(self.state)):
+            return []
+        if self.blind and ex.step is not None:
+            s.job = None    # a step waits for the clients: the bot is asked again once it is done
             return []
         if action is None:
             return self._bot_failed(s, why)
@@ -1053,7 +1256,12 @@ def _seats(row: TableRow) -> list[Seat]:
 def summary_of(row: TableRow) -> dict:
     """A table's entry in a listing, from its record (a finished table not in memory)."""
     return {"id": row.id, "game": row.game, "options": row.options, "seats": seat_info(_seats(row)),
-            "status": row.status, "rated": row.rated}
+            "status": row.status, "rated": row.rated, "blind": row.blind}
+
+
+# What a seat of a blind table owes (BlindServerExchange.owed), in a sentence.
+_THE = {"commitment": "its commitment", "seed": "its seed", "shuffle step": "its shuffle step",
+        "shares": "its decryption shares", "move": "its move", "deal seed": "its deal seed"}
 
 
 def _error(conn, code: str, message: str) -> Send:

@@ -1,6 +1,7 @@
-"""A bare test client that speaks protocol/wire.py over a real WebSocket, and a seat player that
+"""A bare test client that speaks protocol/wire.py over a real WebSocket, a seat player that
 runs protocol.exchange.PlayerExchange and a RandomBot for its seat, checking every view it is
-sent (delta base, hash) as it goes."""
+sent (delta base, hash) as it goes, and one that plays a seat of a blind table with
+protocol.blind_exchange.BlindPlayerExchange."""
 from __future__ import annotations
 
 import asyncio
@@ -131,9 +132,13 @@ class Raw:
             await closing
 
     async def create(self, seats: int, bots: int = 0, bot: str = "random", options: dict | None = None,
-                     game: str = "sanjuan") -> str:
-        await self.send({"type": "create", "game": game, "seats": seats, "bots": bots, "bot": bot,
-                         "options": options or {}})
+                     game: str = "sanjuan", blind: bool | None = False) -> str:
+        """`blind`: the table's choice (None: the server's default, blind with two or more people;
+        False by default here: a SeatPlayer plays the open exchange)."""
+        msg = {"type": "create", "game": game, "seats": seats, "bots": bots, "bot": bot, "options": options or {}}
+        if blind is not None:
+            msg["blind"] = blind
+        await self.send(msg)
         return (await self.expect("created"))["table"]
 
 
@@ -311,6 +316,150 @@ class SeatPlayer:
 
 async def play_all(players: list[SeatPlayer], timeout: float = 30.0) -> None:
     await asyncio.gather(*(p.play(timeout=timeout) for p in players))
+
+
+class BlindSeatPlayer:
+    """Plays one seat of a blind table over the wire: protocol.blind_exchange.BlindPlayerExchange
+    checks every entry with its replica and says what to send (its commitment and deal key, seed,
+    shuffle steps, shares, deal seed), and random legal moves come from its own prompt. What it
+    sent and the log does not show yet is sent again when it claims its seat again (a server
+    killed before storing it has forgotten it)."""
+
+    def __init__(self, url: str, table: str, name: str, seed: int = 0) -> None:
+        self.url, self.table, self.name = url, table, name
+        self.rnd = random.Random(seed)
+        self.key = Signer.generate()
+        self.raw: Raw | None = None
+        self.bx = None
+        self.seat = self.player_id = None
+        self.next_id = 1000 * (seed + 1)
+        self.pending: dict | None = None    # an act not yet answered
+        self.moved = False                  # an act acknowledged whose move entry has not come yet
+        self.unconfirmed: list[dict] = []   # what we sent that no entry (or ack) shows yet
+        self.outbox: list[dict] = []
+        self.errors: list[dict] = []
+        self.rejects: list[dict] = []
+        self.notices: list[dict] = []
+        self.status: dict | None = None
+        self.views = self.snapshots = self.acks = 0
+        self.answering = True               # False: sends nothing at all (a client that stopped)
+        self.moving = True                  # False: answers what its client owes, makes no move
+        self.on_entry = None                # called after every entry taken in
+
+    @property
+    def report(self):
+        return self.bx.report if self.bx else None
+
+    @property
+    def done(self) -> bool:
+        return self.report is not None
+
+    async def sit(self) -> None:
+        from protocol.blind_exchange import BlindPlayerExchange
+        self.raw = await Raw.connect(self.url)
+        await self.raw.send({"type": "sit", "table": self.table, "name": self.name, "key": self.key.public_key})
+        msg = await self.raw.expect("seated")
+        self.seat, self.player_id = msg["seat"], msg["player_id"]
+        self.bx = BlindPlayerExchange(self.player_id, self.key, server_key=self.raw.welcome["key"])
+
+    async def resume(self, url: str | None = None) -> None:
+        self.url = url or self.url
+        self.raw = await Raw.connect(self.url, claim=(self.table, self.seat, self.key), have=len(self.bx.record))
+        self.pending = None
+        self.outbox = list(self.unconfirmed)
+
+    async def play(self, until=None, timeout: float = 120.0) -> None:
+        async def loop():
+            await self.flush()
+            while not self.done and not (until and until(self)):
+                self.handle(await self.raw.recv(PATIENCE))
+                await self.flush()
+        await asyncio.wait_for(loop(), timeout)
+
+    def handle(self, msg: dict) -> None:
+        kind = msg["type"]
+        if kind == "entry":
+            signed = Signed.parse(kind, msg["payload"], msg["sig"])
+            for reply in self.bx.receive(signed):
+                self.outbox.append(self.wire_message(reply))
+            self._confirm(signed.body)
+            if self.on_entry is not None:
+                self.on_entry(self)
+        elif kind in ("snapshot", "delta", "private"):
+            self.views += 1     # a blind table sends a seated player none
+        elif kind == "ack":
+            self.acks += 1
+            self.unconfirmed = [m for m in self.unconfirmed if m.get("id") != msg["id"]]
+            if self.pending is not None and msg["id"] == self.pending["id"]:
+                self.pending = None
+        elif kind == "reject":
+            self.rejects.append(msg)
+            self.unconfirmed = [m for m in self.unconfirmed if m.get("id") != msg["id"]]
+            if self.pending is not None and msg["id"] == self.pending["id"]:
+                self.pending, self.moved = None, False
+        elif kind == "error":
+            self.errors.append(msg)
+            if msg["message"].startswith("Your move was not applied"):
+                self.moved = False
+        elif kind == "notice":
+            self.notices.append(msg)
+        elif kind == "status":
+            self.status = msg
+
+    def _confirm(self, body: dict) -> None:
+        """Drop from `unconfirmed` what this entry shows the server took."""
+        party = self.bx.reader.party if self.bx.reader is not None and self.seat is not None else None
+        t = body["t"]
+
+        def shown(m: dict) -> bool:
+            k = m["type"]
+            if k == "commit":
+                return t == "commits"
+            if k == "reveal":
+                return t == "reveals"
+            if k == "deal_seed":
+                return t == "final"
+            if body.get("party") != party:
+                return False
+            if k == "shuffle":
+                return t == "shuffle" and (body["name"], body["idx"]) == (m["name"], m["idx"])
+            if k == "shares":
+                return t == "shares" and set(m["cards"]) <= set(body["cards"])
+            return False
+        self.unconfirmed = [m for m in self.unconfirmed if not shown(m)]
+        if t == "move" and body.get("seat") == self.seat:
+            self.moved = False
+        if t in ("forfeit", "final", "cancel"):
+            self.moved = False
+
+    @staticmethod
+    def wire_message(m: dict) -> dict:
+        """An exchange message (protocol/blind_exchange.py) as the wire carries it."""
+        t = m["t"]
+        if t == "commit":
+            return {"type": "commit", "commitment": m["commit"], "sig": m["sig"], "deal_key": m["deal_key"],
+                    "deal_proof": m["deal_proof"], "deal_sig": m["deal_sig"]}
+        return {"type": t, **{k: v for k, v in m.items() if k != "t"}}
+
+    async def flush(self) -> None:
+        if not self.answering:
+            return
+        while self.outbox:
+            m = self.outbox.pop(0)
+            if m not in self.unconfirmed:
+                self.unconfirmed.append(m)
+            await self.raw.send(m)
+        if self.moving and self.pending is None and not self.moved and self.bx is not None \
+                and self.bx.prompt() is not None:
+            from games.choice import pick_uniform
+            p = self.bx.prompt()
+            m = self.bx.move(pick_uniform(p["options"], p["min"], p["max"], self.rnd))
+            self.pending = {"type": "act", "id": self.next_id, "seq": m["seen"], "move": m["move"], "sig": m["sig"],
+                            "openings": m["openings"]}
+            self.next_id += 1
+            self.moved = True
+            self.unconfirmed.append(self.pending)
+            await self.raw.send(self.pending)
 
 
 def new_key() -> bytes:

@@ -22,7 +22,8 @@ async def seated_pair(server, raw: Raw, table: str) -> tuple[SeatPlayer, SeatPla
 async def test_a_rated_match_is_listed_signed_and_counted(make_server):
     server = await make_server(records_port=0)
     raw = await Raw.connect(server.url)
-    await raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {}, "rated": True})
+    await raw.send({"type": "create", "game": "sanjuan", "seats": 2, "bots": 0, "options": {}, "rated": True,
+                    "blind": False})
     table = (await raw.expect("created"))["table"]
     ana, bo, entry = await seated_pair(server, raw, table)
     assert entry["rated"] is True

@@ -185,6 +185,23 @@ async def test_when_a_match_started_and_whether_it_is_rated_read_back(store):
         (True, 1_767_225_600)
 
 
+async def test_a_blind_table_and_its_deal_seed_read_back(store):
+    """A blind match is rebuilt with the server's deal seed, kept with the table like its seed."""
+    blind = row("t1")
+    blind.blind = True
+    await store.create_table(blind)
+    await store.create_table(row("t2"))
+    assert [(r.blind, r.deal_seed) for r in await store.open_tables()] == [(True, None), (False, None)]
+    await store.start_table("t1", b"g" * 32, b"s" * 32, 1_767_225_600, deal_seed=b"d" * 32)
+    await store.start_table("t2", b"h" * 32, b"s" * 32, 1_767_225_600)
+    [t1, t2] = await store.open_tables()
+    assert (t1.blind, t1.deal_seed, t1.server_seed) == (True, b"d" * 32, b"s" * 32)
+    assert (t2.blind, t2.deal_seed) == (False, None)
+    await store.set_status("t1", "over")
+    assert ((await store.finished_table("t1")).blind, (await store.finished_table("t1")).deal_seed) == \
+        (True, b"d" * 32)
+
+
 async def test_the_log_reads_back_in_order_with_its_status_written_at_once(store):
     await store.create_table(row("t1"))
     await store.start_table("t1", b"g" * 32, b"s" * 32)
