@@ -152,7 +152,7 @@ def test_join_with_no_address_finds_a_served_game_and_sits_at_it(lan, tmp_path):
     join.stdin.flush()
     heard.wait_for(r"\(\? for help, q to quit\)")        # the game began: Bo is asked a question
     assert listed(heard.text) == [f"1. Governor on {MACHINE}  key {short_key(served)}  {url}  {SERVED}"]
-    assert re.search(rf"\n +1\. {table}  San Juan, 2 seats, 1 free, waiting", heard.text)
+    assert re.search(rf"\n +1\. {table}  San Juan, 2 seats, 1 free, blind, waiting", heard.text)
     join.stdin.close()
     assert join.wait(20) == 0
     assert "Input closed: your seat is saved." in heard.text
