@@ -716,15 +716,19 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
 
 
 def _own_deal_seed(entries: list[Signed], seat: int) -> bytes | None:
-    """The deal seed the final entry lists for this player's seat (None: a computer seat's, or a
-    player's who forfeited); the reader checks it gives the seat's deal key."""
+    """The deal seed the final entry lists for this player's seat, if it gives the deal key the
+    seat published; else None (a computer seat, a player who forfeited, or a false seed, which the
+    reader then refuses at the final entry as for anyone)."""
     keys = seat_keys(entries[0].body)
-    if not 0 <= seat < len(keys) or keys[seat] is None:
+    if not 0 <= seat < len(keys) or keys[seat] is None or len(entries) < 2:
         return None
     party = 1 + sum(k is not None for k in keys[:seat])
-    seeds = entries[-1].body.get("deal_seeds")
+    seeds, published = entries[-1].body.get("deal_seeds"), entries[1].body.get("deal_keys")
     seed = seeds[party] if isinstance(seeds, list) and party < len(seeds) else None
-    return seed if isinstance(seed, bytes) else None
+    if not (isinstance(seed, bytes) and len(seed) == blind.SEED_BYTES and isinstance(published, list)
+            and len(published) == len(keys)):
+        return None
+    return seed if blind.Party(entries[0].hash, party, seed).key == published[seat] else None
 
 
 def _check_own_sight(reader: LogReader, opened: dict[int, int], name: str) -> None:
