@@ -177,7 +177,7 @@ def forfeit_result(result: Result, seats) -> Result:
     """The result of a match that ended because `seats` forfeited: the scores so far, those seats
     last, the winners recomputed among the others (every seat, if all forfeited)."""
     out = sorted(set(seats))
-    ended: Result = {**result, "forfeit": out}   # type: ignore[typeddict-item]
+    ended: Result = {**result, "forfeit": out}
     ranked = places(ended)
     ended["winners"] = [seat for seat, place in enumerate(ranked) if place == 0]
     return ended

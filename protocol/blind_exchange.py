@@ -30,10 +30,12 @@ from .codec import pack
 from .exchange import ServerExchange
 from .fairness import PROTOCOL, Streams, master_key, player_commit
 from .messages import ProtocolError, Signed, events_digest
-from .blind_replica import LogReader, Replica, Step, card_list, pile_blob, public_events, read_pile, split_blob
+from .blind_replica import (LogReader, Replica, Step, card_list, pile_blob, public_events, read_action, read_pile,
+                            split_blob)
 from .signing import (SIG_COMMIT, SIG_DEAL_KEY, SIG_DEAL_SEED, SIG_MOVE, SIG_REVEAL, SIG_SHARES, SIG_SHUFFLE,
                       Signer, commit_payload, deal_key_payload, deal_seed_payload, move_payload, reveal_payload,
                       shares_payload, shuffle_payload)
+from .shown import Shown
 from .verify import Report, verify
 
 
@@ -107,19 +109,20 @@ class BlindServerExchange(ServerExchange):
         elif self.commits[seat] is None:
             party = self.party_of[seat]
             try:
-                blind.check_point(deal_key, "the deal key", party)
+                key = blind.check_point(deal_key, "the deal key", party)
             except BlindRefused as e:
                 raise ProtocolError(e.code, e.message) from None
-            if not blind.key_proof_valid(self.header.hash, party, deal_key, deal_proof):
+            if not isinstance(deal_proof, bytes) or not blind.key_proof_valid(self.header.hash, party, key, deal_proof):
                 raise ProtocolError("blind_key_proof", "the proof of the deal key does not hold")
-            if sig is None:
-                raise ProtocolError("bad_signature", "a player's commitment is signed by its player")
-            self._check_player_sig(seat, deal_sig or b"", SIG_DEAL_KEY,
-                                   deal_key_payload(self.header.hash, seat, deal_key, deal_proof), "the deal key")
+            if sig is None or not isinstance(deal_sig, bytes):
+                raise ProtocolError("bad_signature", "a player's commitment and deal key are signed by its player")
+            self._check_player_sig(seat, deal_sig, SIG_DEAL_KEY,
+                                   deal_key_payload(self.header.hash, seat, key, deal_proof), "the deal key")
+            dealt = (key, deal_proof, deal_sig)
         old = self.commits[seat]
         out = super().commit(seat, commitment, sig)
         if old is None and self.keys[seat] is not None:
-            self.deal_keys[seat] = (deal_key, deal_proof, deal_sig)
+            self.deal_keys[seat] = dealt
         if out:   # the parent made the set: make it again with the deal keys
             self.log.pop()
             self.sent.pop()
@@ -147,20 +150,32 @@ class BlindServerExchange(ServerExchange):
             return []
         out = [self._append({"t": "reveals", "seeds": list(self.seeds), "sigs": list(self.seed_sigs),
                              "server_seed": self.server_seed})]
-        prk = master_key(self.header.hash, self.server_seed, [(pid, s) for (pid, _), s in zip(self.seats, self.seeds)])
-        keys = [self.me.key] + [self.deal_keys[s][0] for s in self.humans]
+        seeds = [s for s in self.seeds if s is not None]   # every one, by now
+        prk = master_key(self.header.hash, self.server_seed, [(pid, s) for (pid, _), s in zip(self.seats, seeds)])
+        keys = [self.me.key] + [self._deal_key(s) for s in self.humans]
         self.replica = Replica(self.engine, [name for _, name in self.seats], self.options, self.header.hash,
                                Streams(prk), [self.party_of[s] for s in range(len(self.seats))], keys, self.me)
         self.phase = "play"
         self.step = Step()
         return out + self._drive()
 
+    def _deal_key(self, seat: int) -> bytes:
+        dealt = self.deal_keys[seat]
+        assert dealt is not None, "every player's commitment, in before the reveals, carries its deal key"
+        return dealt[0]
+
+    @property
+    def _dealt(self) -> Replica:
+        """The replica, made with the reveal set: every step of play has one."""
+        assert self.replica is not None, "play begins with the reveal set, which makes the replica"
+        return self.replica
+
     # ------------------------------------------------------------ the deal
 
     def _drive(self) -> list[Signed]:
         """Carry the step under way as far as it goes without the clients, then the queue."""
         out: list[Signed] = []
-        r = self.replica
+        r = self._dealt
         while self.step is not None and self.waiting is None:
             try:
                 state, events = r.attempt(self.step)
@@ -183,7 +198,6 @@ class BlindServerExchange(ServerExchange):
                 if 0 in missing:
                     out += self._own_shares(missing[0])
                 continue
-            r.state = state
             if self.step.seat is not None:
                 entry = self.step_entry
                 shown = public_events(events)
@@ -192,6 +206,7 @@ class BlindServerExchange(ServerExchange):
                 out.append(self._append(entry))
                 self.last_move[self.step.seat] = len(self.log) - 1
                 self.last_events = events
+            r.settle(state, len(self.log) - 1)
             self.step, self.step_entry = None, {}
             if not self.engine.to_act(r.state):
                 self.phase = "seeds"
@@ -207,7 +222,7 @@ class BlindServerExchange(ServerExchange):
         return out
 
     def _own_shares(self, cards: list[int]) -> list[Signed]:
-        r = self.replica
+        r = self._dealt
         parts, proofs = r.my_shares(cards)
         r.add_shares(0, cards, parts)
         entry = self._append({"t": "shares", "party": 0, "cards": list(cards), "parts": b"".join(parts),
@@ -216,13 +231,13 @@ class BlindServerExchange(ServerExchange):
         return [entry]
 
     def _open_done(self) -> None:
-        if self.waiting is not None and self.waiting[0] == "open" and not self.replica.missing(self.waiting[1]):
+        if self.waiting is not None and self.waiting[0] == "open" and not self._dealt.missing(self.waiting[1]):
             self.waiting = None
 
     def _private_shares(self) -> list[Signed]:
         """After a step: the server's shares of the cards now private to a player's seat, and
         which cards every party may now share."""
-        r = self.replica
+        r = self._dealt
         for c, seat in r.private().items():
             for p in range(self.parties):
                 if r.holders[seat] != p:
@@ -233,7 +248,7 @@ class BlindServerExchange(ServerExchange):
     def shuffle_step(self, seat: int, name: str, idx: int, pile: bytes, sig: bytes) -> list[Signed]:
         """A player's step (C19) of the joint shuffle under way, signed (C24)."""
         party = self._party(seat)
-        r = self.replica
+        r = self._dealt
         if self.waiting != ("shuffle", party):
             raise ProtocolError("out_of_order", f"no shuffle step of seat {seat} is awaited now")
         assert r.piling is not None
@@ -251,7 +266,7 @@ class BlindServerExchange(ServerExchange):
         """A player's decryption shares (C21), signed (C25): of cards private to another seat, or
         asked for by the `open` under way."""
         party = self._party(seat)
-        r = self.replica
+        r = self._dealt
         cards = card_list(cards, "the cards shared")
         if not cards:
             raise ProtocolError("blind_shares", "shares of no card")
@@ -306,7 +321,7 @@ class BlindServerExchange(ServerExchange):
     def _trial(self, step: Step) -> None:
         """IllegalAction now, not after the clients were asked, for a move the rules refuse."""
         try:
-            self.replica.attempt(step)
+            self._dealt.attempt(step)
         except (Unshuffled, Unopened):
             pass
 
@@ -321,11 +336,16 @@ class BlindServerExchange(ServerExchange):
             raise ProtocolError("bad_move", "a move is the msgpack bytes of its action, signed")
         self._check_player_sig(seat, sig, SIG_MOVE, move_payload(self.header.hash, seat, self.log[seen].hash, move),
                                "the move")
-        action = LogReader._action(None, move, len(self.log))   # type: ignore[arg-type]
+        action = read_action(move, "the move")
         if self.step is not None:
             self.queue.append((seat, seen, move, sig, openings))
             return []
-        r = self.replica
+        r = self._dealt
+        # §9's rule 3, as far as the server can tell: where the state changed since `seen` and the
+        # question names cards it does not see, the move may answer another question: refused too.
+        if r.same_question(seat, seen, len(self.log) - 1) is not True:
+            raise ProtocolError("stale", f"the move was decided at entry {seen}, and the moves since may have "
+                                         f"changed the question of seat {seat}: decide again on the latest entry")
         step = Step(seat, action)
         opened: tuple[list[int], list[bytes], list[bytes], bytes] | None = None
         if openings:
@@ -379,7 +399,7 @@ class BlindServerExchange(ServerExchange):
             raise ProtocolError("not_a_player", f"seat {seat} has no deal seed to reveal")
         party = self.party_of[seat]
         if not isinstance(seed, bytes) or len(seed) != SEED_BYTES or \
-                blind.Party(self.header.hash, party, seed).key != self.replica.keys[party]:
+                blind.Party(self.header.hash, party, seed).key != self._dealt.keys[party]:
             raise ProtocolError("seed_mismatch", f"seat {seat}'s deal seed does not give its deal key")
         self._check_player_sig(seat, sig if sig is not None else b"", SIG_DEAL_SEED,
                                deal_seed_payload(self.header.hash, seat, seed), "the deal seed")
@@ -390,7 +410,7 @@ class BlindServerExchange(ServerExchange):
         waiting = [s for s in self.humans if s not in self.forfeited and self.deal_seeds[self.party_of[s]] is None]
         if waiting or self.phase != "seeds":
             return []
-        result = self.engine.result(self.replica.state)
+        result = self.engine.result(self._dealt.state)
         if self.forfeited:
             result = forfeit_result(result, self.forfeited)
         self.phase = "over"
@@ -439,7 +459,7 @@ class BlindServerExchange(ServerExchange):
             elif self.phase == "reveal" and self.seeds[seat] is None:
                 owes.append("seed")
             elif self.phase == "play":
-                r = self.replica
+                r = self._dealt
                 if self.waiting == ("shuffle", party):
                     owes.append("shuffle step")
                 elif self.waiting and self.waiting[0] == "open" and party in r.missing(self.waiting[1]):
@@ -492,54 +512,73 @@ class BlindPlayerExchange:
         seq = len(self.record)
         if seq == 0:
             return self._header(msg)
-        reader = self.reader
-        assert reader is not None
+        reader = self._log
         body = msg.body
         self._check_ours(body, seq)
         reader.accept(msg)
         self.record.append(msg)
         if body["t"] in ("final", "cancel"):
-            self.report = verify(self.record)
+            self.report = verify(self.record, Shown(reader.seat))
             return []
         return self._react(body)
+
+    @property
+    def _log(self) -> LogReader:
+        """The reader of the log, made by its first entry, the header."""
+        assert self.reader is not None, "the header comes first, and makes the reader"
+        return self.reader
+
+    def _player(self) -> tuple[LogReader, int, int]:
+        """The reader, our seat and our party: what a player's exchange has once the header is in."""
+        reader = self._log
+        assert reader.seat is not None, "a player's exchange, whose seat the header names"
+        return reader, reader.seat, reader.party_of[reader.seat]
+
+    def _secrets(self) -> tuple[bytes, bytes]:
+        """Our seed and deal seed (a player's exchange makes both when it is made)."""
+        assert self.seed is not None and self.deal_seed is not None, "a player's exchange has its seeds"
+        return self.seed, self.deal_seed
 
     def _header(self, msg: Signed) -> list[dict]:
         body = msg.body
         if self.pinned_key is not None and body.get("server_key") != self.pinned_key:
             raise ProtocolError("wrong_server", "the header is signed by another server key than expected")
-        seat = None
-        if self.player_id is not None:
-            ids = [s.get("id") for s in body.get("seats", []) if isinstance(s, dict)]
-            if self.player_id not in ids:
-                raise ProtocolError("not_seated", f"player {self.player_id!r} has no seat in this match")
-            seat = ids.index(self.player_id)
-        reader = LogReader(seat, self.deal_seed)
+        if self.player_id is None:
+            reader = LogReader()
+            reader.accept(msg)
+            self.reader = reader
+            self.record.append(msg)
+            return []
+        ids = [s.get("id") for s in body.get("seats", []) if isinstance(s, dict)]
+        if self.player_id not in ids:
+            raise ProtocolError("not_seated", f"player {self.player_id!r} has no seat in this match")
+        seat = ids.index(self.player_id)
+        seed, deal_seed = self._secrets()
+        reader = LogReader(seat, deal_seed)
         reader.accept(msg)
-        if seat is not None and (self.signer is None or body["seats"][seat].get("key") != self.signer.public_key):
+        if self.signer is None or body["seats"][seat].get("key") != self.signer.public_key:
             raise ProtocolError("wrong_key", "the header names another key than ours for our seat")
         self.reader = reader
         self.record.append(msg)
-        if seat is None:
-            return []
         hh = msg.hash
-        party = blind.Party(hh, reader.party, self.deal_seed)
-        commitment = player_commit(body["game_id"], self.player_id, self.seed)
+        party = blind.Party(hh, reader.party_of[seat], deal_seed)
+        commitment = player_commit(body["game_id"], self.player_id, seed)
         return [{"t": "commit", "commit": commitment, "sig": self._sign(SIG_COMMIT, commit_payload(hh, seat, commitment)),
                  "deal_key": party.key, "deal_proof": party.key_proof,
                  "deal_sig": self._sign(SIG_DEAL_KEY, deal_key_payload(hh, seat, party.key, party.key_proof))}]
 
     def _sign(self, purpose: str, payload: bytes) -> bytes:
-        assert self.signer is not None
+        assert self.signer is not None, "a player's exchange has its signer (the header names its key)"
         return self.signer.sign(purpose, payload)
 
     def _check_ours(self, body: dict, seq: int) -> None:
         """Our own contributions must stand in the log as we sent them."""
-        reader = self.reader
-        if self.seat is None or reader.replica is None:
+        if self.seat is None or self._log.replica is None:
             return
-        party = reader.party
+        _, seat, party = self._player()
         if body.get("t") == "shuffle" and body.get("party") == party:
-            if self.sent_steps.get((body.get("name"), body.get("idx"))) != body.get("pile"):
+            name, idx = body.get("name"), body.get("idx")
+            if not (isinstance(name, str) and isinstance(idx, int)) or self.sent_steps.get((name, idx)) != body.get("pile"):
                 raise ProtocolError("changed", f"entry {seq} shows a shuffle step of ours that we never sent")
         elif body.get("t") == "shares" and body.get("party") == party and isinstance(body.get("cards"), list) \
                 and isinstance(body.get("parts"), bytes):
@@ -552,20 +591,20 @@ class BlindPlayerExchange:
                 raise ProtocolError("changed", f"entry {seq} shows a move of ours that we never made")
 
     def _react(self, body: dict) -> list[dict]:
-        reader = self.reader
         if self.seat is None:
             return []
+        reader, seat, party = self._player()
+        seed, deal_seed = self._secrets()
         kind = body["t"]
         hh = reader.header_hash
-        seat, party = self.seat, reader.party
         out = []
         if kind == "commits":
-            sig = self._sign(SIG_REVEAL, reveal_payload(hh, seat, self.seed))
-            return [{"t": "reveal", "seed": self.seed, "sig": sig}]
-        r = reader.replica
+            sig = self._sign(SIG_REVEAL, reveal_payload(hh, seat, seed))
+            return [{"t": "reveal", "seed": seed, "sig": sig}]
+        r = reader.dealt
         if kind == "shuffle" and r.piling is not None and len(r.piling.outputs) == party:
             name, idx = r.piling.name, r.piling.idx
-            pile = r.me.shuffle(name, idx, r.pile_so_far(), r.joint)
+            pile = r.my_step()
             blob = pile_blob(pile)
             self.sent_steps[(name, idx)] = blob
             out.append({"t": "shuffle", "name": name, "idx": idx, "pile": blob,
@@ -580,43 +619,47 @@ class BlindPlayerExchange:
             out.append(self._shares_message(wanted))
         if reader.over and not self.seed_sent and seat not in reader.forfeit:
             self.seed_sent = True
-            out.append({"t": "deal_seed", "seed": self.deal_seed,
-                        "sig": self._sign(SIG_DEAL_SEED, deal_seed_payload(hh, seat, self.deal_seed))})
+            out.append({"t": "deal_seed", "seed": deal_seed,
+                        "sig": self._sign(SIG_DEAL_SEED, deal_seed_payload(hh, seat, deal_seed))})
         return out
 
     def _shares_message(self, cards: list[int]) -> dict:
-        r = self.reader.replica
-        parts, proofs = r.my_shares(cards)
+        reader, seat, _ = self._player()
+        parts, proofs = reader.dealt.my_shares(cards)
         self.sent_shares.update(zip(cards, parts))
         return {"t": "shares", "cards": list(cards), "parts": b"".join(parts), "proofs": b"".join(proofs),
-                "sig": self._sign(SIG_SHARES, shares_payload(self.reader.header_hash, self.seat, cards, parts, proofs))}
+                "sig": self._sign(SIG_SHARES, shares_payload(reader.header_hash, seat, cards, parts, proofs))}
 
     # ------------------------------------------------------------ what the player sees and does
 
-    def _ready(self) -> bool:
+    def _ready(self) -> Replica | None:
+        """The replica, once our seat can see all its cards and the setup is done; else None."""
         r = self.replica
-        return self.seat is not None and r is not None and r.state is not None and self.reader.step is None \
-            and r.sees(self.seat)
+        if self.seat is None or r is None or r.state is None or self._log.step is not None or not r.sees(self.seat):
+            return None
+        return r
 
     def view(self) -> dict | None:
         """Our seat's view (a spectator's: the public one), None until our cards are all open."""
-        r = self.replica
         if self.seat is None:
+            r = self.replica
             return None if r is None or r.state is None else r.engine.view(r.state, None)
-        return r.engine.view(r.state, self.seat) if self._ready() else None
+        ready = self._ready()
+        return None if ready is None else ready.engine.view(ready.state, self.seat)
 
     def prompt(self) -> dict | None:
-        if not self._ready() or self.reader.over or self.seat not in self.replica.engine.to_act(self.replica.state):
+        r = self._ready()
+        if r is None or self._log.over or self.seat not in r.engine.to_act(r.state):
             return None
-        return self.replica.engine.prompt(self.replica.state, self.seat)
+        return r.engine.prompt(r.state, self.seat)
 
     def move(self, action: list) -> dict:
         """The message of our move: its bytes, our signature (C10) and the shares of our own cards
         it turns up, found by trying it on a copy of the replica. IllegalAction if the rules refuse."""
         if self.prompt() is None:
             raise ProtocolError("not_your_turn", "we owe no decision now")
-        r, reader = self.replica, self.reader
-        seat, party = self.seat, reader.party
+        reader, seat, party = self._player()
+        r = reader.dealt
         step = Step(seat, list(action))
         own = {c for c, s in r.private().items() if s == seat}
         opened: list[int] = []

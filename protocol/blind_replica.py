@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 
 from nacl.bindings import crypto_core_ed25519_add
 
-from games.blind import BlindStreams, Unopened, Unshuffled, is_handle
+from games.blind import BlindStreams, Hidden, Unopened, Unshuffled, is_handle
 from games.errors import IllegalAction
 
 from . import blind
@@ -66,6 +67,19 @@ def card_list(cards: object, what: str) -> list[int]:
     return cards
 
 
+def read_action(move: object, where: str) -> list:
+    """The action a move's bytes encode; else ProtocolError, `where` saying whose."""
+    if not isinstance(move, bytes):
+        raise ProtocolError("bad_move", f"{where}: a move is the msgpack bytes of its action")
+    try:
+        action = unpack(move, MAX_MESSAGE)
+    except DecodeError as e:
+        raise ProtocolError("bad_move", f"{where}: the move is not readable: {e.message}") from None
+    if not isinstance(action, list):
+        raise ProtocolError("bad_move", f"{where}: a move is a list of the options picked")
+    return action
+
+
 def public_events(events) -> list:
     """A move's events everyone sees. The others' texts are never read: on a blind table they may
     name a card only their seat sees, which this party cannot read."""
@@ -106,6 +120,7 @@ class Replica:
         self.piles: list[blind.Shuffled] = []           # the joint shuffles done, in order
         self.piling: blind.Shuffled | None = None       # the one being done
         self.shares: list[tuple[int, int, bytes]] = []  # (party, handle, part), as logged
+        self.history: list[tuple[int, object]] = []     # (entry, the state from that entry on), in order
 
     # ------------------------------------------------------------ steps of the rules
 
@@ -128,6 +143,30 @@ class Replica:
         except Unopened as need:
             return ("open", need.cards)
         return None
+
+    def settle(self, state, at: int) -> None:
+        """The state from entry `at` on (the move's entry, or the one that completed the setup).
+        States are never changed once made (a step is applied to a copy), so each is kept as it was."""
+        self.state = state
+        self.history.append((at, state))
+
+    def state_at(self, at: int):
+        """The state as it stood just after entry `at` (None before the setup was done)."""
+        return next((state for start, state in reversed(self.history) if start <= at), None)
+
+    def same_question(self, seat: int, seen: int, now: int) -> bool | None:
+        """§9's rule 3: whether the seat is asked just after entry `now` what it was asked just after
+        entry `seen` (False when it was asked nothing then). None when this party cannot tell: the
+        state changed in between, and the question names cards this party does not see."""
+        before, after = self.state_at(seen), self.state_at(now)
+        if before is None or seat not in self.engine.to_act(before):
+            return False
+        if before is after:
+            return True
+        try:
+            return self.engine.prompt(before, seat) == self.engine.prompt(after, seat)
+        except Hidden:
+            return None
 
     def private(self) -> dict[int, int]:
         """Every hidden card a seat may look at now: handle -> seat."""
@@ -183,6 +222,11 @@ class Replica:
         if self.piling.outputs:
             return list(self.piling.outputs[-1])
         return blind.pile_input(self.piling.items, self.joint, self.cts)
+
+    def my_step(self) -> list[Ciphertext]:
+        """This party's step of the shuffle being done."""
+        assert self.me is not None and self.piling is not None, "a party's step, of a shuffle under way"
+        return self.me.shuffle(self.piling.name, self.piling.idx, self.pile_so_far(), self.joint)
 
     def add_step(self, party: int, pile: list[Ciphertext]) -> bool:
         """Party `party`'s output of the shuffle being done; True once it is the last party's and
@@ -279,10 +323,12 @@ class LogReader:
         self.check_server = check_server
         self.entries: list[Signed] = []
         self.header: dict = {}
-        self.engine = None
-        self.replica: Replica | None = None
+        self.engine: ModuleType | None = None   # the rules of the game the header names
+        self.replica: Replica | None = None     # made by the reveal set
         self.step: Step | None = None       # what the log is in the middle of
         self.open_request: tuple[Step, list[int]] | None = None
+        self.last_move: dict[int, int] = {}  # seat -> the entry of its latest move
+        self.opened_at: dict[int, int] = {}  # a player's: card -> the entry that opened it to this party
         self.deal_keys: list[tuple[bytes, bytes]] = []   # per party: (Y_p, proof)
         self.humans: list[int] = []
         self.party_of: dict[int, int] = {}
@@ -298,8 +344,28 @@ class LogReader:
     def party(self) -> int | None:
         return None if self.seat is None else self.party_of[self.seat]
 
+    @property
+    def dealt(self) -> Replica:
+        """The replica, for what follows the reveal set (which makes it)."""
+        assert self.replica is not None, "the reveal set makes the replica; nothing after it comes before it"
+        return self.replica
+
+    def _mine(self) -> tuple[int, blind.Party]:
+        """A player's party number and its blind.Party (a player's reader has both seat and seed)."""
+        assert self.seat is not None and self.deal_seed is not None, "a player's reader knows its seat and deal seed"
+        party = self.party_of[self.seat]
+        return party, blind.Party(self.header_hash, party, self.deal_seed)
+
     def seat_of(self, party: int) -> int | None:
         return None if party == 0 else self.humans[party - 1]
+
+    def player(self, party: int) -> tuple[int, bytes]:
+        """A human party's seat and the key its seat names (every human seat has one: that is what
+        makes it a party of its own)."""
+        seat = self.humans[party - 1]
+        key = seat_keys(self.header)[seat]
+        assert key is not None, "a party other than 0 is a seat with a player's key"
+        return seat, key
 
     def _who(self, party: int) -> str:
         seat = self.seat_of(party)
@@ -356,7 +422,10 @@ class LogReader:
                 raise ProtocolError("bad_commits", f"entry 1 must hold {field} per seat ({n})")
         if not all(isinstance(c, bytes) and len(c) == 32 for c in body["commits"]):
             raise ProtocolError("bad_commits", "a commitment is 32 bytes")
-        deal = [(body.get("server_deal_key"), body.get("server_deal_proof"))]
+        server_key, server_proof = body.get("server_deal_key"), body.get("server_deal_proof")
+        if not (isinstance(server_key, bytes) and isinstance(server_proof, bytes)):
+            raise ProtocolError("bad_commits", "entry 1 must hold the server's deal key and its proof")
+        deal: list[tuple[bytes, bytes]] = [(server_key, server_proof)]
         for s in range(n):
             key, sig = keys[s], body["sigs"][s]
             dk, dp, ds = body["deal_keys"][s], body["deal_proofs"][s], body["deal_sigs"][s]
@@ -378,8 +447,8 @@ class LogReader:
             raise ProtocolError(e.code, f"{e.message} ({self._who(e.party) if e.party is not None else 'a party'})") \
                 from None
         if self.seat is not None:
-            assert self.deal_seed is not None
-            if deal[self.party][0] != blind.Party(self.header_hash, self.party, self.deal_seed).key:
+            party, me = self._mine()
+            if deal[party][0] != me.key:
                 raise ProtocolError("commit_changed", "our deal key is missing or changed in the commitment set")
         self.deal_keys = deal
 
@@ -393,30 +462,33 @@ class LogReader:
         for s, (seat, seed) in enumerate(zip(header["seats"], seeds)):
             if not isinstance(seed, bytes) or player_commit(header["game_id"], seat["id"], seed) != commits[s]:
                 raise ProtocolError("seed_mismatch", f"{seat['name']}'s revealed seed does not match their commitment")
-            if keys[s] is not None and not (isinstance(sigs[s], bytes) and verify_signature(
-                    keys[s], SIG_REVEAL, reveal_payload(self.header_hash, s, seed), sigs[s])):
+            key = keys[s]
+            if key is not None and not (isinstance(sigs[s], bytes) and verify_signature(
+                    key, SIG_REVEAL, reveal_payload(self.header_hash, s, seed), sigs[s])):
                 raise ProtocolError("bad_signature", f"{seat['name']}'s seed is not signed by their key")
         server_seed = body.get("server_seed")
         if not isinstance(server_seed, bytes) or server_commit(header["game_id"], server_seed) != header["server_commit"]:
             raise ProtocolError("seed_mismatch", "the server seed does not match the server's commitment")
         prk = master_key(self.header_hash, server_seed, [(s["id"], seed) for s, seed in zip(header["seats"], seeds)])
-        me = None if self.seat is None else blind.Party(self.header_hash, self.party, self.deal_seed)
-        options = self.engine.INFO.check_options(header["options"])
-        self.replica = Replica(self.engine, [s["name"] for s in header["seats"]], options, self.header_hash,
+        me = None if self.seat is None else self._mine()[1]
+        engine = self.engine
+        assert engine is not None, "the header names the game"
+        options = engine.INFO.check_options(header["options"])
+        self.replica = Replica(engine, [s["name"] for s in header["seats"]], options, self.header_hash,
                                Streams(prk), [self.party_of[s] for s in range(n)], [k for k, _ in self.deal_keys],
                                me)
         self.step = Step()
-        self._advance()
+        self._advance(seq)
 
-    def _advance(self) -> None:
-        """The setup goes through once everything it asks for is done."""
-        r = self.replica
+    def _advance(self, seq: int) -> None:
+        """The setup goes through once everything it asks for is done (at entry `seq`)."""
+        r = self.dealt
         if self.step is not None and self.step.seat is None and r.asked(self.step) is None:
-            r.state, _ = r.attempt(self.step)
+            r.settle(r.attempt(self.step)[0], seq)
             self.step = None
 
     def _shuffle(self, body: dict, seq: int) -> None:
-        r = self.replica
+        r = self.dealt
         party, name, idx = body.get("party"), body.get("name"), body.get("idx")
         if r.piling is None:
             if party != 0:
@@ -438,9 +510,8 @@ class LogReader:
         try:
             pile = read_pile(body.get("pile"), len(given), party, f"entry {seq}, {self._who(party)}'s shuffle step")
             if party > 0:
-                seat = self.seat_of(party)
+                seat, key = self.player(party)
                 sig = body.get("sig")
-                key = seat_keys(self.header)[seat]
                 if not isinstance(sig, bytes) or not verify_signature(
                         key, SIG_SHUFFLE, shuffle_payload(self.header_hash, seat, name, idx, blind.pile_hash(pile)), sig):
                     raise ProtocolError("bad_signature", f"entry {seq}: {self._who(party)}'s shuffle step is not "
@@ -452,10 +523,10 @@ class LogReader:
                 r.piling = None
             raise
         if r.add_step(party, pile):
-            self._advance()
+            self._advance(seq)
 
     def _shares(self, body: dict, seq: int) -> None:
-        r = self.replica
+        r = self.dealt
         party = body.get("party")
         if type(party) is not int or not 0 <= party < r.parties:
             raise ProtocolError("blind_shares", f"entry {seq} names no party")
@@ -463,10 +534,10 @@ class LogReader:
         parts = split_blob(body.get("parts"), POINT_BYTES, len(cards), f"entry {seq}'s parts")
         proofs = split_blob(body.get("proofs"), PROOF_BYTES, len(cards), f"entry {seq}'s proofs")
         if party > 0:
-            seat = self.seat_of(party)
+            seat, key = self.player(party)
             sig = body.get("sig")
             if not isinstance(sig, bytes) or not verify_signature(
-                    seat_keys(self.header)[seat], SIG_SHARES,
+                    key, SIG_SHARES,
                     shares_payload(self.header_hash, seat, cards, parts, proofs), sig):
                 raise ProtocolError("bad_signature", f"entry {seq}: {self._who(party)}'s shares are not signed by "
                                     "their key (C25)")
@@ -476,13 +547,15 @@ class LogReader:
             r.check_shares(party, cards, parts, proofs)
         except ProtocolError as e:
             raise ProtocolError(e.code, f"entry {seq}: {self._who(party)}: {e.message}") from None
+        known = set(r.streams.sight.items)
         r.add_shares(party, cards, parts)
+        self.opened_at.update((c, seq) for c in r.streams.sight.items.keys() - known)
         if self.open_request is not None and not r.missing(self.open_request[1]):
             self.open_request = None
-        self._advance()
+        self._advance(seq)
 
     def _open(self, body: dict, seq: int) -> None:
-        r = self.replica
+        r = self.dealt
         seat, cards = body.get("seat"), card_list(body.get("cards"), f"entry {seq}'s cards")
         if seat is None:
             if self.step is None or body.get("move") is not None:
@@ -490,7 +563,7 @@ class LogReader:
             step = self.step
             what = "the setup"
         else:
-            action = self._action(body.get("move"), seq)
+            action = read_action(body.get("move"), f"entry {seq}")
             if type(seat) is not int or not 0 <= seat < len(self.header["seats"]):
                 raise ProtocolError("bad_seat", f"entry {seq} names no seat")
             step = Step(seat, action)
@@ -507,7 +580,7 @@ class LogReader:
 
     def _cards(self, cards) -> str:
         """The cards of a request in words: which are ours, which nobody holds."""
-        r = self.replica
+        r = self.dealt
         private = r.private()
         words = []
         for c in cards:
@@ -530,19 +603,8 @@ class LogReader:
             return f"first shuffles the pile {asked[1]} {asked[2]}"
         return f"turns up {', '.join(f'card {c}' for c in asked[1])} instead"
 
-    def _action(self, move, seq: int) -> list:
-        if not isinstance(move, bytes):
-            raise ProtocolError("bad_move", f"entry {seq}: a move is the msgpack bytes of its action")
-        try:
-            action = unpack(move, MAX_MESSAGE)
-        except DecodeError as e:
-            raise ProtocolError("bad_move", f"entry {seq}: the move is not readable: {e.message}") from None
-        if not isinstance(action, list):
-            raise ProtocolError("bad_move", f"entry {seq}: a move is a list of the options picked")
-        return action
-
     def _move(self, body: dict, seq: int) -> None:
-        r = self.replica
+        r = self.dealt
         seat = body.get("seat")
         if self.step is not None and self.step.seat is None:
             raise ProtocolError("out_of_order", f"entry {seq}: a move before the setup is done")
@@ -551,7 +613,8 @@ class LogReader:
         if r.piling is not None:
             raise ProtocolError("out_of_order", f"entry {seq}: a move in the middle of a joint shuffle")
         move = body.get("move")
-        action = self._action(move, seq)
+        action = read_action(move, f"entry {seq}")
+        assert isinstance(move, bytes)   # read_action refuses anything else
         name = self.header["seats"][seat]["name"]
         key = seat_keys(self.header)[seat]
         if body.get("bot") is True:
@@ -562,9 +625,24 @@ class LogReader:
             seen, sig = body.get("seen"), body.get("sig")
             if key is None:
                 raise ProtocolError("bad_move", f"entry {seq}: {name} is a computer seat")
-            if type(seen) is not int or not 2 <= seen < seq or not isinstance(sig, bytes) or not verify_signature(
-                    key, SIG_MOVE, move_payload(self.header_hash, seat, self.entries[seen].hash, move), sig):
+            if type(seen) is not int or not isinstance(sig, bytes):
+                raise ProtocolError("bad_signature", f"entry {seq}: {name}'s move carries no signature")
+            previous = self.last_move.get(seat, 2)
+            if not previous <= seen < seq:
+                raise ProtocolError("bad_signature", f"entry {seq}: {name} signed this move having seen entry "
+                                    f"{seen}, which is not between their previous move (entry {previous}) and it")
+            if not verify_signature(key, SIG_MOVE, move_payload(self.header_hash, seat, self.entries[seen].hash, move),
+                                    sig):
                 raise ProtocolError("bad_signature", f"entry {seq}: {name} never signed this move here")
+            if r.same_question(seat, seen, seq - 1) is False:   # None: the audit's full sight tells
+                raise ProtocolError("stale_move", f"entry {seq}: {name} signed this move for the question of entry "
+                                    f"{seen}, and was asked another by the time it was played")
+            if seat == self.seat:
+                unseen = [c for c in r.engine.private_cards(r.state_at(seen), seat)
+                          if is_handle(c) and self.opened_at.get(c, seq) > seen]
+                if unseen:
+                    raise ProtocolError("blind_unseen", f"entry {seq}: our move, signed at entry {seen}, when "
+                                        f"{', '.join(f'card {c}' for c in unseen)} of our hand was not yet open to us")
         try:
             state, events = r.attempt(Step(seat, action))
         except IllegalAction as e:
@@ -576,9 +654,10 @@ class LogReader:
         shown = public_events(events)
         if (events_digest(shown) if shown else None) != body.get("events"):
             raise ProtocolError("bad_events", f"entry {seq}: the public events differ from this replica's")
-        r.state = state
+        r.settle(state, seq)
+        self.last_move[seat] = seq
         self.open_request = None
-        if not self.engine.to_act(state):
+        if not r.engine.to_act(state):
             self.over = True
 
     def _forfeit(self, body: dict, seq: int) -> None:
@@ -593,7 +672,7 @@ class LogReader:
         self.ended = True
 
     def _final(self, body: dict, seq: int) -> None:
-        r = self.replica
+        r = self.dealt
         seeds, sigs = body.get("deal_seeds"), body.get("deal_seed_sigs")
         if body.get("forfeit", []) != self.forfeit:
             raise ProtocolError("bad_final", f"entry {seq}: the seats that forfeited are not the forfeit entry's")
@@ -609,8 +688,9 @@ class LogReader:
                     blind.Party(self.header_hash, p, seed).key != r.keys[p]:
                 raise ProtocolError("bad_final", f"entry {seq}: the deal seed of {self._who(p)} does not give their "
                                     "deal key")
-            if seat is not None and not (isinstance(sig, bytes) and verify_signature(
-                    seat_keys(self.header)[seat], SIG_DEAL_SEED, deal_seed_payload(self.header_hash, seat, seed), sig)):
+            if p > 0 and not (isinstance(sig, bytes) and verify_signature(
+                    self.player(p)[1], SIG_DEAL_SEED, deal_seed_payload(self.header_hash, self.player(p)[0], seed),
+                    sig)):
                 raise ProtocolError("bad_signature", f"entry {seq}: the deal seed of {self._who(p)} is not signed "
                                     "by their key (C26)")
         result = self.result()
@@ -620,6 +700,7 @@ class LogReader:
 
     def result(self):
         from games.contract import forfeit_result
-        result = self.engine.result(self.replica.state)
+        r = self.dealt
+        result = r.engine.result(r.state)
         return forfeit_result(result, self.forfeit) if self.forfeit else result
 

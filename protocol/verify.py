@@ -234,7 +234,7 @@ def _audit(items: list[Signed], shown: Shown | None, report: Report) -> None:
                           "and no end: the connection was lost for good"))
 
     if header.get("dealing") == "blind":
-        return _audit_blind(entries, privates, names, report)
+        return _audit_blind(entries, privates, names, report, None if shown is None else shown.seat, abandoned)
 
     by_seq: dict[int, dict[int, Signed]] = {}
     for m in privates:
@@ -642,36 +642,46 @@ def _fields_differ(got: bytes, want: bytes, keys: list[str]) -> str:
     return f"it differs in {', '.join(printable(differ))}"
 
 
-def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str], report: Report) -> None:
-    """A blind table's record (docs/fairness.md §10.6): the log read again by a spectator's
-    replica (every player's signature, every share's proof, every pile's length and points, every
-    `open` against its move, every move against the rules, the final scores), then, with the deal
-    seeds revealed at the end, every key, shuffle step and share recomputed (§10.4), and the match
-    replayed with every card open."""
+def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str], report: Report,
+                 seat: int | None, abandoned: bool) -> None:
+    """A blind table's record (docs/fairness.md §10.6): the log read again by a replica (every
+    player's signature, every share's proof, every pile's length and points, every `open` against
+    its move, every move against the rules and §9's rules of where a signed move may stand, the
+    final scores), then, with the deal seeds revealed at the end, every key, shuffle step and share
+    recomputed (§10.4), and the match replayed with every card open. `seat`: the record is that
+    player's own, whose replica also opens its cards with its own part, as its client did."""
     if privates:
         raise Mismatch("the private messages", "a blind table sends none, yet the record holds some")
-    reader = LogReader(check_server=False)   # _audit has checked every entry's signature and chain
+    end = entries[-1].body
+    own_seed = _own_deal_seed(entries, seat) if seat is not None and end["t"] == "final" else None
+    # _audit has checked every entry's signature and chain.
+    reader = LogReader(seat, own_seed, check_server=False) if own_seed is not None else LogReader(check_server=False)
     for i, entry in enumerate(entries):
         where = report.where = _name(i, entry.body, names)
         try:
             reader.accept(entry)
         except ProtocolError as e:
             raise Mismatch(where, e.message) from None
-    end = entries[-1].body
     report.where = _name(len(entries) - 1, end, names)
     if end["t"] == "cancel":
         report.reason = end.get("reason")
         report.checks.append(f"match cancelled before the deal: {short_repr(end.get('reason'))}")
         return
-    r = reader.replica
+    if abandoned:
+        report.after_deal = True
+        raise Abandoned(report.where, "the server abandoned this match after the deal began: the connection was "
+                                      "lost for good before the final entry, so no deal seed was revealed and the "
+                                      "deal cannot be checked")
+    r = reader.dealt     # a final entry follows the reveal set, which makes the replica
     moves = [(i, e.body) for i, e in enumerate(entries) if e.body["t"] == "move"]
     signed = sum("sig" in b for _, b in moves)
     report.checks.append(f"blind dealing among {r.parties} parties: every deal key proven (C16) and signed (C23); "
                          f"{len(r.piles)} joint shuffles, every step of the right length and points, the players' "
                          f"signed (C24); {len(r.shares)} decryption shares, each proof holding (C21), the players' "
                          "signed (C25)")
-    report.checks.append(f"{len(moves)} moves replayed by a spectator's replica, each legal, {signed} signed by their "
-                         "players' keys (C10); every public event and every opening asked for matches")
+    report.checks.append(f"{len(moves)} moves replayed, each legal, {signed} signed by their players' keys (C10), "
+                         "each after the position its player saw and for the question it was asked there; every "
+                         "public event and every opening asked for matches")
     seeds = end["deal_seeds"]
     header_hash = entries[0].hash
     if all(seed is not None for seed in seeds):
@@ -681,8 +691,13 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
             raise Mismatch(*_blind_blame(entries, reader, e, names)) from None
         report.checks.append("every party's deal seed gives its key, each of its shuffle steps and each of its "
                              "shares (§10.4)")
-        state = _full_sight(reader, opened, [(b["seat"], unpack(b["move"], MAX_MESSAGE)) for _, b in moves])
-        full = reader.engine.result(state)
+        if own_seed is not None:
+            assert seat is not None
+            _check_own_sight(reader, opened, names[seat])
+            report.checks.append(f"every card opened to {names[seat]} by the others' shares and their own part, "
+                                 "before each of their moves, holds what the whole deal's audit opens it to")
+        state = _full_sight(reader, opened, moves, names)
+        full = r.engine.result(state)
         if [sc["total"] for sc in full["scores"]] != end["scores"]:
             raise Mismatch(report.where, "the match replayed with every card open scores differently")
         report.checks.append("the match replayed with every card open gives the same scores")
@@ -698,6 +713,31 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
     if reader.forfeit:
         report.checks.append("forfeited, placed last: " + ", ".join(names[s] for s in reader.forfeit))
     report.checks.append("the final scores and winners equal the replay's")
+
+
+def _own_deal_seed(entries: list[Signed], seat: int) -> bytes | None:
+    """The deal seed the final entry lists for this player's seat, if it gives the deal key the
+    seat published; else None (a computer seat, a player who forfeited, or a false seed, which the
+    reader then refuses at the final entry as for anyone)."""
+    keys = seat_keys(entries[0].body)
+    if not 0 <= seat < len(keys) or keys[seat] is None or len(entries) < 2:
+        return None
+    party = 1 + sum(k is not None for k in keys[:seat])
+    seeds, published = entries[-1].body.get("deal_seeds"), entries[1].body.get("deal_keys")
+    seed = seeds[party] if isinstance(seeds, list) and party < len(seeds) else None
+    if not (isinstance(seed, bytes) and len(seed) == blind.SEED_BYTES and isinstance(published, list)
+            and len(published) == len(keys)):
+        return None
+    return seed if blind.Party(entries[0].hash, party, seed).key == published[seat] else None
+
+
+def _check_own_sight(reader: LogReader, opened: dict[int, int], name: str) -> None:
+    """What the player's replica opened (its own cards, by the others' shares and its own part)
+    is what the audit of the whole deal opens."""
+    for card, item in sorted(reader.dealt.streams.sight.items.items()):
+        if opened.get(card) != item:
+            raise Mismatch("the final entry", f"card {card} opened to {name} as item {item}, and the whole deal's "
+                                              f"audit opens it as {opened.get(card)}")
 
 
 def _blind_party_name(reader: LogReader, party: int | None, names: list[str]) -> str:
@@ -721,7 +761,7 @@ def _blind_blame(entries: list[Signed], reader: LogReader, e: blind.AuditFailed,
                 party = blind.Party(entries[0].hash, e.party, entries[-1].body["deal_seeds"][e.party])
                 cards, parts = entry.body["cards"], entry.body["parts"]
                 for k, c in enumerate(cards):
-                    if party.part(reader.replica.cts[c]) != parts[k * 32:(k + 1) * 32]:
+                    if party.part(reader.dealt.cts[c]) != parts[k * 32:(k + 1) * 32]:
                         return f"entry {i} (shares by {who})", e.message
     return f"entry {len(entries) - 1} (final)", f"{who}: {e.message}"
 
@@ -729,7 +769,7 @@ def _blind_blame(entries: list[Signed], reader: LogReader, e: blind.AuditFailed,
 def _blind_partial(entries: list[Signed], reader: LogReader, seeds: list, names: list[str]) -> list[str]:
     """A forfeit's audit: each party whose seed is revealed, checked step by step on the joint
     key; the names of those whose steps cannot be."""
-    r = reader.replica
+    r = reader.dealt
     hh = entries[0].hash
     for p, seed in enumerate(seeds):
         if seed is None:
@@ -748,16 +788,34 @@ def _blind_partial(entries: list[Signed], reader: LogReader, seeds: list, names:
     return [_blind_party_name(reader, p, names) for p, seed in enumerate(seeds) if seed is None]
 
 
-def _full_sight(reader: LogReader, opened: dict[int, int], moves: list[tuple[int, list]]):
-    """The match replayed by a party that sees every card."""
+def _full_sight(reader: LogReader, opened: dict[int, int], moves: list[tuple[int, dict]], names: list[str]):
+    """The match replayed by a party that sees every card, checking §9's rule 3 for each player's
+    move that others' came between (its question then names cards only its seat saw)."""
     from games.blind import BlindStreams
-    r = reader.replica
+    r = reader.dealt
     streams = BlindStreams(r.streams.public)
     for pile in r.piles:
         streams.shuffled(pile.name, pile.idx, pile.items)
     for card, item in opened.items():
         streams.opened(card, item, public=True)
-    state = reader.engine.setup(r.names, r.options, streams)
-    for seat, action in moves:
-        reader.engine.apply(state, seat, action, streams)
+    engine = r.engine
+    state = engine.setup(r.names, r.options, streams)
+    wanted: dict[int, set[int]] = {}     # entry -> the seats whose question there a later move answers
+    for i, b in moves:
+        if type(b.get("seen")) is int and b["seen"] < i - 1:
+            wanted.setdefault(b["seen"], set()).add(b["seat"])
+    asked = {(k, seat): engine.prompt(state, seat) for k in wanted if k < moves[0][0] for seat in wanted[k]} \
+        if moves else {}
+    for n, (i, b) in enumerate(moves):
+        seat, seen = b["seat"], b.get("seen")
+        if type(seen) is int and seen < i - 1 and asked.get((seen, seat)) != engine.prompt(state, seat):
+            raise Mismatch(f"entry {i} (move by {printable(names[seat])})",
+                           f"{printable(names[seat])} signed it for the question of entry {seen}, and was asked "
+                           "another by the time it was played (with every card open)")
+        engine.apply(state, seat, unpack(b["move"], MAX_MESSAGE), streams)
+        following = moves[n + 1][0] if n + 1 < len(moves) else i + 1
+        for k in range(i, following):    # the entries after this move, up to the next, see this state
+            for s in wanted.get(k, ()):
+                if s in engine.to_act(state):
+                    asked[(k, s)] = engine.prompt(state, s)
     return state

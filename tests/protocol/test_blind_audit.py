@@ -8,7 +8,8 @@ from games.contract import places
 from protocol.blind_exchange import BlindPlayerExchange
 from protocol.codec import pack
 from protocol.messages import ProtocolError, Signed
-from protocol.signing import SIG_ENTRY, SIG_SHUFFLE, shuffle_payload
+from protocol.shown import Shown
+from protocol.signing import SIG_ENTRY, SIG_MOVE, SIG_SHUFFLE, move_payload, shuffle_payload
 from protocol.verify import verify
 from protocol import blind
 from protocol.blind_replica import read_pile
@@ -139,3 +140,72 @@ def test_a_silent_player_forfeits_placed_last_and_the_record_verifies_with_its_s
     assert any("NOT CHECKED" in c and "P2 (party 2)" in c for c in report.checks), report.checks
     assert report.places[2] == 3
     assert m.clients[0].report.ok
+
+
+def test_a_false_share_of_the_server_in_a_record_that_ends_normally_is_named_at_its_entry():
+    """The server swaps its part of one card for its part of another (with that card's proof) in a
+    finished match and signs the whole log again: the audit names that entry and the server."""
+    m = finished("false-final")
+    log = m.server.log
+    at = next(i for i, e in enumerate(log) if e.body["t"] == "shares" and e.body["party"] == 0
+              and len(e.body["cards"]) >= 2)
+    body = dict(log[at].body)
+    parts, proofs = body["parts"], body["proofs"]
+    body["parts"] = parts[32:64] + parts[32:]            # card 0's part is card 1's
+    body["proofs"] = proofs[64:128] + proofs[64:]
+    forged = resign(log, m.server.signer, at, body)
+    assert forged[-1].body["t"] == "final"
+    report = verify(forged)
+    assert not report.ok
+    assert report.where == f"entry {at} (shares)", report.where
+    assert "the server" in report.what and f"card {body['cards'][0]}" in report.what, report.what
+
+
+def _question_changed(m: Match, seat: int):
+    """A move of `seat` at entry i and an earlier entry k (at or after its previous move) at which
+    the seat was asked another question, or none, as its own replica (which sees its cards) puts it."""
+    log, r = m.server.log, m.clients[seat].replica
+    engine = m.engine
+    previous = 2
+    for i, e in enumerate(log):
+        if e.body["t"] != "move" or e.body["seat"] != seat:
+            continue
+        now = engine.prompt(r.state_at(i - 1), seat)
+        for k in range(previous, i - 1):
+            before = r.state_at(k)
+            if before is not None and (engine.prompt(before, seat) if seat in engine.to_act(before) else None) != now:
+                return i, k
+        previous = i
+    raise AssertionError("no move of this seat was ever asked another question since an earlier entry")
+
+
+def test_a_signed_move_played_for_another_question_than_the_one_it_answered_fails_at_its_entry():
+    """§9's rule 3 on a blind table: the player really signed the move, at an earlier entry where
+    its question was another; the server played it later. The audit names the move's entry."""
+    m = finished("rule3")
+    log = m.server.log
+    i, k = _question_changed(m, 0)
+    body = dict(log[i].body)
+    body["seen"] = k
+    body["sig"] = m.keys[0].sign(SIG_MOVE, move_payload(log[0].hash, 0, log[k].hash, body["move"]))
+    report = verify(resign(log, m.server.signer, i, body))
+    assert not report.ok
+    assert report.where == f"entry {i} (move by P0)", report.where
+    assert "question of entry" in report.what and "P0" in report.what, report.what
+    # The same move at its own question stands (the signature, not the rule, was the only change).
+    assert verify(log).ok
+
+
+def test_a_players_own_record_opens_its_cards_from_the_logged_shares_and_its_own_part():
+    m = finished("own")
+    own = verify(m.server.log, Shown(0))
+    public = verify(m.server.log)
+    assert own.ok and public.ok, own.text()
+    line = "every card opened to P0 by the others' shares and their own part"
+    assert any(line in c for c in own.checks) and not any(line in c for c in public.checks)
+    assert any(line in c for c in m.clients[0].report.checks), "the client's own audit reads as its own"
+    # A record whose deal seed for P0 does not give P0's key is refused for P0 as for anyone.
+    final = dict(m.server.log[-1].body)
+    final["deal_seeds"] = [final["deal_seeds"][0], bytes(32), final["deal_seeds"][2]]
+    report = verify(resign(m.server.log, m.server.signer, len(m.server.log) - 1, final), Shown(0))
+    assert not report.ok and "P0" in report.what

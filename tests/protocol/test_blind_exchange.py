@@ -56,23 +56,45 @@ def test_a_blind_match_plays_to_its_end_and_every_party_verifies_it(game, player
           f"{m.client_messages} client messages in {m.round_trips} round trips")
 
 
-def test_round_trips_a_move_at_most_one_beyond_the_move_itself():
-    """A player's move that turns up only its own cards needs no extra round trip; after a move,
-    the shares owed come in one batch per client."""
-    m = Match("sanjuan", 4, [0, 2], seed="rt")
+@pytest.mark.parametrize("game, humans", [("sanjuan", [0, 2]), ("sanjuan", [0, 1, 2, 3]), ("puertorico", [1, 3])])
+def test_round_trips_beyond_an_open_table_per_move_and_per_role_phase(game, humans):
+    """An open table waits on a client once per move of a person. A blind table adds, per move:
+    one batch of the shares its new private cards are owed (none when it deals none), one per
+    `open` of cards from a pile, one per human party for each pile it makes the parties shuffle,
+    and at the end one for the deal seeds. Nothing else: the figures per role phase (a role chosen
+    and played out) are printed."""
+    m = Match(game, 4, humans, seed=f"rt/{len(humans)}")
     m.start()
-    deal_trips = m.round_trips
-    moves = trips = 0
-    worst = 0
-    while m.server.phase == "play" and moves < 60:
-        before = m.round_trips
+    server, k = m.server, len(humans)
+    deal = m.round_trips
+    assert deal <= 2 + k * sum(b.body["t"] == "shuffle" and b.body["party"] == 0 for b in server.log) + 1 + \
+        sum(b.body["t"] == "open" for b in server.log), "the deal: commitments, seeds, shuffle steps, shares"
+    phases: dict[tuple, list[int]] = {}      # (round, chooser, role) -> [extra round trips, moves]
+    while server.phase == "play":
+        state, before, at = server.replica.state, m.round_trips, len(server.log)
         if not m.step():
             break
-        moves += 1
-        worst = max(worst, m.round_trips - before)
-        trips += m.round_trips - before
-    print(f"deal: {deal_trips} round trips; {moves} moves: {trips} round trips, at most {worst} for one move")
-    assert worst <= 3    # the move, the shares it makes owed, and an open (or a reshuffle) at most
+        new = [e.body for e in server.log[at:]]
+        mover = next(b["seat"] for b in new if b["t"] == "move")
+        extra = m.round_trips - before - (mover in m.humans)
+        shuffles = sum(b["t"] == "shuffle" and b["party"] == 0 for b in new)
+        opens = sum(b["t"] == "open" for b in new)
+        shares = any(b["t"] == "shares" and b["party"] > 0 and not (b["party"] == m.humans.index(mover) + 1
+                     if mover in m.humans else False) for b in new)
+        end = any(b["t"] == "final" for b in new)     # the deal seeds, sent once the game is over
+        assert extra <= k * shuffles + opens + 1 + end, (new, extra)
+        if not shuffles and not opens:
+            assert extra == shares + end, (new, extra)
+        after = server.replica.state
+        key = (state.round, state.chooser, state.role or after.role)
+        phase = phases.setdefault(key, [0, 0])
+        phase[0] += extra
+        phase[1] += 1
+    by_role: dict[str, list[int]] = {}
+    for (_, _, role), (extra, _) in phases.items():
+        by_role.setdefault(role or "(between roles)", []).append(extra)
+    print(f"{game}, {k} humans: the deal {deal} round trips; extra ones per role phase over an open table: " + "; ".join(
+        f"{role} max {max(v)} mean {sum(v) / len(v):.2f}" for role, v in sorted(by_role.items())))
 
 
 def _hostile_open(m: Match, target: str):

@@ -1,5 +1,6 @@
 """protocol/blind.py checked against a second implementation of docs/fairness.md §10 (C14–C22)
-written here from the text alone. It uses libsodium for the group, as the spec asks, and nothing
+written here from the text alone, and the players' signatures of a blind table (C23–C26, §10.6)
+likewise against protocol/signing.py. It uses libsodium for the group, as the spec asks, and nothing
 of protocol/: its own HKDF, its own stream and shuffle, its own proofs and checks. Each side
 checks the other's proofs, on inputs drawn from fixed seeds."""
 
@@ -186,3 +187,54 @@ def test_joint_shuffles_shares_and_openings_agree():
             for r in refs:
                 m = sodium.crypto_core_ed25519_sub(m, times(r.x, ct.a))
             assert m == ref_point(item)
+
+
+# --- C23–C26 (docs/fairness.md §10.6), built again from the spec text --------------------------
+
+def ref_shares_digest(cards, parts, proofs) -> bytes:
+    """SHA-256(TAG("blind/shares") ‖ u32(n) ‖ u64(h_1) ‖ D_1 ‖ proof_1 ‖ …)."""
+    data = t("blind/shares") + struct.pack(">I", len(cards))
+    for card, part, proof in zip(cards, parts, proofs):
+        data += struct.pack(">Q", card) + part + proof
+    return hashlib.sha256(data).digest()
+
+
+def ref_blind_message(label: str, header_hash: bytes, seat: int, *fields) -> bytes:
+    """TAG(purpose) ‖ LP(header_hash) ‖ u32(seat) ‖ the fields: bytes length-prefixed, an int u64."""
+    out = t(label) + lp(header_hash) + struct.pack(">I", seat)
+    for f in fields:
+        out += struct.pack(">Q", f) if isinstance(f, int) else lp(f)
+    return out
+
+
+def test_blind_player_signatures_agree_with_a_second_implementation():
+    import nacl.signing
+
+    from protocol.signing import (SIG_DEAL_KEY, SIG_DEAL_SEED, SIG_SHARES, SIG_SHUFFLE, Signer, deal_key_payload,
+                                  deal_seed_payload, shares_digest, shares_payload, shuffle_payload, verify_signature)
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    rng = random.Random(0xC23)
+    for _ in range(20):
+        seed = rng.randbytes(32)
+        theirs = nacl.signing.SigningKey(seed)
+        ours = Signer(Ed25519PrivateKey.from_private_bytes(seed))
+        h, seat = rng.randbytes(32), rng.randrange(6)
+        n = rng.randrange(5)
+        cards = rng.sample(range(HANDLE_BASE, HANDLE_BASE + 200), n)
+        parts, proofs = [rng.randbytes(32) for _ in cards], [rng.randbytes(64) for _ in cards]
+        assert shares_digest(cards, parts, proofs) == ref_shares_digest(cards, parts, proofs)
+        key, proof, pile_hash, deal_seed = rng.randbytes(32), rng.randbytes(64), rng.randbytes(32), rng.randbytes(32)
+        name, idx = rng.choice(["deck/initial", "deck/reshuffle", "plantations/ré"]), rng.randrange(2**40)
+        cases = [
+            (SIG_DEAL_KEY, deal_key_payload(h, seat, key, proof), ref_blind_message("sig/deal-key", h, seat, key, proof)),
+            (SIG_SHUFFLE, shuffle_payload(h, seat, name, idx, pile_hash),
+             ref_blind_message("sig/shuffle", h, seat, name.encode(), idx, pile_hash)),
+            (SIG_SHARES, shares_payload(h, seat, cards, parts, proofs),
+             ref_blind_message("sig/shares", h, seat, ref_shares_digest(cards, parts, proofs))),
+            (SIG_DEAL_SEED, deal_seed_payload(h, seat, deal_seed), ref_blind_message("sig/deal-seed", h, seat, deal_seed)),
+        ]
+        for purpose, payload, message in cases:
+            sig = theirs.sign(message).signature          # libsodium, over the message built from the text
+            assert ours.sign(purpose, payload) == sig, purpose
+            assert verify_signature(ours.public_key, purpose, payload, sig)

@@ -96,6 +96,55 @@ def test_key_is_the_spec_text_spelt_out():
     assert crypto_scalarmult_ed25519_base_noclamp(x).hex() == KEYS[0]
 
 
+# --- docs/fairness.md §10.6: the players' signatures of a blind table (C23–C26) --------------------
+
+PLAYER_SEED = bytes(range(0x40, 0x60))     # §9's player, at seat 1: party 1 of §10.5
+C26_LIKE_C12 = "f2128f646e60dcf129cadc6790a5ce559f46333bbd1baf45e8b85fa61a9e7739"
+
+
+def test_blind_player_signatures_c23_to_c26(parties):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from protocol.signing import (SIG_DEAL_KEY, SIG_DEAL_SEED, SIG_SHARES, SIG_SHUFFLE, Signer, deal_key_payload,
+                                  deal_seed_payload, shares_digest, shares_payload, shuffle_payload, verify_signature)
+    player = Signer(Ed25519PrivateKey.from_private_bytes(PLAYER_SEED))
+    me = parties[1]
+    assert me.key_proof.hex() == ("4a8e55226e0a2f4637be676fd4909c6364c85bb83f7c42b50d358cd14a0baf0d"
+                                  "4f417060d4f9b844679882c35d5fae9af78d688c3e808755aed953c741bf2504")
+    joint = blind.joint_key(HEADER_HASH, [(p.key, p.key_proof) for p in parties])
+    pile = blind.pile_input(ITEMS, joint, {})
+    for party in parties:
+        pile = party.shuffle(*PILE, pile, joint)
+        if party is me:
+            mine = blind.pile_hash(pile)
+    share = me.share(HANDLE_BASE, pile[0])
+    assert share.part.hex() == "92f547c2b95a888240479eb157c2894e773e565fb72e6d3dc3b9bf1723b8c177"
+    assert share.proof.hex() == ("5082f04bad0500db9e0672c227c84a639d40f107b8bd19719f7aefdf728cbb07"
+                                 "fc61308aafb6084141f96198df4afaa2433b0101164c957da90f05618733e308")
+    assert shares_digest([HANDLE_BASE], [share.part], [share.proof]).hex() == (
+        "17af99e06430c2bfaf662dd566ec7fe057731739ed7e7fb70d50139c900c163d")
+    cases = [
+        (SIG_DEAL_KEY, deal_key_payload(HEADER_HASH, 1, me.key, me.key_proof), 144,
+         "25285e069733387d57389f601712a3b5452bed3d97b3ae6364241552216c93b6",
+         "60b827c0fae264b701a031a7f6294955a599426c67de64cdbd61763669df33cbe4e2337a76db54d6c85fd508b4cba8aefcd044282d6f3c85350f5f92b18b550b"),
+        (SIG_SHUFFLE, shuffle_payload(HEADER_HASH, 1, *PILE, mine), 100,
+         "59e5226a20751348d883500a05540649cde15b2b4136344c8dcfac579e5e1237",
+         "30c283be6c5deb3f85b5ffb873b4a9d935e1a244f859f6363ba0003d320953f8f8b96c8e3fcae1b939340b4a7ca809c874bfd201a84750ff83e8a8c3372f060f"),
+        (SIG_SHARES, shares_payload(HEADER_HASH, 1, [HANDLE_BASE], [share.part], [share.proof]), 76,
+         "1b81e95df26d523267a23329e7973b87479181ec6889c1f921a0548ef3b29981",
+         "6b0708fec7b6a81986ccc30a22d63a9fe26f6db9baa828e6d86a8947969f7d5cf7323d4b4c412ac071318713b662a9be88687279b4f044703b94fcf71da54b05"),
+        (SIG_DEAL_SEED, deal_seed_payload(HEADER_HASH, 1, SEEDS[1]), 76, C26_LIKE_C12,
+         "5f60ab4f2707ed8283703a6785467eea82295eeb04f3c8dcd5ca1d809060b5bdb8418a1f67889986ef74c41ec4b0e9f9e8ead884e8938bf7d8fa1db6c6801907"),
+    ]
+    for purpose, payload, size, digest, sig in cases:
+        assert len(payload) == size and hashlib.sha256(payload).hexdigest() == digest, purpose
+        assert player.sign(purpose, payload).hex() == sig, purpose
+        assert verify_signature(player.public_key, purpose, payload, bytes.fromhex(sig))
+        # one purpose's signature never passes for another's, even over the same payload bytes
+        other = SIG_DEAL_SEED if purpose != SIG_DEAL_SEED else SIG_SHARES
+        assert not verify_signature(player.public_key, other, payload, bytes.fromhex(sig))
+
+
 # --- libsodium's own test vectors ---------------------------------------------------------------
 # From jedisct1/libsodium, test/default/core_ed25519.c with its expected output core_ed25519.exp,
 # and test/default/scalarmult_ed25519.c: the points and scalars are theirs, the checks the ones
