@@ -114,6 +114,7 @@ class Table:
         self.want_snapshot = False          # a resync is under way: deltas are ignored until it comes
         self.pending: dict | None = None    # the act sent and not yet answered
         self.pending_prompt: dict | None = None
+        self.pending_action: list = []      # at a blind table: what the act pending answered
         self.answered: tuple | None = None  # (prompt, seq at ack, time of ack) of the last accepted act
         self.happened: list[tuple] = []
         self.told: list[dict] = []          # what we alone were told, shown with the next view
@@ -489,6 +490,7 @@ class Table:
             return None
         self.pending = {**self._wire(msg), "id": self.session.take_id()}
         self.pending_prompt = self.prompt
+        self.pending_action = list(action)
         return self.pending
 
     # -------------------------------------------------------------- views
@@ -630,6 +632,14 @@ class Table:
             return []
         if msg["code"] in ("stale", "bad_seq") and not self.blind:
             self.want_snapshot = True   # the server sends one; the question is asked again on it
+        if msg["code"] == "stale" and self.blind and self.pending_prompt is not None \
+                and self.pending_prompt == self.prompt:
+            # At a blind table the server cannot see our question, so it refuses a move signed
+            # before another seat's move landed (docs/fairness.md §9, rule 3). Our replica can:
+            # the question is the one we answered, so the same answer is signed again on the
+            # latest entry, without asking the person twice.
+            again = self._blind_act(self.pending_action)
+            return [again] if again is not None else []
         self.happened.append(("reject", (msg["code"], msg["message"])))
         return []
 

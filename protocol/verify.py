@@ -694,6 +694,7 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
         if own_seed is not None:
             assert seat is not None
             _check_own_sight(reader, opened, names[seat])
+            report.seats_checked = [seat]
             report.checks.append(f"every card opened to {names[seat]} by the others' shares and their own part, "
                                  "before each of their moves, holds what the whole deal's audit opens it to")
         state = _full_sight(reader, opened, moves, names)

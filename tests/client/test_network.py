@@ -98,12 +98,15 @@ def test_killed_client_resumes_its_seat_and_finishes(server, tmp_path):
 
 def test_a_player_away_when_the_match_started_gets_the_seat_back(tmp_path):
     """Gone before committing: the server makes the seat's seed (and says so); coming back, the
-    client accepts that its own seed takes no part, plays the seat to the end and verifies."""
+    client accepts that its own seed takes no part, plays the seat to the end and verifies. Only
+    an open table can deal without a player (a blind one needs every player's deal key, and a
+    seat silent before the deal cancels it: tests/server/test_blind_tables.py)."""
     live = LiveServer(tmp_path / "server", grace=0.3)
     live.start()
     try:
         ana_data = tmp_path / "ana"
-        ana = bot_seat(live.url, ana_data, "--create", "sanjuan", "--seats", "3", "--bots", "1", "--name", "Ana")
+        ana = bot_seat(live.url, ana_data, "--create", "sanjuan", "--seats", "3", "--bots", "1", "--name", "Ana",
+                       "--open")
         table = first_line(ana)
         wait_for(lambda: (ana_data / "sessions").is_dir() and any((ana_data / "sessions").glob("*.json")))
         ana.send_signal(signal.SIGKILL)          # gone before the match starts
