@@ -21,6 +21,7 @@ from __future__ import annotations
 import secrets
 
 from games.blind import Unopened, Unshuffled
+from games.choice import out_of_turn
 from games.contract import forfeit_result
 from games.errors import IllegalAction
 
@@ -207,6 +208,8 @@ class BlindServerExchange(ServerExchange):
                 self.last_move[self.step.seat] = len(self.log) - 1
                 self.last_events = events
             r.settle(state, len(self.log) - 1)
+            # A server keeps many tables: only the states a move may still be signed on stay.
+            r.forget_before(min((max(2, self.last_move[s]) for s in self.humans), default=len(self.log) - 1))
             self.step, self.step_entry = None, {}
             if not self.engine.to_act(r.state):
                 self.phase = "seeds"
@@ -341,6 +344,9 @@ class BlindServerExchange(ServerExchange):
             self.queue.append((seat, seen, move, sig, openings))
             return []
         r = self._dealt
+        waiting = self.engine.to_act(r.state)
+        if seat not in waiting:     # said as the rules say it, before any question of staleness
+            raise out_of_turn(False, [name for _, name in self.seats], seat, waiting)
         # §9's rule 3, as far as the server can tell: where the state changed since `seen` and the
         # question names cards it does not see, the move may answer another question: refused too.
         if r.same_question(seat, seen, len(self.log) - 1) is not True:

@@ -150,6 +150,13 @@ class Replica:
         self.state = state
         self.history.append((at, state))
 
+    def forget_before(self, at: int) -> None:
+        """Drop the states no move can be checked against any more: a move may be signed no
+        earlier than its seat's own previous move (§9's rule 1), so once every seat has moved at
+        or after entry `at`, only the state standing at `at` and the later ones are asked for."""
+        keep = next((i for i in range(len(self.history) - 1, -1, -1) if self.history[i][0] <= at), 0)
+        del self.history[:keep]
+
     def state_at(self, at: int):
         """The state as it stood just after entry `at` (None before the setup was done)."""
         return next((state for start, state in reversed(self.history) if start <= at), None)

@@ -339,6 +339,7 @@ class BlindSeatPlayer:
         self.outbox: list[dict] = []
         self.errors: list[dict] = []
         self.rejects: list[dict] = []
+        self.stales = 0                     # moves refused as stale (§9's rule 3) and decided again
         self.notices: list[dict] = []
         self.status: dict | None = None
         self.views = self.snapshots = self.acks = 0
@@ -393,7 +394,10 @@ class BlindSeatPlayer:
             if self.pending is not None and msg["id"] == self.pending["id"]:
                 self.pending = None
         elif kind == "reject":
-            self.rejects.append(msg)
+            if msg["code"] == "stale":
+                self.stales += 1        # another seat's move landed first: decide again, as a client does
+            else:
+                self.rejects.append(msg)
             self.unconfirmed = [m for m in self.unconfirmed if m.get("id") != msg["id"]]
             if self.pending is not None and msg["id"] == self.pending["id"]:
                 self.pending, self.moved = None, False
