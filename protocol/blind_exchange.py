@@ -137,17 +137,10 @@ class BlindServerExchange(ServerExchange):
     def reveal(self, seat: int, seed: bytes, sig: bytes | None = None) -> list[Signed]:
         """A seat's seed (C12). With the last one, the reveal set (and the server seed: on a blind
         table it draws only what is public at once), then the deal begins."""
-        self._check_phase("reveal", "A seed")
         self._check_seat(seat)
-        if self.keys[seat] is not None and sig is None:
+        if self.keys[seat] is not None and sig is None:   # no seed is ever made for a person here
             raise ProtocolError("bad_signature", "a player's seed is signed by its player")
-        if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
-            raise ProtocolError("bad_seed", f"a seed is {SEED_BYTES} bytes")
-        if player_commit(self.game_id, self.seats[seat][0], seed) != self.commits[seat]:
-            raise ProtocolError("seed_mismatch", f"seat {seat}'s seed does not match its commitment")
-        self._check_player_sig(seat, sig, SIG_REVEAL, reveal_payload(self.header.hash, seat, seed), "the seed")
-        self.seeds[seat], self.seed_sigs[seat] = seed, sig
-        if None in self.seeds:
+        if not self._take_seed(seat, seed, sig):
             return []
         out = [self._append({"t": "reveals", "seeds": list(self.seeds), "sigs": list(self.seed_sigs),
                              "server_seed": self.server_seed})]

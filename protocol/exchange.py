@@ -194,8 +194,9 @@ class ServerExchange:
         self.phase = "reveal"
         return [self._append({"t": "commits", "commits": list(self.commits), **self._sigs(self.commit_sigs)})]
 
-    def reveal(self, seat: int, seed: bytes, sig: bytes | None = None) -> list[Signed]:
-        """A seat's seed, signed by its player (C12), or the server's own (sig None)."""
+    def _take_seed(self, seat: int, seed: bytes, sig: bytes | None) -> bool:
+        """Check a seat's seed against its commitment and signature (C12) and keep it; whether
+        every seat's seed is in now."""
         self._check_phase("reveal", "A seed")
         self._check_seat(seat)
         if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
@@ -204,9 +205,13 @@ class ServerExchange:
             raise ProtocolError("seed_mismatch", f"seat {seat}'s seed does not match its commitment")
         self._check_player_sig(seat, sig, SIG_REVEAL, reveal_payload(self.header.hash, seat, seed), "the seed")
         self.seeds[seat], self.seed_sigs[seat] = seed, sig
-        seeds = [s for s in self.seeds if s is not None]
-        if len(seeds) < len(self.seeds):
+        return None not in self.seeds
+
+    def reveal(self, seat: int, seed: bytes, sig: bytes | None = None) -> list[Signed]:
+        """A seat's seed, signed by its player (C12), or the server's own (sig None)."""
+        if not self._take_seed(seat, seed, sig):
             return []
+        seeds = [s for s in self.seeds if s is not None]
         out = [self._append({"t": "reveals", "seeds": seeds, **self._sigs(self.seed_sigs)})]
         prk = master_key(self.header.hash, self.server_seed,
                          [(pid, s) for (pid, _), s in zip(self.seats, seeds)])
