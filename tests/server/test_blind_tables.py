@@ -505,3 +505,28 @@ async def test_a_seat_silent_before_the_deal_cancels_the_match_naming_it(make_se
     assert "governor_forfeits_total 0" in exposition(server)
     core = server.tables[table].core
     assert core.status == "cancelled" and core.exchange.phase == "cancelled"
+
+
+async def test_the_operator_closes_a_dealt_blind_match_and_each_record_verifies_as_cancelled(make_server):
+    from .test_operate import KEY, operator
+    server = await make_server(operator_key=KEY)
+    table, (ana, bo), _ = await blind_table(server.url, "sanjuan")
+    core = server.tables[table].core
+    await asyncio.gather(*(p.play(until=lambda p: len(p.bx.record) > 60) for p in (ana, bo)))
+    assert core.state is not None and core.exchange.phase == "play"      # dealt, and under way
+    reply = await operator(server, {"key": KEY, "do": "close", "table": table, "reason": "cheating reported"})
+    assert reply == {"type": "operator_closed", "table": table}
+    await asyncio.gather(ana.play(timeout=60), bo.play(timeout=60))
+    why = "closed by the server's operator: cheating reported"
+    for p in (ana, bo):
+        end = p.bx.record[-1].body
+        assert end["t"] == "cancel" and end["reason"] == why
+        assert end["deal_seeds"][0] is not None and end["deal_seeds"][1:] == [None, None]
+        assert p.report.ok and p.report.after_deal and p.report.reason == why, p.report.text()
+        text = p.report.text()
+        assert "CANCELLED AFTER THE DEAL WAS FIXED" in text and "closed by the server's operator" in text
+        assert "NOT CHECKED  the shuffle steps and shares of Ana (party 1), Bo (party 2)" in text, text
+        assert p.bx.replica is not None and p.bx.prompt() is None      # its replica ends there
+    assert core.status == "cancelled" and (await server.store.log(table))[-1].kind == "cancel"
+    again = await operator(server, {"key": KEY, "do": "close", "table": table})
+    assert again["type"] == "error" and again["code"] == "no_table"
