@@ -696,8 +696,9 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
         # The players keep their deal seeds: a cancelled match reveals only the server's.
         players = _blind_partial(entries, reader, seeds, names)
         report.after_deal = True
-        report.deal_unchecked = ("the shuffle steps and shares of " + ", ".join(players) + ": a match cancelled "
-                                 "reveals no player's deal seed, which alone recomputes them")
+        report.deal_unchecked = ("the shuffle steps and shares of " + ", ".join(players) + ", and the replay with "
+                                 "every card open: a match cancelled reveals no player's deal seed, which alone "
+                                 "recomputes them")
         report.checks.append("the server's deal seed, revealed by the cancel, gives its key and each of its shuffle "
                              "steps and shares")
         report.checks.append(f"match cancelled after the deal was fixed: {short_repr(end.get('reason'))}")

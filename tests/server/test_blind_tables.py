@@ -449,45 +449,6 @@ def test_the_wire_takes_a_whole_deck_and_refuses_a_pile_or_shares_of_the_wrong_s
     assert "openings" not in act and act["action"] == [1]
 
 
-@pytest.mark.parametrize("game", ["sanjuan", "puertorico"])
-async def test_a_spectator_gets_the_public_events_of_every_move_one_input_applies(make_server, game):
-    """A move that waits while the server opens cards is applied with the input that ends the
-    wait, after the move under way: each delta a spectator gets carries the public events of every
-    move between its base and its seq, in order, not the last one's alone."""
-    server = await make_server()
-    table, players, _ = await blind_table(server.url, game)
-    watcher = Spectator(await Raw.connect(server.url), table)
-    deltas: list[dict] = []
-    real_recv = watcher.raw.recv
-
-    async def recv(*args):
-        msg = await real_recv(*args)
-        if msg["type"] == "delta":
-            deltas.append(msg)
-        return msg
-    watcher.raw.recv = recv
-    await asyncio.gather(watcher.follow(), *(p.play(timeout=300) for p in players))
-    assert watcher.bx.report.ok, watcher.bx.report.text()
-    # the public events of each move entry, as a spectator's replica replays them
-    engine = games.get(game)
-    from protocol.blind_replica import LogReader
-    reader, expected = LogReader(), {}
-    for i, entry in enumerate(watcher.bx.record):
-        before = reader.replica.state if reader.replica is not None else None
-        reader.accept(entry)
-        if entry.body["t"] == "move":
-            events = engine.apply(engine.copy(before), entry.body["seat"], unpack(entry.body["move"]),
-                                  reader.replica.streams)
-            expected[i] = engine.visible_events(events, None)
-    several = 0
-    for d in deltas:
-        moves = [i for i in expected if d["base"] < i <= d["seq"]]
-        assert d["events"] == [e for i in moves for e in expected[i]], (d["base"], d["seq"], moves)
-        several += sum(bool(expected[i]) for i in moves) > 1
-    assert several, "no delta covered two moves with public events: the test saw nothing"
-    print(f"{game}: {len(deltas)} deltas, {several} covering several moves with public events")
-
-
 async def test_a_seat_silent_before_the_deal_cancels_the_match_naming_it(make_server, lines):
     server = await make_server(grace=2.0)
     table, (ana, bo), _ = await blind_table(server.url, "sanjuan")
