@@ -70,6 +70,9 @@ class BlindServerExchange(ServerExchange):
         self.deal_seeds: list[bytes | None] = [self.deal_seed] + [None] * len(self.humans)
         self.deal_seed_sigs: list[bytes | None] = [None] * self.parties
         self.forfeited: list[int] = []
+        # The engine events of every move applied since the driver last emptied it, in order: one
+        # message may apply several (moves queued while the server waited for the clients).
+        self.last_events: list[dict] = []
 
     # ------------------------------------------------------------ commitments and seeds
 
@@ -199,7 +202,7 @@ class BlindServerExchange(ServerExchange):
                     entry["events"] = events_digest(shown)
                 out.append(self._append(entry))
                 self.last_move[self.step.seat] = len(self.log) - 1
-                self.last_events = events
+                self.last_events = self.last_events + list(events)
             r.settle(state, len(self.log) - 1)
             # A server keeps many tables: only the states a move may still be signed on stay.
             r.forget_before(min((max(2, self.last_move[s]) for s in self.humans), default=len(self.log) - 1))
@@ -435,14 +438,21 @@ class BlindServerExchange(ServerExchange):
         return [self._append({"t": "forfeit", "seats": seats, "reason": reason})] + self._final_if_ready()
 
     def cancel(self, reason: str) -> list[Signed]:
-        """Before the deal is done only (a seat that never committed, revealed, or took its part
-        in the setup's shuffles and openings): after it, `forfeit`."""
-        dealing = self.phase == "play" and self.replica is not None and self.replica.state is None
-        if self.phase not in ("commit", "reveal") and not dealing:
-            raise ProtocolError("out_of_order", "once the deal has begun, a silent seat forfeits")
+        """End the match without a result: a seat that held up the deal (it never committed,
+        revealed, or took its part in the setup's shuffles and openings), or the operator. Once
+        the deal is done the entry also reveals the server's deal seed (the match is over: its
+        cards need no secret now), so that its steps can be checked; the players' deal seeds
+        stay theirs. A seat silent after the deal forfeits instead (`forfeit`)."""
+        if self.phase not in ("commit", "reveal", "play", "seeds"):
+            raise ProtocolError("out_of_order", f"the match is {self.phase}: it cannot be cancelled")
+        entry = {"t": "cancel", "server_seed": self.server_seed, "seeds": list(self.seeds), "reason": reason}
+        if self.replica is not None and self.replica.state is not None:
+            entry["deal_seeds"] = [self.deal_seed] + [None] * len(self.humans)
         self.phase = "cancelled"
-        return [self._append({"t": "cancel", "server_seed": self.server_seed, "seeds": list(self.seeds),
-                              "reason": reason})]
+        self.step, self.waiting, self.step_entry = None, None, {}
+        self.dropped += [(q[0], ProtocolError("cancelled", "the match was cancelled")) for q in self.queue]
+        self.queue = []
+        return [self._append(entry)]
 
     def owed(self) -> dict[int, list[str]]:
         """Per player's seat, what the server waits for from it now: "commitment", "seed",
@@ -648,7 +658,7 @@ class BlindPlayerExchange:
 
     def prompt(self) -> dict | None:
         r = self._ready()
-        if r is None or self._log.over or self.seat not in r.engine.to_act(r.state):
+        if r is None or self._log.over or self._log.ended or self.seat not in r.engine.to_act(r.state):
             return None
         return r.engine.prompt(r.state, self.seat)
 

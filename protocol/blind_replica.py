@@ -341,7 +341,8 @@ class LogReader:
         self.party_of: dict[int, int] = {}
         self.forfeit: list[int] = []
         self.over = False                    # the game is over in the replica, or a seat forfeited
-        self.ended = False                   # the final entry is in
+        self.ended = False                   # the final or cancel entry is in
+        self.cancelled_dealt = False         # a cancel once the deal was done (the setup applied)
 
     @property
     def header_hash(self) -> bytes:
@@ -396,7 +397,7 @@ class LogReader:
         kind = body.get("t")
         expected = {1: ("commits",), 2: ("reveals",)}.get(
             seq, ("final",) if self.over else ("shuffle", "shares", "open", "move", "forfeit"))
-        if kind not in (*expected, "cancel") or (kind == "cancel" and seq > 2):
+        if kind not in (*expected, "cancel"):
             raise ProtocolError("out_of_order", f"entry {seq} is a {short_repr(kind)} entry where "
                                 f"{' or '.join(expected)} belongs")
         try:
@@ -676,6 +677,19 @@ class LogReader:
         self.over = True
 
     def _cancel(self, body: dict, seq: int) -> None:
+        """A cancel. Once the deal is done it reveals the server's deal seed, and no player's."""
+        dealt = self.replica is not None and self.replica.state is not None
+        seeds = body.get("deal_seeds")
+        if dealt:
+            r = self.dealt
+            if not (isinstance(seeds, list) and len(seeds) == r.parties and all(s is None for s in seeds[1:])):
+                raise ProtocolError("bad_cancel", f"entry {seq} must hold the server's deal seed and no player's")
+            if not (isinstance(seeds[0], bytes) and len(seeds[0]) == SEED_BYTES) or \
+                    blind.Party(self.header_hash, 0, seeds[0]).key != r.keys[0]:
+                raise ProtocolError("bad_cancel", f"entry {seq}: the server's deal seed does not give its deal key")
+        elif seeds is not None:
+            raise ProtocolError("bad_cancel", f"entry {seq}: a cancel before the deal is done reveals no deal seed")
+        self.cancelled_dealt = dealt
         self.ended = True
 
     def _final(self, body: dict, seq: int) -> None:

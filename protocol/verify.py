@@ -72,6 +72,7 @@ class Report:
     after_deal: bool = False       # ended by a cancel (or abandoned) once the seeds were revealed
     abandoned: bool = False        # the server vanished after the deal was fixed: no end was signed
     reason: str | None = None      # a cancel's reason
+    deal_unchecked: str | None = None   # a blind match cancelled after its deal: what could not be checked, and why
     shown_checked: int = 0         # the views shown to the client that were compared with the replay
     protocol: str | None = None
     keys: list[str | None] = field(default_factory=list)   # each seat's player key fingerprint (None: a computer's)
@@ -95,6 +96,11 @@ class Report:
             lines.append("VERIFIED, the public part: the seeds, the shuffles, every move and the scores "
                          "are honest. Not checked: the cards each player was dealt and drew in private, "
                          "which only their own record holds (each player's client checks its own).")
+        elif self.ok and self.after_deal and self.deal_unchecked:
+            lines.append(f"  NOT CHECKED  {self.deal_unchecked}")
+            lines.append(f"VERIFIED, but CANCELLED AFTER THE DEAL WAS FIXED (its reason: {short_repr(self.reason)}): "
+                         "every signature, share proof and move until then holds; the cards were dealt blind, so "
+                         "the server could not read the players' hands.")
         elif self.ok and self.after_deal:
             lines.append(f"VERIFIED, but CANCELLED AFTER THE DEAL WAS FIXED: the server ended the match once "
                          f"every seed was revealed and it could know every card to come (its reason: "
@@ -115,7 +121,8 @@ class Report:
                 "scores": self.scores, "winners": self.winners, "checks": self.checks,
                 "refused": self.refused, "after_deal": self.after_deal, "abandoned": self.abandoned,
                 "reason": self.reason, "shown_checked": self.shown_checked, "protocol": self.protocol,
-                "keys": self.keys, "shown_unreadable_after": self.shown_unreadable_after}
+                "keys": self.keys, "shown_unreadable_after": self.shown_unreadable_after,
+                "deal_unchecked": self.deal_unchecked}
 
 
 
@@ -665,14 +672,15 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
     report.where = _name(len(entries) - 1, end, names)
     if end["t"] == "cancel":
         report.reason = end.get("reason")
-        report.checks.append(f"match cancelled before the deal: {short_repr(end.get('reason'))}")
-        return
+        if not reader.cancelled_dealt:
+            report.checks.append(f"match cancelled before the deal: {short_repr(end.get('reason'))}")
+            return
     if abandoned:
         report.after_deal = True
         raise Abandoned(report.where, "the server abandoned this match after the deal began: the connection was "
                                       "lost for good before the final entry, so no deal seed was revealed and the "
                                       "deal cannot be checked")
-    r = reader.dealt     # a final entry follows the reveal set, which makes the replica
+    r = reader.dealt     # a final entry, or a cancel after the deal, follows the reveal set, which makes it
     moves = [(i, e.body) for i, e in enumerate(entries) if e.body["t"] == "move"]
     signed = sum("sig" in b for _, b in moves)
     report.checks.append(f"blind dealing among {r.parties} parties: every deal key proven (C16) and signed (C23); "
@@ -684,6 +692,17 @@ def _audit_blind(entries: list[Signed], privates: list[Signed], names: list[str]
                          "public event and every opening asked for matches")
     seeds = end["deal_seeds"]
     header_hash = entries[0].hash
+    if end["t"] == "cancel":
+        # The players keep their deal seeds: a cancelled match reveals only the server's.
+        players = _blind_partial(entries, reader, seeds, names)
+        report.after_deal = True
+        report.deal_unchecked = ("the shuffle steps and shares of " + ", ".join(players) + ", and the replay with "
+                                 "every card open: a match cancelled reveals no player's deal seed, which alone "
+                                 "recomputes them")
+        report.checks.append("the server's deal seed, revealed by the cancel, gives its key and each of its shuffle "
+                             "steps and shares")
+        report.checks.append(f"match cancelled after the deal was fixed: {short_repr(end.get('reason'))}")
+        return
     if all(seed is not None for seed in seeds):
         try:
             opened = blind.audit(header_hash, r.keys, seeds, r.piles, r.shares)

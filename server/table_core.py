@@ -496,7 +496,7 @@ class TableCore:
     def _apply(self, kind: str, seat, data: dict) -> None:
         ex = self.exchange
         if self.blind:
-            ex.last_events = []     # set again only by a move the input applies
+            ex.last_events = []     # the exchange adds the events of every move the input applies
         if kind == "commit" and self.blind and "deal_key" in data:
             ex.commit(seat, data["commitment"], data["sig"], data["deal_key"], data["deal_proof"], data["deal_sig"])
         elif kind == "commit":

@@ -447,3 +447,47 @@ def test_the_wire_takes_a_whole_deck_and_refuses_a_pile_or_shares_of_the_wrong_s
     act = wire.decode(wire.encode({"type": "act", "id": 1, "seq": 3, "move": pack([1]), "sig": bytes(64),
                                    "openings": None}))
     assert "openings" not in act and act["action"] == [1]
+
+
+async def test_a_seat_silent_before_the_deal_cancels_the_match_naming_it(make_server, lines):
+    server = await make_server(grace=2.0)
+    table, (ana, bo), _ = await blind_table(server.url, "sanjuan")
+    bo.answering = False      # seated, connected and reading: his client never commits
+    await asyncio.gather(ana.play(timeout=60), bo.play(timeout=60))
+    entries = [m.body for m in ana.bx.record]
+    assert [e["t"] for e in entries] == ["header", "cancel"]
+    assert "Bo did not send" in entries[-1]["reason"] and "commitment" in entries[-1]["reason"]
+    assert ana.report.ok, ana.report.text()
+    assert ana.report.reason == entries[-1]["reason"] and not ana.report.after_deal
+    assert any("cancelled before the deal" in c and "Bo" in c for c in ana.report.checks), ana.report.checks
+    notice = ana.notices[0] if ana.notices else await ana.raw.expect("notice", skip=("status",))
+    assert notice["code"] == "forfeit" and "Bo held up the deal" in notice["message"], notice
+    assert any("Bo held up the deal" in t for t in lines.texts)
+    assert "governor_forfeits_total 0" in exposition(server)
+    core = server.tables[table].core
+    assert core.status == "cancelled" and core.exchange.phase == "cancelled"
+
+
+async def test_the_operator_closes_a_dealt_blind_match_and_each_record_verifies_as_cancelled(make_server):
+    from .test_operate import KEY, operator
+    server = await make_server(operator_key=KEY)
+    table, (ana, bo), _ = await blind_table(server.url, "sanjuan")
+    core = server.tables[table].core
+    await asyncio.gather(*(p.play(until=lambda p: len(p.bx.record) > 60) for p in (ana, bo)))
+    assert core.state is not None and core.exchange.phase == "play"      # dealt, and under way
+    reply = await operator(server, {"key": KEY, "do": "close", "table": table, "reason": "cheating reported"})
+    assert reply == {"type": "operator_closed", "table": table}
+    await asyncio.gather(ana.play(timeout=60), bo.play(timeout=60))
+    why = "closed by the server's operator: cheating reported"
+    for p in (ana, bo):
+        end = p.bx.record[-1].body
+        assert end["t"] == "cancel" and end["reason"] == why
+        assert end["deal_seeds"][0] is not None and end["deal_seeds"][1:] == [None, None]
+        assert p.report.ok and p.report.after_deal and p.report.reason == why, p.report.text()
+        text = p.report.text()
+        assert "CANCELLED AFTER THE DEAL WAS FIXED" in text and "closed by the server's operator" in text
+        assert "NOT CHECKED  the shuffle steps and shares of Ana (party 1), Bo (party 2)" in text, text
+        assert p.bx.replica is not None and p.bx.prompt() is None      # its replica ends there
+    assert core.status == "cancelled" and (await server.store.log(table))[-1].kind == "cancel"
+    again = await operator(server, {"key": KEY, "do": "close", "table": table})
+    assert again["type"] == "error" and again["code"] == "no_table"
