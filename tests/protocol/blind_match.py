@@ -5,14 +5,20 @@ from its own prompt (its client's, or the server's replica for a computer seat).
 from __future__ import annotations
 
 import random
-import secrets
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import games
 from protocol.blind_exchange import BlindPlayerExchange, BlindServerExchange
 from protocol.codec import pack, unpack
 from protocol.fairness import player_commit
+from protocol.harness import derived
 from protocol.messages import Signed
 from protocol.signing import Signer
+
+
+def _signer(seed: str, label: str) -> Signer:
+    return Signer(Ed25519PrivateKey.from_private_bytes(derived(seed, label)))
 
 
 def wire(entry: Signed) -> Signed:
@@ -27,19 +33,25 @@ class Match:
         self.rnd = random.Random(seed)
         self.humans = sorted(humans)
         self.n = players
-        self.keys = {s: Signer.generate() for s in self.humans}
+        # Every key and seed is derived from `seed`, so that a match (and its cards) is the same
+        # on every run: a failure can be replayed.
+        self.keys = {s: _signer(seed, f"player-key/{s}") for s in self.humans}
         seats = [(f"id{s}", f"P{s}") for s in range(players)]
-        self.server = server_cls(game, options or {}, seats, Signer.generate(),
+        self.server = server_cls(game, options or {}, seats, _signer(seed, "server-key"),
                                  players=[self.keys[s].public_key if s in self.humans else "random"
-                                          for s in range(players)])
-        self.clients = {s: BlindPlayerExchange(f"id{s}", self.keys[s], server_key=self.server.signer.public_key)
+                                          for s in range(players)],
+                                 deal_seed=derived(seed, "server-deal-seed"), game_id=derived(seed, "game-id")[:16],
+                                 server_seed=derived(seed, "server-seed"), started=0)
+        self.clients = {s: BlindPlayerExchange(f"id{s}", self.keys[s], server_key=self.server.signer.public_key,
+                                               seed=derived(seed, f"player-seed/{s}"),
+                                               deal_seed=derived(seed, f"deal-seed/{s}"))
                         for s in self.humans}
         self.spectator = BlindPlayerExchange(None)
         self.outbox: list[tuple[int, bytes]] = []     # (seat, message bytes) on their way to the server
         self.delivered = 0
         self.client_messages = 0
         self.round_trips = 0       # batches of client messages the server waited for
-        self.bot_seeds = {s: secrets.token_bytes(32) for s in range(players) if s not in self.humans}
+        self.bot_seeds = {s: derived(seed, f"bot-seed/{s}") for s in range(players) if s not in self.humans}
 
     def deliver(self, entries) -> None:
         for e in entries:
