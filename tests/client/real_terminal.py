@@ -550,7 +550,7 @@ def table_problems(look: Look, game: str = "", log_rows: int = 0, logged: int = 
     counted = numbers[:-1] if len(numbers) > 1 and numbers[-1] == 0 else numbers   # 0: none, last
     if counted != list(range(counted[0], counted[0] + len(counted)) if counted else []):
         problems.append(f"the options are not numbered in order: {numbers}")
-    if not (table.after and table.after[0].strip()):
+    if numbers and not (table.after and table.after[0].strip()):   # a question with nothing to choose has no list
         problems.append("no help line under the options: the question is cut by the screen's edge")
     if table.mine_scrolls and not HIDDEN.search(table.hint):
         problems.append(f"your own things scroll, with no hint of the lines below: {table.hint!r}")

@@ -366,7 +366,10 @@ class BlindSeatPlayer:
     async def resume(self, url: str | None = None) -> None:
         self.url = url or self.url
         self.raw = await Raw.connect(self.url, claim=(self.table, self.seat, self.key), have=len(self.bx.record))
-        self.pending = None
+        # A move acknowledged while it waited (the server was opening cards) may have been refused
+        # after, and a server killed before telling leaves nobody to say so: while our question is
+        # still open, we decide again, as client/table.py asks its person again.
+        self.pending, self.moved = None, False
         self.outbox = list(self.unconfirmed)
 
     async def play(self, until=None, timeout: float = 120.0) -> None:
