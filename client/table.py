@@ -378,7 +378,7 @@ class Table:
         reader, r = ex.reader, ex.replica
         if reader is None or reader.ended:
             return False
-        kind = m["t"]
+        kind = m["type"]
         if kind == "commit":
             return len(reader.entries) < 2
         if kind == "reveal":
@@ -394,17 +394,12 @@ class Table:
         self.owed = [m for m in self.owed if self._still_owed(m)]
 
     def _wire(self, m: dict) -> dict:
-        """A message of the exchange as sent on the wire (protocol/wire.py)."""
-        kind = m["t"]
-        fields = {k: v for k, v in m.items() if k != "t"}
-        if kind == "commit":
-            fields["commitment"] = fields.pop("commit")
-            if not self.session.committed:
-                self.session.committed = True
-                self.session.save()
-        elif kind == "act":
-            fields["seq"] = fields.pop("seen")     # the entry the move was decided at
-        return {"type": kind, **fields}
+        """A message of the exchange, about to be sent (it is the wire's message already): a
+        commitment is noted in the saved seat first."""
+        if m["type"] == "commit" and not self.session.committed:
+            self.session.committed = True
+            self.session.save()
+        return m
 
     def _blind_signed(self, signed: Signed) -> list[dict]:
         ex = self.exchange

@@ -7,13 +7,14 @@ what the players' clients owe (`owed()`). `BlindPlayerExchange` is one player's 
 spectator's) side: it checks every entry as it arrives with its own replica and says what to
 send in reaction; `move(action)` makes the message of a move.
 
-Client messages are maps with a type "t" (the driver carries them as it likes):
-  commit     commit, sig (C11), deal_key, deal_proof, deal_sig (C23)
+Client messages are maps with a "type", exactly as protocol/wire.py carries them (a driver adds
+only an act's command id):
+  commit     commitment, sig (C11), deal_key, deal_proof, deal_sig (C23)
   reveal     seed, sig (C12)
   shuffle    name, idx, pile (n × 64 bytes), sig (C24)
   shares     cards (handles), parts (n × 32 bytes), proofs (n × 64 bytes), sig (C25)
-  act        seen, move (the action's msgpack bytes), sig (C10), openings (a shares map
-             without "t", or None)
+  act        seq (the entry the move was decided at), move (the action's msgpack bytes), sig
+             (C10), openings (a shares map without "type", or None)
   deal_seed  seed, sig (C26)
 """
 from __future__ import annotations
@@ -77,16 +78,16 @@ class BlindServerExchange(ServerExchange):
     # ------------------------------------------------------------ commitments and seeds
 
     def receive(self, seat: int, msg: dict) -> list[Signed]:
-        """A client's message (a map with "t", module docstring), from the player at `seat`."""
+        """A client's message (a map with "type", module docstring), from the player at `seat`."""
         self._check_seat(seat)
         if self.keys[seat] is None:
             raise ProtocolError("not_a_player", f"seat {seat} is a computer seat: no client speaks for it")
         if not isinstance(msg, dict):
             raise ProtocolError("bad_message", "a message is a map")
-        kind = msg.get("t")
+        kind = msg.get("type")
         try:
             if kind == "commit":
-                return self.commit(seat, msg["commit"], msg["sig"], msg["deal_key"], msg["deal_proof"], msg["deal_sig"])
+                return self.commit(seat, msg["commitment"], msg["sig"], msg["deal_key"], msg["deal_proof"], msg["deal_sig"])
             if kind == "reveal":
                 return self.reveal(seat, msg["seed"], msg["sig"])
             if kind == "shuffle":
@@ -94,7 +95,7 @@ class BlindServerExchange(ServerExchange):
             if kind == "shares":
                 return self.shares(seat, msg["cards"], msg["parts"], msg["proofs"], msg["sig"])
             if kind == "act":
-                return self.act_signed(seat, msg["seen"], msg["move"], msg["sig"], msg.get("openings"))
+                return self.act_signed(seat, msg["seq"], msg["move"], msg["sig"], msg.get("openings"))
             if kind == "deal_seed":
                 return self.reveal_deal_seed(seat, msg["seed"], msg["sig"])
         except KeyError as e:
@@ -572,7 +573,7 @@ class BlindPlayerExchange:
         hh = msg.hash
         party = blind.Party(hh, reader.party_of[seat], deal_seed)
         commitment = player_commit(body["game_id"], self.player_id, seed)
-        return [{"t": "commit", "commit": commitment, "sig": self._sign(SIG_COMMIT, commit_payload(hh, seat, commitment)),
+        return [{"type": "commit", "commitment": commitment, "sig": self._sign(SIG_COMMIT, commit_payload(hh, seat, commitment)),
                  "deal_key": party.key, "deal_proof": party.key_proof,
                  "deal_sig": self._sign(SIG_DEAL_KEY, deal_key_payload(hh, seat, party.key, party.key_proof))}]
 
@@ -609,14 +610,14 @@ class BlindPlayerExchange:
         out = []
         if kind == "commits":
             sig = self._sign(SIG_REVEAL, reveal_payload(hh, seat, seed))
-            return [{"t": "reveal", "seed": seed, "sig": sig}]
+            return [{"type": "reveal", "seed": seed, "sig": sig}]
         r = reader.dealt
         if kind == "shuffle" and r.piling is not None and len(r.piling.outputs) == party:
             name, idx = r.piling.name, r.piling.idx
             pile = r.my_step()
             blob = pile_blob(pile)
             self.sent_steps[(name, idx)] = blob
-            out.append({"t": "shuffle", "name": name, "idx": idx, "pile": blob,
+            out.append({"type": "shuffle", "name": name, "idx": idx, "pile": blob,
                         "sig": self._sign(SIG_SHUFFLE, shuffle_payload(hh, seat, name, idx, blind.pile_hash(pile)))})
         wanted = []
         if kind == "open" and reader.open_request is not None:
@@ -628,7 +629,7 @@ class BlindPlayerExchange:
             out.append(self._shares_message(wanted))
         if reader.over and not self.seed_sent and seat not in reader.forfeit:
             self.seed_sent = True
-            out.append({"t": "deal_seed", "seed": deal_seed,
+            out.append({"type": "deal_seed", "seed": deal_seed,
                         "sig": self._sign(SIG_DEAL_SEED, deal_seed_payload(hh, seat, deal_seed))})
         return out
 
@@ -636,7 +637,7 @@ class BlindPlayerExchange:
         reader, seat, _ = self._player()
         parts, proofs = reader.dealt.my_shares(cards)
         self.sent_shares.update(zip(cards, parts))
-        return {"t": "shares", "cards": list(cards), "parts": b"".join(parts), "proofs": b"".join(proofs),
+        return {"type": "shares", "cards": list(cards), "parts": b"".join(parts), "proofs": b"".join(proofs),
                 "sig": self._sign(SIG_SHARES, shares_payload(reader.header_hash, seat, cards, parts, proofs))}
 
     # ------------------------------------------------------------ what the player sees and does
@@ -690,5 +691,5 @@ class BlindPlayerExchange:
         openings = None
         if opened:
             shares = self._shares_message(opened)
-            openings = {k: v for k, v in shares.items() if k != "t"}
-        return {"t": "act", "seen": seen, "move": move, "sig": sig, "openings": openings}
+            openings = {k: v for k, v in shares.items() if k != "type"}
+        return {"type": "act", "seq": seen, "move": move, "sig": sig, "openings": openings}

@@ -49,16 +49,12 @@ def wired(entry: Signed) -> Signed:
 
 
 def for_exchange(msg: dict) -> dict:
-    """A client's wire message as the server's driver hands it to its exchange."""
+    """A client's wire message as the server's driver hands it to its exchange: the same map,
+    without an act's command id."""
     msg = unpack(pack(msg))
-    kind = msg.pop("type")
-    assert set(msg) == CLIENT_FIELDS[kind], (kind, sorted(msg))
+    assert set(msg) - {"type"} == CLIENT_FIELDS[msg["type"]], sorted(msg)
     msg.pop("id", None)
-    if kind == "commit":
-        msg["commit"] = msg.pop("commitment")
-    if kind == "act":
-        msg["seen"] = msg.pop("seq")
-    return {"t": kind, **msg}
+    return msg
 
 
 class Match:

@@ -90,7 +90,7 @@ class Swapper(BlindPlayerExchange):
     def _react(self, body):
         out = super()._react(body)
         for msg in out:
-            if msg["t"] == "shuffle" and msg["name"] == "deck" or msg["t"] == "shuffle" and not getattr(self, "done", 0):
+            if msg["type"] == "shuffle" and msg["name"] == "deck" or msg["type"] == "shuffle" and not getattr(self, "done", 0):
                 self.done = 1
                 pile = bytearray(msg["pile"])
                 a, b = pile[0:64], pile[64:128]
@@ -129,7 +129,7 @@ def test_a_silent_player_forfeits_placed_last_and_the_record_verifies_with_its_s
     assert server.owed() is not None
     m.deliver(server.forfeit([2], "P2 stopped answering"))
     with pytest.raises(ProtocolError, match="does not give its deal key"):
-        server.receive(0, {"t": "deal_seed", "seed": bytes(32), "sig": bytes(64)})
+        server.receive(0, {"type": "deal_seed", "seed": bytes(32), "sig": bytes(64)})
     m.pump()
     assert server.phase == "over"
     final = server.log[-1].body

@@ -385,7 +385,7 @@ class BlindSeatPlayer:
         if kind == "entry":
             signed = Signed.parse(kind, msg["payload"], msg["sig"])
             for reply in self.bx.receive(signed):
-                self.outbox.append(self.wire_message(reply))
+                self.outbox.append(reply)
             self._confirm(signed.body)
             if self.on_entry is not None:
                 self.on_entry(self)
@@ -439,15 +439,6 @@ class BlindSeatPlayer:
         if t in ("forfeit", "final", "cancel"):
             self.moved = False
 
-    @staticmethod
-    def wire_message(m: dict) -> dict:
-        """An exchange message (protocol/blind_exchange.py) as the wire carries it."""
-        t = m["t"]
-        if t == "commit":
-            return {"type": "commit", "commitment": m["commit"], "sig": m["sig"], "deal_key": m["deal_key"],
-                    "deal_proof": m["deal_proof"], "deal_sig": m["deal_sig"]}
-        return {"type": t, **{k: v for k, v in m.items() if k != "t"}}
-
     async def flush(self) -> None:
         if not self.answering:
             return
@@ -461,8 +452,7 @@ class BlindSeatPlayer:
             from games.choice import pick_uniform
             p = self.bx.prompt()
             m = self.bx.move(pick_uniform(p["options"], p["min"], p["max"], self.rnd))
-            self.pending = {"type": "act", "id": self.next_id, "seq": m["seen"], "move": m["move"], "sig": m["sig"],
-                            "openings": m["openings"]}
+            self.pending = {**m, "id": self.next_id}
             self.next_id += 1
             self.moved = True
             self.unconfirmed.append(self.pending)
