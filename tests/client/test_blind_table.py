@@ -12,6 +12,7 @@ import random
 import stat
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import games
 from games.choice import pick_uniform
@@ -20,6 +21,7 @@ from protocol.blind_exchange import BlindPlayerExchange, BlindServerExchange
 from protocol.blind_replica import Step
 from protocol.codec import pack, unpack
 from protocol.fairness import player_commit
+from protocol.harness import derived
 from protocol.messages import Signed
 from protocol.signing import Signer
 
@@ -65,19 +67,24 @@ class Match:
         self.rnd = random.Random(seed)
         self.engine = games.get(game)
         me = player_key(data)
-        self.other_key = Signer.generate()
+        # every seed from `seed`: the same deal on every run (our player key is the data folder's)
+        self.other_key = Signer(Ed25519PrivateKey.from_private_bytes(derived(seed, "other-key")))
         seats = [("id0", "Ana"), ("id1", "Bo"), ("id2", "Cy")]
-        self.server = BlindServerExchange(game, {}, seats, Signer.generate(),
-                                          players=[me.public_key, self.other_key.public_key, "random"])
-        self.session = SeatSession(data, "ws://127.0.0.1:1", "t1", 0, "id0", "Ana", os.urandom(32),
-                                   server_key=self.server.signer.public_key, deal_seed=os.urandom(32))
+        self.server = BlindServerExchange(game, {}, seats, Signer(Ed25519PrivateKey.from_private_bytes(
+                                              derived(seed, "server-key"))),
+                                          players=[me.public_key, self.other_key.public_key, "random"],
+                                          deal_seed=derived(seed, "server-deal-seed"),
+                                          server_seed=derived(seed, "server-seed"))
+        self.session = SeatSession(data, "ws://127.0.0.1:1", "t1", 0, "id0", "Ana", derived(seed, "our-seed"),
+                                   server_key=self.server.signer.public_key, deal_seed=derived(seed, "our-deal-seed"))
         self.session.save()
         self.table = Table("t1", self.session)
-        self.other = BlindPlayerExchange("id1", self.other_key, server_key=self.server.signer.public_key)
+        self.other = BlindPlayerExchange("id1", self.other_key, server_key=self.server.signer.public_key,
+                                         seed=derived(seed, "other-seed"), deal_seed=derived(seed, "other-deal-seed"))
         self.outbox: list[tuple[int, dict]] = []
         self.sent: list[dict] = []           # every message our Table sent
         self.happened: list[tuple] = []
-        self.bot_seed = os.urandom(32)
+        self.bot_seed = derived(seed, "bot-seed")
 
     def feed(self, msg: dict) -> None:
         for out in self.table.feed(msg):
