@@ -23,8 +23,7 @@ from pathlib import Path
 from games.errors import IllegalAction
 from protocol.blind import SEED_BYTES
 from protocol.blind_exchange import BlindPlayerExchange
-from protocol.blind_replica import public_events
-from protocol.codec import pack, unpack
+from protocol.codec import pack
 from protocol.diff import PatchError, patch
 from protocol.exchange import PlayerExchange
 from protocol.fairness import player_commit
@@ -124,6 +123,7 @@ class Table:
         self.listed_blind = False           # the table's status says it will (before the header)
         self.owed: list[dict] = []          # blind: what we sent that the log does not hold yet
         self.forfeits: list[str] = []       # blind: who stopped answering, in words
+        self.unread: list[tuple[list, list[int]]] = []   # blind: moves' events held (_hold_story)
         self.shown = Shown(session.seat if session is not None else None)   # every view shown, for the audit
         self.exchange: PlayerExchange | BlindPlayerExchange
         if session is None:                  # a spectator audits the public entries
@@ -352,10 +352,16 @@ class Table:
         ex = self.exchange
         assert isinstance(ex, BlindPlayerExchange)
         for m in messages:
+            before = None
             if ex.reader is not None and ex.replica is not None:
                 self._ours(m.body)
+                before = ex.replica.state
             self.owed += ex.receive(m)
             self._prune_owed()
+            if m.body.get("t") == "move":
+                self._hold_story(before)
+            # What was readable by now was shown before the restart (the saved log holds it).
+            self._read_story(show=False)
         self._blind_view()
 
     def _ours(self, body: dict) -> None:
@@ -417,7 +423,10 @@ class Table:
                 self.happened.append(("end", kind))
             return []
         self.session.append(signed)
-        self._tell_blind(body, before)
+        if kind == "move":
+            self._hold_story(before)
+        self._read_story()
+        self._tell_blind(body)
         self.owed += replies
         self._prune_owed()
         self._blind_view()
@@ -436,9 +445,36 @@ class Table:
                           f"in answer, so the server learns nothing it should not. Leaving the table: this match "
                           f"cannot be trusted.{evidence}") from None
 
-    def _tell_blind(self, body: dict, before) -> None:
-        """What an entry of a blind table means for the person: the steps of the exchange, the
-        public events of a move (from our replica: the entry signs only their digest), a forfeit."""
+    def _hold_story(self, before) -> None:
+        """The events of the move our replica just applied that our seat reads, as the open table
+        tells them: the public ones and our own, never another seat's (they may name cards only it
+        sees: their words are never written here). Our own may name cards that the move dealt us
+        and whose shares come in later entries, so the move's events wait until every card our seat
+        held before or after the move is open to us; a later move's wait behind them, so that the
+        story keeps its order."""
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange) and ex.replica is not None and ex.reader is not None
+        r, me = ex.replica, ex.seat
+        events = [e for e in ex.reader.events if e.to is None or e.to == me]
+        cards = [c for state in (before, r.state) for c in r.engine.private_cards(state, me)] \
+            if any(e.to == me for e in events) else []
+        self.unread.append((events, cards))
+
+    def _read_story(self, show: bool = True) -> None:
+        """Show the held events whose cards are all open to us now, in order (`show` False: a
+        restarted client passes over what it showed before it stopped)."""
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        while self.unread and ex.replica is not None and ex.replica.streams.sight.knows(self.unread[0][1]):
+            events, _ = self.unread.pop(0)
+            if show:
+                # Every card a text of ours names is open to us: reading one that is not raises
+                # games.blind.Hidden, a defect of the engine's events, and is never caught.
+                self._events([e.as_dict() for e in events])
+
+    def _tell_blind(self, body: dict) -> None:
+        """What an entry of a blind table means for the person: the steps of the exchange, a
+        forfeit (the events of its moves: _hold_story)."""
         kind = body["t"]
         ex = self.exchange
         assert isinstance(ex, BlindPlayerExchange)
@@ -452,11 +488,6 @@ class Table:
             self.happened.append(("notice", "All seeds revealed and checked. Every party now shuffles the cards "
                                   "in turn: nobody, the server included, knows a card until it is opened to "
                                   "whoever may see it."))
-        elif kind == "move" and before is not None:
-            r = ex.replica
-            trial = r.engine.copy(before)
-            events = r.engine.apply(trial, body["seat"], unpack(body["move"]), r.streams)
-            self._events([e.as_dict() if hasattr(e, "as_dict") else e for e in public_events(events)])
         elif kind == "forfeit":
             words = [f"{'You' if s == ex.seat else names[s]} stopped answering and "
                      f"{'forfeit' if s == ex.seat else 'forfeits'}: placed last." for s in body["seats"]]

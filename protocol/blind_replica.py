@@ -340,6 +340,9 @@ class LogReader:
         self.humans: list[int] = []
         self.party_of: dict[int, int] = {}
         self.forfeit: list[int] = []
+        # The engine events of the latest move entry, as this replica applied it. Their words are
+        # written when read: a seat's own may name cards opened to it only by later entries.
+        self.events: list = []
         self.over = False                    # the game is over in the replica, or a seat forfeited
         self.ended = False                   # the final or cancel entry is in
         self.cancelled_dealt = False         # a cancel once the deal was done (the setup applied)
@@ -663,6 +666,7 @@ class LogReader:
         if (events_digest(shown) if shown else None) != body.get("events"):
             raise ProtocolError("bad_events", f"entry {seq}: the public events differ from this replica's")
         r.settle(state, seq)
+        self.events = events
         self.last_move[seat] = seq
         self.open_request = None
         if not r.engine.to_act(state):

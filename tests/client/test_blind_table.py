@@ -15,6 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import games
+from games.errors import IllegalAction
 from games.choice import pick_uniform
 from protocol import wire
 from protocol.blind_exchange import BlindPlayerExchange, BlindServerExchange
@@ -22,7 +23,7 @@ from protocol.blind_replica import Step
 from protocol.codec import pack, unpack
 from protocol.fairness import player_commit
 from protocol.harness import derived
-from protocol.messages import Signed
+from protocol.messages import ProtocolError, Signed
 from protocol.signing import Signer
 
 from client.errors import ClientError
@@ -85,8 +86,24 @@ class Match:
         self.sent: list[dict] = []           # every message our Table sent
         self.happened: list[tuple] = []
         self.bot_seed = derived(seed, "bot-seed")
+        self.backlog: list[dict] | None = None   # frames on their way to our Table, while its link lags
+        self.bursts: list[int] = []              # the moves in each backlog our Table took in at once
 
     def feed(self, msg: dict) -> None:
+        if self.backlog is not None:
+            self.backlog.append(msg)
+            return
+        self._feed(msg)
+
+    def flush(self) -> None:
+        """A lagging link delivers at once every frame it held back."""
+        frames, self.backlog = self.backlog or [], []
+        held = self.table.held
+        for msg in frames:
+            self._feed(msg)
+        self.bursts.append(sum(e.body["t"] == "move" for e in self.server.log[held:self.table.held]))
+
+    def _feed(self, msg: dict) -> None:
         for out in self.table.feed(msg):
             self.sent.append(out)
             self.outbox.append((0, out))
@@ -101,7 +118,15 @@ class Match:
         while self.outbox:
             seat, msg = self.outbox.pop(0)
             ex_msg = msg["direct"] if "direct" in msg else for_exchange(msg)
-            self.deliver(self.server.receive(seat, ex_msg))
+            try:
+                entries = self.server.receive(seat, ex_msg)
+            except (ProtocolError, IllegalAction) as e:
+                if msg.get("type") != "act":
+                    raise
+                # a move decided on a view the log has moved past, answered as the server does
+                self.feed({"type": "reject", "id": msg["id"], "code": e.code, "message": e.message})
+                continue
+            self.deliver(entries)
             if msg.get("type") == "act":
                 self.feed({"type": "ack", "id": msg["id"]})
 
@@ -122,7 +147,8 @@ class Match:
             return False
         for seat in self.engine.to_act(server.replica.state):
             if seat == 0:
-                if self.table.should_ask(1e12) is not True:
+                # lagging, it decides on what it has heard
+                if self.table.should_ask(1e12) is not True or self.moving(0):
                     continue
                 out = self.table.act(self.pick(self.table.prompt))
                 assert out is not None, self.table.drain()
@@ -130,22 +156,60 @@ class Match:
                 self.outbox.append((0, out))
             elif seat == 1:
                 prompt = self.other.prompt()
-                if prompt is None:
+                if prompt is None or self.moving(1):
                     continue
                 self.outbox.append((1, {"direct": self.other.move(self.pick(prompt))}))
             else:
                 prompt = server.prompt(seat)
-                if prompt is None:
+                if prompt is None or server.step is not None:   # the server plays it once its step is done
                     continue
                 self.deliver(server.act(seat, self.pick(prompt)))
             self.pump()
             return True
+        if self.backlog:          # the match waits for our Table, which has not heard of it yet
+            self.flush()
+            self.pump()
+            return True
         raise AssertionError(f"nobody can decide: the server waits for {server.owed()}")
+
+    def moving(self, seat: int) -> bool:
+        """A move of the seat's is with the server, waiting for what it needs or in its queue: a
+        client sends no other before the log shows it."""
+        step = self.server.step
+        return step is not None and step.seat == seat or any(q[0] == seat for q in self.server.queue)
 
     def play(self, moves: int = 5000) -> None:
         while moves and self.step():
             moves -= 1
         self.pump()
+        while self.backlog:
+            self.flush()
+            self.pump()
+
+
+def open_story(log: list[Signed], seat: int) -> list[dict]:
+    """What an open table tells `seat` of this finished blind match: its moves replayed with every
+    card open (the final entry's deal seeds open them all, as `governor verify` does), and of each
+    move's events those the seat may see, as the open table's server sends them."""
+    from games.blind import BlindStreams
+    from games.events import visible
+    from protocol import blind
+    from protocol.blind_replica import LogReader
+    reader = LogReader(check_server=False)
+    for entry in log:
+        reader.accept(entry)
+    r = reader.dealt
+    streams = BlindStreams(r.streams.public)
+    for pile in r.piles:
+        streams.shuffled(pile.name, pile.idx, pile.items)
+    for card, item in blind.audit(log[0].hash, r.keys, log[-1].body["deal_seeds"], r.piles, r.shares).items():
+        streams.opened(card, item, public=True)
+    state = r.engine.setup(r.names, r.options, streams)
+    told = []
+    for entry in log:
+        if entry.body["t"] == "move":
+            told += visible(r.engine.apply(state, entry.body["seat"], unpack(entry.body["move"]), streams), seat)
+    return told
 
 
 def test_a_seat_plays_a_blind_match_from_its_own_replica_to_a_verified_end(tmp_path):
@@ -170,8 +234,13 @@ def test_a_seat_plays_a_blind_match_from_its_own_replica_to_a_verified_end(tmp_p
     assert views and all(v["seat"] == 0 for v in views)
     assert any(v.get("prompt") for v in views) and views[-1]["over"]
     events = [e for k, data in m.happened if k == "events" for e in data]
-    assert events and all(e["to"] is None and isinstance(e["text"], str) for e in events)
     assert m.session.log == table.log and table.log == events
+    # The story of the match as an open table tells it to our seat, our own draws and keeps
+    # among it, and never a text told to another seat.
+    assert events == open_story(m.server.log, 0)
+    assert {e["to"] for e in events} == {None, 0}
+    assert any(e["text"].startswith("You draw") for e in events) and any(e["text"].startswith("You keep")
+                                                                         for e in events)
     # The record the audit reads holds every entry.
     assert [e.payload for e in table.record] == [e.payload for e in m.server.log]
     result = table.result()
@@ -219,6 +288,18 @@ def test_what_was_sent_and_lost_with_a_connection_is_sent_again(tmp_path):
     m.outbox.append((0, again[0]))
     m.pump()
     assert m.server.phase == "reveal"
+
+
+def test_moves_that_reach_a_lagging_client_at_once_are_each_told_in_order(tmp_path):
+    m = Match(tmp_path / "client", seed="burst")
+    m.start()
+    m.backlog = []        # from here our Table hears of the match only when it holds the match up
+    m.play()
+    assert m.server.phase == "over" and m.table.ended and m.table.audit().ok
+    # Several moves reached our Table at once, the shares that open our draws after them.
+    assert max(m.bursts) >= 3, m.bursts
+    assert m.table.log == open_story(m.server.log, 0)
+    assert any(e["to"] == 0 for e in m.table.log)
 
 
 def _hostile_open(m: Match) -> Signed:
