@@ -722,6 +722,24 @@ class LogReader:
         if body.get("scores") != [sc["total"] for sc in result["scores"]] or body.get("winners") != result["winners"]:
             raise ProtocolError("bad_final", f"entry {seq}: the scores or winners differ from the replay's")
         self.ended = True
+        if self.seat is not None and None not in seeds:
+            self._open_own(seeds)
+
+    def _open_own(self, seeds: list[bytes]) -> None:
+        """The game over, nobody shares a card any more: the cards the last moves dealt this party's
+        seat are opened to it with every party's deal seed, which the final entry reveals, so that
+        its person reads what the last moves told it."""
+        r = self.dealt
+        parties = [blind.Party(self.header_hash, p, seed) for p, seed in enumerate(seeds)]
+        for card in r.engine.private_cards(r.state, self.seat):
+            if is_handle(card) and not r.streams.sight.knows([card]):
+                ct = r.cts[card]
+                try:
+                    item = r.decode.item(blind.open_point(ct, [p.part(ct) for p in parties]), card)
+                except BlindRefused as e:
+                    raise ProtocolError("blind_item", f"{e.message}: a shuffle step changed it (the audit names "
+                                        "whose)") from None
+                r.streams.opened(card, item, public=False)
 
     def result(self):
         from games.contract import forfeit_result

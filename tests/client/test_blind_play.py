@@ -2,7 +2,8 @@
 pseudo-terminal (its full-screen table played with keys), a friend's headless `governor join`
 at the same table, and a computer player. The lobby lists the table as blind, the host's header
 line says "blind dealing", both clients play from their own replicas to a verified end, and the
-record each saves is a blind table's that `governor verify` checks again."""
+record each saves is a blind table's that `governor verify` checks again. The host's log pane
+tells her own draws and keeps."""
 from __future__ import annotations
 
 import asyncio
@@ -42,6 +43,11 @@ def test_a_blind_lan_party_is_played_to_a_verified_end_by_host_and_friend(real_t
     assert "The match is over. VERIFIED" in played.end, played.end
     assert played.questions > 10, played.questions
     assert any("blind dealing" in line for line in played.seen)
+    # The log pane tells Ana her own draws and keeps, as an open table does: her replica reads
+    # them once the others' shares open the cards to her.
+    own = [line for line in played.seen if re.search(r"\bYou (draw|keep) [A-Z]", line)]
+    assert own, sorted(played.seen)
+    print("\n".join(own[:8]))
 
     result = outcome(friend, timeout=LIMIT)
     assert result["blind"] is True and result["finished"] and result["verified"], result

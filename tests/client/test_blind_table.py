@@ -15,7 +15,6 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import games
-from games.errors import IllegalAction
 from games.choice import pick_uniform
 from protocol import wire
 from protocol.blind_exchange import BlindPlayerExchange, BlindServerExchange
@@ -120,11 +119,12 @@ class Match:
             ex_msg = msg["direct"] if "direct" in msg else for_exchange(msg)
             try:
                 entries = self.server.receive(seat, ex_msg)
-            except (ProtocolError, IllegalAction) as e:
-                if msg.get("type") != "act":
+            except ProtocolError as e:
+                if seat != 0 or self.backlog is None:
                     raise
-                # a move decided on a view the log has moved past, answered as the server does
-                self.feed({"type": "reject", "id": msg["id"], "code": e.code, "message": e.message})
+                # A lagging Table's shares of cards the last moves dealt may reach the server after
+                # the game is over: refused, as the server answers them.
+                self.feed({"type": "error", "code": e.code, "message": e.message})
                 continue
             self.deliver(entries)
             if msg.get("type") == "act":
@@ -147,8 +147,7 @@ class Match:
             return False
         for seat in self.engine.to_act(server.replica.state):
             if seat == 0:
-                # lagging, it decides on what it has heard
-                if self.table.should_ask(1e12) is not True or self.moving(0):
+                if self.backlog or self.table.should_ask(1e12) is not True or self.moving(0):
                     continue
                 out = self.table.act(self.pick(self.table.prompt))
                 assert out is not None, self.table.drain()
