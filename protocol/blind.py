@@ -345,9 +345,11 @@ class Party:
         """x_p·A: this party's part of the opening of `ct` (the holder's own, kept to itself)."""
         return _mul(self._x, ct.a)
 
-    def share(self, handle: int, ct: Ciphertext) -> Share:
-        """C21: the share of card `handle` (ciphertext `ct`) with its proof."""
-        part = self.part(ct)
+    def share(self, handle: int, ct: Ciphertext, part: bytes | None = None) -> Share:
+        """C21: the share of card `handle` (ciphertext `ct`) with its proof; `part`, this party's
+        part of `ct` when it was computed already."""
+        if part is None:
+            part = self.part(ct)
         message = _share_message(self.header_hash, self.number, handle, self.key, ct, part)
         return Share(part, _prove(self._prk, self._x, message, [BASE_POINT, ct.a]))
 

@@ -68,6 +68,7 @@ class BlindServerExchange(ServerExchange):
         self.queue: list[tuple] = []
         self.dropped: list[tuple[int, Exception]] = []
         self.may_share: list[set[int]] = [set() for _ in range(self.parties)]
+        self.granted: dict[int, int] = {}          # the private cards (card -> seat) may_share holds already
         self.deal_seeds: list[bytes | None] = [self.deal_seed] + [None] * len(self.humans)
         self.deal_seed_sigs: list[bytes | None] = [None] * self.parties
         self.forfeited: list[int] = []
@@ -238,10 +239,12 @@ class BlindServerExchange(ServerExchange):
         """After a step: the server's shares of the cards now private to a player's seat, and
         which cards every party may now share."""
         r = self._dealt
-        for c, seat in r.private().items():
+        private = r.private()
+        for c, seat in private.items() - self.granted.items():
             for p in range(self.parties):
                 if r.holders[seat] != p:
                     self.may_share[p].add(c)
+        self.granted = private
         owed = r.owed(0)
         return self._own_shares(owed) if owed else []
 
@@ -378,7 +381,7 @@ class BlindServerExchange(ServerExchange):
                 missing = r.missing(need[1])
                 if set(missing) - {0}:
                     break
-                r.add_shares(0, missing[0], [self.me.part(r.cts[c]) for c in missing[0]])
+                r.add_shares(0, missing[0], [r.my_part(c) for c in missing[0]])
             if used != set(offered):
                 raise ProtocolError("blind_shares", "openings of cards the move does not turn up")
         out = []
