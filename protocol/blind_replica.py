@@ -122,8 +122,10 @@ class Replica:
         self.shares: list[tuple[int, int, bytes]] = []  # (party, handle, part), as logged
         self.history: list[tuple[int, object]] = []     # (entry, the state from that entry on), in order
         self.my_parts: dict[int, bytes] = {}            # handle -> this party's part x·A (a handle's A never changes)
-        # What private(), owed() and open_to() found, until the state or the shares change: the
-        # server asks after every input (BlindServerExchange.owed), most often about nothing new.
+        # What private(), owed(), open_to() and the last attempt() found, until the state, the
+        # shares or the dealt cards change: the server asks after every input
+        # (BlindServerExchange.owed), most often about nothing new, and tries each move twice
+        # (to refuse it at once, then to apply it).
         self._found: dict[tuple, object] = {}
         # Inside tentatively(): per share added, (card, party, the card's item in sight before, whether
         # it was open to all before), to undo at the end.
@@ -134,11 +136,22 @@ class Replica:
     def attempt(self, step: Step):
         """The step tried on a copy: (state after it, its events); raises Unshuffled or Unopened
         for what the parties must do first, IllegalAction when the rules refuse the move."""
-        if step.seat is None:
-            return self.engine.setup(self.names, self.options, self.streams), []
-        trial = self.engine.copy(self.state)
-        events = self.engine.apply(trial, step.seat, step.action, self.streams)
-        return trial, events
+        tried = self._found.get(("attempt",))
+        if tried is not None and tried[0] is step:   # the same step, with nothing changed since
+            if isinstance(tried[1], Exception):
+                raise tried[1]
+            return tried[1]
+        try:
+            if step.seat is None:
+                result = self.engine.setup(self.names, self.options, self.streams), []
+            else:
+                trial = self.engine.copy(self.state)
+                result = trial, self.engine.apply(trial, step.seat, step.action, self.streams)
+        except (Unshuffled, Unopened, IllegalAction) as e:
+            self._found[("attempt",)] = (step, e)
+            raise
+        self._found[("attempt",)] = (step, result)
+        return result
 
     def asked(self, step: Step) -> tuple | None:
         """What the step needs next: ("shuffle", name, idx, items), ("open", cards), or None when it
