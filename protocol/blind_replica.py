@@ -723,6 +723,8 @@ class LogReader:
             raise ProtocolError("bad_events", f"entry {seq}: the public events differ from this replica's")
         r.settle(state, seq)
         self.last_move[seat] = seq
+        # A move is checked against the states from its seat's previous move on: the older ones go.
+        r.forget_before(min((self.last_move.get(s, 2) for s in self.humans), default=seq))
         self.open_request = None
         if not r.engine.to_act(state):
             self.over = True
