@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from nacl.bindings import crypto_core_ed25519_add
 
@@ -136,11 +137,12 @@ class Replica:
     def attempt(self, step: Step):
         """The step tried on a copy: (state after it, its events); raises Unshuffled or Unopened
         for what the parties must do first, IllegalAction when the rules refuse the move."""
-        tried = self._found.get(("attempt",))
+        tried: Any = self._found.get(("attempt",))
         if tried is not None and tried[0] is step:   # the same step, with nothing changed since
             if isinstance(tried[1], Exception):
                 raise tried[1]
             return tried[1]
+        result: tuple[Any, list]
         try:
             if step.seat is None:
                 result = self.engine.setup(self.names, self.options, self.streams), []
@@ -351,7 +353,8 @@ class Replica:
         """Shares registered inside are taken back at the end: for trying a move with openings
         that are not in the log yet. Each share added notes what it changed, undone in reverse."""
         assert self._undo is None, "one tentative trial at a time"
-        self._undo = undo = []
+        undo: list[tuple[int, int, int | None, bool]] = []
+        self._undo = undo
         logged = len(self.shares)
         try:
             yield
