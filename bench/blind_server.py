@@ -13,6 +13,13 @@ process's CPU time (user + system, /proc/PID/stat) divided by the actions played
 entries of the matches' logs, the computer seats' included), the wall time, and this process's
 CPU (the clients', never counted as the server's). The last line is one JSON object.
 
+Memory per table in play: the server process's resident memory (VmRSS, /proc/PID/status),
+sampled every 50 ms during the batch; its highest value less its value at the batch's start,
+divided by --tables. RSS, not tracemalloc, because it is what an operator pays for the whole
+process (the store's and the connections' buffers too) and it costs the server nothing to read;
+it is rough: Python keeps freed memory for reuse, so a batch that follows a bigger one may grow
+less (the kinds alternate run by run, and the summary takes medians).
+
 Target (issue 32): the server's CPU per action on a blind table at most 2× the open table's.
 bench/blind_match.py measures the exchange alone; this is the whole server: connections, frames,
 the store, the bots, the table core. Never asserted: speed depends on the machine and its load.
@@ -53,12 +60,31 @@ def moves(p) -> int:
     return sum(1 for e in entries if e.body["t"] == "move")
 
 
+def rss_bytes(pid: int) -> int:
+    """The process's resident memory now (VmRSS, /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/{pid}/status names no VmRSS")
+
+
+async def highest_rss(pid: int, into: list[int]) -> None:
+    """Keep the highest RSS of the process in into[0] until cancelled."""
+    while True:
+        into[0] = max(into[0], rss_bytes(pid))
+        await asyncio.sleep(0.05)
+
+
 async def batch(url: str, pid: int, game: str, tables: int, seats: int, humans: int, blind: bool) -> dict:
     cpu, clients, start = cpu_seconds(pid), time.process_time(), time.perf_counter()
+    rss_start = rss_bytes(pid)
+    peak = [rss_start]
+    sampler = asyncio.ensure_future(highest_rss(pid, peak))
     players = await asyncio.gather(*(seated(url, game, seats, humans, blind, t) for t in range(tables)))
     await asyncio.gather(*(p.play(timeout=PATIENCE) for table in players for p in table))
     wall = time.perf_counter() - start
     cpu, clients = cpu_seconds(pid) - cpu, time.process_time() - clients
+    sampler.cancel()
     for table in players:
         for p in table:
             assert p.report.ok, p.report.text()
@@ -67,7 +93,8 @@ async def batch(url: str, pid: int, game: str, tables: int, seats: int, humans: 
     return {"actions": actions, "server_cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
             "server_cpu_ms_per_action": round(1000 * cpu / actions, 3),
             "wall_ms_per_action": round(1000 * wall / actions, 2),
-            "client_cpu_ms_per_action": round(1000 * clients / actions, 3)}
+            "client_cpu_ms_per_action": round(1000 * clients / actions, 3),
+            "server_rss_kib_per_table": round((peak[0] - rss_start) / 1024 / tables)}
 
 
 async def runs(url: str, pid: int, args) -> dict[str, list[dict]]:
@@ -79,7 +106,8 @@ async def runs(url: str, pid: int, args) -> dict[str, list[dict]]:
             if not args.json:
                 print(f"run {r + 1} {kind:5}  {row['actions']:5d} actions  server CPU {row['server_cpu_s']:6.2f} s "
                       f"= {row['server_cpu_ms_per_action']:6.3f} ms/action  wall {row['wall_s']:6.1f} s  "
-                      f"clients' CPU {row['client_cpu_ms_per_action']:6.2f} ms/action", flush=True)
+                      f"clients' CPU {row['client_cpu_ms_per_action']:6.2f} ms/action  "
+                      f"server RSS +{row['server_rss_kib_per_table']} KiB/table", flush=True)
     return out
 
 
@@ -112,7 +140,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.json:
         print(f"median server CPU per action: blind {out['blind']['server_cpu_ms_per_action']} ms, "
               f"open {out['open']['server_cpu_ms_per_action']} ms, blind / open {out['server_cpu_ratio']}×; "
-              f"wall per action blind / open {out['wall_ratio']}×")
+              f"wall per action blind / open {out['wall_ratio']}×; server RSS per table in play: blind "
+              f"{out['blind']['server_rss_kib_per_table']} KiB, open {out['open']['server_rss_kib_per_table']} KiB")
     print(json.dumps(out))
 
 

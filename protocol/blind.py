@@ -13,6 +13,7 @@ at the end can recompute all of it from the revealed seed (§2: randomness has o
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
@@ -159,20 +160,33 @@ def _prove(prk: bytes, secret: bytes, message: bytes, bases: Sequence[bytes]) ->
     return c + s
 
 
-def _proof_valid(proof: object, message: bytes, pairs: Sequence[tuple[bytes, bytes]]) -> bool:
-    """Whether (c, s) proves that one scalar takes each base to its point: R = s·base − c·point
-    for each (base, point) pair, and c must be the challenge of those R."""
+def _proof_scalars(proof: object) -> tuple[bytes, bytes] | None:
+    """(c, s) of a proof: 64 bytes, both scalars canonical; else None."""
     if not (isinstance(proof, bytes) and len(proof) == PROOF_BYTES):
-        return False
+        return None
     c, s = proof[:SCALAR_BYTES], proof[SCALAR_BYTES:]
-    if not (_canonical(c) and _canonical(s)):
-        return False
+    return (c, s) if _canonical(c) and _canonical(s) else None
+
+
+def _proof_holds(c: bytes, s: bytes, message: bytes, pairs: Sequence[tuple[bytes, bytes]],
+                 minus_c_points: Sequence[bytes | None] = ()) -> bool:
+    """Whether (c, s) proves that one scalar takes each base to its point: R = s·base − c·point
+    for each (base, point) pair, and c must be the challenge of those R. `minus_c_points`: −c·point
+    where the caller computed it already (None where not)."""
     minus_c = crypto_core_ed25519_scalar_negate(c)
+    known = list(minus_c_points) + [None] * (len(pairs) - len(minus_c_points))
     commitments = []
-    for base, point in pairs:
+    for (base, point), minus_c_point in zip(pairs, known):
         s_base = _base(s) if base == BASE_POINT else _mul(s, base)
-        commitments.append(crypto_core_ed25519_add(s_base, _mul(minus_c, point)))
+        commitments.append(crypto_core_ed25519_add(
+            s_base, minus_c_point if minus_c_point is not None else _mul(minus_c, point)))
     return _challenge(message, b"".join(commitments)) == c
+
+
+def _proof_valid(proof: object, message: bytes, pairs: Sequence[tuple[bytes, bytes]]) -> bool:
+    """Whether `proof` is a proof (c, s) that holds for these (base, point) pairs (_proof_holds)."""
+    scalars = _proof_scalars(proof)
+    return scalars is not None and _proof_holds(*scalars, message, pairs)
 
 
 def _key_message(header_hash: bytes, party: int, key: bytes) -> bytes:
@@ -202,6 +216,7 @@ def joint_key(header_hash: bytes, keys: Sequence[tuple[bytes, bytes]]) -> bytes:
 
 # ------------------------------------------------------------------ C18: cards as points
 
+@functools.lru_cache(maxsize=HANDLE_BASE)   # every item there is: a pile and a decoding table encode the same ones
 def encode(item: int) -> bytes:
     """C18: item v as the point (v+1)·G."""
     if not (type(item) is int and 0 <= item < HANDLE_BASE):
@@ -282,11 +297,26 @@ def check_share(header_hash: bytes, party: int, key: bytes, handle: int, ct: Cip
     if not (isinstance(share, (list, tuple)) and len(share) == 2):
         raise BlindRefused("blind_share", f"party {party}'s share of card {handle} is not a share", party)
     part, proof = share
-    check_point(part, f"party {party}'s share of card {handle}", party)
+    what = f"party {party}'s share of card {handle}"
+    scalars = _proof_scalars(proof)
+    if not (isinstance(part, bytes) and len(part) == POINT_BYTES):
+        check_point(part, what, party)   # refused, naming it
+    # The part is checked to be a valid point by libsodium's multiplication −c·D of the proof's
+    # check: crypto_scalarmult_ed25519_noclamp refuses exactly the points is_valid_point refuses
+    # (tests/protocol/test_blind_tamper.py holds it to that), and its product by a scalar other
+    # than 0 is never the identity. With no proof to check, or c = 0, it is checked on its own.
+    minus_c_part = None
+    if scalars is None or scalars[0] == _ZERO:
+        check_point(part, what, party)
+    else:
+        try:
+            minus_c_part = crypto_scalarmult_ed25519_noclamp(crypto_core_ed25519_scalar_negate(scalars[0]), part)
+        except RuntimeError:
+            raise BlindRefused("blind_point", f"{what} is not a valid point of the group", party) from None
     message = _share_message(header_hash, party, handle, key, ct, part)
-    if not _proof_valid(proof, message, [(BASE_POINT, key), (ct.a, part)]):
-        raise BlindRefused("blind_share", f"party {party}'s share of card {handle} is false: its proof does "
-                           "not hold", party)
+    if scalars is None or not _proof_holds(*scalars, message, [(BASE_POINT, key), (ct.a, part)],
+                                           [None, minus_c_part]):
+        raise BlindRefused("blind_share", f"{what} is false: its proof does not hold", party)
     return part
 
 
@@ -345,9 +375,11 @@ class Party:
         """x_p·A: this party's part of the opening of `ct` (the holder's own, kept to itself)."""
         return _mul(self._x, ct.a)
 
-    def share(self, handle: int, ct: Ciphertext) -> Share:
-        """C21: the share of card `handle` (ciphertext `ct`) with its proof."""
-        part = self.part(ct)
+    def share(self, handle: int, ct: Ciphertext, part: bytes | None = None) -> Share:
+        """C21: the share of card `handle` (ciphertext `ct`) with its proof; `part`, this party's
+        part of `ct` when it was computed already."""
+        if part is None:
+            part = self.part(ct)
         message = _share_message(self.header_hash, self.number, handle, self.key, ct, part)
         return Share(part, _prove(self._prk, self._x, message, [BASE_POINT, ct.a]))
 

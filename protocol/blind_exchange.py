@@ -68,6 +68,8 @@ class BlindServerExchange(ServerExchange):
         self.queue: list[tuple] = []
         self.dropped: list[tuple[int, Exception]] = []
         self.may_share: list[set[int]] = [set() for _ in range(self.parties)]
+        self.granted: dict[int, int] = {}          # the private cards (card -> seat) may_share holds already
+        self._owed: tuple[tuple, dict[int, list[str]]] | None = None   # owed(), with what it was found for
         self.deal_seeds: list[bytes | None] = [self.deal_seed] + [None] * len(self.humans)
         self.deal_seed_sigs: list[bytes | None] = [None] * self.parties
         self.forfeited: list[int] = []
@@ -238,10 +240,12 @@ class BlindServerExchange(ServerExchange):
         """After a step: the server's shares of the cards now private to a player's seat, and
         which cards every party may now share."""
         r = self._dealt
-        for c, seat in r.private().items():
+        private = r.private()
+        for c, seat in private.items() - self.granted.items():
             for p in range(self.parties):
                 if r.holders[seat] != p:
                     self.may_share[p].add(c)
+        self.granted = private
         owed = r.owed(0)
         return self._own_shares(owed) if owed else []
 
@@ -378,7 +382,7 @@ class BlindServerExchange(ServerExchange):
                 missing = r.missing(need[1])
                 if set(missing) - {0}:
                     break
-                r.add_shares(0, missing[0], [self.me.part(r.cts[c]) for c in missing[0]])
+                r.add_shares(0, missing[0], [r.my_part(c) for c in missing[0]])
             if used != set(offered):
                 raise ProtocolError("blind_shares", "openings of cards the move does not turn up")
         out = []
@@ -457,7 +461,18 @@ class BlindServerExchange(ServerExchange):
 
     def owed(self) -> dict[int, list[str]]:
         """Per player's seat, what the server waits for from it now: "commitment", "seed",
-        "shuffle step", "shares", "move", "deal seed"."""
+        "shuffle step", "shares", "move", "deal seed" (a map the caller reads, never changes).
+        The driver asks after every input; the answer is kept until one of what it depends on
+        changes: an entry logged, a share or a move taken (logged or queued), a seed in."""
+        r = self.replica
+        key = (len(self.log), self.phase, self.waiting, self.step is None, len(self.queue), len(self.forfeited),
+               self.commits.count(None), self.seeds.count(None), self.deal_seeds.count(None),
+               None if r is None else (id(r.state), len(r.shares)))
+        if self._owed is None or self._owed[0] != key:
+            self._owed = (key, self._find_owed())
+        return self._owed[1]
+
+    def _find_owed(self) -> dict[int, list[str]]:
         out: dict[int, list[str]] = {}
         for seat in self.humans:
             party = self.party_of[seat]
@@ -527,6 +542,9 @@ class BlindPlayerExchange:
         self._check_ours(body, seq)
         reader.accept(msg)
         self.record.append(msg)
+        if body["t"] == "move" and body["seat"] == self.seat:
+            # our next move is signed having seen this entry or a later one: the others never come
+            self.sent_moves = {m for m in self.sent_moves if m[0] >= seq}
         if body["t"] in ("final", "cancel"):
             self.report = verify(self.record, Shown(reader.seat))
             return []

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from nacl.bindings import crypto_core_ed25519_add
 
@@ -121,17 +122,38 @@ class Replica:
         self.piling: blind.Shuffled | None = None       # the one being done
         self.shares: list[tuple[int, int, bytes]] = []  # (party, handle, part), as logged
         self.history: list[tuple[int, object]] = []     # (entry, the state from that entry on), in order
+        self.my_parts: dict[int, bytes] = {}            # handle -> this party's part x·A (a handle's A never changes)
+        # What private(), owed(), open_to() and the last attempt() found, until the state, the
+        # shares or the dealt cards change: the server asks after every input
+        # (BlindServerExchange.owed), most often about nothing new, and tries each move twice
+        # (to refuse it at once, then to apply it).
+        self._found: dict[tuple, object] = {}
+        # Inside tentatively(): per share added, (card, party, the card's item in sight before, whether
+        # it was open to all before), to undo at the end.
+        self._undo: list[tuple[int, int, int | None, bool]] | None = None
 
     # ------------------------------------------------------------ steps of the rules
 
     def attempt(self, step: Step):
         """The step tried on a copy: (state after it, its events); raises Unshuffled or Unopened
         for what the parties must do first, IllegalAction when the rules refuse the move."""
-        if step.seat is None:
-            return self.engine.setup(self.names, self.options, self.streams), []
-        trial = self.engine.copy(self.state)
-        events = self.engine.apply(trial, step.seat, step.action, self.streams)
-        return trial, events
+        tried: Any = self._found.get(("attempt",))
+        if tried is not None and tried[0] is step:   # the same step, with nothing changed since
+            if isinstance(tried[1], Exception):
+                raise tried[1]
+            return tried[1]
+        result: tuple[Any, list]
+        try:
+            if step.seat is None:
+                result = self.engine.setup(self.names, self.options, self.streams), []
+            else:
+                trial = self.engine.copy(self.state)
+                result = trial, self.engine.apply(trial, step.seat, step.action, self.streams)
+        except (Unshuffled, Unopened, IllegalAction) as e:
+            self._found[("attempt",)] = (step, e)
+            raise
+        self._found[("attempt",)] = (step, result)
+        return result
 
     def asked(self, step: Step) -> tuple | None:
         """What the step needs next: ("shuffle", name, idx, items), ("open", cards), or None when it
@@ -149,6 +171,7 @@ class Replica:
         States are never changed once made (a step is applied to a copy), so each is kept as it was."""
         self.state = state
         self.history.append((at, state))
+        self._found.clear()
 
     def forget_before(self, at: int) -> None:
         """Drop the states no move can be checked against any more: a move may be signed no
@@ -176,16 +199,30 @@ class Replica:
             return None
 
     def private(self) -> dict[int, int]:
-        """Every hidden card a seat may look at now: handle -> seat."""
-        if self.state is None:
-            return {}
-        return {c: seat for seat in range(len(self.names))
-                for c in self.engine.private_cards(self.state, seat) if is_handle(c)}
+        """Every hidden card a seat may look at now: handle -> seat (the same map until the state
+        changes: read it, never change it)."""
+        found = self._found.get(("private",))
+        if found is None:
+            found = {} if self.state is None else {
+                c: seat for seat in range(len(self.names)) for c in self.private_cards(seat) if is_handle(c)}
+            self._found[("private",)] = found
+        return found  # type: ignore[return-value]
+
+    def private_cards(self, seat: int) -> list:
+        """The engine's private_cards of the seat now (read it, never change it)."""
+        found = self._found.get(("cards", seat))
+        if found is None:
+            found = self._found[("cards", seat)] = list(self.engine.private_cards(self.state, seat))
+        return found  # type: ignore[return-value]
 
     def owed(self, party: int) -> list[int]:
         """The cards private to another party's seat that `party` has not shared yet."""
-        return sorted(c for c, seat in self.private().items()
-                      if self.holders[seat] != party and party not in self.parts.get(c, {}))
+        found = self._found.get(("owed", party))
+        if found is None:
+            found = sorted(c for c, seat in self.private().items()
+                           if self.holders[seat] != party and party not in self.parts.get(c, ()))
+            self._found[("owed", party)] = found
+        return list(found)  # type: ignore[call-overload]
 
     def missing(self, cards) -> dict[int, list[int]]:
         """Per party, the cards among these whose share it has not logged."""
@@ -199,14 +236,16 @@ class Replica:
 
     def sees(self, seat: int) -> bool:
         """Whether this party sees every card private to `seat` (its prompt can be made)."""
-        return self.state is not None and self.streams.sight.knows(
-            self.engine.private_cards(self.state, seat))
+        return self.state is not None and self.streams.sight.knows(self.private_cards(seat))
 
     def open_to(self, seat: int) -> bool:
         """Whether the log holds every share its holder needs to see the seat's private cards."""
-        others = set(range(self.parties)) - {self.holders[seat]}
-        return all(others <= set(self.parts.get(c, {})) for c in self.engine.private_cards(self.state, seat)
-                   if c in self.cts)
+        found = self._found.get(("open_to", seat))
+        if found is None:
+            others = set(range(self.parties)) - {self.holders[seat]}
+            found = all(others <= self.parts.get(c, {}).keys() for c in self.private_cards(seat) if c in self.cts)
+            self._found[("open_to", seat)] = found
+        return found  # type: ignore[return-value]
 
     # ------------------------------------------------------------ the deal
 
@@ -248,6 +287,7 @@ class Replica:
         self.piles.append(done)
         handles = self.streams.shuffled(done.name, done.idx, done.items)
         self.cts.update(zip(handles, pile))
+        self._found.clear()
         fresh = {v for v in done.items if not is_handle(v)} - self.items
         if fresh:
             self.items |= fresh
@@ -271,9 +311,12 @@ class Replica:
         """Checked shares logged: a card is open to everyone once every party's part is in, and to
         this party once every other party's is (it adds its own)."""
         for card, part in zip(cards, parts):
+            if self._undo is not None:
+                self._undo.append((card, party, self.streams.sight.items.get(card), card in self.streams.open_to_all))
             self.parts.setdefault(card, {})[party] = part
             self.shares.append((party, card, part))
             self._open(card)
+        self._found.clear()
 
     def _open(self, card: int) -> None:
         have = self.parts[card]
@@ -282,7 +325,7 @@ class Replica:
             point = blind.open_point(ct, have.values())
             public = True
         elif self.me is not None and len(have) == self.parties - 1 and self.me.number not in have:
-            point = blind.open_point(ct, [*have.values(), self.me.part(ct)])
+            point = blind.open_point(ct, [*have.values(), self.my_part(card)])
             public = False
         else:
             return
@@ -292,27 +335,46 @@ class Replica:
             raise ProtocolError("blind_item", f"{e.message}: a shuffle step changed it (the audit names whose)") from None
         self.streams.opened(card, item, public=public)
 
+    def my_part(self, card: int) -> bytes:
+        """This party's part of a dealt card, computed once (a card's ciphertext never changes)."""
+        assert self.me is not None
+        part = self.my_parts.get(card)
+        if part is None:
+            part = self.my_parts[card] = self.me.part(self.cts[card])
+        return part
+
     def my_shares(self, cards: list[int]) -> tuple[list[bytes], list[bytes]]:
         assert self.me is not None
-        shares = [self.me.share(c, self.cts[c]) for c in cards]
+        shares = [self.me.share(c, self.cts[c], self.my_part(c)) for c in cards]
         return [s.part for s in shares], [s.proof for s in shares]
 
     @contextmanager
     def tentatively(self) -> Iterator[None]:
         """Shares registered inside are taken back at the end: for trying a move with openings
-        that are not in the log yet."""
-        sight, public = dict(self.streams.sight.items), set(self.streams.open_to_all)
-        parts = {c: dict(have) for c, have in self.parts.items()}
+        that are not in the log yet. Each share added notes what it changed, undone in reverse."""
+        assert self._undo is None, "one tentative trial at a time"
+        undo: list[tuple[int, int, int | None, bool]] = []
+        self._undo = undo
         logged = len(self.shares)
         try:
             yield
         finally:
-            self.streams.sight.items.clear()
-            self.streams.sight.items.update(sight)
-            self.streams.open_to_all.clear()
-            self.streams.open_to_all.update(public)
-            self.parts = parts
+            self._undo = None
+            sight, public = self.streams.sight.items, self.streams.open_to_all
+            for card, party, item, was_public in reversed(undo):
+                have = self.parts[card]
+                del have[party]
+                if not have:
+                    del self.parts[card]
+                if item is None:
+                    sight.pop(card, None)
+                else:
+                    sight[card] = item
+                if not was_public:
+                    public.discard(card)
             del self.shares[logged:]
+            if undo:
+                self._found.clear()
 
 
 # ------------------------------------------------------------------ reading a log
@@ -668,6 +730,8 @@ class LogReader:
         r.settle(state, seq)
         self.events = events
         self.last_move[seat] = seq
+        # A move is checked against the states from its seat's previous move on: the older ones go.
+        r.forget_before(min((self.last_move.get(s, 2) for s in self.humans), default=seq))
         self.open_request = None
         if not r.engine.to_act(state):
             self.over = True

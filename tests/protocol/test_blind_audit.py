@@ -12,7 +12,7 @@ from protocol.shown import Shown
 from protocol.signing import SIG_ENTRY, SIG_MOVE, SIG_SHUFFLE, move_payload, shuffle_payload
 from protocol.verify import verify
 from protocol import blind
-from protocol.blind_replica import read_pile
+from protocol.blind_replica import LogReader, read_pile
 from tests.protocol.blind_match import Match
 
 
@@ -164,15 +164,21 @@ def test_a_false_share_of_the_server_in_a_record_that_ends_normally_is_named_at_
 def _question_changed(m: Match, seat: int):
     """A move of `seat` at entry i and an earlier entry k (at or after its previous move) at which
     the seat was asked another question, or none, as its own replica (which sees its cards) puts it."""
-    log, r = m.server.log, m.clients[seat].replica
+    log, client = m.server.log, m.clients[seat]
     engine = m.engine
+    # the state just after each entry: the client's record read again (its replica keeps only the
+    # states a move may still be checked against)
+    reader, states = LogReader(seat, client.deal_seed), []
+    for e in client.record:
+        reader.accept(e)
+        states.append(None if reader.replica is None else reader.replica.state)
     previous = 2
     for i, e in enumerate(log):
         if e.body["t"] != "move" or e.body["seat"] != seat:
             continue
-        now = engine.prompt(r.state_at(i - 1), seat)
+        now = engine.prompt(states[i - 1], seat)
         for k in range(previous, i - 1):
-            before = r.state_at(k)
+            before = states[k]
             if before is not None and (engine.prompt(before, seat) if seat in engine.to_act(before) else None) != now:
                 return i, k
         previous = i

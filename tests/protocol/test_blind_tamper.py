@@ -3,6 +3,7 @@ replayed share, or an invalid point, at once; a shuffle step that swaps, drops, 
 changes a card, or a key its revealed seed does not give, by the audit at the match's end."""
 
 import hashlib
+import random
 
 import pytest
 from nacl.bindings import (crypto_core_ed25519_add, crypto_core_ed25519_sub, crypto_scalarmult_ed25519_base_noclamp,
@@ -131,10 +132,14 @@ def test_invalid_points_are_refused_naming_them(deal):
     card = HANDLE_BASE
     ct = deal.current[card]
     party = deal.parties[0]
-    for bad in (SMALL_ORDER, bytes(32), (1).to_bytes(32, "little"), b"\xff" * 32, b"short"):
-        message = refused("blind_point", 0, blind.check_share, HEADER_HASH, 0, party.key, card, ct,
-                          (bad, party.share(card, ct).proof))
-        assert "party 0's share of card" in message
+    mixed_part = crypto_core_ed25519_add(party.part(ct), SMALL_ORDER)
+    proof = party.share(card, ct).proof
+    zero_c = bytes(32) + proof[32:]    # c = 0: the proof's check multiplies no point by −c
+    for bad in (SMALL_ORDER, bytes(32), (1).to_bytes(32, "little"), b"\xff" * 32, b"short", mixed_part):
+        for with_proof in (proof, zero_c, b"\xff" * 64, b"short"):
+            message = refused("blind_point", 0, blind.check_share, HEADER_HASH, 0, party.key, card, ct,
+                              (bad, with_proof))
+            assert "party 0's share of card" in message
     pile = list(deal.log[0].outputs[0])
     pile[4] = Ciphertext(pile[4].a, SMALL_ORDER)
     message = refused("blind_point", 0, blind.check_pile, pile, len(pile), 0)
@@ -275,3 +280,29 @@ def test_a_log_read_back_from_msgpack_audits_and_a_malformed_slot_is_named(deal)
     read_back[0] = Shuffled(step.name, step.idx, step.items, [step.outputs[0], out, step.outputs[2]])
     failed = audit_fails(deal, log=read_back)
     assert (failed.party, failed.slot) == (1, 3) and "slot 3 is not a ciphertext" in failed.message
+
+
+def test_libsodium_multiplication_refuses_exactly_the_invalid_points():
+    """check_share lets the proof's multiplication −c·D check a share's part: libsodium's
+    crypto_scalarmult_ed25519_noclamp must refuse exactly what is_valid_point refuses (the point
+    encodings of small order, off the prime-order subgroup, not canonical, not on the curve)."""
+    from nacl.bindings import crypto_core_ed25519_is_valid_point
+    rng = random.Random(32)
+    scalar = blind.Party(HEADER_HASH, 0, SEEDS[0]).secret
+    valid = [blind.encode(v) for v in range(40)]
+    candidates = [rng.randbytes(32) for _ in range(400)] + valid + [
+        SMALL_ORDER, bytes(32), (1).to_bytes(32, "little"), b"\xff" * 32, b"\xec" + b"\xff" * 30 + b"\x7f",
+        b"\xed" + b"\xff" * 30 + b"\x7f", b"\x01" + bytes(30) + b"\x80"]
+    candidates += [crypto_core_ed25519_add(p, SMALL_ORDER) for p in valid[:10]]
+    candidates += [p[:31] + bytes([p[31] ^ 0x80]) for p in valid[:10]]     # the other sign of x
+    seen = {True: 0, False: 0}
+    for point in candidates:
+        is_valid = bool(crypto_core_ed25519_is_valid_point(point))
+        try:
+            crypto_scalarmult_ed25519_noclamp(scalar, point)
+            multiplied = True
+        except RuntimeError:
+            multiplied = False
+        assert multiplied == is_valid, point.hex()
+        seen[is_valid] += 1
+    assert seen[True] >= 50 and seen[False] >= 50
