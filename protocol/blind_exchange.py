@@ -661,9 +661,12 @@ class BlindPlayerExchange:
     # ------------------------------------------------------------ what the player sees and does
 
     def _ready(self) -> Replica | None:
-        """The replica, once our seat can see all its cards and the setup is done; else None."""
+        """The replica, once the setup is done, no move is under way in the log and our seat can see
+        all its cards; else None."""
         r = self.replica
-        if self.seat is None or r is None or r.state is None or self._log.step is not None or not r.sees(self.seat):
+        log = self._log
+        if self.seat is None or r is None or r.state is None or log.step is not None or log.move_under_way \
+                or not r.sees(self.seat):
             return None
         return r
 

@@ -396,6 +396,10 @@ class LogReader:
         self.replica: Replica | None = None     # made by the reveal set
         self.step: Step | None = None       # what the log is in the middle of
         self.open_request: tuple[Step, list[int]] | None = None
+        # A move is under way in the log: it made the parties shuffle a pile or open cards, and its
+        # own entry comes once they are done. Until then no seat decides on the state before it (a
+        # move tried there could ask for the same pile with other cards).
+        self.move_under_way = False
         self.last_move: dict[int, int] = {}  # seat -> the entry of its latest move
         self.opened_at: dict[int, int] = {}  # a player's: card -> the entry that opened it to this party
         self.deal_keys: list[tuple[bytes, bytes]] = []   # per party: (Y_p, proof)
@@ -574,6 +578,7 @@ class LogReader:
                     raise ProtocolError("blind_pile", f"entry {seq}: the setup does not shuffle the pile "
                                         f"{short_repr(name)} {idx!r} of these items")
             given = r.begin_pile(name, idx, body.get("items"))
+            self.move_under_way = self.step is None
         else:
             given = r.pile_so_far()
             if type(party) is not int or party != len(r.piling.outputs) or name != r.piling.name \
@@ -650,6 +655,7 @@ class LogReader:
             raise ProtocolError("blind_open", f"entry {seq}: the server asks to open {self._cards(cards)} for {what}, "
                                 f"which {self._needs(asked)}: refused")
         self.open_request = (step, list(cards))
+        self.move_under_way = seat is not None
 
     def _cards(self, cards) -> str:
         """The cards of a request in words: which are ours, which nobody holds."""
@@ -728,6 +734,7 @@ class LogReader:
         if (events_digest(shown) if shown else None) != body.get("events"):
             raise ProtocolError("bad_events", f"entry {seq}: the public events differ from this replica's")
         r.settle(state, seq)
+        self.move_under_way = False
         self.events = events
         self.last_move[seat] = seq
         # A move is checked against the states from its seat's previous move on: the older ones go.
