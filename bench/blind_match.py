@@ -10,10 +10,15 @@ tests/protocol/blind_match.py), the open one through protocol/exchange.py (proto
 "server CPU per move" is the process time spent inside the server exchange's methods over the
 match, divided by its moves; a blind server also makes its shuffle steps and shares and checks
 every client's. "verify" is the whole audit of the server's public log (what `governor verify`
-reads), best of 3. The last line is one JSON object.
+reads), best of 3. "extra round trips per role phase" are those a blind table makes beyond an open
+one's (one per person's move), on the network model of tests/protocol/blind_match.py, in each role
+phase (a role chosen and played out) of every match: max, mean, the share of phases with more than
+one, and how many of those round trips waited for a joint shuffle's steps, an `open` or shares.
 
 Targets (issue 32): the server's CPU per move at most 2× the open table's; a 4-seat record
-verified within 1 s. Never asserted: speed depends on the machine and its load.
+verified within 1 s; at most one extra round trip per role phase, but for a reshuffle's steps
+(one per person) and the cards a phase turns up. Never asserted: speed depends on the machine and
+its load.
 """
 from __future__ import annotations
 
@@ -30,7 +35,7 @@ from protocol import record
 from protocol.blind_exchange import BlindServerExchange
 from protocol.harness import play_match
 from protocol.verify import verify
-from tests.protocol.blind_match import Match
+from tests.protocol.blind_match import Match, per_phase
 
 
 class Timed:
@@ -79,9 +84,20 @@ def blind_match(game: str, players: int, humans: int, options: dict, seed: str) 
     assert m.server.phase == "over"
     moves = sum(1 for e in m.server.log if e.body["t"] == "move")
     data = record.dumps(m.server.log)
+    phases = [[w.cause.split()[0] for w in waits] for key, waits in per_phase(m).items() if key not in ("deal", "end")]
     return {"moves": moves, "server_cpu_ms_per_move": 1000 * clock[0].seconds / moves,
             "record_kib": len(data) / 1024, "verify_s": best_verify(record.loads(data)),
-            "round_trips": m.round_trips}
+            "round_trips": m.round_trips, "phases": phases}
+
+
+def phase_figures(matches: list[dict]) -> dict:
+    """The extra round trips per role phase over every match: max, mean, share over one, and the
+    extra round trips by what they waited for."""
+    phases = [p for r in matches for p in r.pop("phases")]
+    counts = [len(p) for p in phases]
+    causes = {c: sum(p.count(c) for p in phases) for c in ("shuffle", "open", "shares")}
+    return {"max": max(counts), "mean": round(statistics.mean(counts), 2),
+            "over_one": round(sum(n > 1 for n in counts) / len(counts), 3), "phases": len(counts), **causes}
 
 
 def open_match(game: str, players: int, options: dict, seed: str) -> dict:
@@ -127,7 +143,8 @@ def main(argv: list[str] | None = None) -> None:
     for g in range(args.games):
         rows["blind"].append(blind_match(game, args.players, args.humans, options, f"bench-blind/{g}"))
         rows["open"].append(open_match(game, args.players, options, f"bench-blind/{g}"))
-    out: dict = {"game": game, "options": options, "players": args.players, "humans": args.humans}
+    out: dict = {"game": game, "options": options, "players": args.players, "humans": args.humans,
+                 "extra_round_trips_per_phase": phase_figures(rows["blind"])}
     for kind, rs in rows.items():
         out[kind] = {k: round(statistics.median(r[k] for r in rs), 3) for k in rs[0]}
     out["server_cpu_ratio"] = round(out["blind"]["server_cpu_ms_per_move"] / out["open"]["server_cpu_ms_per_move"], 2)
@@ -138,6 +155,10 @@ def main(argv: list[str] | None = None) -> None:
                   f"record {r['record_kib']:6.1f} KiB  verify {r['verify_s']:5.3f} s"
                   + (f"  {r['round_trips']:.0f} round trips" if "round_trips" in r else ""))
         print(f"server CPU per move, blind / open: {out['server_cpu_ratio']}×")
+        f = out["extra_round_trips_per_phase"]
+        print(f"extra round trips per role phase ({f['phases']} phases): max {f['max']}, mean {f['mean']}, "
+              f"{100 * f['over_one']:.0f}% over one; of them {f['shuffle']} shuffle steps, {f['open']} for an open, "
+              f"{f['shares']} for shares")
     print(json.dumps(out))
 
 

@@ -268,7 +268,10 @@ class BlindServerExchange(ServerExchange):
 
     def shares(self, seat: int, cards: list, parts: bytes, proofs: bytes, sig: bytes) -> list[Signed]:
         """A player's decryption shares (C21), signed (C25): of cards private to another seat, or
-        asked for by the `open` under way."""
+        asked for by the `open` under way. Shares that crossed the move ending the game are
+        dropped: they were owed when sent, and once it is over no card need be seen."""
+        if self.phase in ("seeds", "over") and seat in self.humans:
+            return []
         party = self._party(seat)
         r = self._dealt
         cards = card_list(cards, "the cards shared")

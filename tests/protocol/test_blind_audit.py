@@ -127,6 +127,7 @@ def test_a_silent_player_forfeits_placed_last_and_the_record_verifies_with_its_s
         m.step()
     server = m.server
     assert server.owed() is not None
+    m.pump()    # what is in flight arrives first: the forfeit ends the play
     m.deliver(server.forfeit([2], "P2 stopped answering"))
     with pytest.raises(ProtocolError, match="does not give its deal key"):
         server.receive(0, {"type": "deal_seed", "seed": bytes(32), "sig": bytes(64)})

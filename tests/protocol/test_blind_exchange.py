@@ -8,7 +8,7 @@ from games.choice import pick_uniform
 from protocol.codec import pack
 
 from protocol.messages import ProtocolError
-from tests.protocol.blind_match import Match
+from tests.protocol.blind_match import Match, per_phase, phase_of
 
 
 class Watch:
@@ -17,10 +17,18 @@ class Watch:
 
     def __init__(self) -> None:
         self.held: dict[int, set[int]] = {}      # seat -> every card ever private to it
+        self.moves = 0                           # the moves whose states were looked at
 
     def __call__(self, m: Match) -> None:
         engine, server = m.engine, m.server
         r = server.replica
+        # every state since the last look (one step may apply several moves: a move that waited)
+        for moved in m.moved[self.moves:]:
+            for state in (moved.before, moved.after):
+                for seat in range(m.n):
+                    self.held.setdefault(seat, set()).update(c for c in engine.private_cards(state, seat)
+                                                             if c in r.cts)
+        self.moves = len(m.moved)
         for card, seat in r.private().items():
             self.held.setdefault(seat, set()).add(card)
         public = set(r.streams.open_to_all)
@@ -56,47 +64,51 @@ def test_a_blind_match_plays_to_its_end_and_every_party_verifies_it(game, player
           f"{m.client_messages} client messages in {m.round_trips} round trips")
 
 
-@pytest.mark.parametrize("game, humans", [("sanjuan", [0, 2]), ("sanjuan", [0, 1, 2, 3]), ("puertorico", [1, 3])])
-def test_round_trips_beyond_an_open_table_per_move_and_per_role_phase(game, humans):
-    """An open table waits on a client once per move of a person. A blind table adds, per move:
-    one batch of the shares its new private cards are owed (none when it deals none), one per
-    `open` of cards from a pile, one per human party for each pile it makes the parties shuffle,
-    and at the end one for the deal seeds. Nothing else: the figures per role phase (a role chosen
-    and played out) are printed."""
-    m = Match(game, 4, humans, seed=f"rt/{len(humans)}")
-    m.start()
+@pytest.mark.parametrize("game, humans, options", [
+    ("sanjuan", [0, 2], {}), ("sanjuan", [0, 1, 2, 3], {"expansion": True}), ("puertorico", [1, 3], {})])
+def test_round_trips_beyond_an_open_table_per_role_phase(game, humans, options):
+    """An open table crosses to the clients once per move of a person; a blind table crosses
+    again only when nobody can decide until the clients' messages in flight arrive (the model of
+    tests/protocol/blind_match.py). Per role phase (a role chosen and played out), counted from
+    the log: each joint shuffle costs one round trip per human party (each takes its step on the
+    previous one's), each `open` (cards a move turns up) at most one, and the cards the phase's
+    moves deal at most one per dealing move. The figures per role are printed."""
+    m = Match(game, 4, humans, options, seed=f"rt/{len(humans)}")
+    m.play()
     server, k = m.server, len(humans)
-    deal = m.round_trips
-    assert deal <= 2 + k * sum(b.body["t"] == "shuffle" and b.body["party"] == 0 for b in server.log) + 1 + \
-        sum(b.body["t"] == "open" for b in server.log), "the deal: commitments, seeds, shuffle steps, shares"
-    phases: dict[tuple, list[int]] = {}      # (round, chooser, role) -> [extra round trips, moves]
-    while server.phase == "play":
-        state, before, at = server.replica.state, m.round_trips, len(server.log)
-        if not m.step():
-            break
-        new = [e.body for e in server.log[at:]]
-        mover = next(b["seat"] for b in new if b["t"] == "move")
-        extra = m.round_trips - before - (mover in m.humans)
-        shuffles = sum(b["t"] == "shuffle" and b["party"] == 0 for b in new)
-        opens = sum(b["t"] == "open" for b in new)
-        # the players' shares of cards the move dealt (the mover's included) follow its entry;
-        # the mover's openings, which travel with its move, come before it
-        moved_at = next(i for i, b in enumerate(new) if b["t"] == "move")
-        shares = any(b["t"] == "shares" and b["party"] > 0 for b in new[moved_at + 1:])
-        end = any(b["t"] == "final" for b in new)     # the deal seeds, sent once the game is over
-        assert extra <= k * shuffles + opens + 1 + end, (new, extra)
-        if not shuffles and not opens:
-            assert extra == shares + end, (new, extra)
-        after = server.replica.state
-        key = (state.round, state.chooser, state.role or after.role)
-        phase = phases.setdefault(key, [0, 0])
-        phase[0] += extra
-        phase[1] += 1
+    assert server.phase == "over"
+    assert {w.cause for w in m.waits} <= {"commitments", "seeds", "shares", "open", "deal seeds"} | \
+        {f"shuffle {b.body['name']}" for b in server.log if b.body["t"] == "shuffle"}
+    phases = per_phase(m)
+    # the deal: commitments, seeds, each human party's step of each pile, the shares of the hands
+    setup = [b.body for b in server.log[:m.dealt_at]]
+    causes = [w.cause for w in phases["deal"]]
+    assert causes[:2] == ["commitments", "seeds"] and causes.count("shares") <= 1, causes
+    assert sum(c.startswith("shuffle") for c in causes) == k * sum(b["t"] == "shuffle" and b["party"] == 0 for b in setup)
+    assert causes.count("open") <= sum(b["t"] == "open" for b in setup)
+    assert [w.cause for w in phases["end"]] == ["deal seeds"]
+    # which log entries each phase spans: from the entry after the previous phase's last move
+    moves_at = [i for i, e in enumerate(server.log) if e.body["t"] == "move"]
     by_role: dict[str, list[int]] = {}
-    for (_, _, role), (extra, _) in phases.items():
-        by_role.setdefault(role or "(between roles)", []).append(extra)
-    print(f"{game}, {k} humans: the deal {deal} round trips; extra ones per role phase over an open table: " + "; ".join(
-        f"{role} max {max(v)} mean {sum(v) / len(v):.2f}" for role, v in sorted(by_role.items())))
+    over = 0
+    for key, waits in phases.items():
+        if key in ("deal", "end"):
+            continue
+        mine = [i for i, moved in enumerate(m.moved) if phase_of(moved) == key]
+        lo = moves_at[mine[0] - 1] + 1 if mine[0] else m.dealt_at
+        span = [e.body for e in server.log[lo:moves_at[mine[-1]] + 1]]
+        shuffles = sum(b["t"] == "shuffle" and b["party"] == 0 for b in span)
+        opens = sum(b["t"] == "open" for b in span)
+        dealing = sum(m.moved[i].dealt for i in mine)
+        causes = [w.cause for w in waits]
+        assert sum(c.startswith("shuffle") for c in causes) == k * shuffles, (key, causes)
+        assert causes.count("open") <= opens, (key, causes)
+        assert causes.count("shares") <= dealing, (key, causes, dealing)
+        by_role.setdefault(key[2] or "(between roles)", []).append(len(waits))
+        over += len(waits) > 1
+    print(f"\n{game} {options}, {k} humans: the deal {len(phases['deal'])} round trips; extra per role "
+          f"phase: " + "; ".join(f"{role} max {max(v)} mean {sum(v) / len(v):.2f}" for role, v in sorted(by_role.items()))
+          + f"; {over} of {sum(map(len, by_role.values()))} phases over one")
 
 
 def _hostile_open(m: Match, target: str):

@@ -263,6 +263,45 @@ async def test_a_blind_match_with_two_people_and_two_bots_plays_to_its_verified_
           f"{scan.rows} rows")
 
 
+async def test_the_server_takes_a_move_while_shares_of_dealt_cards_are_still_owed(make_server):
+    """The server waits for shares only where a step needs them (tests/protocol/blind_match.py
+    counts round trips so): Bo's client sends its shares behind his own move whenever he can
+    decide, and the server plays the move before the shares it is owed come in."""
+    server = await make_server()
+    table, (ana, bo), _ = await blind_table(server.url, "sanjuan")
+    held_back: list[tuple[int, list[int]]] = []     # (log length when Bo decided, the cards shared behind)
+    real_flush = BlindSeatPlayer.flush
+
+    async def flush(self):
+        if self.moving and self.pending is None and not self.moved and self.bx.prompt() is not None:
+            shares = [m for m in self.outbox if m["type"] == "shares"]
+            if shares:
+                self.outbox = [m for m in self.outbox if m["type"] != "shares"]
+                await real_flush(self)          # what else is owed, then the move
+                assert self.pending is not None, "Bo could decide, yet sent no move"
+                held_back.append((len(self.bx.record), [c for m in shares for c in m["cards"]]))
+                self.outbox = shares + self.outbox
+        await real_flush(self)
+    bo.flush = flush.__get__(bo)
+    await asyncio.gather(ana.play(timeout=300), bo.play(timeout=300))
+    assert ana.report.ok and bo.report.ok, (ana.report.text(), bo.report.text())
+    assert ana.errors == bo.errors == [] and ana.rejects == bo.rejects == []
+    log = [e.body for e in server.tables[table].core.exchange.log]
+    party = bo.bx.reader.party
+    moved_first = 0
+    for seen, cards in held_back:
+        move = next((i for i in range(seen, len(log)) if log[i]["t"] == "move" and log[i]["seat"] == bo.seat),
+                    len(log))
+        # none when Bo's move ended the game: the server drops shares that come in after the end
+        shared = next((i for i in range(seen, len(log)) if log[i]["t"] == "shares" and log[i]["party"] == party
+                       and set(cards) <= set(log[i]["cards"])), None)
+        moved_first += shared is not None and move < shared
+    # the server accepts a share only of a card private to another seat or asked for by an open:
+    # each came in owed, and the move went through before it
+    assert held_back and moved_first, (len(held_back), moved_first)
+    print(f"Bo sent {len(held_back)} batches of shares behind his move; {moved_first} came after its entry")
+
+
 async def test_the_default_is_blind_for_two_people_and_a_table_may_say_otherwise(server):
     lobby = await Raw.connect(server.url)
     cases = {(4, 2, None): True, (4, 3, None): False, (2, 0, None): True, (4, 2, False): False, (4, 3, True): True}
