@@ -667,9 +667,9 @@ class BlindPlayerExchange:
         """The replica, once the setup is done, no move is under way in the log and our seat can see
         all its cards; else None."""
         r = self.replica
-        log = self._log
-        if self.seat is None or r is None or r.state is None or log.step is not None or log.move_under_way \
-                or not r.sees(self.seat):
+        log = self.reader
+        if log is None or self.seat is None or r is None or r.state is None or log.step is not None \
+                or log.move_under_way or not r.sees(self.seat):
             return None
         return r
 
