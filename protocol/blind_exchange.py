@@ -268,10 +268,11 @@ class BlindServerExchange(ServerExchange):
 
     def shares(self, seat: int, cards: list, parts: bytes, proofs: bytes, sig: bytes) -> list[Signed]:
         """A player's decryption shares (C21), signed (C25): of cards private to another seat, or
-        asked for by the `open` under way. Shares that crossed the move ending the game are
-        dropped: they were owed when sent, and once it is over no card need be seen."""
+        asked for by the `open` under way. Shares that crossed the move ending the game were owed
+        when sent, but no card need be seen once it is over: refused as `late`, which a driver
+        need not tell the client (TableCore.deliver drops them)."""
         if self.phase in ("seeds", "over") and seat in self.humans:
-            return []
+            raise ProtocolError("late", "the game is over: no card needs a share now")
         party = self._party(seat)
         r = self._dealt
         cards = card_list(cards, "the cards shared")

@@ -963,6 +963,10 @@ class TableCore:
         try:
             return self._accept(kind, s.index, data, by)
         except (ProtocolError, IllegalAction) as e:
+            if e.code == "late":
+                # Shares that crossed the move ending the game: owed when sent, refused without a
+                # word (the client did nothing wrong), never stored nor counted as an answer.
+                return []
             log.info("table %s: the %s of seat %d was refused (%s)", self.id, word, s.index, e.code)
             return [_error(conn, e.code, f"Your {word} {'were' if kind == 'shares' else 'was'} refused: {e.message}")]
 

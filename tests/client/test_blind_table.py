@@ -120,11 +120,10 @@ class Match:
             try:
                 entries = self.server.receive(seat, ex_msg)
             except ProtocolError as e:
-                if seat != 0 or self.backlog is None:
-                    raise
                 # A lagging Table's shares of cards the last moves dealt may reach the server after
-                # the game is over: refused, as the server answers them.
-                self.feed({"type": "error", "code": e.code, "message": e.message})
+                # the game is over: dropped without a word, as the server's table does.
+                if e.code != "late":
+                    raise
                 continue
             self.deliver(entries)
             if msg.get("type") == "act":
