@@ -22,14 +22,28 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+import games
 from client.table import _unseen
 from protocol.blind_exchange import BlindPlayerExchange
 from protocol.blind_replica import LogReader, public_events
-from protocol.codec import pack
+from protocol.codec import pack, unpack
 from protocol.messages import Signed, events_digest
 from protocol.signing import SIG_MOVE, move_payload
 
+from tests.protocol import drawrace
+
 from .rawclient import PATIENCE, BlindSeatPlayer, Raw, until
+
+
+@pytest.fixture
+def drawrace_registered():
+    games.register(drawrace)
+    try:
+        yield
+    finally:
+        del games.GAMES[drawrace.INFO.id]
 
 
 class Watcher:
@@ -42,6 +56,7 @@ class Watcher:
         self.events: list[dict] = []
         self.gaps = 0                           # snapshots whose events did not join those shown
         self.snapshots = self.deltas = 0
+        self.bursts: list[list[dict]] = []      # the events of each delta
         self.seq = None
 
     async def follow(self, timeout: float = 300.0) -> None:
@@ -62,6 +77,7 @@ class Watcher:
                 elif kind == "delta":
                     assert msg["base"] == self.seq, f"a delta from seq {msg['base']}, the spectator is at {self.seq}"
                     self.events += msg["events"]
+                    self.bursts.append(msg["events"])
                     self.deltas += 1
                     self.seq = msg["seq"]
         await asyncio.wait_for(loop(), timeout)
@@ -171,20 +187,108 @@ async def test_a_spectator_hears_every_public_event_once_and_a_move_crossing_a_w
     assert core.exchange.phase == "over"
 
     # ---- the spectator's events: those of the log's move entries, in order, each once
+    moves = heard_as_logged(watcher, core)
+    assert watcher.deltas > 100 and len(moves) > 50
+    expected = watcher.events
+    print(f"{len(moves)} moves, {len(expected)} public events, {watcher.snapshots} snapshots, "
+          f"{watcher.deltas} deltas; Bo's crossing move: {told[0]['code']}")
+
+
+async def test_moves_applied_in_one_step_reach_the_spectator_in_order_once(make_server, drawrace_registered):
+    """Draw Race (tests/protocol/drawrace.py), whose round asks both seats at once: Ana draws
+    (the top card is opened: the server waits for the clients), Bo's pass, decided on the same
+    entry, reaches the server while it waits (Ana holds back her shares until it is taken) and is
+    applied right after her draw, in the same step: the spectator is sent both moves' events
+    in one update, in order, once, and the rest of the match as the log says it."""
+    server = await make_server()
+    lobby = await Raw.connect(server.url)
+    table = await lobby.create(2, 0, game="drawrace", blind=None)
+    ana, bo = (BlindSeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Ana", "Bo")))
+    watcher = Watcher(await Raw.connect(server.url), table)
+    watching = asyncio.create_task(watcher.follow())
+    await until(lambda: table in server.tables and server.tables[table].core.spectators, "the spectator in")
+    for p in (ana, bo):
+        await p.sit()
+    core = server.tables[table].core
+    real_flush = BlindSeatPlayer.flush
+    bo_first: dict = {}
+    release = asyncio.Event()
+    held: list[dict] = []
+
+    ana.rnd.random = lambda: 0.0        # every pick of hers: draw
+
+    async def ana_flush(self):
+        r = self.bx.reader
+        if not held and r is not None and r.open_request is not None:
+            held.extend(m for m in self.outbox if m["type"] == "shares")
+            self.outbox = [m for m in self.outbox if m not in held]
+
+            async def later():
+                await release.wait()
+                for m in held:
+                    self.unconfirmed.append(m)
+                    await self.raw.send(m)
+            asyncio.create_task(later())
+        await real_flush(self)
+    ana.flush = ana_flush.__get__(ana)
+
+    async def bo_flush(self):
+        if "sent" not in bo_first:
+            if "move" not in bo_first and self.bx.prompt() is not None:
+                bo_first["move"] = {**self.bx.move(["pass"]), "id": 1}    # decided now, sent once the server waits
+            ex = core.exchange
+            if "move" in bo_first and ex.waiting and ex.waiting[0] == "open":
+                bo_first["sent"] = len(ex.log)
+                self.pending, self.moved = bo_first["move"], True
+                self.unconfirmed.append(self.pending)
+                await self.raw.send(self.pending)
+            self.moving = False
+            await real_flush(self)
+            self.moving = True
+            return
+        await real_flush(self)
+    bo.flush = bo_flush.__get__(bo)
+    real_handle = BlindSeatPlayer.handle
+
+    def bo_handle(self, msg):
+        real_handle(self, msg)
+        if msg["type"] == "ack" and msg["id"] == 1:
+            bo_first["queued"] = list(core.exchange.queue)
+            release.set()
+    bo.handle = bo_handle.__get__(bo)
+
+    await asyncio.gather(watching, ana.play(timeout=120), bo.play(timeout=120))
+    for p in (ana, bo):
+        assert p.report.ok, p.report.text()
+        assert p.errors == [] and p.rejects == [], (p.errors, p.rejects)
+    assert watcher.bx.report.ok, watcher.bx.report.text()
+    assert [q[0] for q in bo_first["queued"]] == [bo.seat], "Bo's pass was not queued"
+    log = [e.body for e in core.exchange.log]
+    first = [i for i, e in enumerate(log) if e["t"] == "move"][:2]
+    assert [(log[i]["seat"], unpack(log[i]["move"])) for i in first] == [(ana.seat, ["draw"]), (bo.seat, ["pass"])]
+    assert log[first[1]]["seen"] < bo_first["sent"] <= first[0], "Bo's pass was signed before the wait"
+    heard_as_logged(watcher, core)
+    texts = [[e["text"] for e in burst] for burst in watcher.bursts]
+    both = next(t for t in texts if t)
+    assert both[0].startswith("Ana draws a") and both[1:] == ["Bo passes.", "Round 1 ends."], texts[:3]
+
+
+def heard_as_logged(watcher: Watcher, core) -> list[tuple[int, list[dict]]]:
+    """Assert that the spectator was sent the public events of the log's move entries, in order,
+    each once: those a spectator's replay of the whole record makes, and cut at its counts, each
+    entry's part is what the entry's digest holds. The replay's moves, for more checks."""
     record = watcher.bx.record
     assert [e.hash for e in record] == [e.hash for e in core.exchange.log]
     moves = replayed_events(record)
     expected = [e for _, shown in moves for e in shown]
-    assert watcher.gaps == 0 and watcher.deltas > 100
+    assert watcher.gaps == 0
     assert watcher.events == expected, _first_difference(watcher.events, expected)
     at = 0
-    for i, shown in moves:    # and cut at the replay's counts, each entry's digest holds its part
+    for i, shown in moves:
         part = watcher.events[at:at + len(shown)]
         at += len(shown)
         assert (events_digest(part) if part else None) == record[i].body.get("events"), f"entry {i}"
-    assert len(expected) > 100 and len(moves) > 50
-    print(f"{len(moves)} moves, {len(expected)} public events, {watcher.snapshots} snapshots, "
-          f"{watcher.deltas} deltas; Bo's crossing move: {told[0]['code']}")
+    return moves
 
 
 def _first_difference(got: list, want: list) -> str:
