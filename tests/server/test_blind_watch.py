@@ -151,7 +151,8 @@ async def test_a_spectator_hears_every_public_event_once_and_a_move_crossing_a_w
     async def bo_flush(self):
         await real_flush(self)
         ex = core.exchange
-        if not crossing and ex.waiting and ex.waiting[0] == "open" and self.bx.reader.last_move.get(self.seat):
+        if not crossing and ex is not None and ex.waiting and ex.waiting[0] == "open" \
+                and self.bx.reader is not None and self.bx.reader.last_move.get(self.seat):
             reader = self.bx.reader
             hh, seat = reader.header_hash, self.seat
             seen, early = len(self.bx.record) - 1, reader.last_move[seat] - 1
@@ -237,7 +238,7 @@ async def test_moves_applied_in_one_step_reach_the_spectator_in_order_once(make_
             if "move" not in bo_first and self.bx.prompt() is not None:
                 bo_first["move"] = {**self.bx.move(["pass"]), "id": 1}    # decided now, sent once the server waits
             ex = core.exchange
-            if "move" in bo_first and ex.waiting and ex.waiting[0] == "open":
+            if "move" in bo_first and ex is not None and ex.waiting and ex.waiting[0] == "open":
                 bo_first["sent"] = len(ex.log)
                 self.pending, self.moved = bo_first["move"], True
                 self.unconfirmed.append(self.pending)
