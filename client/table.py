@@ -426,6 +426,8 @@ class Table:
         if kind == "move":
             self._hold_story(before)
         self._read_story()
+        if kind in ("final", "cancel"):
+            self._end_story()
         self._tell_blind(body)
         self.owed += replies
         self._prune_owed()
@@ -471,6 +473,19 @@ class Table:
                 # Every card a text of ours names is open to us: reading one that is not raises
                 # games.blind.Hidden, a defect of the engine's events, and is never caught.
                 self._events([e.as_dict() for e in events])
+
+    def _end_story(self) -> None:
+        """The match ended with events still held: cards of ours that nobody will open now (a
+        seat forfeited before sharing them, or the match was cancelled). Their public events are
+        shown, and our own texts only where every card they may name is open to us."""
+        ex = self.exchange
+        assert isinstance(ex, BlindPlayerExchange)
+        if not self.unread or ex.replica is None:
+            return
+        sight = ex.replica.streams.sight
+        for events, cards in self.unread:
+            self._events([e.as_dict() for e in events if e.to is None or sight.knows(cards)])
+        self.unread = []
 
     def _tell_blind(self, body: dict) -> None:
         """What an entry of a blind table means for the person: the steps of the exchange, a

@@ -299,14 +299,13 @@ def check_share(header_hash: bytes, party: int, key: bytes, handle: int, ct: Cip
     part, proof = share
     what = f"party {party}'s share of card {handle}"
     scalars = _proof_scalars(proof)
-    if not (isinstance(part, bytes) and len(part) == POINT_BYTES):
-        check_point(part, what, party)   # refused, naming it
     # The part is checked to be a valid point by libsodium's multiplication −c·D of the proof's
     # check: crypto_scalarmult_ed25519_noclamp refuses exactly the points is_valid_point refuses
     # (tests/protocol/test_blind_tamper.py holds it to that), and its product by a scalar other
-    # than 0 is never the identity. With no proof to check, or c = 0, it is checked on its own.
+    # than 0 is never the identity. Where there is no such product (no proof to check, c = 0, or
+    # not 32 bytes), the part is checked on its own.
     minus_c_part = None
-    if scalars is None or scalars[0] == _ZERO:
+    if scalars is None or scalars[0] == _ZERO or not (isinstance(part, bytes) and len(part) == POINT_BYTES):
         check_point(part, what, party)
     else:
         try:

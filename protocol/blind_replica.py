@@ -329,11 +329,17 @@ class Replica:
             public = False
         else:
             return
+        self.opened(card, point, public)
+
+    def opened(self, card: int, point: bytes, public: bool) -> None:
+        """The card opened to the point `point`: the item it decodes to enters the sight (everyone's
+        when `public`); ProtocolError when it decodes to none."""
         try:
             item = self.decode.item(point, card)
         except BlindRefused as e:
             raise ProtocolError("blind_item", f"{e.message}: a shuffle step changed it (the audit names whose)") from None
         self.streams.opened(card, item, public=public)
+        self._found.clear()
 
     def my_part(self, card: int) -> bytes:
         """This party's part of a dealt card, computed once (a card's ciphertext never changes)."""
@@ -805,12 +811,7 @@ class LogReader:
         for card in r.engine.private_cards(r.state, self.seat):
             if is_handle(card) and not r.streams.sight.knows([card]):
                 ct = r.cts[card]
-                try:
-                    item = r.decode.item(blind.open_point(ct, [p.part(ct) for p in parties]), card)
-                except BlindRefused as e:
-                    raise ProtocolError("blind_item", f"{e.message}: a shuffle step changed it (the audit names "
-                                        "whose)") from None
-                r.streams.opened(card, item, public=False)
+                r.opened(card, blind.open_point(ct, [p.part(ct) for p in parties]), public=False)
 
     def result(self):
         from games.contract import forfeit_result

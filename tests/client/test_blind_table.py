@@ -408,3 +408,31 @@ def test_a_false_share_is_refused_and_nothing_is_sent(tmp_path):
         m.table.feed(frame(entry))
     assert f"the server: party 0's share of card {card} is false: its proof does not hold" in e.value.message
     assert len(m.sent) == sent
+
+
+def test_a_forfeit_before_our_cards_open_still_tells_the_public_story(tmp_path):
+    """Bo stops sending shares, so the move that dealt us cards is held for their opening, which
+    never comes; he forfeits: that move's public events (and any after it) are told all the same,
+    and no text of ours that names an unopened card."""
+    m = Match(tmp_path / "client", seed="held")
+    m.start()
+    receive, silent = m.other.receive, []
+
+    def ours(msg) -> bool:      # shares of a card of our seat's
+        private = m.other.replica.private()
+        return msg["type"] == "shares" and any(private.get(c) == 0 for c in msg["cards"])
+
+    def without_our_shares(entry):
+        return [msg for msg in receive(entry) if not (silent and ours(msg))]
+    m.other.receive = without_our_shares
+    for _ in range(12):
+        m.step()
+    silent.append(True)
+    while not any(e.to is None for events, _ in m.table.unread for e in events):
+        assert m.step(), "the game ended before a move of ours waited for Bo's shares"
+    public = [e.as_dict() for events, _ in m.table.unread for e in events if e.to is None]
+    m.deliver(m.server.forfeit([1], "Bo did not send his shares in time"))
+    m.pump()
+    told = [e for kind, events in m.happened if kind == "events" for e in events]
+    assert all(e in told for e in public), "a held move's public events were never told"
+    assert not m.table.unread and m.table.ended
