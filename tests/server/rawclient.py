@@ -378,7 +378,26 @@ class BlindSeatPlayer:
             while not self.done and not (until and until(self)):
                 self.handle(await self.raw.recv(PATIENCE))
                 await self.flush()
-        await asyncio.wait_for(loop(), timeout)
+        try:
+            await asyncio.wait_for(loop(), timeout)
+        except Exception as e:  # a failure in a match of hundreds of entries says where it came
+            e.add_note(self.where())
+            raise
+
+    def where(self) -> str:
+        """Where this seat's client is in its match: its latest entries, what it waits for, what
+        it sent that the log does not show yet, and what the server refused."""
+        record = self.bx.record if self.bx is not None else []
+        latest = [(i, m.body["t"], m.body.get("seat"), m.body.get("party"))
+                  for i, m in enumerate(record)][-8:]
+        try:
+            asked = self.bx is not None and self.bx.prompt() is not None
+        except Exception as e:
+            asked = repr(e)
+        return (f"{self.name} at seat {self.seat}: {len(record)} entries, the latest (n, t, seat, party) {latest}; "
+                f"a question {asked}, move pending {self.pending is not None}, moved {self.moved}; "
+                f"unconfirmed {[m['type'] for m in self.unconfirmed]}, outbox {[m['type'] for m in self.outbox]}; "
+                f"{self.stales} stale, rejects {self.rejects}, errors {self.errors}")
 
     def handle(self, msg: dict) -> None:
         kind = msg["type"]

@@ -399,16 +399,30 @@ async def test_bad_input_is_refused_with_its_reason_and_changes_nothing(server):
         return [e.body for e in core.exchange.log[since:]
                 if e.body.get("party") == party or e.body.get("seat") == ana.seat]
 
+    def ana_holds_a_card(p) -> bool:
+        """Whether a card is private to Ana's seat at the latest entry `p`'s client took in."""
+        r = p.bx.replica
+        return r is not None and r.state is not None and ana.seat in r.private().values()
+
     def quiet() -> bool:
-        """The table waits for Bo's move alone, nothing else is under way, and both clients hold
-        the whole log."""
+        """The table waits for Bo's move alone, nothing else is under way, both clients hold the
+        whole log, and Ana holds a card."""
         ex = core.exchange
         return (ex is not None and ex.phase == "play" and ex.step is None and ex.owed() == {bo.seat: ["move"]}
                 and not any(core.seats[i].bot for i in core.engine.to_act(core.state))
-                and all(len(p.bx.record) == len(ex.log) and p.pending is None and not p.outbox for p in (ana, bo)))
+                and all(len(p.bx.record) == len(ex.log) and p.pending is None and not p.outbox for p in (ana, bo))
+                and ana_holds_a_card(ana))
+
+    def bo_waits_while_ana_holds_a_card(p) -> None:
+        """Bo makes no move while Ana holds a card. Her random moves may spend her whole hand before
+        the table waits for him (a 3-cost building paid with the other three cards of the first
+        round): then he plays on until she holds one again."""
+        p.moving = not ana_holds_a_card(p)
     bo.moving = False
+    bo.on_entry = bo_waits_while_ana_holds_a_card
     playing = [asyncio.create_task(p.play()) for p in (ana, bo)]
-    await until(quiet, "a table waiting for Bo's move alone")
+    await until(quiet, "a table waiting for Bo's move alone, Ana holding a card")
+    bo.on_entry = None
     for task in playing:      # both wait for a frame that will not come
         task.cancel()
     await asyncio.gather(*playing, return_exceptions=True)
@@ -433,7 +447,7 @@ async def test_bad_input_is_refused_with_its_reason_and_changes_nothing(server):
                    "sig": ana.key.sign(SIG_SHARES, shares_payload(hh, seat, [ghost], [parts], [proofs]))},
                   "blind_shares", f"card {ghost}")
     # a share of a card dealt to Ana herself: nobody asked for it
-    mine = next(c for c, s in r.private().items() if s == seat)     # early in the match: she holds cards
+    mine = next(c for c, s in r.private().items() if s == seat)     # she holds one (quiet)
     p, q = r.my_shares([mine])
     await refused({"type": "shares", "cards": [mine], "parts": p[0], "proofs": q[0],
                    "sig": ana.key.sign(SIG_SHARES, shares_payload(hh, seat, [mine], p, q))}, "blind_shares", str(mine))

@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from websockets.sync.client import connect
 from tests.client.live import bot_seat, governor, outcome
 
 from .rawclient import PATIENCE, Raw, SeatPlayer, new_key
+from .test_resilience import resume_when_served
 
 # Clusters of `governor serve` processes on PostgreSQL, paused and killed against lease timers:
 # one such test at a time on the machine (xdist), so that no other cluster starves their timers.
@@ -33,21 +35,44 @@ LEASE = 2.0      # seconds: a killed process's tables are taken over within abou
 
 
 class Process:
-    """`governor serve` on a port of its own and a data directory of its own, on `database`."""
+    """`governor serve` on a port of its own and a data directory of its own, on `database`.
+    What it prints is read all along (a pipe left unread would stop it once full) and kept, for
+    the test to wait for a line and to show when it fails."""
 
     def __init__(self, data_dir, database, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "client", "serve", "--port", "0", "--data-dir", str(data_dir), "--no-announce",
              "--database", database, "--limit", f"lease={LEASE}", *(f"--limit={x}" for x in FAST), *args],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.lines = []
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self.new_line = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        m = self.wait_for(lambda line: re.match(r"listening on (ws://\S+)", line), "the server to listen")
+        self.url = m.group(1)
+
+    def _read(self) -> None:
         for line in self.proc.stdout:
-            self.lines.append(line)
-            m = re.match(r"listening on (ws://\S+)", line)
-            if m:
-                self.url = m.group(1)
-                return
-        raise AssertionError("the server did not start: " + "".join(self.lines) + self.proc.stderr.read())
+            with self.new_line:
+                self.lines.append(line)
+                self.new_line.notify_all()
+        with self.new_line:
+            self.new_line.notify_all()
+
+    def wait_for(self, match, what: str, within: float = PATIENCE):
+        """The first truthy `match(line)` of a line it printed, once it has printed one."""
+        deadline = time.monotonic() + within
+        with self.new_line:
+            seen = 0
+            while True:
+                for line in self.lines[seen:]:
+                    if m := match(line):
+                        return m
+                seen = len(self.lines)
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.reader.is_alive():
+                    raise AssertionError(f"waited in vain for {what}: " + "".join(self.lines))
+                self.new_line.wait(left)
 
     @property
     def fingerprint(self) -> str:
@@ -57,6 +82,7 @@ class Process:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
+        self.reader.join(10)
 
 
 def formed(processes: list[Process], within: float = PATIENCE) -> None:
@@ -92,6 +118,8 @@ def cluster(tmp_path, database):
     yield start
     for p in started:
         p.kill()
+    for i, p in enumerate(started):     # shown with the test's output when it fails
+        print(f"---- governor serve {i} at {p.url}, exit {p.proc.returncode}:\n" + "".join(p.lines))
 
 
 async def listed(url: str, table: str, within: float = PATIENCE) -> dict:
@@ -333,20 +361,26 @@ async def test_a_process_paused_inside_a_write_holds_none_of_its_tables(cluster,
         # its tables move to B, as if A were killed: within a lease and a renewal on a calm machine
         # (PostgreSQL's timers, which bound it, are checked in test_leases.py); the deadline here is
         # patience on a busy one, not that bound.
-        async with asyncio.timeout(PATIENCE):
-            while [await owner(database, t) for t in tables] != [b.url] * 3:
-                await asyncio.sleep(0.1)
+        deadline = time.monotonic() + PATIENCE
+        while (owners := [await owner(database, t) for t in tables]) != [b.url] * 3:
+            assert time.monotonic() < deadline, f"the owners of {tables} are {owners}, not B ({b.url})"
+            await asyncio.sleep(0.1)
         for p in players:           # their players are served there, and make a move; then wait
-            await p.resume(b.url)
+            # (B says "connect again" from taking a lease until it has read the table)
+            await resume_when_served(p, b.url)
             await p.play(until=lambda p, acks=p.acks: p.acks > acks)
             p.answering = False
-            await p.play(until=lambda p: p.view is not None and p.seat in p.view["to_act"] and p.view.get("prompt"))
-        await asyncio.sleep(0.5)    # the bots' moves are in
+            # until the player's silence is all the match waits for: an act it sent before falling
+            # silent is answered (an ack comes after the views it changed), and the bots' moves are in
+            await p.play(until=lambda p: p.pending is None and p.view is not None and p.view["to_act"] == [p.seat]
+                         and p.view.get("prompt"))
         rows = await log_counts(database, tables)
     finally:
         a.proc.send_signal(signal.SIGCONT)
-    await asyncio.sleep(LEASE)      # A runs again: its write in flight, and any after it, are refused
-    assert await log_counts(database, tables) == rows      # nothing of A's was committed
+    for t in tables:    # A runs again: its write in flight, and any after it, are refused, and it lets go
+        await asyncio.to_thread(a.wait_for, lambda line, t=t: f"table {t} handed over" in line, f"A to hand {t} over")
+    after = await log_counts(database, tables)     # nothing of A's was committed
+    assert after == rows, [await log_rows_from(database, t, n) for t, n in zip(tables, rows)]
     for p in players:               # and A sends their players to B
         raw = await Raw.connect(a.url)
         await raw.send({"type": "watch", "table": p.table})
@@ -369,5 +403,15 @@ async def log_counts(database: str, tables: list[str]) -> list[int]:
     db = await asyncpg.connect(database)
     try:
         return [await db.fetchval("SELECT count(*) FROM log WHERE table_id = $1", t) for t in tables]
+    finally:
+        await db.close()
+
+
+async def log_rows_from(database: str, table: str, n: int) -> list[tuple]:
+    """(n, kind, seat) of the table's log rows from the n-th on: what a failure shows."""
+    db = await asyncpg.connect(database)
+    try:
+        return [tuple(r) for r in await db.fetch("SELECT n, kind, seat FROM log WHERE table_id = $1 AND n >= $2"
+                                                 " ORDER BY n", table, n)]
     finally:
         await db.close()
