@@ -11,23 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-import games
 from games.errors import IllegalAction
 from protocol.codec import pack, unpack
 from protocol.messages import ProtocolError, events_digest
 from protocol.signing import SIG_MOVE, move_payload
 
-from . import drawrace
 from .blind_match import Match, wire
-
-
-@pytest.fixture
-def drawrace_registered():
-    games.register(drawrace)
-    try:
-        yield
-    finally:
-        del games.GAMES[drawrace.INFO.id]
 
 
 def pump(m: Match) -> list:

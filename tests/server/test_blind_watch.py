@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 
-import games
 from client.table import _unseen
 from protocol.blind_exchange import BlindPlayerExchange
 from protocol.blind_replica import LogReader, public_events
@@ -32,18 +30,8 @@ from protocol.codec import pack, unpack
 from protocol.messages import Signed, events_digest
 from protocol.signing import SIG_MOVE, move_payload
 
-from tests.protocol import drawrace
 
 from .rawclient import PATIENCE, BlindSeatPlayer, Raw, until
-
-
-@pytest.fixture
-def drawrace_registered():
-    games.register(drawrace)
-    try:
-        yield
-    finally:
-        del games.GAMES[drawrace.INFO.id]
 
 
 class Watcher:
@@ -96,6 +84,30 @@ def replayed_events(record: list[Signed]) -> list[tuple[int, list[dict]]]:
     return out
 
 
+def hold_back_shares(player: BlindSeatPlayer, pick, release: asyncio.Event) -> list[dict]:
+    """Make `player` hold back, once, the shares messages `pick(player)` chooses from what it is
+    about to send (none: it tries again at its next send), until `release` is set. Returns the
+    list of those held."""
+    held: list[dict] = []
+    real_flush = BlindSeatPlayer.flush
+
+    async def flush(self):
+        chosen = [] if held else pick(self)
+        if chosen:
+            held.extend(chosen)
+            self.outbox = [m for m in self.outbox if m not in chosen]
+
+            async def later():
+                await release.wait()
+                for m in held:
+                    self.unconfirmed.append(m)
+                    await self.raw.send(m)
+            asyncio.create_task(later())
+        await real_flush(self)
+    player.flush = flush.__get__(player)       # type: ignore[method-assign]
+    return held
+
+
 async def test_a_spectator_hears_every_public_event_once_and_a_move_crossing_a_wait_is_queued(make_server):
     server = await make_server()
     lobby = await Raw.connect(server.url)
@@ -110,33 +122,21 @@ async def test_a_spectator_hears_every_public_event_once_and_a_move_crossing_a_w
 
     # Ana holds back her shares of the first `open` that asks for hers, until Bo's crossing move
     # has been taken (acknowledged) by the server, which is then waiting for her.
-    held: list[dict] = []
     release = asyncio.Event()
-    real_flush = BlindSeatPlayer.flush
 
-    async def ana_flush(self):
+    def first_open_asking_hers(self) -> list[dict]:
         r = self.bx.reader
-        if not held and r is not None and r.open_request is not None and r.last_move.get(bo.seat):
-            asked = set(r.open_request[1])
-            ours = [m for m in self.outbox if m["type"] == "shares" and asked & set(m["cards"])]
-            if ours:
-                held.extend(ours)
-                self.outbox = [m for m in self.outbox if m not in ours]
-
-                async def later():
-                    await release.wait()
-                    for m in held:
-                        self.unconfirmed.append(m)
-                        await self.raw.send(m)
-                asyncio.create_task(later())
-        await real_flush(self)
-    ana.flush = ana_flush.__get__(ana)
+        if r is None or r.open_request is None or not r.last_move.get(bo.seat):
+            return []
+        asked = set(r.open_request[1])
+        return [m for m in self.outbox if m["type"] == "shares" and asked & set(m["cards"])]
+    held = hold_back_shares(ana, first_open_asking_hers, release)
 
     # Bo, once the server waits for Ana's shares: a move signed on the latest entry (queued), and
     # one signed before his own latest move (refused at once as stale, never queued).
     crossing: dict = {}
     answers: dict[int, dict] = {}
-    real_handle = BlindSeatPlayer.handle
+    real_flush, real_handle = BlindSeatPlayer.flush, BlindSeatPlayer.handle
 
     def bo_handle(self, msg):
         if msg["type"] in ("ack", "reject") and msg["id"] in (1, 2):
@@ -214,24 +214,13 @@ async def test_moves_applied_in_one_step_reach_the_spectator_in_order_once(make_
     real_flush = BlindSeatPlayer.flush
     bo_first: dict = {}
     release = asyncio.Event()
-    held: list[dict] = []
 
     ana.rnd.random = lambda: 0.0        # every pick of hers: draw
 
-    async def ana_flush(self):
+    def first_open(self) -> list[dict]:
         r = self.bx.reader
-        if not held and r is not None and r.open_request is not None:
-            held.extend(m for m in self.outbox if m["type"] == "shares")
-            self.outbox = [m for m in self.outbox if m not in held]
-
-            async def later():
-                await release.wait()
-                for m in held:
-                    self.unconfirmed.append(m)
-                    await self.raw.send(m)
-            asyncio.create_task(later())
-        await real_flush(self)
-    ana.flush = ana_flush.__get__(ana)
+        return [] if r is None or r.open_request is None else [m for m in self.outbox if m["type"] == "shares"]
+    hold_back_shares(ana, first_open, release)
 
     async def bo_flush(self):
         if "sent" not in bo_first:
