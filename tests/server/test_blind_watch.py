@@ -108,17 +108,23 @@ def hold_back_shares(player: BlindSeatPlayer, pick, release: asyncio.Event) -> l
     return held
 
 
-async def test_a_spectator_hears_every_public_event_once_and_a_move_crossing_a_wait_is_queued(make_server):
-    server = await make_server()
+async def watched_table(server, seats: int, bots: int, **create):
+    """A blind table watched from before its start: the lobby, the table's id, Ana and Bo seated,
+    the spectator and its task, and the server's table core."""
     lobby = await Raw.connect(server.url)
-    table = await lobby.create(4, 2, blind=None)
+    table = await lobby.create(seats, bots, blind=None, **create)
     ana, bo = (BlindSeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Ana", "Bo")))
     watcher = Watcher(await Raw.connect(server.url), table)
     watching = asyncio.create_task(watcher.follow())
     await until(lambda: table in server.tables and server.tables[table].core.spectators, "the spectator in")
     for p in (ana, bo):
         await p.sit()
-    core = server.tables[table].core
+    return lobby, table, (ana, bo), watcher, watching, server.tables[table].core
+
+
+async def test_a_spectator_hears_every_public_event_once_and_a_move_crossing_a_wait_is_queued(make_server):
+    server = await make_server()
+    lobby, table, (ana, bo), watcher, watching, core = await watched_table(server, 4, 2)
 
     # Ana holds back her shares of the first `open` that asks for hers, until Bo's crossing move
     # has been taken (acknowledged) by the server, which is then waiting for her.
@@ -202,15 +208,7 @@ async def test_moves_applied_in_one_step_reach_the_spectator_in_order_once(make_
     applied right after her draw, in the same step: the spectator is sent both moves' events
     in one update, in order, once, and the rest of the match as the log says it."""
     server = await make_server()
-    lobby = await Raw.connect(server.url)
-    table = await lobby.create(2, 0, game="drawrace", blind=None)
-    ana, bo = (BlindSeatPlayer(server.url, table, name, seed=i) for i, name in enumerate(("Ana", "Bo")))
-    watcher = Watcher(await Raw.connect(server.url), table)
-    watching = asyncio.create_task(watcher.follow())
-    await until(lambda: table in server.tables and server.tables[table].core.spectators, "the spectator in")
-    for p in (ana, bo):
-        await p.sit()
-    core = server.tables[table].core
+    lobby, table, (ana, bo), watcher, watching, core = await watched_table(server, 2, 0, game="drawrace")
     real_flush = BlindSeatPlayer.flush
     bo_first: dict = {}
     release = asyncio.Event()
